@@ -1,0 +1,3 @@
+module github.com/ctrlkit/ctrlkit
+
+go 1.26

@@ -1,0 +1,204 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"strconv"
+)
+
+// ListWatcher is a source of objects of type T that can be listed and
+// watched. It is the only thing a Reflector needs from a backend.
+//
+// Implementations must be safe for concurrent use.
+type ListWatcher[T any] interface {
+	// List returns the objects at one consistent resourceVersion.
+	//
+	// opts.ResourceVersion "" asks for the latest state; any other value
+	// asks for a state at least as new as that version (a source may
+	// serve exactly that version). A version the source no longer
+	// retains, or an expired opts.Continue token, yields an error for
+	// which errors.Is(err, ErrExpired) is true.
+	//
+	// When opts.Limit > 0 the source may return at most Limit items and a
+	// non-empty List.Continue token; passing that token back in
+	// opts.Continue returns the next page of the same snapshot.
+	List(ctx context.Context, opts ListOptions) (List[T], error)
+
+	// Watch streams every change strictly after opts.ResourceVersion
+	// ("" means: from now). The source closes the channel when ctx ends
+	// or the stream breaks. A version older than the source retains is
+	// reported either as a returned error or as a single Error event,
+	// in both cases with errors.Is(err, ErrExpired).
+	Watch(ctx context.Context, opts WatchOptions) (<-chan Event[T], error)
+}
+
+// ListOptions selects what List returns.
+type ListOptions struct {
+	// ResourceVersion is the minimum version to list at; "" is the latest.
+	ResourceVersion string
+	// Limit is the maximum number of items in one page; 0 means no limit.
+	Limit int64
+	// Continue is a token returned by a previous page of the same list.
+	Continue string
+}
+
+// List is one page of a list.
+type List[T any] struct {
+	// Items are the objects, ordered by key.
+	Items []T
+	// ResourceVersion is the version the whole list is consistent at.
+	ResourceVersion string
+	// Continue is non-empty when more pages follow.
+	Continue string
+}
+
+// WatchOptions selects what Watch streams.
+type WatchOptions struct {
+	// ResourceVersion: events strictly after this version are sent;
+	// "" means from now (or, with SendInitialEvents, from the current state).
+	ResourceVersion string
+	// AllowBookmarks lets the source send Bookmark events that only
+	// advance the resourceVersion.
+	AllowBookmarks bool
+	// SendInitialEvents asks the source to first send the current state
+	// as Added events, then a Bookmark with InitialEventsEnd set, then the
+	// live stream (Kubernetes' watch-list). A source that does not support
+	// it returns an error wrapping ErrUnsupported.
+	SendInitialEvents bool
+}
+
+// EventType says what an Event reports.
+type EventType uint8
+
+// The event types. The zero value is not a valid type.
+const (
+	// Added: the object was created (or, in an initial-events stream, exists).
+	Added EventType = iota + 1
+	// Modified: the object was updated; Object is the new state.
+	Modified
+	// Deleted: the object was deleted; Object is its last state.
+	Deleted
+	// Bookmark: no change; ResourceVersion tells how far the stream has got.
+	Bookmark
+	// Error: the stream failed; Err says why. The source closes the
+	// channel after it.
+	Error
+)
+
+// String returns the name of the event type.
+func (t EventType) String() string {
+	switch t {
+	case Added:
+		return "Added"
+	case Modified:
+		return "Modified"
+	case Deleted:
+		return "Deleted"
+	case Bookmark:
+		return "Bookmark"
+	case Error:
+		return "Error"
+	}
+	return "EventType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Event is one change on a watch stream.
+type Event[T any] struct {
+	Type EventType
+	// Object is the new state (Added, Modified) or the last state
+	// (Deleted); the zero value for Bookmark and Error.
+	Object T
+	// ResourceVersion is the version at which this change happened.
+	ResourceVersion string
+	// InitialEventsEnd marks the Bookmark that ends the initial events of
+	// a watch started with SendInitialEvents.
+	InitialEventsEnd bool
+	// Err is set on Error events.
+	Err error
+}
+
+// VersionComparer is implemented by sources whose resourceVersions are
+// ordered. The reflector and the informer use it to refuse time travel and
+// to wait for a version; without it they degrade gracefully.
+type VersionComparer interface {
+	// CompareResourceVersions returns -1, 0 or +1 as a is older than,
+	// equal to or newer than b, or an error if either is malformed.
+	CompareResourceVersions(a, b string) (int, error)
+}
+
+// Versioned is implemented by objects that carry the resourceVersion at
+// which they were last written. Sources stamp it (see VersionSetter); the
+// informer uses it to tell a resync from a real change found by a relist.
+type Versioned interface {
+	GetResourceVersion() string
+}
+
+// VersionSetter is implemented (usually on a pointer type) by objects into
+// which a source stamps the resourceVersion of each write.
+type VersionSetter interface {
+	SetResourceVersion(rv string)
+}
+
+// Errors that sources return and callers branch on.
+var (
+	// ErrExpired means the requested resourceVersion or continue token
+	// is older than the source retains (Kubernetes' 410 Gone, etcd's
+	// compacted revision): the caller must relist.
+	ErrExpired = errors.New("resource version expired")
+	// ErrNotFound means the object does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrAlreadyExists means a create found the key taken.
+	ErrAlreadyExists = errors.New("already exists")
+	// ErrConflict means a write's resourceVersion precondition is stale.
+	ErrConflict = errors.New("conflict: resource version is stale")
+	// ErrUnsupported means the source does not support a requested option
+	// (for example WatchOptions.SendInitialEvents).
+	ErrUnsupported = errors.New("unsupported by this source")
+	// ErrFutureVersion means a resourceVersion is newer than the source's
+	// current one.
+	ErrFutureVersion = errors.New("resource version is in the future")
+)
+
+// ListWatchFuncs builds a ListWatcher from two functions.
+type ListWatchFuncs[T any] struct {
+	ListFunc  func(ctx context.Context, opts ListOptions) (List[T], error)
+	WatchFunc func(ctx context.Context, opts WatchOptions) (<-chan Event[T], error)
+}
+
+// List calls ListFunc.
+func (f ListWatchFuncs[T]) List(ctx context.Context, opts ListOptions) (List[T], error) {
+	if f.ListFunc == nil {
+		return List[T]{}, errors.New("reflector: ListWatchFuncs.ListFunc is nil")
+	}
+	return f.ListFunc(ctx, opts)
+}
+
+// Watch calls WatchFunc.
+func (f ListWatchFuncs[T]) Watch(ctx context.Context, opts WatchOptions) (<-chan Event[T], error) {
+	if f.WatchFunc == nil {
+		return nil, errors.New("reflector: ListWatchFuncs.WatchFunc is nil")
+	}
+	return f.WatchFunc(ctx, opts)
+}
+
+// Store is what a Reflector writes into. deltafifo.DeltaFIFO implements it.
+// Every call carries the resourceVersion of the change so that the store
+// always knows how far it has caught up.
+type Store[T any] interface {
+	// Add records a new object seen at rv.
+	Add(obj T, rv string) error
+	// Update records a changed object seen at rv.
+	Update(obj T, rv string) error
+	// Delete records that obj (its last state) was deleted at rv.
+	Delete(obj T, rv string) error
+	// Replace replaces the whole contents with items, consistent at rv.
+	Replace(items []T, rv string) error
+	// Resync asks the store to re-deliver what it knows (periodic resync).
+	Resync() error
+}
+
+// BookmarkStore is implemented by stores that want to hear about versions
+// that carry no change (Bookmark events).
+type BookmarkStore interface {
+	Bookmark(rv string)
+}
