@@ -1,3 +1,9 @@
 module github.com/ctrlkit/ctrlkit
 
-go 1.26
+go 1.26.0
+
+require (
+	github.com/google/btree v1.1.3 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	golang.org/x/time v0.16.0 // indirect
+)
