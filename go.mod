@@ -5,5 +5,6 @@ go 1.26.0
 require (
 	github.com/google/btree v1.1.3 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/time v0.16.0 // indirect
 )
