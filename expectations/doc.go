@@ -1,0 +1,93 @@
+// Package expectations stops a controller from acting twice while its
+// cache lags behind its own writes: kube-controller-manager's controller
+// expectations, which controller-runtime lacks.
+//
+// A controller that creates 3 pods reads its cache again before the watch
+// events of those creates have arrived; without a guard it sees too few
+// pods and creates 3 more. Expectations remembers, per controller key
+// (usually the owner's "namespace/name"), how many creations and
+// deletions were issued but not yet observed, and Satisfied tells the
+// controller whether its cache can be trusted for that key.
+//
+// # Calling pattern
+//
+// The pattern is the one kube-controller-manager's ReplicaSet controller
+// follows. In the reconcile (sync) of key:
+//
+//	if !exp.Satisfied(key) {
+//		return nil // wait: the awaited events requeue key
+//	}
+//	diff := desired - len(ownedInCache)
+//	exp.ExpectCreations(key, diff) // before the creates, never after
+//	for range diff {
+//		if err := create(ctx); err != nil {
+//			exp.CreationObserved(key) // failed: no watch event will come
+//		}
+//	}
+//
+// In the informer's handlers of the owned type, with ownerKey the key of
+// the owner the object's controller reference resolves to:
+//
+//	OnAdd(obj):    exp.CreationObserved(ownerKey); enqueue(ownerKey)
+//	OnDelete(obj): exp.DeletionObserved(ownerKey); enqueue(ownerKey)
+//
+// and in the owner's OnDelete handler, exp.Delete(ownerKey).
+//
+// Deletions mirror creations: ExpectDeletions(key, n) before the
+// deletes, DeletionObserved(key) for each failed delete. Setting the
+// expectation before the writes matters: a watch event may arrive
+// before the write call returns, and an observation for a key without a
+// record is ignored. Lowering for a failed write matters too: otherwise
+// the key waits for an event that will never come, until the TTL.
+// Since a key that waits is requeued only by events, a controller whose
+// events may be lost should also requeue it after a delay (or rely on a
+// resync), so that an expired record is noticed.
+//
+// # Satisfied and the TTL
+//
+// Satisfied is true when the key has no record, when both of its counts
+// are ≤ 0 (they may go negative: observations beyond the expectation are
+// harmless), or when the record is older than Options.TTL (default 5
+// minutes), counted from the ExpectCreations or ExpectDeletions that set
+// it. The TTL exists because a watch can lose events; an expiry lets the
+// controller act on a cache that may still lag, so it is logged as a
+// warning and reported to Metrics.ExpectationsExpired, once per record.
+//
+// ExpectCreations and ExpectDeletions replace the key's record;
+// RaiseExpectations, LowerExpectations and the observations change it
+// without restarting the TTL, and do nothing when the key has no record.
+//
+// # An owner deleted and recreated under the same key
+//
+// A new owner with the key of a deleted one must neither wait on nor
+// profit from the old owner's record. Delete(key) in the owner's delete
+// handler drops the record, so the new owner's first sync finds none and
+// proceeds; its ExpectCreations then starts a fresh record, which never
+// inherits the old counts (a replaced record starts from exactly n, even
+// if the old one had gone negative). Observations of the old owner's
+// objects that arrive while no record exists are ignored. One gap
+// remains, and the caller closes it: an old object's event arriving after
+// the new owner's ExpectCreations would count for the new owner, so the
+// handlers must map an object to its owner only when the controller
+// reference's UID matches the owner in the cache (as
+// kube-controller-manager's resolveControllerRef does), or use keys that
+// include the owner's UID. UIDTracking closes the gap for deletions by
+// itself: it counts only the UIDs the current record expects.
+//
+// # Graceful deletion: UIDTracking
+//
+// An object deleted gracefully is first updated with a deletion timestamp
+// and disappears later. A controller that treats the first as the
+// deletion (so that it can replace the object at once) would count it
+// twice. UIDTracking records which UIDs it waits for:
+// ExpectDeletions(key, uids) before the deletes, DeletionObserved(key,
+// uid) from OnUpdate when the deletion timestamp appears, from OnDelete,
+// and for each failed delete. Each expected UID counts once.
+//
+// # Concurrency
+//
+// Every method is safe for concurrent use and returns promptly: one
+// mutex guards a map, and Metrics and the Logger are called with it
+// released. Nothing blocks and no goroutine is started. Satisfied, Get
+// and the observations do not allocate (except to log an expiry).
+package expectations

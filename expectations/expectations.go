@@ -1,0 +1,147 @@
+package expectations
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// DefaultTTL is how long a record waits for its observations before
+// Satisfied gives up on it: kube-controller-manager's ExpectationsTimeout.
+const DefaultTTL = 5 * time.Minute
+
+// Options configures New and NewUIDTracking. The zero value is ready to use.
+type Options struct {
+	// TTL is how long after ExpectCreations or ExpectDeletions an
+	// unsatisfied record keeps its controller waiting; past it, Satisfied
+	// reports true (and logs and counts the expiry), so that a lost watch
+	// event cannot stall a controller forever. It should exceed the
+	// expected latency of watch events. Default (zero): DefaultTTL.
+	// Negative is an error.
+	TTL time.Duration
+	// Logger receives a warning for each expiry and for pending UID
+	// deletions that get replaced, and debug records of every change.
+	// Default: slog.Default().
+	Logger *slog.Logger
+	// Metrics receives counters. Default: a no-op.
+	Metrics Metrics
+}
+
+// Metrics receives the events of an Expectations or UIDTracking.
+// Methods are called on the caller's goroutine, with no lock held; they
+// must be safe for concurrent use and should be fast.
+type Metrics interface {
+	// ExpectationsExpired is called once for each record whose TTL ran
+	// out while creations or deletions were still outstanding, by the
+	// Satisfied call that noticed. Each expiry lets a controller act on a
+	// cache that may still lag, so it may create or delete twice.
+	ExpectationsExpired(key string)
+}
+
+type noMetrics struct{}
+
+func (noMetrics) ExpectationsExpired(string) {}
+
+// withDefaults validates o and fills in its defaults.
+func (o Options) withDefaults() (Options, error) {
+	if o.TTL < 0 {
+		return o, fmt.Errorf("expectations: negative TTL %v", o.TTL)
+	}
+	if o.TTL == 0 {
+		o.TTL = DefaultTTL
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Metrics == nil {
+		o.Metrics = noMetrics{}
+	}
+	return o, nil
+}
+
+// Expectations records, per controller key, how many creations and
+// deletions of owned objects a controller has issued but not yet seen in
+// its cache. See the package documentation for the calling pattern.
+//
+// Every method is safe for concurrent use and runs in O(1) under one
+// mutex; observations and Satisfied do not allocate. Records live until
+// Delete, so call Delete when the owner is deleted.
+type Expectations struct {
+	c core
+}
+
+// New returns empty Expectations. The only error is a negative TTL.
+func New(opts Options) (*Expectations, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Expectations{c: newCore(o)}, nil
+}
+
+// ExpectCreations replaces key's record by one that waits for n
+// creations (and no deletions). The TTL starts now. Call it before
+// issuing the creates, so that no watch event can arrive before it.
+func (e *Expectations) ExpectCreations(key string, n int) {
+	e.c.expect(key, n, 0, time.Now())
+}
+
+// ExpectDeletions replaces key's record by one that waits for n
+// deletions (and no creations). The TTL starts now. Call it before
+// issuing the deletes.
+func (e *Expectations) ExpectDeletions(key string, n int) {
+	e.c.expect(key, 0, n, time.Now())
+}
+
+// RaiseExpectations adds add creations and del deletions to key's
+// record, without restarting its TTL. It does nothing when key has no
+// record. To wait for both creations and deletions, call ExpectCreations
+// and then RaiseExpectations(key, 0, n).
+func (e *Expectations) RaiseExpectations(key string, add, del int) {
+	e.c.adjust(key, add, del)
+}
+
+// LowerExpectations subtracts add creations and del deletions from key's
+// record, for example for creates that were planned but not issued. It
+// does nothing when key has no record. Counts may go negative.
+func (e *Expectations) LowerExpectations(key string, add, del int) {
+	e.c.adjust(key, -add, -del)
+}
+
+// CreationObserved lowers key's outstanding creations by one. Call it
+// when the cache shows a new object owned by key, and for each create
+// that failed (no watch event will come for it). It does nothing when key
+// has no record.
+func (e *Expectations) CreationObserved(key string) {
+	e.c.adjust(key, -1, 0)
+}
+
+// DeletionObserved lowers key's outstanding deletions by one. Call it
+// when the cache loses an object owned by key, and for each delete that
+// failed. It does nothing when key has no record.
+func (e *Expectations) DeletionObserved(key string) {
+	e.c.adjust(key, 0, -1)
+}
+
+// Satisfied reports whether key's controller may act on its cache: true
+// when key has no record, when both its counts are ≤ 0, or when the record
+// is older than the TTL. The first time a record is found expired with
+// counts outstanding, that is logged as a warning and reported to
+// Metrics.ExpectationsExpired.
+func (e *Expectations) Satisfied(key string) bool {
+	return e.c.satisfied(key, time.Now())
+}
+
+// Get returns key's outstanding creations and deletions (negative when
+// more were observed than expected), and whether key has a record.
+func (e *Expectations) Get(key string) (add, del int, ok bool) {
+	return e.c.get(key)
+}
+
+// Delete forgets key's record. Call it when the owner is deleted: a new
+// owner with the same key then starts with no record (Satisfied is true)
+// and late observations of the old owner's objects are ignored until the
+// new owner sets its own expectations.
+func (e *Expectations) Delete(key string) {
+	e.c.remove(key)
+}
