@@ -1,0 +1,50 @@
+// Package leader runs work only while this replica leads: the leader
+// election that controllers need when they run as several replicas, of
+// which one at a time should act.
+//
+// # Usage
+//
+//	err := leader.Run(ctx, elector, func(ctx context.Context) error {
+//		return controller.Run(ctx) // returns when ctx ends
+//	})
+//
+// An Elector is the backend: Memory in this package (one process, for
+// tests and single-process programs), or an elector over a distributed
+// store such as the one in github.com/ctrlkit/ctrlkit/etcd.
+//
+// # What Run does
+//
+// Run campaigns (Elector.Campaign blocks until this replica leads), then
+// calls fn with a context that is cancelled as soon as the Term ends
+// (Term.Done), waits for fn to return, resigns, and campaigns again. So fn
+// never runs twice at once in one Run, and a Run that loses leadership
+// stops its work before it competes again. If fn returns by itself, Run
+// resigns and returns fn's error (nil included). When ctx ends, Run
+// cancels fn, waits for it, resigns, and returns ctx.Err(). A Campaign
+// error other than ctx's end is returned (electors retry transient
+// failures themselves).
+//
+// Run always resigns a term it was given, even one already lost, so that
+// the elector can release what it holds; the Resign context is not
+// cancelled by ctx (it would prevent a graceful hand-over) but ends when
+// the term does, so a resign against an unreachable backend is bounded
+// by the term's own lifetime.
+//
+// # What leadership guarantees
+//
+// Within one process, Memory is a perfect lock: a new term starts only
+// after the previous holder has resigned. A distributed elector cannot
+// promise that: a replica learns that it lost its lease only after the
+// fact, or by a local clock, and its work may still be running (or its
+// writes in flight) when another replica starts. Electors built on leases
+// end the term early enough to make the overlap unlikely, not impossible.
+// Writes that must never come from two leaders need a precondition that
+// the store checks (a fencing token, such as the election key's revision
+// in etcd, or an object's resourceVersion).
+//
+// # Concurrency
+//
+// Run blocks until it returns; it starts one goroutine for fn and one that
+// bounds the resign, and both have exited when Run returns. Memory is safe
+// for concurrent use; its constructor starts nothing.
+package leader

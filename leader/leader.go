@@ -1,0 +1,122 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Elector campaigns for leadership on behalf of one replica.
+type Elector interface {
+	// Campaign blocks until this replica leads and returns the Term, or
+	// until ctx ends (then it returns ctx.Err()). Implementations retry
+	// transient failures of their backend themselves; any error they
+	// return ends leader.Run.
+	Campaign(ctx context.Context) (Term, error)
+}
+
+// Term is one period of leadership.
+type Term interface {
+	// Done is closed when the term ends: leadership was lost (a lease
+	// expired, a session was killed, the backend deposed this replica)
+	// or given up by Resign.
+	Done() <-chan struct{}
+	// Resign gives leadership up so that another replica can take over
+	// without waiting for a lease to expire, and releases what the term
+	// holds. It is safe to call more than once and after the term ended;
+	// a term that already ended still releases its local resources when
+	// ctx is already cancelled.
+	Resign(ctx context.Context) error
+}
+
+// Run calls fn whenever this replica leads, as described in the package
+// documentation: fn's context is cancelled when the term ends; Run waits
+// for fn to return, resigns, and campaigns again. It returns fn's own
+// result when fn returns without its context having been cancelled,
+// ctx.Err() when ctx ends, or a Campaign error. A panic in fn is recovered
+// and returned as an error (after resigning).
+func Run(ctx context.Context, e Elector, fn func(ctx context.Context) error) error {
+	if e == nil {
+		return errors.New("leader: Run: nil Elector")
+	}
+	if fn == nil {
+		return errors.New("leader: Run: nil fn")
+	}
+	for {
+		term, err := e.Campaign(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("leader: campaign: %w", err)
+		}
+		if term == nil {
+			return errors.New("leader: campaign returned a nil Term")
+		}
+		err, byItself := lead(ctx, term, fn)
+		resignErr := resign(ctx, term)
+		switch {
+		case byItself:
+			return errors.Join(err, resignErr)
+		case ctx.Err() != nil:
+			return ctx.Err()
+		}
+		// The term was lost: campaign again.
+	}
+}
+
+// lead runs fn under a context cancelled when ctx ends or the term does.
+// byItself reports that fn returned before its context was cancelled.
+func lead(ctx context.Context, term Term, fn func(context.Context) error) (err error, byItself bool) {
+	fnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := make(chan struct{})
+	watcherDone := make(chan struct{})
+	go func() {
+		defer close(watcherDone)
+		select {
+		case <-term.Done():
+			cancel()
+		case <-stop:
+		}
+	}()
+	err = call(fnCtx, fn)
+	byItself = fnCtx.Err() == nil
+	close(stop)
+	<-watcherDone
+	return err, byItself
+}
+
+// call runs fn, turning a panic into an error.
+func call(ctx context.Context, fn func(context.Context) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("leader: fn panicked: %v", p)
+		}
+	}()
+	return fn(ctx)
+}
+
+// resign gives the term up with a context that survives the end of ctx
+// (a cancelled Run still hands over gracefully) but ends with the term.
+func resign(ctx context.Context, term Term) error {
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := make(chan struct{})
+	watcherDone := make(chan struct{})
+	go func() {
+		defer close(watcherDone)
+		select {
+		case <-term.Done():
+			cancel()
+		case <-stop:
+		}
+	}()
+	err := term.Resign(rctx)
+	close(stop)
+	<-watcherDone
+	if err != nil {
+		return fmt.Errorf("leader: resign: %w", err)
+	}
+	return nil
+}
