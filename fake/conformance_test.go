@@ -1,0 +1,48 @@
+package fake_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/fake"
+	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
+)
+
+// conformant adapts fake.Source to sourcetest.Source: only Compact's
+// signature differs.
+type conformant struct {
+	*fake.Source[*sourcetest.Object]
+}
+
+func (c conformant) Compact(context.Context) error {
+	c.Source.Compact()
+	return nil
+}
+
+func TestConformance(t *testing.T) {
+	caps := sourcetest.Capabilities{WatchList: true, Bookmarks: true, Timeout: 5 * time.Second}
+	for _, tc := range []struct {
+		name string
+		copy func(*sourcetest.Object) *sourcetest.Object
+	}{
+		{"SharedObjects", nil},
+		{"CopiedObjects", func(o *sourcetest.Object) *sourcetest.Object { c := *o; return &c }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sourcetest.Run(t, func(t *testing.T) sourcetest.Source {
+				src, err := fake.NewSource(sourcetest.ObjectKey, fake.Options[*sourcetest.Object]{
+					BookmarkInterval: 10 * time.Millisecond,
+					Copy:             tc.copy,
+					Logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return conformant{src}
+			}, caps)
+		})
+	}
+}

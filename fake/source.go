@@ -1,0 +1,238 @@
+package fake
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/btree"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+)
+
+// Defaults of Options.
+const (
+	// DefaultHistorySize is the default Options.HistorySize.
+	DefaultHistorySize = 10000
+	// DefaultWatchBuffer is the default Options.WatchBuffer.
+	DefaultWatchBuffer = 1024
+)
+
+// Options configures a Source. The zero value is valid.
+type Options[T any] struct {
+	// HistorySize is how many writes the source remembers. Watches and
+	// lists at a resourceVersion older than the oldest remembered write
+	// fail with reflector.ErrExpired. Default DefaultHistorySize;
+	// negative is an error.
+	HistorySize int
+
+	// WatchBuffer is how many events may wait for one watcher's reader.
+	// A watcher that falls further behind is ended with an Error event
+	// wrapping reflector.ErrExpired, so that its client relists; writers
+	// never wait for readers. Events replayed from history and initial
+	// events do not count. Default DefaultWatchBuffer; negative is an
+	// error.
+	WatchBuffer int
+
+	// BookmarkInterval is how often an idle watch opened with
+	// AllowBookmarks receives a Bookmark carrying the revision it has
+	// caught up to. Zero (the default) sends no periodic bookmarks;
+	// negative is an error.
+	BookmarkInterval time.Duration
+
+	// Copy, when set, is applied to every object the source stores
+	// (Create, Update) and to every object Get returns, so a caller may
+	// keep changing its own object after writing it, and may change what
+	// Get returned. When nil (the default) the source stores the objects
+	// it is given: the caller must not change an object after writing it
+	// and nobody may change an object read back from the source.
+	// Objects delivered by List and Watch are always shared between
+	// readers and must be treated as read-only.
+	Copy func(T) T
+
+	// Logger receives the source's rare log lines (evicted watchers).
+	// Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options[T]) defaults() error {
+	switch {
+	case o.HistorySize < 0:
+		return fmt.Errorf("fake: Options.HistorySize is negative (%d)", o.HistorySize)
+	case o.WatchBuffer < 0:
+		return fmt.Errorf("fake: Options.WatchBuffer is negative (%d)", o.WatchBuffer)
+	case o.BookmarkInterval < 0:
+		return fmt.Errorf("fake: Options.BookmarkInterval is negative (%v)", o.BookmarkInterval)
+	}
+	if o.HistorySize == 0 {
+		o.HistorySize = DefaultHistorySize
+	}
+	if o.WatchBuffer == 0 {
+		o.WatchBuffer = DefaultWatchBuffer
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return nil
+}
+
+// Source is an in-memory, versioned store of objects of type T that can be
+// listed, watched and written. It implements reflector.ListWatcher[T] and
+// reflector.VersionComparer. See the package documentation for the
+// guarantees it keeps. A Source is safe for concurrent use; create it with
+// NewSource.
+type Source[T any] struct {
+	keyFunc func(T) string
+	opts    Options[T]
+
+	listCalls  atomic.Int64
+	watchCalls atomic.Int64
+
+	mu sync.Mutex
+	// rev is the revision of the last write (0: none yet). Guarded by mu.
+	rev int64
+	// compacted is the newest revision whose write is no longer in hist:
+	// hist holds exactly the writes compacted+1 ... rev. Guarded by mu.
+	compacted int64
+	// items is the current state, ordered by key. Guarded by mu.
+	items *btree.BTreeG[item[T]]
+	// hist is the bounded history of writes. Guarded by mu.
+	hist history[T]
+	// watchers are the open watches. Guarded by mu.
+	watchers map[*watcher[T]]struct{}
+	// faults are the injected faults. Guarded by mu.
+	faults faults
+}
+
+// item is one stored object.
+type item[T any] struct {
+	key string
+	obj T
+	rev int64
+	rv  string
+}
+
+func itemLess[T any](a, b item[T]) bool { return a.key < b.key }
+
+// NewSource returns an empty Source at revision 0 whose objects are keyed
+// by keyFunc. It starts no goroutine.
+func NewSource[T any](keyFunc func(T) string, opts Options[T]) (*Source[T], error) {
+	if keyFunc == nil {
+		return nil, errors.New("fake: NewSource: keyFunc is nil")
+	}
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	return &Source[T]{
+		keyFunc:  keyFunc,
+		opts:     opts,
+		items:    btree.NewG(32, itemLess[T]),
+		watchers: make(map[*watcher[T]]struct{}),
+	}, nil
+}
+
+// Get returns the object stored under key and the resourceVersion of its
+// last write, or an error wrapping reflector.ErrNotFound.
+func (s *Source[T]) Get(ctx context.Context, key string) (T, string, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, "", err
+	}
+	s.mu.Lock()
+	it, ok := s.items.Get(item[T]{key: key})
+	s.mu.Unlock()
+	if !ok {
+		return zero, "", fmt.Errorf("fake: get %q: %w", key, reflector.ErrNotFound)
+	}
+	obj := it.obj
+	if s.opts.Copy != nil {
+		obj = s.opts.Copy(obj)
+	}
+	return obj, it.rv, nil
+}
+
+// Len returns the number of objects stored now.
+func (s *Source[T]) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.items.Len()
+}
+
+// Items returns the objects stored at the moment Items is called, by key
+// in ascending order. The snapshot costs O(1) to take (copy-on-write); no
+// lock is held while the caller iterates.
+func (s *Source[T]) Items() iter.Seq2[string, T] {
+	s.mu.Lock()
+	snap := s.items.Clone()
+	s.mu.Unlock()
+	return func(yield func(string, T) bool) {
+		snap.Ascend(func(it item[T]) bool { return yield(it.key, it.obj) })
+	}
+}
+
+// ResourceVersion returns the revision of the last write ("0" for a new
+// source).
+func (s *Source[T]) ResourceVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return formatRV(s.rev)
+}
+
+// CompareResourceVersions implements reflector.VersionComparer: the
+// source's resourceVersions are non-negative decimal integers.
+func (s *Source[T]) CompareResourceVersions(a, b string) (int, error) {
+	x, err := parseRV(a)
+	if err != nil {
+		return 0, err
+	}
+	y, err := parseRV(b)
+	if err != nil {
+		return 0, err
+	}
+	return cmp.Compare(x, y), nil
+}
+
+func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }
+
+func parseRV(rv string) (int64, error) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("fake: malformed resource version %q: want a non-negative decimal integer", rv)
+	}
+	return n, nil
+}
+
+// checkRevLocked reports whether the state at rev can still be served:
+// an error wrapping reflector.ErrExpired when rev is older than the
+// history, reflector.ErrFutureVersion when newer than the last write.
+func (s *Source[T]) checkRevLocked(op string, rev int64) error {
+	if rev > s.rev {
+		return fmt.Errorf("fake: %s: resource version %d is newer than the current %d: %w", op, rev, s.rev, reflector.ErrFutureVersion)
+	}
+	if rev < s.compacted {
+		return fmt.Errorf("fake: %s: resource version %d is older than the retained history (compacted at %d): %w", op, rev, s.compacted, reflector.ErrExpired)
+	}
+	return nil
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

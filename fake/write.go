@@ -1,0 +1,184 @@
+package fake
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+)
+
+// Create stores obj under its key and returns the resourceVersion of the
+// write. It fails with an error wrapping reflector.ErrAlreadyExists when
+// the key is taken.
+//
+// If T implements reflector.VersionSetter the new resourceVersion is
+// stamped into the stored object (into obj itself unless Options.Copy is
+// set).
+func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
+	key, stored, err := s.prepare(ctx, "create", obj)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.items.Get(item[T]{key: key}); ok {
+		return "", fmt.Errorf("fake: create %q: %w", key, reflector.ErrAlreadyExists)
+	}
+	rec := record[T]{typ: reflector.Added, key: key, obj: stored}
+	if err := s.commitLocked(&rec); err != nil {
+		return "", err
+	}
+	return rec.rv, nil
+}
+
+// Update replaces the object stored under obj's key and returns the
+// resourceVersion of the write. ifVersion "" updates unconditionally;
+// otherwise it must equal the resourceVersion of the stored object's last
+// write, or Update fails with an error wrapping reflector.ErrConflict. A
+// missing key fails with an error wrapping reflector.ErrNotFound. The
+// resourceVersion carried by obj itself is ignored.
+//
+// Stamping works as for Create.
+func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string, error) {
+	key, stored, err := s.prepare(ctx, "update", obj)
+	if err != nil {
+		return "", err
+	}
+	want, err := parseIfVersion("update", key, ifVersion)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, err := s.preconditionLocked("update", key, want)
+	if err != nil {
+		return "", err
+	}
+	rec := record[T]{typ: reflector.Modified, key: key, obj: stored, prev: cur.obj}
+	if err := s.commitLocked(&rec); err != nil {
+		return "", err
+	}
+	return rec.rv, nil
+}
+
+// Delete removes the object stored under key and returns the
+// resourceVersion of the delete. ifVersion works as for Update. Watchers
+// receive a Deleted event carrying the object's last state, unchanged (it
+// keeps the resourceVersion of its last write; the event carries the
+// delete's).
+func (s *Source[T]) Delete(ctx context.Context, key string, ifVersion string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if key == "" {
+		return "", fmt.Errorf("fake: delete: empty key")
+	}
+	want, err := parseIfVersion("delete", key, ifVersion)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, err := s.preconditionLocked("delete", key, want)
+	if err != nil {
+		return "", err
+	}
+	rec := record[T]{typ: reflector.Deleted, key: key, obj: cur.obj}
+	if err := s.commitLocked(&rec); err != nil {
+		return "", err
+	}
+	return rec.rv, nil
+}
+
+// prepare computes obj's key and the object to store, turning a panic of
+// the user's key or copy function into an error.
+func (s *Source[T]) prepare(ctx context.Context, op string, obj T) (key string, stored T, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", stored, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("fake: %s: key or copy function panicked: %v", op, p)
+		}
+	}()
+	key = s.keyFunc(obj)
+	if key == "" {
+		return "", stored, fmt.Errorf("fake: %s: the key function returned an empty key", op)
+	}
+	stored = obj
+	if s.opts.Copy != nil {
+		stored = s.opts.Copy(obj)
+	}
+	return key, stored, nil
+}
+
+// parseIfVersion parses a write precondition; -1 means none.
+func parseIfVersion(op, key, ifVersion string) (int64, error) {
+	if ifVersion == "" {
+		return -1, nil
+	}
+	n, err := parseRV(ifVersion)
+	if err != nil {
+		return 0, fmt.Errorf("fake: %s %q: precondition: %w", op, key, err)
+	}
+	return n, nil
+}
+
+// preconditionLocked returns the stored item of key, checking that it
+// exists and, when want >= 0, that its last write is at revision want.
+func (s *Source[T]) preconditionLocked(op, key string, want int64) (item[T], error) {
+	cur, ok := s.items.Get(item[T]{key: key})
+	if !ok {
+		return cur, fmt.Errorf("fake: %s %q: %w", op, key, reflector.ErrNotFound)
+	}
+	if want >= 0 && cur.rev != want {
+		return cur, fmt.Errorf("fake: %s %q: resource version %d is stale, the object is at %d: %w", op, key, want, cur.rev, reflector.ErrConflict)
+	}
+	return cur, nil
+}
+
+// commitLocked applies rec as the next revision: it stamps the stored
+// object, updates the state and the history, and wakes the watchers.
+// It fills in rec.rev, rec.rv and rec.hidden.
+func (s *Source[T]) commitLocked(rec *record[T]) error {
+	rec.rev = s.rev + 1
+	rec.rv = formatRV(rec.rev)
+	if rec.typ != reflector.Deleted {
+		if err := stamp(rec.obj, rec.rv); err != nil {
+			return err
+		}
+	}
+	s.rev = rec.rev
+	if rec.typ == reflector.Deleted {
+		s.items.Delete(item[T]{key: rec.key})
+	} else {
+		s.items.ReplaceOrInsert(item[T]{key: rec.key, obj: rec.obj, rev: rec.rev, rv: rec.rv})
+	}
+	if s.faults.missNext > 0 {
+		s.faults.missNext--
+		rec.hidden = true
+	}
+	if s.hist.push(*rec, s.opts.HistorySize) {
+		s.compacted++
+	}
+	if !rec.hidden {
+		s.notifyLocked()
+	}
+	return nil
+}
+
+// stamp sets the resourceVersion of obj when T implements
+// reflector.VersionSetter.
+func stamp[T any](obj T, rv string) (err error) {
+	vs, ok := any(obj).(reflector.VersionSetter)
+	if !ok {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("fake: SetResourceVersion panicked: %v", p)
+		}
+	}()
+	vs.SetResourceVersion(rv)
+	return nil
+}
