@@ -1,0 +1,524 @@
+package workqueue
+
+import "math"
+
+// Entry states, as bit flags. Legal combinations:
+//
+//	stQueued                 in a ready level, waiting for Get
+//	stWaiting                in the delay heap, not ready yet
+//	stProcessing             handed out, Done not called yet
+//	stProcessing|stDirty     handed out and added again: requeued on Done
+//	stProcessing|stWaiting   handed out and added with a delay: becomes
+//	                         dirty when the delay expires
+const (
+	stQueued uint8 = 1 << iota
+	stProcessing
+	stDirty
+	stWaiting
+)
+
+// unknownTime asks the core to read the clock itself if it needs the time.
+const unknownTime int64 = -1
+
+// entry is the state of one item present in the queue in any role. Entries
+// are pooled: the map holds exactly the entries whose state is not zero.
+type entry[T comparable] struct {
+	item  T
+	state uint8
+	// prio is the priority of the pending instance (queued, dirty or
+	// waiting); while only processing it is the priority it was handed
+	// out with.
+	prio int
+	// key and seq order the entry while queued: smaller first.
+	key int64
+	seq uint64
+	// enq is when the entry entered the ready queue (clocked cores only).
+	enq int64
+	// start is when the entry was handed out (metered cores only).
+	start int64
+	// readyAt and waitSeq identify the entry's live slot in the delay heap.
+	readyAt int64
+	waitSeq uint64
+	// prev and next link the entry into its level while queued.
+	prev, next *entry[T]
+	lvl        *level[T]
+}
+
+// level is the FIFO of queued entries that were linked with one priority.
+// Within a level, (key, seq) never decreases from head to tail, so the
+// head is the level's best entry.
+type level[T comparable] struct {
+	prio       int
+	head, tail *entry[T]
+	n          int
+	idx        int // position in core.active, -1 when empty
+}
+
+// maxIdleLevels bounds how many empty levels are kept for reuse.
+const maxIdleLevels = 8
+
+// maxFreeEntries bounds the entry free list.
+const maxFreeEntries = 4096
+
+// core is the queue's state machine: the dirty/processing invariant,
+// priorities with aging and the delay heap. It knows nothing about
+// goroutines or locks; Queue wraps it in a mutex. Times are nanoseconds
+// on the queue's monotonic clock; operations take the current time as an
+// argument, or unknownTime when the caller has not read the clock, in
+// which case the core reads it through now only if it needs it.
+type core[T comparable] struct {
+	items map[T]*entry[T]
+	free  []*entry[T]
+
+	levels map[int]*level[T]
+	cache  *level[T]   // last level used, to skip the map for one priority
+	active []*level[T] // heap of non-empty levels by head (key, seq)
+	ready  int         // queued entries
+	busy   int         // processing entries
+
+	seq   uint64
+	aging int64 // nanoseconds per priority point; <= 0 disables aging
+	lastT int64 // latest time stamped on a queued entry (keeps keys monotonic)
+
+	// clocked is set when queued entries carry enqueue times: when
+	// aging or metered.
+	clocked bool
+
+	delay delayHeap[T]
+
+	metered bool
+	m       QueueMetrics
+
+	now func() int64
+}
+
+func (c *core[T]) init(aging int64, m *QueueMetrics, now func() int64) {
+	c.items = make(map[T]*entry[T])
+	c.levels = make(map[int]*level[T])
+	c.aging = aging
+	c.clocked = aging > 0
+	c.now = now
+	if m != nil {
+		c.metered = true
+		c.clocked = true
+		c.m = *m
+	}
+}
+
+func (c *core[T]) clock(now *int64) int64 {
+	if *now == unknownTime {
+		*now = c.now()
+	}
+	return *now
+}
+
+func (c *core[T]) alloc(item T) *entry[T] {
+	var e *entry[T]
+	if n := len(c.free); n > 0 {
+		e = c.free[n-1]
+		c.free[n-1] = nil
+		c.free = c.free[:n-1]
+	} else {
+		// Allocate a small slab; the rest goes to the free list.
+		slab := make([]entry[T], 16)
+		for i := 1; i < len(slab); i++ {
+			c.free = append(c.free, &slab[i])
+		}
+		e = &slab[0]
+	}
+	e.item = item
+	c.items[item] = e
+	return e
+}
+
+func (c *core[T]) release(e *entry[T]) {
+	delete(c.items, e.item)
+	*e = entry[T]{}
+	if len(c.free) < maxFreeEntries {
+		c.free = append(c.free, e)
+	}
+}
+
+// add makes item ready (or dirty, if it is being processed) with priority
+// p.
+func (c *core[T]) add(item T, p int, now int64) {
+	e, ok := c.items[item]
+	if !ok {
+		e = c.alloc(item)
+		e.prio = p
+		c.countAdd()
+		c.push(e, now)
+		return
+	}
+	switch {
+	case e.state&stQueued != 0:
+		if p > e.prio {
+			c.raise(e, p, now)
+		}
+	case e.state&stProcessing != 0:
+		switch {
+		case e.state&stDirty != 0:
+			e.prio = max(e.prio, p)
+		case e.state&stWaiting != 0:
+			c.unwait(e)
+			e.prio = max(e.prio, p)
+			e.state |= stDirty
+			c.countAdd()
+		default:
+			e.prio = p
+			e.state |= stDirty
+			c.countAdd()
+		}
+	default: // waiting only
+		c.unwait(e)
+		e.prio = max(e.prio, p)
+		c.countAdd()
+		c.push(e, now)
+	}
+}
+
+// addAfter makes item ready at time at (> now) with priority p, unless
+// it is ready or due earlier already.
+func (c *core[T]) addAfter(item T, p int, at, now int64) {
+	if at <= now {
+		c.add(item, p, now)
+		return
+	}
+	e, ok := c.items[item]
+	if !ok {
+		e = c.alloc(item)
+		e.prio = p
+		c.wait(e, at)
+		return
+	}
+	switch {
+	case e.state&stQueued != 0:
+		if p > e.prio {
+			c.raise(e, p, now)
+		}
+	case e.state&stDirty != 0:
+		e.prio = max(e.prio, p)
+	case e.state&stWaiting != 0:
+		e.prio = max(e.prio, p)
+		if at < e.readyAt {
+			c.delay.stale++
+			c.wait(e, at)
+		}
+	default: // processing only
+		e.prio = p
+		c.wait(e, at)
+	}
+}
+
+func (c *core[T]) countAdd() {
+	if c.metered {
+		c.m.Adds.Inc()
+	}
+}
+
+// pop hands out the best queued entry. The caller ensures c.ready > 0.
+func (c *core[T]) pop(now int64) *entry[T] {
+	e := c.active[0].head
+	c.unlink(e)
+	c.ready--
+	e.state = stProcessing
+	c.busy++
+	if c.metered {
+		t := c.clock(&now)
+		e.start = t
+		c.m.QueueDuration.Observe(seconds(t - e.enq))
+		c.m.Depth.Set(float64(c.ready))
+	}
+	return e
+}
+
+// done ends the processing of item. It reports false if item was not
+// being processed.
+func (c *core[T]) done(item T, now int64) bool {
+	e, ok := c.items[item]
+	if !ok || e.state&stProcessing == 0 {
+		return false
+	}
+	e.state &^= stProcessing
+	c.busy--
+	if c.metered {
+		c.m.WorkDuration.Observe(seconds(c.clock(&now) - e.start))
+	}
+	switch {
+	case e.state&stDirty != 0:
+		e.state &^= stDirty
+		c.push(e, now)
+	case e.state&stWaiting != 0:
+	default:
+		c.release(e)
+	}
+	return true
+}
+
+// advance moves every waiting entry due at or before now to the ready
+// queue (or marks it dirty if it is being processed).
+func (c *core[T]) advance(now int64) {
+	h := &c.delay
+	for len(h.s) > 0 && h.s[0].at <= now {
+		s := h.pop()
+		e := s.e
+		if !live(s) {
+			h.stale--
+			continue
+		}
+		e.state &^= stWaiting
+		c.countAdd()
+		if e.state&stProcessing != 0 {
+			e.state |= stDirty
+		} else {
+			c.push(e, now)
+		}
+	}
+}
+
+// nextDeadline returns the earliest time a waiting entry becomes ready.
+func (c *core[T]) nextDeadline() (int64, bool) {
+	h := &c.delay
+	for len(h.s) > 0 && !live(h.s[0]) {
+		h.pop()
+		h.stale--
+	}
+	if len(h.s) == 0 {
+		return 0, false
+	}
+	return h.s[0].at, true
+}
+
+// dropWaiting forgets every waiting entry (on shutdown).
+func (c *core[T]) dropWaiting() {
+	for _, s := range c.delay.s {
+		if !live(s) {
+			continue
+		}
+		e := s.e
+		e.state &^= stWaiting
+		if e.state == 0 {
+			c.release(e)
+		}
+	}
+	clear(c.delay.s)
+	c.delay.s = c.delay.s[:0]
+	c.delay.stale = 0
+}
+
+func (c *core[T]) wait(e *entry[T], at int64) {
+	c.seq++
+	e.readyAt = at
+	e.waitSeq = c.seq
+	e.state |= stWaiting
+	c.delay.push(slot[T]{at: at, seq: c.seq, e: e})
+}
+
+func (c *core[T]) unwait(e *entry[T]) {
+	e.state &^= stWaiting
+	c.delay.stale++
+	c.delay.maybeCompact()
+}
+
+// stamp reads the time for a queued entry, never going backwards.
+func (c *core[T]) stamp(now *int64) int64 {
+	t := max(c.clock(now), c.lastT)
+	c.lastT = t
+	return t
+}
+
+func (c *core[T]) keyFor(p int, t int64) int64 {
+	if c.aging <= 0 {
+		return -clampInt64(p)
+	}
+	return agedKey(t, p, c.aging)
+}
+
+// push appends e to the ready queue at its priority.
+func (c *core[T]) push(e *entry[T], now int64) {
+	var t int64
+	if c.clocked {
+		t = c.stamp(&now)
+		e.enq = t
+	}
+	c.link(e, c.keyFor(e.prio, t))
+	c.ready++
+	if c.metered {
+		c.m.Depth.Set(float64(c.ready))
+	}
+}
+
+// raise moves queued e to priority p > e.prio. Under aging an entry keeps
+// the better of its current key and the key a fresh entry of priority p
+// gets, so raising never makes an item wait longer.
+func (c *core[T]) raise(e *entry[T], p int, now int64) {
+	var key int64
+	if c.aging > 0 {
+		key = agedKey(c.stamp(&now), p, c.aging)
+		if key >= e.key {
+			e.prio = p
+			return
+		}
+	} else {
+		key = -clampInt64(p)
+	}
+	c.unlink(e)
+	e.prio = p
+	c.link(e, key)
+}
+
+// link appends e to the tail of its priority's level with the given key.
+func (c *core[T]) link(e *entry[T], key int64) {
+	l := c.cache
+	if l == nil || l.prio != e.prio {
+		l = c.levels[e.prio]
+		if l == nil {
+			l = &level[T]{prio: e.prio, idx: -1}
+			c.levels[e.prio] = l
+		}
+		c.cache = l
+	}
+	c.seq++
+	e.key = key
+	e.seq = c.seq
+	e.state |= stQueued
+	e.lvl = l
+	e.next = nil
+	e.prev = l.tail
+	if l.tail != nil {
+		l.tail.next = e
+	} else {
+		l.head = e
+	}
+	l.tail = e
+	l.n++
+	if l.n == 1 {
+		l.idx = len(c.active)
+		c.active = append(c.active, l)
+		c.up(l.idx)
+	}
+}
+
+// unlink removes queued e from its level. It leaves c.ready alone: raise
+// links the entry again, pop accounts for it.
+func (c *core[T]) unlink(e *entry[T]) {
+	l := e.lvl
+	wasHead := l.head == e
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		l.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		l.tail = e.prev
+	}
+	e.prev, e.next, e.lvl = nil, nil, nil
+	e.state &^= stQueued
+	l.n--
+	switch {
+	case l.n == 0:
+		c.removeLevel(l)
+	case wasHead:
+		c.down(l.idx)
+	}
+}
+
+func (c *core[T]) removeLevel(l *level[T]) {
+	i := l.idx
+	last := len(c.active) - 1
+	if i != last {
+		c.swap(i, last)
+	}
+	c.active[last] = nil
+	c.active = c.active[:last]
+	l.idx = -1
+	if i != last {
+		c.down(i)
+		c.up(i)
+	}
+	if len(c.levels) > maxIdleLevels {
+		delete(c.levels, l.prio)
+		if c.cache == l {
+			c.cache = nil
+		}
+	}
+}
+
+func (c *core[T]) lessLevel(i, j int) bool {
+	a, b := c.active[i].head, c.active[j].head
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.seq < b.seq
+}
+
+func (c *core[T]) swap(i, j int) {
+	a := c.active
+	a[i], a[j] = a[j], a[i]
+	a[i].idx = i
+	a[j].idx = j
+}
+
+func (c *core[T]) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !c.lessLevel(i, p) {
+			return
+		}
+		c.swap(i, p)
+		i = p
+	}
+}
+
+func (c *core[T]) down(i int) {
+	n := len(c.active)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && c.lessLevel(r, l) {
+			m = r
+		}
+		if !c.lessLevel(m, i) {
+			return
+		}
+		c.swap(i, m)
+		i = m
+	}
+}
+
+// agedKey is t - p*a, saturating instead of overflowing.
+func agedKey(t int64, p int, a int64) int64 {
+	lim := math.MaxInt64 / a
+	var pa int64
+	switch p64 := int64(p); {
+	case p64 > lim:
+		pa = math.MaxInt64
+	case p64 < -lim:
+		pa = -math.MaxInt64
+	default:
+		pa = p64 * a
+	}
+	if pa < 0 && t > math.MaxInt64+pa {
+		return math.MaxInt64
+	}
+	return t - pa
+}
+
+func clampInt64(p int) int64 {
+	return max(int64(p), -math.MaxInt64)
+}
+
+// satAdd is t + d, saturating at math.MaxInt64.
+func satAdd(t, d int64) int64 {
+	if d > 0 && t > math.MaxInt64-d {
+		return math.MaxInt64
+	}
+	return t + d
+}
+
+func seconds(ns int64) float64 { return float64(ns) / 1e9 }

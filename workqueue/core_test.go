@@ -1,0 +1,294 @@
+package workqueue
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// testCore is a core with a settable clock, for table tests at explicit
+// instants.
+type testCore struct {
+	core[string]
+	t int64
+}
+
+func newTestCore(aging time.Duration) *testCore {
+	tc := &testCore{}
+	tc.init(int64(aging), nil, func() int64 { return tc.t })
+	return tc
+}
+
+func (tc *testCore) get(t *testing.T) (string, int) {
+	t.Helper()
+	require.Positive(t, tc.ready, "nothing ready")
+	e := tc.pop(unknownTime)
+	return e.item, e.prio
+}
+
+func (tc *testCore) drain(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for tc.ready > 0 {
+		item, _ := tc.get(t)
+		out = append(out, item)
+		require.True(t, tc.done(item, unknownTime))
+	}
+	return out
+}
+
+func TestCoreDistinctItemsAreFIFO(t *testing.T) {
+	c := newTestCore(time.Second)
+	for _, k := range []string{"c", "a", "b"} {
+		c.add(k, 0, unknownTime)
+	}
+	require.Equal(t, []string{"c", "a", "b"}, c.drain(t))
+	require.Empty(t, c.items, "entries released after Done")
+}
+
+func TestCoreAddOfQueuedItemIsNoop(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.add("a", 0, unknownTime)
+	c.add("b", 0, unknownTime)
+	c.add("a", 0, unknownTime)
+	require.Equal(t, 2, c.ready)
+	require.Equal(t, []string{"a", "b"}, c.drain(t))
+}
+
+func TestCoreAddWhileProcessingRequeuesOnceAfterDone(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.add("a", 0, unknownTime)
+	item, _ := c.get(t)
+	c.add("a", 0, unknownTime)
+	c.add("a", 0, unknownTime)
+	require.Zero(t, c.ready, "a processing item is not handed out again before Done")
+	require.True(t, c.done(item, unknownTime))
+	require.Equal(t, 1, c.ready)
+	require.Equal(t, []string{"a"}, c.drain(t))
+	require.Zero(t, c.ready)
+}
+
+func TestCoreDoneOfItemNotProcessing(t *testing.T) {
+	c := newTestCore(time.Second)
+	require.False(t, c.done("x", unknownTime))
+	c.add("x", 0, unknownTime)
+	require.False(t, c.done("x", unknownTime), "queued, not processing")
+	require.Equal(t, 1, c.ready)
+}
+
+func TestCoreHigherPriorityFirstFIFOWithin(t *testing.T) {
+	c := newTestCore(-1) // strict priorities
+	c.add("low1", -1, unknownTime)
+	c.add("mid1", 0, unknownTime)
+	c.add("high", 5, unknownTime)
+	c.add("low2", -1, unknownTime)
+	c.add("mid2", 0, unknownTime)
+	require.Equal(t, []string{"high", "mid1", "mid2", "low1", "low2"}, c.drain(t))
+}
+
+// TestCoreAgingRule checks the documented rule at explicit instants:
+// served in order of enqueue time − priority × AgingInterval.
+func TestCoreAgingRule(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.t = 0
+	c.add("low", -2, unknownTime) // key 0 + 2s = 2s
+	c.t = int64(1500 * time.Millisecond)
+	c.add("fresh", 0, unknownTime) // key 1.5s: ahead of low
+	c.t = int64(2500 * time.Millisecond)
+	c.add("late", 0, unknownTime) // key 2.5s: behind low
+	require.Equal(t, []string{"fresh", "low", "late"}, c.drain(t))
+}
+
+func TestCoreEqualEffectivePriorityServesEarlierFirst(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.t = 0
+	c.add("low", -1, unknownTime) // key 1s
+	c.t = int64(time.Second)
+	c.add("high", 0, unknownTime) // key 1s, later seq
+	require.Equal(t, []string{"low", "high"}, c.drain(t))
+}
+
+// TestCoreStrictPrioritiesDoNotReadTheClock: without aging and metrics
+// the core never reads the clock.
+func TestCoreStrictPrioritiesDoNotReadTheClock(t *testing.T) {
+	c := newTestCore(-1)
+	c.now = func() int64 { t.Fatal("clock read"); return 0 }
+	c.add("a", 0, unknownTime)
+	c.add("b", 1, unknownTime)
+	c.add("a", 2, unknownTime)
+	require.Equal(t, []string{"a", "b"}, c.drain(t))
+}
+
+func TestCoreItemKeepsHighestPriority(t *testing.T) {
+	c := newTestCore(-1)
+	c.add("a", 1, unknownTime)
+	c.add("b", 2, unknownTime)
+	c.add("a", 5, unknownTime) // raised: now first
+	c.add("b", 0, unknownTime) // lower: ignored
+	item, p := c.get(t)
+	require.Equal(t, "a", item)
+	require.Equal(t, 5, p)
+	item, p = c.get(t)
+	require.Equal(t, "b", item)
+	require.Equal(t, 2, p)
+}
+
+// TestCoreRaiseNeverDelays: raising an item that has aged past the new
+// priority keeps its place.
+func TestCoreRaiseNeverDelays(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.t = 0
+	c.add("old", 0, unknownTime) // key 0
+	c.add("x", 1, unknownTime)   // key -1s
+	c.t = int64(10 * time.Second)
+	c.add("y", 2, unknownTime)   // key 8s
+	c.add("old", 1, unknownTime) // fresh key 9s > 0: stays
+	require.Equal(t, []string{"x", "old", "y"}, c.drain(t))
+
+	c.t = int64(20 * time.Second)
+	c.add("p", 0, unknownTime) // key 20s
+	c.add("q", 0, unknownTime) // key 20s
+	c.add("q", 3, unknownTime) // fresh key 17s: moves ahead of p
+	item, prio := c.get(t)
+	require.Equal(t, "q", item)
+	require.Equal(t, 3, prio)
+}
+
+func TestCoreDirtyKeepsHighestPriority(t *testing.T) {
+	c := newTestCore(-1)
+	c.add("a", 0, unknownTime)
+	item, _ := c.get(t)
+	c.add("a", 4, unknownTime)
+	c.add("a", 1, unknownTime)
+	c.add("b", 2, unknownTime)
+	require.True(t, c.done(item, unknownTime))
+	item, p := c.get(t)
+	require.Equal(t, "a", item)
+	require.Equal(t, 4, p)
+}
+
+func TestCoreAddAfterKeepsEarliestReadyTime(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.addAfter("a", 0, 300, 0)
+	c.addAfter("a", 0, 100, 0)
+	c.addAfter("a", 0, 200, 0)
+	at, ok := c.nextDeadline()
+	require.True(t, ok)
+	require.Equal(t, int64(100), at)
+	c.advance(99)
+	require.Zero(t, c.ready)
+	c.advance(100)
+	require.Equal(t, 1, c.ready)
+	_, ok = c.nextDeadline()
+	require.False(t, ok, "stale slots are not deadlines")
+	require.Equal(t, []string{"a"}, c.drain(t))
+	c.advance(1000)
+	require.Zero(t, c.ready, "the later ready times were dropped")
+}
+
+func TestCoreAddAfterOfQueuedItemIsNoop(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.add("a", 0, 0)
+	c.addAfter("a", 0, 100, 0)
+	_, ok := c.nextDeadline()
+	require.False(t, ok)
+	require.Equal(t, 1, c.ready)
+}
+
+func TestCoreAddOfWaitingItemMakesItReadyNow(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.addAfter("a", 2, 100, 0)
+	c.add("a", 0, 10)
+	require.Equal(t, 1, c.ready)
+	_, p := c.get(t)
+	require.Equal(t, 2, p, "keeps the highest priority")
+	c.advance(100)
+	require.Zero(t, c.ready)
+}
+
+func TestCoreDelayWhileProcessingBecomesDirty(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.add("a", 0, 0)
+	item, _ := c.get(t)
+	c.addAfter("a", 0, 100, 0)
+	c.advance(100)
+	require.Zero(t, c.ready, "not handed out twice")
+	require.Equal(t, stProcessing|stDirty, c.items["a"].state)
+	require.True(t, c.done(item, 150))
+	require.Equal(t, 1, c.ready)
+}
+
+func TestCoreDoneKeepsWaitingItem(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.add("a", 0, 0)
+	item, _ := c.get(t)
+	c.addAfter("a", 0, 100, 0)
+	require.True(t, c.done(item, 50))
+	require.Zero(t, c.ready)
+	c.advance(100)
+	require.Equal(t, []string{"a"}, c.drain(t))
+	require.Empty(t, c.items)
+}
+
+func TestCoreDelayedItemsComeOutInReadyOrder(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.addAfter("c", 0, 300, 0)
+	c.addAfter("a", 0, 100, 0)
+	c.addAfter("b", 0, 200, 0)
+	c.addAfter("d", 0, 200, 0)
+	c.advance(1000)
+	require.Equal(t, []string{"a", "b", "d", "c"}, c.drain(t))
+}
+
+func TestCoreDropWaiting(t *testing.T) {
+	c := newTestCore(time.Second)
+	c.addAfter("a", 0, 100, 0)
+	c.add("b", 0, 0)
+	item, _ := c.get(t)
+	c.addAfter("b", 0, 100, 0)
+	c.dropWaiting()
+	require.NotContains(t, c.items, "a")
+	require.Equal(t, stProcessing, c.items["b"].state)
+	require.True(t, c.done(item, 0))
+	require.Empty(t, c.items)
+	c.advance(1000)
+	require.Zero(t, c.ready)
+}
+
+// TestCoreDelayHeapStaysBounded: moving an item in and out of the delay
+// heap again and again leaves a bounded number of stale slots.
+func TestCoreDelayHeapStaysBounded(t *testing.T) {
+	c := newTestCore(time.Second)
+	for i := range 10_000 {
+		c.addAfter("a", 0, int64(1000+i), int64(i))
+		c.add("a", 0, int64(i))
+		item, _ := c.get(t)
+		c.done(item, int64(i))
+	}
+	require.LessOrEqual(t, len(c.delay.s), 2*minCompact)
+}
+
+func TestCoreEntriesAreRecycled(t *testing.T) {
+	c := newTestCore(time.Second)
+	allocs := testing.AllocsPerRun(1000, func() {
+		c.add("a", 0, unknownTime)
+		e := c.pop(unknownTime)
+		c.done(e.item, unknownTime)
+	})
+	require.Zero(t, allocs)
+}
+
+func TestAgedKeySaturates(t *testing.T) {
+	a := int64(time.Second)
+	require.Equal(t, int64(5e9-3e9), agedKey(5e9, 3, a))
+	require.Equal(t, int64(5e9+3e9), agedKey(5e9, -3, a))
+	require.Equal(t, int64(math.MaxInt64), agedKey(5e9, math.MinInt, a))
+	require.Equal(t, int64(5e9-math.MaxInt64), agedKey(5e9, math.MaxInt, a))
+	require.Equal(t, int64(-math.MaxInt64), clampInt64(math.MinInt))
+	require.Equal(t, int64(math.MaxInt64), satAdd(10, math.MaxInt64))
+	// Extreme priorities still order correctly.
+	require.Less(t, agedKey(0, math.MaxInt, a), agedKey(0, 0, a))
+	require.Less(t, agedKey(0, 0, a), agedKey(0, math.MinInt, a))
+}

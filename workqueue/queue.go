@@ -1,0 +1,426 @@
+package workqueue
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// LowPriority is the priority the reconcile loop gives to events that
+// come from an initial list or a resync, so that live changes overtake
+// them. The default priority is 0.
+const LowPriority = -100
+
+// DefaultAgingInterval is Options.AgingInterval's default.
+const DefaultAgingInterval = time.Second
+
+// Options configure a Queue. The zero value is a working configuration.
+type Options[T comparable] struct {
+	// Name identifies the queue in logs and metrics. Default "".
+	Name string
+	// RateLimiter computes the delays of AddRateLimited and holds the
+	// failure counts behind Forget and NumRequeues. Default
+	// DefaultControllerRateLimiter[T]().
+	RateLimiter RateLimiter[T]
+	// AgingInterval is the waiting time worth one priority point: a ready
+	// item's effective priority is its priority plus the time it has
+	// waited divided by AgingInterval (see the package doc). Default
+	// DefaultAgingInterval (1s); negative disables aging, making
+	// priorities strict.
+	AgingInterval time.Duration
+	// Metrics, when set, is asked once for the queue's metrics. Default
+	// nil: nothing is recorded and the clock is not read for metrics.
+	Metrics MetricsProvider
+	// Logger receives the queue's few log lines (shutdown, drain, Done of
+	// an item not being processed, at debug level). Default
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options[T]) defaults() {
+	if o.RateLimiter == nil {
+		o.RateLimiter = DefaultControllerRateLimiter[T]()
+	}
+	if o.AgingInterval == 0 {
+		o.AgingInterval = DefaultAgingInterval
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// AddOptions qualify one AddWithOptions call.
+type AddOptions struct {
+	// Priority orders ready items: higher first, subject to aging. An
+	// item pending with several priorities keeps the highest.
+	Priority int
+	// After delays the item; <= 0 means ready now. An item pending with
+	// several ready times keeps the earliest.
+	After time.Duration
+	// RateLimited delays the item by the rate limiter's When as well; the
+	// delay is then the larger of After and When.
+	RateLimited bool
+}
+
+// Interface is the method set of Queue, for code that wants to accept a
+// fake. *Queue[T] implements it.
+type Interface[T comparable] interface {
+	Add(item T)
+	AddAfter(item T, d time.Duration)
+	AddRateLimited(item T)
+	AddWithOptions(item T, o AddOptions)
+	Get() (item T, shutdown bool)
+	GetWithPriority() (item T, priority int, shutdown bool)
+	Done(item T)
+	Forget(item T)
+	NumRequeues(item T) int
+	Len() int
+	ShutDown()
+	ShutDownWithDrain()
+	ShutDownWithDrainContext(ctx context.Context) error
+	ShuttingDown() bool
+}
+
+var _ Interface[string] = (*Queue[string])(nil)
+
+// Queue is a work queue of items of type T with dedup, delays, rate
+// limiting and priorities; see the package doc for its contract. All
+// methods are safe for concurrent use. Create one with New.
+type Queue[T comparable] struct {
+	mu      sync.Mutex
+	c       core[T]       // guarded by mu
+	waiters []*waiter[T]  // parked Gets; non-empty only while nothing is ready; guarded by mu
+	drained chan struct{} // made by ShutDown, closed once nothing is queued or processing; guarded by mu
+	timer   *time.Timer   // fires at armedAt; guarded by mu
+	armed   bool          // a fire is due at or before armedAt; guarded by mu
+	armedAt int64         // guarded by mu
+
+	shutdown atomic.Bool // set once, under mu
+
+	limiter RateLimiter[T]
+	epoch   time.Time
+	name    string
+	log     *slog.Logger
+	retries Counter // nil unless metered
+	pool    sync.Pool
+}
+
+type waiter[T comparable] struct {
+	ch chan handoff[T]
+}
+
+type handoff[T comparable] struct {
+	item     T
+	prio     int
+	shutdown bool
+}
+
+// New returns an empty queue. It starts no goroutine: a timer goroutine
+// runs only briefly when a delayed item comes due.
+func New[T comparable](opts Options[T]) *Queue[T] {
+	opts.defaults()
+	q := &Queue[T]{
+		limiter: opts.RateLimiter,
+		epoch:   time.Now(),
+		name:    opts.Name,
+		log:     opts.Logger,
+	}
+	q.pool.New = func() any { return &waiter[T]{ch: make(chan handoff[T], 1)} }
+	aging := int64(opts.AgingInterval)
+	if aging < 0 {
+		aging = 0
+	}
+	var m *QueueMetrics
+	if opts.Metrics != nil {
+		qm := opts.Metrics.QueueMetrics(opts.Name, q.inFlight)
+		qm.fill()
+		m = &qm
+		q.retries = qm.Retries
+	}
+	q.c.init(aging, m, q.nanotime)
+	return q
+}
+
+// nanotime is the queue's monotonic clock.
+func (q *Queue[T]) nanotime() int64 { return int64(time.Since(q.epoch)) }
+
+// clockIfNeeded reads the clock before taking the lock if queued items
+// carry timestamps (c.clocked is immutable after New).
+func (q *Queue[T]) clockIfNeeded() int64 {
+	if q.c.clocked {
+		return q.nanotime()
+	}
+	return unknownTime
+}
+
+func (q *Queue[T]) inFlight() InFlight {
+	now := q.nanotime()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.c.inFlight(now)
+}
+
+// Add makes item ready with priority 0. If item is already queued it
+// stays where it is; if it is being processed it is queued again once
+// Done is called. Add after ShutDown does nothing.
+func (q *Queue[T]) Add(item T) {
+	now := q.clockIfNeeded()
+	q.mu.Lock()
+	if !q.shutdown.Load() {
+		q.c.add(item, 0, now)
+		q.dispatch()
+	}
+	q.mu.Unlock()
+}
+
+// AddAfter adds item once d has passed; d <= 0 is Add. An item already
+// waiting keeps the earlier of its ready times; an item already queued
+// stays queued. Items still waiting at ShutDown are dropped.
+func (q *Queue[T]) AddAfter(item T, d time.Duration) {
+	q.addWith(item, 0, d)
+}
+
+// AddRateLimited adds item after the delay the rate limiter's When
+// returns for it (which records a failure of item).
+func (q *Queue[T]) AddRateLimited(item T) {
+	if q.shutdown.Load() {
+		return
+	}
+	now := q.nanotime()
+	d := whenAt(q.limiter, item, q.epoch.Add(time.Duration(now)))
+	if q.retries != nil {
+		q.retries.Inc()
+	}
+	q.addAt(item, 0, d, now)
+}
+
+// AddWithOptions adds item with a priority, a delay, or a rate-limited
+// delay; see AddOptions. AddWithOptions(item, AddOptions{}) is Add.
+func (q *Queue[T]) AddWithOptions(item T, o AddOptions) {
+	if !o.RateLimited {
+		q.addWith(item, o.Priority, o.After)
+		return
+	}
+	if q.shutdown.Load() {
+		return
+	}
+	now := q.nanotime()
+	d := max(o.After, whenAt(q.limiter, item, q.epoch.Add(time.Duration(now))))
+	if q.retries != nil {
+		q.retries.Inc()
+	}
+	q.addAt(item, o.Priority, d, now)
+}
+
+func (q *Queue[T]) addWith(item T, prio int, d time.Duration) {
+	if d <= 0 {
+		now := q.clockIfNeeded()
+		q.mu.Lock()
+		if !q.shutdown.Load() {
+			q.c.add(item, prio, now)
+			q.dispatch()
+		}
+		q.mu.Unlock()
+		return
+	}
+	q.addAt(item, prio, d, q.nanotime())
+}
+
+func (q *Queue[T]) addAt(item T, prio int, d time.Duration, now int64) {
+	q.mu.Lock()
+	if !q.shutdown.Load() {
+		if d <= 0 {
+			q.c.add(item, prio, now)
+			q.dispatch()
+		} else {
+			q.c.addAfter(item, prio, satAdd(now, int64(d)), now)
+			q.arm(now)
+		}
+	}
+	q.mu.Unlock()
+}
+
+// Get blocks until an item is ready and returns it, marking it as being
+// processed: the caller must call Done(item) when finished. After
+// ShutDown, Get keeps returning the items still queued, then returns
+// shutdown == true (with the zero item) without blocking.
+func (q *Queue[T]) Get() (item T, shutdown bool) {
+	item, _, shutdown = q.GetWithPriority()
+	return item, shutdown
+}
+
+// GetWithPriority is Get that also returns the priority the item was
+// queued with.
+func (q *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
+	q.mu.Lock()
+	if q.c.ready > 0 {
+		e := q.c.pop(unknownTime)
+		item, priority = e.item, e.prio
+		q.mu.Unlock()
+		return item, priority, false
+	}
+	if q.shutdown.Load() {
+		q.mu.Unlock()
+		return item, 0, true
+	}
+	w := q.pool.Get().(*waiter[T])
+	q.waiters = append(q.waiters, w)
+	q.mu.Unlock()
+	h := <-w.ch
+	q.pool.Put(w)
+	return h.item, h.prio, h.shutdown
+}
+
+// dispatch hands ready items to parked Gets, one item per waiter, each
+// woken through its own channel (no broadcast, no thundering herd).
+// Called with mu held.
+func (q *Queue[T]) dispatch() {
+	for len(q.waiters) > 0 && q.c.ready > 0 {
+		n := len(q.waiters) - 1
+		w := q.waiters[n]
+		q.waiters[n] = nil
+		q.waiters = q.waiters[:n]
+		e := q.c.pop(unknownTime)
+		w.ch <- handoff[T]{item: e.item, prio: e.prio}
+	}
+}
+
+// Done marks item as processed. If it was added again meanwhile, it is
+// queued again now. Done of an item that is not being processed does
+// nothing.
+func (q *Queue[T]) Done(item T) {
+	q.mu.Lock()
+	if q.c.done(item, unknownTime) {
+		q.dispatch()
+		q.checkDrained()
+		q.mu.Unlock()
+		return
+	}
+	q.mu.Unlock()
+	q.log.Debug("workqueue: Done of an item that is not being processed", "queue", q.name, "item", item)
+}
+
+// Forget clears item's failure history in the rate limiter. It does not
+// remove item from the queue.
+func (q *Queue[T]) Forget(item T) { q.limiter.Forget(item) }
+
+// NumRequeues returns the failures the rate limiter has recorded for item.
+func (q *Queue[T]) NumRequeues(item T) int { return q.limiter.NumRequeues(item) }
+
+// Len returns the number of ready items (queued, not processing, not
+// waiting for a delay).
+func (q *Queue[T]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.c.ready
+}
+
+// ShuttingDown reports whether ShutDown has been called.
+func (q *Queue[T]) ShuttingDown() bool { return q.shutdown.Load() }
+
+// ShutDown makes the queue ignore further adds, drops items still waiting
+// for a delay, and stops the delay timer. Items already queued are still
+// handed out by Get; once none is left Get returns shutdown == true.
+// ShutDown does not wait; it is idempotent and safe to call concurrently.
+func (q *Queue[T]) ShutDown() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.shutDownLocked()
+}
+
+func (q *Queue[T]) shutDownLocked() {
+	if q.shutdown.Load() {
+		return
+	}
+	q.shutdown.Store(true)
+	q.drained = make(chan struct{})
+	if q.timer != nil {
+		q.timer.Stop()
+		q.armed = false
+	}
+	q.c.dropWaiting()
+	for i, w := range q.waiters {
+		w.ch <- handoff[T]{shutdown: true}
+		q.waiters[i] = nil
+	}
+	q.waiters = q.waiters[:0]
+	q.log.Debug("workqueue: shutting down", "queue", q.name, "queued", q.c.ready, "processing", q.c.busy)
+	q.checkDrained()
+}
+
+// checkDrained closes drained once the queue is shut down and nothing is
+// queued or processing. Called with mu held.
+func (q *Queue[T]) checkDrained() {
+	if q.drained == nil || q.c.ready > 0 || q.c.busy > 0 {
+		return
+	}
+	select {
+	case <-q.drained:
+	default:
+		close(q.drained)
+		q.log.Debug("workqueue: drained", "queue", q.name)
+	}
+}
+
+// ShutDownWithDrain shuts the queue down (see ShutDown) and waits until
+// every item that was queued or being processed has been handed out and
+// marked Done — including items added again while being processed.
+// Workers must keep calling Get and Done for it to return. Idempotent and
+// safe to call from several goroutines: all of them wait.
+func (q *Queue[T]) ShutDownWithDrain() {
+	q.mu.Lock()
+	q.shutDownLocked()
+	drained := q.drained
+	q.mu.Unlock()
+	<-drained
+}
+
+// ShutDownWithDrainContext is ShutDownWithDrain bounded by ctx: it returns
+// nil once drained, or ctx.Err() if ctx ends first (the queue stays shut
+// down and keeps draining).
+func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) error {
+	q.mu.Lock()
+	q.shutDownLocked()
+	drained := q.drained
+	q.mu.Unlock()
+	select {
+	case <-drained:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// arm sets the timer for the earliest waiting item, unless it is already
+// set for that time or earlier. Called with mu held.
+func (q *Queue[T]) arm(now int64) {
+	at, ok := q.c.nextDeadline()
+	if !ok || (q.armed && q.armedAt <= at) {
+		return
+	}
+	d := time.Duration(at - now)
+	if q.timer == nil {
+		q.timer = time.AfterFunc(d, q.fire)
+	} else {
+		q.timer.Reset(d)
+	}
+	q.armed = true
+	q.armedAt = at
+}
+
+// fire runs on the timer's goroutine: it moves every due item to the
+// ready queue at once and re-arms the timer for the next one.
+func (q *Queue[T]) fire() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.armed = false
+	if q.shutdown.Load() {
+		return
+	}
+	now := q.nanotime()
+	q.c.advance(now)
+	q.dispatch()
+	q.arm(now)
+}
