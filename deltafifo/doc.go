@@ -1,0 +1,88 @@
+// Package deltafifo provides DeltaFIFO, the queue between a reflector and
+// the cache of an informer: client-go's DeltaFIFO contract, generic over
+// the object type, with typed deletes and without holding a lock while the
+// consumer works.
+//
+// # Usage
+//
+// A reflector writes into the FIFO through the reflector.Store interface
+// (Add, Update, Delete, Replace, Resync) and reflector.BookmarkStore
+// (Bookmark); every call carries the resourceVersion of the change. A
+// consumer calls Pop in a loop and applies each key's deltas to its
+// cache, which it hands to the FIFO as KnownObjects:
+//
+//	f, err := deltafifo.New(keyOf, deltafifo.Options[*Pod]{KnownObjects: cache})
+//	...
+//	for {
+//		err := f.Pop(ctx, func(d deltafifo.Deltas[*Pod], isInInitialList bool) error {
+//			return apply(cache, d)
+//		})
+//		if errors.Is(err, deltafifo.ErrClosed) || ctx.Err() != nil {
+//			return
+//		}
+//	}
+//
+// # Contract
+//
+//  1. A key is queued once, in the order of its first insertion since it
+//     was last popped; later changes append deltas to it without moving
+//     it. Pop hands out a key's deltas oldest first.
+//  2. Only two consecutive Deleted deltas collapse into one (the observed
+//     delete is kept over an inferred one; of two observed deletes, the
+//     older). No other coalescing happens.
+//  3. Delete of a key that is neither queued nor known is ignored.
+//  4. Replace queues a Replaced delta per listed item, then infers deletes
+//     (Delta.FinalStateUnknown) for the keys the consumer has or will have
+//     but the list lacks: queued keys whose newest delta is not a delete,
+//     keys being processed, and known keys. A delta never carries an
+//     object the FIFO did not get from its caller or from KnownObjects; a
+//     key that vanished from KnownObjects meanwhile is skipped.
+//  5. Resync queues a Sync delta for every known key that is neither
+//     queued nor being processed.
+//  6. Options.Transform runs once per object handed in, before it is
+//     queued; never for inferred deletes or Sync deltas.
+//  7. HasSynced turns true once every key of the first Replace has been
+//     processed (inferred deletes included), or at the first Add, Update
+//     or Delete if one came before any Replace. Synced is its channel.
+//  8. Close is idempotent; Pop drains what is queued and then returns
+//     ErrClosed; every blocked Pop wakes.
+//
+// # Keys being processed
+//
+// Pop removes the key from the queue and releases the lock before it
+// calls process, so a slow consumer never blocks the reflector (the
+// long-standing complaint about client-go's DeltaFIFO, kubernetes#103789).
+// Like a workqueue's dirty/processing sets, the FIFO keeps the set of keys
+// whose process func is running: a key in it is never handed to a second
+// Pop, so per-key order holds with any number of concurrent Pops; a key
+// changed meanwhile waits in the queue until process returns. Between the
+// pop and the return of process, the consumer's cache may not reflect the
+// popped deltas yet, so Delete, Replace and Resync treat a key being
+// processed according to its newest popped delta instead of consulting
+// KnownObjects: a delete arriving for an object whose Added delta is being
+// processed is queued, not ignored, and a relist that lacks it infers its
+// delete.
+//
+// # Resource versions
+//
+// LastResourceVersion is the version of the newest call handed in.
+// ProcessedResourceVersion is the newest version up to which every change
+// has been popped and processed, with a channel that is closed when it
+// moves, which is what an informer needs to wait for its cache to catch up
+// with a write (read-your-writes). An ignored delete, a dropped object and
+// a Bookmark count as processed as soon as everything before them is.
+//
+// # Errors
+//
+// A key func that returns "" or panics and a Transform that fails or
+// panics drop that object and make the call return an error prefixed with
+// "deltafifo:" (its resourceVersion still counts, so waiting for versions
+// cannot hang on it). An error returned by process is returned by Pop and
+// does not re-queue the deltas.
+//
+// # Cost
+//
+// Add and Pop are O(1) amortized with one allocation per newly queued key;
+// with k concurrent Pops they also do O(k) work to skip keys being
+// processed. Replace and Resync are O(listed + queued + known keys).
+package deltafifo
