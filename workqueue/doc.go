@@ -53,11 +53,12 @@
 // each AgingInterval (default 1s) of waiting is worth one priority point.
 // Equivalently, items are served in order of enqueue time − priority ×
 // AgingInterval, which never changes while an item waits — the order is
-// computed once, at enqueue. An item of priority p therefore waits at
-// most (q − p) × AgingInterval behind a steady stream of fresh items of
-// priority q > p: no priority starves. A LowPriority (−100) item waits at
-// most about 100 seconds behind live priority-0 traffic. A negative
-// AgingInterval disables aging (strict priorities).
+// computed once, at enqueue. An item of priority p is therefore served
+// before every item of priority q that became ready more than
+// (q − p) × AgingInterval after it: however steady a stream of
+// higher-priority items, it cannot starve. A LowPriority (−100) item is
+// overtaken only by priority-0 items that arrive within 100 seconds of
+// it. A negative AgingInterval disables aging (strict priorities).
 //
 // An item pending with several priorities keeps the highest, and with
 // several ready times the earliest. Raising the priority of a queued item
