@@ -1,0 +1,149 @@
+package etcd
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+)
+
+// Source is a reflector.ListWatcher, reflector.VersionComparer and writer
+// of objects of type T stored under one key prefix of an etcd cluster.
+// See the package documentation for its guarantees. A Source is safe for
+// concurrent use; create it with New.
+type Source[T any] struct {
+	client *clientv3.Client
+	opts   Options[T]
+	// end is the exclusive end of the prefix's key range.
+	end string
+}
+
+// New returns a Source over client and opts.Prefix. It starts no
+// goroutine and makes no request. The client stays the caller's: close it
+// after the last use of the Source.
+func New[T any](client *clientv3.Client, opts Options[T]) (*Source[T], error) {
+	if client == nil {
+		return nil, errors.New("etcd: New: nil client")
+	}
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	return &Source[T]{
+		client: client,
+		opts:   opts,
+		end:    clientv3.GetPrefixRangeEnd(opts.Prefix),
+	}, nil
+}
+
+// Prefix returns the key prefix the source owns.
+func (s *Source[T]) Prefix() string { return s.opts.Prefix }
+
+// Get returns the object stored under key and the resourceVersion of its
+// last write (its etcd mod revision), or an error wrapping
+// reflector.ErrNotFound. The read is linearizable.
+func (s *Source[T]) Get(ctx context.Context, key string) (T, string, error) {
+	var zero T
+	if key == "" {
+		return zero, "", errors.New("etcd: get: empty key")
+	}
+	resp, err := s.client.Get(ctx, s.opts.Prefix+key)
+	if err != nil {
+		return zero, "", fmt.Errorf("etcd: get %q: %w", key, mapErr(err))
+	}
+	if len(resp.Kvs) == 0 {
+		return zero, "", fmt.Errorf("etcd: get %q: %w", key, reflector.ErrNotFound)
+	}
+	kv := resp.Kvs[0]
+	obj, err := s.decode(kv)
+	if err != nil {
+		return zero, "", err
+	}
+	return obj, formatRV(kv.ModRevision), nil
+}
+
+// CompareResourceVersions implements reflector.VersionComparer: the
+// resourceVersions are etcd revisions, non-negative decimal integers.
+func (s *Source[T]) CompareResourceVersions(a, b string) (int, error) {
+	x, err := parseRV(a)
+	if err != nil {
+		return 0, err
+	}
+	y, err := parseRV(b)
+	if err != nil {
+		return 0, err
+	}
+	return cmp.Compare(x, y), nil
+}
+
+// decode decodes a stored value and stamps the revision of its last write
+// into it.
+func (s *Source[T]) decode(kv *mvccpb.KeyValue) (T, error) {
+	obj, err := s.opts.Codec.Decode(kv.Value)
+	if err == nil {
+		err = stamp(obj, formatRV(kv.ModRevision))
+	}
+	if err != nil {
+		var zero T
+		return zero, &DecodeError{Key: string(kv.Key), Revision: kv.ModRevision, Err: err}
+	}
+	return obj, nil
+}
+
+// key returns the object key of obj, turning a panic of the key function
+// into an error.
+func (s *Source[T]) key(op string, obj T) (key string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("etcd: %s: the key function panicked: %v", op, p)
+		}
+	}()
+	key = s.opts.KeyFunc(obj)
+	if key == "" {
+		return "", fmt.Errorf("etcd: %s: the key function returned an empty key", op)
+	}
+	return key, nil
+}
+
+// stamp sets the resourceVersion of obj when T implements
+// reflector.VersionSetter.
+func stamp[T any](obj T, rv string) (err error) {
+	vs, ok := any(obj).(reflector.VersionSetter)
+	if !ok {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("SetResourceVersion panicked: %v", p)
+		}
+	}()
+	vs.SetResourceVersion(rv)
+	return nil
+}
+
+func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }
+
+func parseRV(rv string) (int64, error) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("etcd: malformed resource version %q: want an etcd revision (a non-negative decimal integer)", rv)
+	}
+	return n, nil
+}
+
+// mapErr adds the reflector sentinel that matches an etcd error.
+func mapErr(err error) error {
+	switch {
+	case errors.Is(err, rpctypes.ErrCompacted):
+		return fmt.Errorf("%w: %w", reflector.ErrExpired, err)
+	case errors.Is(err, rpctypes.ErrFutureRev):
+		return fmt.Errorf("%w: %w", reflector.ErrFutureVersion, err)
+	}
+	return err
+}
