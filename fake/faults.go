@@ -106,8 +106,11 @@ func (s *Source[T]) CutWatches(err error) int {
 
 // Compact drops the whole history now: every resourceVersion older than
 // the current one, and every continue token pinned to such a version,
-// expires. A watch that has not yet received all events up to the current
-// revision ends with an Error event wrapping reflector.ErrExpired.
+// expires. Open watches that have caught up with the history (everything
+// up to the revision at which they were opened) are not affected: their
+// live events are queued apart. A watch still replaying history ends with
+// an Error event wrapping reflector.ErrExpired once it needs a compacted
+// event (it may hold up to 128 events it already read from the history).
 func (s *Source[T]) Compact() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

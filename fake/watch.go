@@ -81,27 +81,33 @@ func (s *Source[T]) Watch(ctx context.Context, opts reflector.WatchOptions) (<-c
 	return w.ch, nil
 }
 
-// watcher is one open watch. Writers never block on it: they count the
-// events it owes (pending) and poke notify; its own goroutine copies the
-// records from the shared history and sends them.
+// watcher is one open watch. Writers never block on it: they append the
+// events it owes to its queue, bounded by Options.WatchBuffer, and poke
+// notify; its own goroutine replays the shared history up to the revision
+// at which the watch opened, then drains the queue.
 type watcher[T any] struct {
 	src *Source[T]
 	ch  chan reflector.Event[T]
 	// notify has a token when there may be new records to send.
 	notify chan struct{}
 	// stop is closed (under src.mu, after stopErr is set) to end the watch.
-	stop    chan struct{}
-	stopErr error
-	// live is the revision at which the watch opened; writes after it
-	// count in pending.
+	stop chan struct{}
+	// live is the revision at which the watch opened: older events come
+	// from the history, newer ones through queue.
 	live int64
-	// pending counts live events written but not yet received.
+
+	// stopErr is the error the stopped watch ends with. Guarded by src.mu.
+	stopErr error
+	// queue holds the live events not yet taken by the goroutine.
+	// Guarded by src.mu.
+	queue []record[T]
+	// pending counts live events queued or taken but not yet received.
 	pending atomic.Int64
 }
 
-// notifyLocked tells every watcher that a visible write happened, and
-// evicts those whose reader is too far behind.
-func (s *Source[T]) notifyLocked() {
+// notifyLocked hands a visible write to every watcher, and evicts those
+// whose reader is too far behind.
+func (s *Source[T]) notifyLocked(rec *record[T]) {
 	limit := int64(s.opts.WatchBuffer)
 	for w := range s.watchers {
 		if w.pending.Add(1) > limit {
@@ -109,6 +115,7 @@ func (s *Source[T]) notifyLocked() {
 			s.stopLocked(w, fmt.Errorf("fake: watcher fell more than %d events behind: %w", limit, reflector.ErrExpired))
 			continue
 		}
+		w.queue = append(w.queue, *rec)
 		select {
 		case w.notify <- struct{}{}:
 		default:
@@ -124,24 +131,35 @@ func (s *Source[T]) stopLocked(w *watcher[T], err error) {
 	}
 	delete(s.watchers, w)
 	w.stopErr = err
+	w.queue = nil
 	close(w.stop)
 }
 
-// fetch copies up to maxBatch visible records after cursor into buf and
-// returns them with the new cursor (which also passes hidden records).
-func (s *Source[T]) fetch(cursor int64, buf []record[T]) ([]record[T], int64, error) {
+// fetch returns, in buf, the next records w must send: while replaying
+// (cursor < w.live) up to maxBatch visible records of the history after
+// cursor, then the queued live records. It returns the new cursor: the
+// revision up to which every visible write has been returned.
+func (w *watcher[T]) fetch(cursor int64, buf []record[T]) ([]record[T], int64, error) {
+	s := w.src
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if cursor < s.compacted {
-		return buf, cursor, fmt.Errorf("fake: watch: the events after revision %d were compacted (history starts after %d): %w", cursor, s.compacted, reflector.ErrExpired)
-	}
-	for cursor < s.rev && len(buf) < maxBatch {
-		cursor++
-		if rec := s.hist.at(int(cursor - s.compacted - 1)); !rec.hidden {
-			buf = append(buf, *rec)
+	if cursor < w.live {
+		if cursor < s.compacted {
+			return buf, cursor, fmt.Errorf("fake: watch: the events after revision %d were compacted (history starts after %d): %w", cursor, s.compacted, reflector.ErrExpired)
 		}
+		for cursor < w.live && len(buf) < maxBatch {
+			cursor++
+			if rec := s.hist.at(int(cursor - s.compacted - 1)); !rec.hidden {
+				buf = append(buf, *rec)
+			}
+		}
+		return buf, cursor, nil
 	}
-	return buf, cursor, nil
+	buf, w.queue = w.queue, buf
+	if len(buf) > 0 {
+		return buf, buf[len(buf)-1].rev, nil
+	}
+	return buf, s.rev, nil
 }
 
 // run is the watcher's goroutine: initial events, then history and live
@@ -179,9 +197,10 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 	var (
 		buf []record[T]
 		err error
+		due bool // a bookmark is due once the stream is idle
 	)
 	for {
-		if buf, cursor, err = w.src.fetch(cursor, buf[:0]); err != nil {
+		if buf, cursor, err = w.fetch(cursor, buf[:0]); err != nil {
 			w.send(ctx, reflector.Event[T]{Type: reflector.Error, Err: err})
 			return
 		}
@@ -193,9 +212,17 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 				w.pending.Add(-1)
 			}
 		}
-		if len(buf) > 0 {
+		if len(buf) > 0 || cursor < w.live {
 			clear(buf)
 			continue
+		}
+		if due {
+			// cursor is fresh: every visible write up to it was sent.
+			if !w.send(ctx, reflector.Event[T]{Type: reflector.Bookmark, ResourceVersion: formatRV(cursor)}) {
+				return
+			}
+			due = false
+			timer.Reset(interval)
 		}
 		select {
 		case <-ctx.Done():
@@ -205,10 +232,7 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 			return
 		case <-w.notify:
 		case <-tick:
-			if !w.send(ctx, reflector.Event[T]{Type: reflector.Bookmark, ResourceVersion: formatRV(cursor)}) {
-				return
-			}
-			timer.Reset(interval)
+			due = true
 		}
 	}
 }

@@ -162,7 +162,7 @@ func (s *Source[T]) commitLocked(rec *record[T]) error {
 		s.compacted++
 	}
 	if !rec.hidden {
-		s.notifyLocked()
+		s.notifyLocked(rec)
 	}
 	return nil
 }

@@ -244,13 +244,19 @@ func (h *harness) watch(ctx context.Context, opts reflector.WatchOptions) <-chan
 // fails the test after Timeout.
 func (h *harness) next(ch <-chan reflector.Event[*Object]) (reflector.Event[*Object], bool) {
 	h.t.Helper()
-	timer := time.NewTimer(h.caps.Timeout)
+	return h.nextBy(ch, time.Now().Add(h.caps.Timeout))
+}
+
+// nextBy is next with a deadline, for loops that skip events.
+func (h *harness) nextBy(ch <-chan reflector.Event[*Object], deadline time.Time) (reflector.Event[*Object], bool) {
+	h.t.Helper()
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case ev, ok := <-ch:
 		return ev, ok
 	case <-timer.C:
-		h.t.Fatalf("no event within %v", h.caps.Timeout)
+		h.t.Fatalf("no expected event within %v", h.caps.Timeout)
 		return reflector.Event[*Object]{}, false
 	}
 }
@@ -261,8 +267,9 @@ func (h *harness) next(ch <-chan reflector.Event[*Object]) (reflector.Event[*Obj
 // bookmark does not go back in time.
 func (h *harness) nextChange(ch <-chan reflector.Event[*Object], bookmarks bool, floor string) reflector.Event[*Object] {
 	h.t.Helper()
+	deadline := time.Now().Add(h.caps.Timeout)
 	for {
-		ev, ok := h.next(ch)
+		ev, ok := h.nextBy(ch, deadline)
 		if !ok {
 			h.t.Fatal("watch channel closed while a change was expected")
 		}

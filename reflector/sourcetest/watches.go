@@ -105,8 +105,9 @@ func testWatchList(h *harness) {
 	ch := h.watch(h.ctx, opts)
 	var initial []reflector.Event[*Object]
 	var end reflector.Event[*Object]
+	deadline := time.Now().Add(h.caps.Timeout)
 	for end.Type == 0 {
-		ev, ok := h.next(ch)
+		ev, ok := h.nextBy(ch, deadline)
 		switch {
 		case !ok:
 			h.t.Fatal("watch closed before the end of the initial events")

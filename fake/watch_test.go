@@ -1,0 +1,375 @@
+package fake_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/fake"
+	"github.com/ctrlkit/ctrlkit/reflector"
+)
+
+const (
+	added    = reflector.Added
+	modified = reflector.Modified
+	deleted  = reflector.Deleted
+	bookmark = reflector.Bookmark
+)
+
+func TestWatchReplaysHistoryThenLive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{})
+		must(t)(s.Create(ctx, &pod{Name: "a", Phase: "1"}))
+		must(t)(s.Create(ctx, &pod{Name: "b", Phase: "1"}))
+		must(t)(s.Update(ctx, &pod{Name: "a", Phase: "2"}, ""))
+		must(t)(s.Delete(ctx, "b", ""))
+
+		ch := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "1"})
+		assert.Equal(t, []short{
+			{added, "b", "1", "2"},
+			{modified, "a", "2", "3"},
+			{deleted, "b", "1", "4"}, // the last state
+		}, recvN(t, ch, 3))
+		synctest.Wait()
+		requireIdle(t, ch)
+
+		must(t)(s.Update(ctx, &pod{Name: "a", Phase: "3"}, ""))
+		ev, _ := recv(t, ch)
+		assert.Equal(t, short{modified, "a", "3", "5"}, shorten(ev))
+		assert.Equal(t, "5", ev.Object.RV, "stamped")
+	})
+}
+
+func TestWatchFromEmptyVersionIsNow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{})
+		must(t)(s.Create(ctx, &pod{Name: "a"}))
+		ch := watch(t, ctx, s, reflector.WatchOptions{})
+		synctest.Wait()
+		requireIdle(t, ch)
+		must(t)(s.Create(ctx, &pod{Name: "b"}))
+		assert.Equal(t, []short{{added, "b", "", "2"}}, recvN(t, ch, 1))
+	})
+}
+
+func TestWatchVersionErrors(t *testing.T) {
+	ctx := t.Context()
+	s := newSource(t, fake.Options[*pod]{HistorySize: 2})
+	for i := range 4 {
+		must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+	}
+	for _, tc := range []struct {
+		rv      string
+		initial bool
+		want    error
+	}{
+		{"1", false, reflector.ErrExpired},
+		{"1", true, reflector.ErrExpired},
+		{"5", false, reflector.ErrFutureVersion},
+		{"5", true, reflector.ErrFutureVersion},
+	} {
+		_, err := s.Watch(ctx, reflector.WatchOptions{ResourceVersion: tc.rv, SendInitialEvents: tc.initial})
+		require.ErrorIs(t, err, tc.want, "%+v", tc)
+	}
+	_, err := s.Watch(ctx, reflector.WatchOptions{ResourceVersion: "-3"})
+	require.ErrorContains(t, err, "malformed resource version")
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = s.Watch(done, reflector.WatchOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 0, s.Watchers())
+}
+
+func TestWatchResumesAtTheEdgeOfTheHistory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{HistorySize: 2})
+		for i := range 4 {
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+		}
+		ch := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "2"})
+		assert.Equal(t, []short{{added, "2", "", "3"}, {added, "3", "", "4"}}, recvN(t, ch, 2))
+	})
+}
+
+func TestCompactExpiresOnlyReplayingWatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{})
+		for i := range 200 {
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+		}
+		replaying := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "0"})
+		live := watch(t, ctx, s, reflector.WatchOptions{})
+		must(t)(s.Create(ctx, &pod{Name: "new"}))
+		synctest.Wait() // replaying has read the first batch of history
+		s.Compact()
+		evs := requireClosed(t, replaying)
+		require.Len(t, evs, 129, "the first batch, then the error")
+		assert.Equal(t, short{added, "127", "", "128"}, shorten(evs[127]))
+		assert.Equal(t, reflector.Error, evs[128].Type)
+		assert.ErrorIs(t, evs[128].Err, reflector.ErrExpired)
+		assert.ErrorContains(t, evs[128].Err, "the events after revision 128 were compacted")
+
+		// The live watch had not even taken its event when the history
+		// went; it loses nothing.
+		assert.Equal(t, []short{{added, "new", "", "201"}}, recvN(t, live, 1))
+	})
+}
+
+func TestReplayingWatchExpiresWhenTheWindowPassesIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{HistorySize: 150})
+		for i := range 150 {
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+		}
+		ch := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "0"})
+		synctest.Wait()
+		for i := range 129 { // the window now starts after 129
+			must(t)(s.Update(ctx, &pod{Name: fmt.Sprint(i), Phase: "x"}, ""))
+		}
+		evs := requireClosed(t, ch)
+		require.Len(t, evs, 129)
+		assert.ErrorIs(t, evs[128].Err, reflector.ErrExpired)
+	})
+}
+
+func TestSlowWatcherIsEvictedAndWritersNeverWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{WatchBuffer: 3})
+		slow := watch(t, ctx, s, reflector.WatchOptions{})
+		fast := watch(t, ctx, s, reflector.WatchOptions{})
+		var fastEvents []short
+		for i := range 20 {
+			// Never blocks, although slow is never read.
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+			fastEvents = append(fastEvents, recvN(t, fast, 1)...)
+		}
+		assert.Equal(t, short{added, "19", "", "20"}, fastEvents[19])
+		synctest.Wait()
+		assert.Equal(t, 1, s.Watchers(), "only the fast watcher is left")
+
+		evs := requireClosed(t, slow)
+		require.NotEmpty(t, evs)
+		last := evs[len(evs)-1]
+		assert.Equal(t, reflector.Error, last.Type)
+		assert.ErrorIs(t, last.Err, reflector.ErrExpired)
+		assert.ErrorContains(t, last.Err, "fell more than 3 events behind")
+		assert.LessOrEqual(t, len(evs)-1, 3, "at most a buffer's worth before the error")
+	})
+}
+
+func TestWatchBufferCountsOnlyUnreadEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{WatchBuffer: 2})
+		ch := watch(t, ctx, s, reflector.WatchOptions{})
+		for i := range 10 { // a reader that keeps up is never evicted
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+			assert.Len(t, recvN(t, ch, 1), 1)
+		}
+		must(t)(s.Create(ctx, &pod{Name: "x"}))
+		must(t)(s.Create(ctx, &pod{Name: "y"}))
+		synctest.Wait()
+		assert.Equal(t, 1, s.Watchers(), "two unread events fit a buffer of two")
+		must(t)(s.Create(ctx, &pod{Name: "z"}))
+		synctest.Wait()
+		assert.Equal(t, 0, s.Watchers(), "the third does not")
+	})
+}
+
+func TestWatchSendInitialEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{})
+		must(t)(s.Create(ctx, &pod{Name: "b", Phase: "1"}))
+		must(t)(s.Create(ctx, &pod{Name: "a", Phase: "1"}))
+		must(t)(s.Create(ctx, &pod{Name: "c", Phase: "1"}))
+		must(t)(s.Delete(ctx, "c", ""))
+		ch := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "1", SendInitialEvents: true})
+		must(t)(s.Update(ctx, &pod{Name: "a", Phase: "2"}, "")) // after the snapshot
+
+		assert.Equal(t, []short{
+			{added, "a", "1", "4"},
+			{added, "b", "1", "4"},
+			{bookmark, "", "", "4"},
+			{modified, "a", "2", "5"},
+		}, recvN(t, ch, 4))
+		synctest.Wait()
+		requireIdle(t, ch)
+	})
+}
+
+func TestWatchInitialEventsEndMarker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{})
+		ch := watch(t, ctx, s, reflector.WatchOptions{SendInitialEvents: true})
+		ev, _ := recv(t, ch)
+		assert.Equal(t, event{Type: bookmark, ResourceVersion: "0", InitialEventsEnd: true}, ev, "empty source: just the marker")
+	})
+}
+
+func TestPeriodicBookmarks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{BookmarkInterval: time.Minute})
+		marks := watch(t, ctx, s, reflector.WatchOptions{AllowBookmarks: true})
+		plain := watch(t, ctx, s, reflector.WatchOptions{})
+		must(t)(s.Create(ctx, &pod{Name: "a"}))
+		recvN(t, marks, 1)
+		recvN(t, plain, 1)
+
+		time.Sleep(59 * time.Second)
+		synctest.Wait()
+		requireIdle(t, marks)
+		time.Sleep(time.Second)
+		ev, _ := recv(t, marks)
+		assert.Equal(t, event{Type: bookmark, ResourceVersion: "1"}, ev)
+
+		s.MissNextEvents(1)
+		must(t)(s.Create(ctx, &pod{Name: "missed"}))
+		time.Sleep(time.Minute)
+		ev, _ = recv(t, marks)
+		assert.Equal(t, event{Type: bookmark, ResourceVersion: "2"}, ev, "a bookmark passes a missed write")
+
+		time.Sleep(10 * time.Minute)
+		synctest.Wait()
+		requireIdle(t, plain)
+	})
+}
+
+func TestCancelClosesEveryKindOfWatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		s := newSource(t, fake.Options[*pod]{BookmarkInterval: time.Second})
+		for i := range 5 {
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+		}
+		chans := []<-chan event{
+			watch(t, ctx, s, reflector.WatchOptions{}),                                           // idle
+			watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "0"}),                       // replaying
+			watch(t, ctx, s, reflector.WatchOptions{SendInitialEvents: true}),                    // initial events
+			watch(t, ctx, s, reflector.WatchOptions{AllowBookmarks: true}),                       // bookmark timer
+			watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "5"}),                       // live
+			watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "0", AllowBookmarks: true}), // both
+		}
+		must(t)(s.Update(ctx, &pod{Name: "0", Phase: "x"}, ""))
+		synctest.Wait()
+		assert.Equal(t, len(chans), s.Watchers())
+		cancel()
+		for _, ch := range chans {
+			requireClosed(t, ch)
+		}
+		synctest.Wait()
+		assert.Equal(t, 0, s.Watchers())
+		// Leaving the bubble checks that no goroutine is left.
+	})
+}
+
+func TestCutWatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{})
+		a := watch(t, ctx, s, reflector.WatchOptions{})
+		b := watch(t, ctx, s, reflector.WatchOptions{})
+		must(t)(s.Create(ctx, &pod{Name: "x"}))
+		recvN(t, b, 1)
+		synctest.Wait()
+		assert.Equal(t, 2, s.CutWatches(nil))
+		assert.Empty(t, requireClosed(t, a), "a clean cut drops the unread event and sends nothing")
+		assert.Empty(t, requireClosed(t, b))
+
+		c := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "1"})
+		boom := fmt.Errorf("cut: %w", reflector.ErrExpired)
+		assert.Equal(t, 1, s.CutWatches(boom))
+		evs := requireClosed(t, c)
+		require.Len(t, evs, 1)
+		assert.Equal(t, event{Type: reflector.Error, Err: boom}, evs[0])
+		assert.Equal(t, 0, s.CutWatches(nil))
+	})
+}
+
+func TestMissNextEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{})
+		must(t)(s.Create(ctx, &pod{Name: "a", Phase: "1"}))
+		ch := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "1"})
+		s.MissNextEvents(2)
+		must(t)(s.Update(ctx, &pod{Name: "a", Phase: "missed"}, ""))
+		must(t)(s.Create(ctx, &pod{Name: "b", Phase: "missed"}))
+		must(t)(s.Create(ctx, &pod{Name: "c", Phase: "seen"}))
+		assert.Equal(t, []short{{added, "c", "seen", "4"}}, recvN(t, ch, 1))
+
+		again := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "0"})
+		assert.Equal(t, []short{{added, "a", "1", "1"}, {added, "c", "seen", "4"}}, recvN(t, again, 2),
+			"a re-watch does not find missed events either")
+
+		l, err := s.List(ctx, reflector.ListOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"a=missed", "b=missed", "c=seen"}, names(l.Items), "a relist does")
+		l, err = s.List(ctx, reflector.ListOptions{ResourceVersion: "2"})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"a=missed"}, names(l.Items), "and so does a list at a revision")
+	})
+}
+
+func TestFailAndDelayInjection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{})
+		mine := errors.New("mine")
+		s.FailLists(2, mine)
+		s.FailWatches(1, nil)
+		for range 2 {
+			_, err := s.List(ctx, reflector.ListOptions{})
+			require.ErrorIs(t, err, mine)
+		}
+		_, err := s.List(ctx, reflector.ListOptions{})
+		require.NoError(t, err)
+		_, err = s.Watch(ctx, reflector.WatchOptions{})
+		require.ErrorContains(t, err, "fake: injected watch failure")
+		wctx, stop := context.WithCancel(ctx)
+		ch := watch(t, wctx, s, reflector.WatchOptions{})
+		stop()
+		requireClosed(t, ch)
+		assert.Equal(t, 3, s.ListCalls())
+		assert.Equal(t, 2, s.WatchCalls())
+
+		s.DelayLists(5 * time.Second)
+		s.DelayWatches(time.Second)
+		start := time.Now()
+		_, err = s.List(ctx, reflector.ListOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, 5*time.Second, time.Since(start))
+		short, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		_, err = s.List(short, reflector.ListOptions{})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+
+		start = time.Now()
+		wctx, stop = context.WithCancel(ctx)
+		ch = watch(t, wctx, s, reflector.WatchOptions{})
+		assert.Equal(t, time.Second, time.Since(start))
+		stop()
+		requireClosed(t, ch)
+
+		s.DelayLists(0)
+		start = time.Now()
+		_, err = s.List(ctx, reflector.ListOptions{})
+		require.NoError(t, err)
+		assert.Zero(t, time.Since(start))
+		assert.Equal(t, 6, s.ListCalls())
+	})
+}
