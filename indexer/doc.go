@@ -1,0 +1,77 @@
+// Package indexer is the cache at the end of an informer: a thread-safe
+// store of objects of type T, ordered by key, with named secondary indexes
+// and cheap, consistent snapshots.
+//
+// # Usage
+//
+//	pods, err := indexer.New(podKey, indexer.Indexers[*Pod]{
+//		"namespace": func(p *Pod) ([]string, error) { return []string{p.Namespace}, nil },
+//	})
+//	err = pods.Add(p)                           // Add and Update are the same upsert
+//	p, ok := pods.Get("prod/web-1")
+//	inProd, err := pods.ByIndex("namespace", "prod") // ordered by key
+//	for key, p := range pods.Range("prod/") { ... }  // iterates a snapshot
+//	snap := pods.Snapshot()                          // immutable view, O(1)
+//
+// The informer feeds an Indexer from its delta FIFO (Add, Update, Delete,
+// Replace for a relist, Bookmark for versions that carry no change) and
+// controllers read it through listers. Get plus ListKeys is what the
+// deltafifo needs as its KnownObjects.
+//
+// # Contract
+//
+//   - Keys come from the key func. A key func that returns "" or panics
+//     makes the write fail with an error wrapping ErrKeyFunc.
+//   - Everything is ordered by key (byte-wise string order): List,
+//     ListKeys, All, Range, and the results of ByIndex, IndexKeys and
+//     Index. IndexValues is ordered by value and lists only values that at
+//     least one object has: a value whose last object leaves is forgotten.
+//   - Index funcs compute every value of the new object before anything
+//     changes. If one returns an error or panics, the write is rejected
+//     with an error wrapping ErrIndexFunc (and the func's own error) that
+//     names the index and the key, and the store is unchanged. Replace and
+//     AddIndexers are all-or-nothing in the same way.
+//   - Index funcs must be deterministic: to remove an object's old index
+//     entries, the Indexer calls them again on the stored object (storing
+//     the values would cost memory on every object). If that call fails,
+//     or finds entries missing because the stored object was modified in
+//     place, the Indexer finds the key's entries by a scan of the index
+//     instead, so no stale entry survives; that scan costs O(leaves).
+//   - Delete goes by key: the stored object, not the argument, decides
+//     which index entries go. Deleting a missing key is not an error.
+//   - Replace swaps in the new contents and rebuilt indexes atomically and
+//     records its resourceVersion; Bookmark records a resourceVersion
+//     alone; LastSyncResourceVersion returns the latest. Resync does
+//     nothing.
+//   - Naming an unknown index is an error wrapping ErrUnknownIndex;
+//     AddIndexers with a name that exists, one wrapping ErrIndexExists.
+//
+// # Memory
+//
+// The Indexer holds the caller's objects (T is usually a pointer), never
+// copies: objects in it, in a snapshot or returned by a read must not be
+// modified. Per object it keeps the key (shared by the store and every
+// index) and one (key, object) entry in the store and in each index value;
+// the entries are packed in sorted leaves of up to 128, so that the
+// overhead over those bytes is small. BenchmarkBytesPerObject measures it
+// with 100,000 objects and two indexes.
+//
+// # Concurrency
+//
+// All methods are safe for concurrent use. Reads (Get, List, ByIndex, ...)
+// share a read lock; writes hold the write lock, and index funcs run under
+// it, so an index func must not call back into its Indexer. A Snapshot is
+// immutable and takes no lock. All and Range iterate a snapshot taken when
+// the iteration starts, so no lock is held while the loop body runs: it
+// may write to the Indexer, and writers never wait for a slow reader.
+//
+// # Snapshots and layout
+//
+// The store and each index are B+trees whose inner levels are a
+// github.com/google/btree of leaf fences and whose leaves are sorted runs
+// of entries. Snapshot clones the btrees (copy-on-write, O(1) each) and
+// marks the current leaves shared; a later write copies the leaf and the
+// few btree nodes it touches, so a snapshot costs nothing until writes
+// happen and then at most one leaf copy per touched leaf. Until the next
+// write, Snapshot returns the same snapshot again.
+package indexer

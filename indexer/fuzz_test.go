@@ -1,0 +1,311 @@
+package indexer
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// model is the trivial specification the Indexer is checked against: a
+// map, plus which indexes exist and the last resourceVersion.
+type model struct {
+	objs   map[string]*obj
+	hasVer bool
+	rv     string
+}
+
+func byVer(v *obj) ([]string, error) { return []string{fmt.Sprint(v.Ver % 3)}, nil }
+
+// modelFuncs returns the index funcs the model has, by name.
+func (m *model) funcs() map[string]IndexFunc[*obj] {
+	fs := map[string]IndexFunc[*obj]{"ns": byNS, "label": byLabel}
+	if m.hasVer {
+		fs["ver"] = byVer
+	}
+	return fs
+}
+
+// valuesOf is what the index func gives, without duplicates, or an error.
+func valuesOf(fn IndexFunc[*obj], v *obj) (vals []string, err error) {
+	defer func() {
+		if recover() != nil {
+			err = errors.New("panic")
+		}
+	}()
+	vals, err = fn(v)
+	slices.Sort(vals)
+	return slices.Compact(slices.Clone(vals)), err
+}
+
+// accepts reports whether every index func accepts v.
+func (m *model) accepts(v *obj) bool {
+	for _, fn := range m.funcs() {
+		if _, err := valuesOf(fn, v); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// verify checks every read of r against m.
+func verify(t *testing.T, r reader, m *model) {
+	t.Helper()
+	keys := slices.Sorted(maps.Keys(m.objs))
+	if keys == nil {
+		keys = []string{}
+	}
+	require.Equal(t, keys, r.ListKeys())
+	require.Equal(t, len(keys), r.Len())
+	list := r.List()
+	require.Len(t, list, len(keys))
+	for i, k := range keys {
+		require.Same(t, m.objs[k], list[i])
+		got, ok := r.Get(k)
+		require.True(t, ok, k)
+		require.Same(t, m.objs[k], got)
+	}
+	_, ok := r.Get("a/missing")
+	require.False(t, ok)
+	require.Equal(t, m.rv, r.LastSyncResourceVersion())
+
+	if _, err := r.IndexValues("ver"); !m.hasVer {
+		require.ErrorIs(t, err, ErrUnknownIndex)
+	}
+	for name, fn := range m.funcs() {
+		byValue := map[string][]string{}
+		for _, k := range keys {
+			vals, err := valuesOf(fn, m.objs[k])
+			require.NoError(t, err, "the model stores only accepted objects")
+			for _, v := range vals {
+				byValue[v] = append(byValue[v], k)
+			}
+		}
+		values := slices.Sorted(maps.Keys(byValue))
+		got, err := r.IndexValues(name)
+		require.NoError(t, err)
+		require.Equal(t, values, got, "IndexValues(%q)", name)
+		for _, v := range append(values, "absent") {
+			want := byValue[v]
+			ks, err := r.IndexKeys(name, v)
+			require.NoError(t, err)
+			require.Equal(t, len(want), len(ks), "IndexKeys(%q, %q)", name, v)
+			if len(want) > 0 {
+				require.Equal(t, want, ks, "IndexKeys(%q, %q)", name, v)
+			}
+			objs, err := r.ByIndex(name, v)
+			require.NoError(t, err)
+			require.Len(t, objs, len(want))
+			for i, k := range want {
+				require.Same(t, m.objs[k], objs[i])
+			}
+		}
+	}
+	// Index: union of two label values.
+	probe := o("", "probe", 0, "x", "z")
+	var want []string
+	for _, k := range keys {
+		if l := m.objs[k].Labels; slices.Contains(l, "x") || slices.Contains(l, "z") {
+			want = append(want, k)
+		}
+	}
+	got, err := r.Index("label", probe)
+	require.NoError(t, err)
+	require.Equal(t, len(want), len(got))
+	if len(want) > 0 {
+		require.Equal(t, want, keysOf(got))
+	}
+}
+
+// verifyIters checks All and Range, which only the Snapshot and the
+// Indexer have (not the reader interface).
+func verifyIters(t *testing.T, all, rangeA func() []string, m *model) {
+	t.Helper()
+	keys := slices.Sorted(maps.Keys(m.objs))
+	require.Equal(t, len(keys), len(all()))
+	if len(keys) > 0 {
+		require.Equal(t, keys, all())
+	}
+	var inA []string
+	for _, k := range keys {
+		if strings.HasPrefix(k, "a/") {
+			inA = append(inA, k)
+		}
+	}
+	require.Equal(t, inA, rangeA())
+}
+
+func collect[V any](seq func(func(string, V) bool)) []string {
+	var out []string
+	for k := range seq {
+		out = append(out, k)
+	}
+	return out
+}
+
+// runProgram interprets prog as a sequence of operations, applies each to
+// an Indexer and to the model, and checks that they agree after every
+// step, and that every snapshot taken along the way still agrees with the
+// model of its time at the end.
+func runProgram(t *testing.T, prog []byte) {
+	smallLeaves(t)
+	pos := 0
+	next := func() byte {
+		if pos >= len(prog) {
+			return 0
+		}
+		pos++
+		return prog[pos-1]
+	}
+	ver := 0
+	newObj := func() *obj {
+		ver++
+		ns := string(rune('a' + next()%3))
+		name := ""
+		if n := next() % 17; n < 16 {
+			name = fmt.Sprintf("n%x", n)
+		}
+		b := next()
+		var labels []string
+		for i, l := range []string{"x", "y", "z", "x"} {
+			if b&(1<<i) != 0 {
+				labels = append(labels, l)
+			}
+		}
+		switch {
+		case b == 0xff:
+			labels = append(labels, "PANIC")
+		case b >= 0xf0:
+			labels = append(labels, "ERR")
+		}
+		return &obj{NS: ns, Name: name, Labels: labels, Ver: ver}
+	}
+
+	x, err := New(objKey, testIndexers())
+	require.NoError(t, err)
+	m := &model{objs: map[string]*obj{}}
+	type frozen struct {
+		s *Snapshot[*obj]
+		m *model
+	}
+	var snaps []frozen
+
+	for pos < len(prog) {
+		switch op := next() % 8; op {
+		case 0, 1: // Add, Update
+			v := newObj()
+			if op == 0 {
+				err = x.Add(v)
+			} else {
+				err = x.Update(v)
+			}
+			switch {
+			case v.Name == "":
+				require.ErrorIs(t, err, ErrKeyFunc)
+			case !m.accepts(v):
+				require.ErrorIs(t, err, ErrIndexFunc)
+			default:
+				require.NoError(t, err)
+				m.objs[objKey(v)] = v
+			}
+		case 2: // Delete
+			v := newObj()
+			err = x.Delete(v)
+			if v.Name == "" {
+				require.ErrorIs(t, err, ErrKeyFunc)
+			} else {
+				require.NoError(t, err)
+				delete(m.objs, objKey(v))
+			}
+		case 3: // Replace
+			n := int(next() % 8)
+			items := make([]*obj, n)
+			want := map[string]*obj{}
+			var keyErr bool
+			for i := range items {
+				items[i] = newObj()
+				if items[i].Name == "" {
+					keyErr = true
+				} else {
+					want[objKey(items[i])] = items[i]
+				}
+			}
+			rv := fmt.Sprint("rv", pos)
+			err = x.Replace(items, rv)
+			accepted := true
+			for _, v := range want {
+				accepted = accepted && m.accepts(v)
+			}
+			switch {
+			case keyErr:
+				require.ErrorIs(t, err, ErrKeyFunc)
+			case !accepted:
+				require.ErrorIs(t, err, ErrIndexFunc)
+			default:
+				require.NoError(t, err)
+				m.objs, m.rv = want, rv
+			}
+		case 4: // Snapshot
+			snaps = append(snaps, frozen{x.Snapshot(), &model{objs: maps.Clone(m.objs), hasVer: m.hasVer, rv: m.rv}})
+		case 5: // Bookmark
+			m.rv = fmt.Sprint("bm", pos)
+			x.Bookmark(m.rv)
+		case 6: // AddIndexers
+			err = x.AddIndexers(Indexers[*obj]{"ver": byVer})
+			if m.hasVer {
+				require.ErrorIs(t, err, ErrIndexExists)
+			} else {
+				require.NoError(t, err)
+				m.hasVer = true
+			}
+		case 7: // a snapshot read in the middle of writes
+			verify(t, x.Snapshot(), m)
+		}
+		verify(t, x, m)
+		checkLayout(t, &x.live)
+	}
+	verifyIters(t, func() []string { return collect(x.All()) }, func() []string { return collect(x.Range("a/")) }, m)
+	for _, s := range snaps {
+		verify(t, s.s, s.m)
+		checkLayout(t, &s.s.v)
+		verifyIters(t, func() []string { return collect(s.s.All()) }, func() []string { return collect(s.s.Range("a/")) }, s.m)
+	}
+}
+
+// checkLayout checks the invariants of every seq of a view.
+func checkLayout(t *testing.T, v *view[*obj]) {
+	t.Helper()
+	checkSeq(t, v.items)
+	require.True(t, slices.IsSortedFunc(v.indexes, func(a, b index[*obj]) int { return strings.Compare(a.name, b.name) }))
+	for _, ix := range v.indexes {
+		checkSeq(t, ix.seq)
+	}
+}
+
+// FuzzIndexer runs random operation sequences against a map-based model.
+// The seed corpus (hand-written programs plus fixed-seed random ones) runs
+// in every `go test`; `go test -fuzz FuzzIndexer` explores further.
+func FuzzIndexer(f *testing.F) {
+	f.Add([]byte{})
+	// add, snapshot, update, delete, replace, bookmark, add indexers.
+	f.Add([]byte{0, 0, 1, 1, 4, 1, 0, 1, 2, 2, 0, 1, 0, 7, 3, 2, 1, 1, 5, 0, 2, 3, 5, 6, 7, 6})
+	// a failing and a panicking index func, an empty key.
+	f.Add([]byte{0, 0, 1, 0xf1, 0, 1, 2, 0xff, 1, 0, 16, 3, 4, 3, 2, 0, 1, 1, 0, 16, 0})
+	r := rand.New(rand.NewPCG(3, 5))
+	for range 40 {
+		prog := make([]byte, 50+r.IntN(400))
+		for i := range prog {
+			prog[i] = byte(r.UintN(256))
+			if i%4 == 0 && r.IntN(4) > 0 {
+				prog[i] = byte(r.IntN(3)) // mostly writes
+			}
+		}
+		f.Add(prog)
+	}
+	f.Fuzz(runProgram)
+}

@@ -1,0 +1,189 @@
+package indexer
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// smallLeaves makes every seq created during the test use tiny leaves and a
+// minimal fence tree, so that a few dozen entries exercise splits, merges,
+// fence lowering and several btree levels.
+func smallLeaves(tb testing.TB) {
+	tb.Helper()
+	oldLeaf, oldDegree := leafMax, fenceDegree
+	leafMax, fenceDegree = 4, 2
+	tb.Cleanup(func() { leafMax, fenceDegree = oldLeaf, oldDegree })
+}
+
+// checkSeq verifies the layout invariants of s and returns its entries.
+func checkSeq[V comparable](tb testing.TB, s *seq[V]) map[[2]string]V {
+	tb.Helper()
+	out := map[[2]string]V{}
+	var prev fence[V]
+	first := true
+	s.tree.Ascend(func(f fence[V]) bool {
+		l := f.l
+		switch {
+		case len(l.keys) == 0:
+			tb.Fatalf("empty leaf at %q/%q", f.grp, f.lo)
+		case len(l.vals) != len(l.keys):
+			tb.Fatalf("leaf at %q/%q: %d keys, %d values", f.grp, f.lo, len(l.keys), len(l.vals))
+		case len(l.keys) > s.max:
+			tb.Fatalf("leaf at %q/%q holds %d > %d", f.grp, f.lo, len(l.keys), s.max)
+		case f.lo > l.keys[0]:
+			tb.Fatalf("fence %q/%q above its first key %q", f.grp, f.lo, l.keys[0])
+		case !first && prev.grp == f.grp && prev.l.keys[len(prev.l.keys)-1] >= f.lo:
+			tb.Fatalf("leaf at %q/%q overlaps the next fence %q", prev.grp, prev.lo, f.lo)
+		}
+		for i, k := range l.keys {
+			if i > 0 && l.keys[i-1] >= k {
+				tb.Fatalf("leaf at %q/%q unsorted: %q", f.grp, f.lo, l.keys)
+			}
+			out[[2]string{f.grp, k}] = l.vals[i]
+		}
+		prev, first = f, false
+		return true
+	})
+	if len(out) != s.n {
+		tb.Fatalf("seq counts %d entries, holds %d", s.n, len(out))
+	}
+	return out
+}
+
+func TestSeqScripted(t *testing.T) {
+	smallLeaves(t)
+	s := newSeq[int]()
+	// Ascending inserts leave full leaves behind.
+	for i := range 12 {
+		s.set("g", fmt.Sprintf("k%02d", i), i)
+	}
+	checkSeq(t, s)
+	full := 0
+	s.tree.Ascend(func(f fence[int]) bool {
+		if len(f.l.keys) == s.max {
+			full++
+		}
+		return true
+	})
+	require.Equal(t, 3, full, "12 ascending inserts into leaves of 4")
+
+	// Descending inserts into another group lower the first fence.
+	for i := 11; i >= 0; i-- {
+		s.set("a", fmt.Sprintf("k%02d", i), -i)
+	}
+	checkSeq(t, s)
+	require.Equal(t, 12, s.count("a"))
+	require.Equal(t, 12, s.count("g"))
+	require.Equal(t, 0, s.count("b"))
+
+	// Replacing keeps the stored key and returns the old value.
+	stored, old, replaced := s.set("g", "k05", 50)
+	require.True(t, replaced)
+	require.Equal(t, "k05", stored)
+	require.Equal(t, 5, old)
+	v, ok := s.get("g", "k05")
+	require.True(t, ok)
+	require.Equal(t, 50, v)
+	_, ok = s.get("g", "zz")
+	require.False(t, ok)
+	_, ok = s.get("b", "k05")
+	require.False(t, ok)
+
+	// Middle inserts split.
+	s.set("g", "k05a", 1)
+	s.set("g", "k05b", 2)
+	checkSeq(t, s)
+
+	var groups []string
+	s.groups(func(g string) bool { groups = append(groups, g); return true })
+	require.Equal(t, []string{"a", "g"}, groups)
+
+	// ascend from the middle and stop early.
+	var got []string
+	done := s.ascend("g", "k05", func(k string, _ int) bool {
+		got = append(got, k)
+		return len(got) < 4
+	})
+	require.False(t, done)
+	require.Equal(t, []string{"k05", "k05a", "k05b", "k06"}, got)
+
+	// Deleting everything from a group frees its leaves.
+	for i := range 12 {
+		old, ok := s.del("a", fmt.Sprintf("k%02d", i))
+		require.True(t, ok)
+		require.Equal(t, -i, old)
+		checkSeq(t, s)
+	}
+	_, ok = s.del("a", "k00")
+	require.False(t, ok)
+	groups = groups[:0]
+	s.groups(func(g string) bool { groups = append(groups, g); return true })
+	require.Equal(t, []string{"g"}, groups)
+	require.Equal(t, []string{"g"}, s.groupsOf("k03"))
+}
+
+// TestSeqRandomAgainstMap drives a seq and its clones with random
+// operations and compares them with maps after every step.
+func TestSeqRandomAgainstMap(t *testing.T) {
+	smallLeaves(t)
+	r := rand.New(rand.NewPCG(7, 11))
+	s := newSeq[int]()
+	model := map[[2]string]int{}
+	type frozen struct {
+		s     *seq[int]
+		model map[[2]string]int
+	}
+	var clones []frozen
+	for step := range 3000 {
+		g := string(rune('a' + r.IntN(3)))
+		k := fmt.Sprintf("k%02d", r.IntN(40))
+		switch r.IntN(10) {
+		case 0, 1, 2, 3, 4:
+			s.set(g, k, step)
+			model[[2]string{g, k}] = step
+		case 5, 6, 7, 8:
+			old, ok := s.del(g, k)
+			want, wantOK := model[[2]string{g, k}]
+			require.Equal(t, wantOK, ok)
+			require.Equal(t, want, old)
+			delete(model, [2]string{g, k})
+		case 9:
+			clones = append(clones, frozen{s.clone(), maps.Clone(model)})
+		}
+		if got := checkSeq(t, s); !maps.Equal(model, got) {
+			t.Fatalf("step %d: seq holds %v, want %v", step, got, model)
+		}
+	}
+	require.NotEmpty(t, clones)
+	for i, c := range clones {
+		require.Equal(t, c.model, checkSeq(t, c.s), "clone %d", i)
+	}
+}
+
+func TestBuildSeq(t *testing.T) {
+	smallLeaves(t)
+	var es []entry[int]
+	model := map[[2]string]int{}
+	for g := range 3 {
+		for k := range 7 {
+			e := entry[int]{grp: fmt.Sprint(g), key: fmt.Sprintf("k%d", k), v: g*10 + k}
+			es = append(es, e)
+			model[[2]string{e.grp, e.key}] = e.v
+		}
+	}
+	s := buildSeq(es)
+	require.Equal(t, model, checkSeq(t, s))
+	// A built seq stays valid under further writes.
+	s.set("1", "k3a", 99)
+	s.set("0", "a", 98)
+	s.del("2", "k0")
+	model[[2]string{"1", "k3a"}] = 99
+	model[[2]string{"0", "a"}] = 98
+	delete(model, [2]string{"2", "k0"})
+	require.Equal(t, model, checkSeq(t, s))
+	require.Equal(t, 0, buildSeq[int](nil).n)
+}
