@@ -38,7 +38,10 @@
 // any revision, a continue token stays valid, and a Watch can resume from
 // any revision; older versions fail with reflector.ErrExpired, versions
 // newer than the last write with reflector.ErrFutureVersion. Watch returns
-// these errors rather than sending them.
+// these errors when it is called; a watch that later loses history it has
+// yet to replay (Compact, or the window passing a slow replay) ends with
+// an Error event wrapping reflector.ErrExpired. A watch that has replayed
+// its history is never affected by compaction.
 //
 // # Watch guarantees
 //
@@ -46,10 +49,11 @@
 // in revision order, with no gaps (except writes made silent by
 // MissNextEvents, which no watcher ever sees), then the live writes.
 // Deleted events carry the object's last state. Writers never wait for
-// watchers: each watch has its own goroutine that reads the shared
-// history, and a reader that falls more than Options.WatchBuffer events
-// behind gets an Error event wrapping reflector.ErrExpired and a closed
-// channel, as from an API server. Cancelling the watch's context closes
+// watchers: each watch has its own goroutine, which replays the shared
+// history and then sends the live events that writers queue for it; a
+// reader that falls more than Options.WatchBuffer live events behind gets
+// an Error event wrapping reflector.ErrExpired and a closed channel, as
+// from an API server. Cancelling the watch's context closes
 // the channel and ends its goroutine; a watch ended any other way has
 // closed its channel too.
 //

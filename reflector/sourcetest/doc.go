@@ -27,7 +27,8 @@
 //   - List at a version is consistent (it equals the state at the version
 //     it reports, which is at least the one asked for; "" is the latest),
 //     in key order; pagination sees one snapshot even when writes happen
-//     between pages;
+//     between pages (the suite asks for later pages with the same Limit,
+//     the Continue token and ResourceVersion "", as client-go's pager does);
 //   - after Source.Compact, a List or continue token at an older version
 //     and a Watch from an older version fail with reflector.ErrExpired
 //     (a Watch may return the error or send it as the only Error event);
