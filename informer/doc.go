@@ -1,0 +1,107 @@
+// Package informer provides Informer, the shared index informer: a cache
+// of the objects of one source that stays equal to the source through any
+// sequence of faults, and any number of event handlers that are told about
+// every change to it.
+//
+// # Usage
+//
+//	inf, err := informer.New(source, keyOf, informer.Options[*Pod]{
+//		Indexers: indexer.Indexers[*Pod]{"node": byNode},
+//	})
+//	reg, err := inf.AddEventHandler(informer.HandlerFuncs[*Pod]{
+//		AddFunc:    func(p *Pod, isInInitialList bool) { queue.Add(keyOf(p)) },
+//		UpdateFunc: func(old, new *Pod) { queue.Add(keyOf(new)) },
+//		DeleteFunc: func(p *Pod, finalStateUnknown bool) { queue.Add(keyOf(p)) },
+//	}, informer.HandlerOptions{})
+//	go inf.Run(ctx)
+//	if !informer.WaitForCacheSync(ctx, reg.HasSynced) { return ctx.Err() }
+//	pods, err := inf.Lister().ByIndex("node", "node-1")
+//
+// Several controllers share one informer per type through a Factory:
+// informer.Shared[T](factory, name, lw, keyFunc, opts), factory.Start(ctx),
+// factory.WaitForCacheSync(ctx), factory.Shutdown().
+//
+// # How a change flows
+//
+// A reflector.Reflector lists and watches the source and writes into a
+// deltafifo.DeltaFIFO, whose KnownObjects is the cache (an
+// indexer.Indexer). Run pops one key's deltas at a time and, for each
+// delta, first applies it to the cache and then queues the notification
+// for every handler:
+//
+//   - Added, Updated, Replaced or Sync of a key that is not cached: the
+//     object is added; OnAdd(obj, isInInitialList), where isInInitialList
+//     is true for the informer's first list.
+//   - Added, Updated or Replaced of a cached key: if both objects
+//     implement reflector.Versioned and carry the same resourceVersion,
+//     nothing changed (a relist found the object as cached) and nobody is
+//     told; if the new object is older (when the source implements
+//     reflector.VersionComparer) the delta is stale and dropped; otherwise
+//     the cache is updated and every handler gets OnUpdate(cached, new).
+//     Without Versioned objects every relisted object counts as changed.
+//   - Deleted of a cached key: the object is removed;
+//     OnDelete(obj, finalStateUnknown), with the last known object and
+//     finalStateUnknown true when the delete was inferred from a relist.
+//
+// The indexer is written before the handlers hear of the change, so a
+// handler that reads the Lister sees the state it was told about or a
+// newer one.
+//
+// # Handlers
+//
+// Each registration (AddEventHandler) has its own goroutine and its own
+// pending buffer, so one slow or panicking handler never delays or loses
+// another's notifications. Per registration and per key:
+//
+//   - notifications arrive in the order of the cache's changes, and the
+//     last one a handler gets for a key matches the cache's final state
+//     for it (present with that object, or deleted);
+//   - a handler is never called concurrently with itself;
+//   - pending notifications coalesce: update+update becomes one update
+//     from the first old to the last new object, add+update an add of the
+//     newest, add+delete nothing at all, update+delete a delete of the
+//     newest, delete+add stays a delete followed by an add. A slow
+//     handler's backlog is therefore bounded by the number of keys, never
+//     by the number of events, and it skips intermediate states;
+//   - a panic in a handler is recovered, logged and counted
+//     (Registration.Panics, Metrics); the handler keeps receiving.
+//
+// A handler registered before Run gets the first list as OnAdd(obj, true);
+// one registered later first gets OnAdd(obj, true) for every cached object,
+// then the live notifications, with nothing lost or repeated in between.
+// Registration.HasSynced is true once the informer has synced and that
+// handler has returned from every call of its initial batch.
+// RemoveEventHandler returns only when the handler will never be called
+// again. AddEventHandler after Run has returned fails with ErrStopped.
+//
+// Resync is per handler: a handler whose HandlerOptions.ResyncPeriod
+// (default Options.ResyncPeriod, rounded up to a multiple of it) has
+// elapsed gets OnUpdate(obj, obj) for every cached object; handlers without
+// a period get none. The informer drives resync itself from one timer; it
+// does not go through the reflector or the FIFO.
+//
+// # Objects are shared
+//
+// The cache, the Lister and every handler share the same objects: nobody
+// may mutate an object obtained from an informer (copy it first).
+// Options.MutationCheck detects violations in tests.
+//
+// # Read your writes
+//
+// WaitForResourceVersion(ctx, rv) returns once every change up to rv has
+// been applied to the cache, using the source's VersionComparer; a
+// controller that wrote an object at rv calls it before it reads the cache
+// again, so it never acts on a state older than its own write.
+//
+// # Concurrency and blocking
+//
+// Constructors start nothing. Run owns every goroutine (the reflector, the
+// pop loop, one per handler, the resync timer and the mutation checker)
+// and returns ctx.Err() only after all of them have exited; pending
+// notifications are dropped when ctx ends. AddEventHandler,
+// RemoveEventHandler and the readers are safe from any goroutine;
+// RemoveEventHandler blocks for the duration of a handler call in
+// progress and so must not be called from that handler itself.
+// WaitForCacheSync and WaitForResourceVersion block on timers and
+// channels only, so they work in testing/synctest bubbles.
+package informer

@@ -1,0 +1,152 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sync"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+)
+
+// Factory hands out one shared Informer per (name, object type), so that
+// several controllers watching the same objects share one cache, one list
+// and one watch. Its methods are safe for concurrent use.
+type Factory struct {
+	logger *slog.Logger
+
+	mu        sync.Mutex
+	informers map[factoryKey]*factoryEntry // guarded by mu
+	order     []*factoryEntry              // guarded by mu; creation order
+	cancels   []context.CancelFunc         // guarded by mu; one per Start
+	shutdown  bool                         // guarded by mu
+	wg        sync.WaitGroup               // Add only under mu while !shutdown
+}
+
+// FactoryOptions configure a Factory. The zero value is valid.
+type FactoryOptions struct {
+	// Logger receives the factory's logs (unexpected errors from an
+	// informer's Run). Default: slog.Default().
+	Logger *slog.Logger
+}
+
+type factoryKey struct {
+	name string
+	typ  reflect.Type
+}
+
+// runnable is an Informer[T] with T erased.
+type runnable interface {
+	Run(ctx context.Context) error
+	HasSynced() bool
+}
+
+type factoryEntry struct {
+	name    string
+	inf     runnable
+	started bool // guarded by Factory.mu
+}
+
+// NewFactory returns an empty Factory. It starts nothing.
+func NewFactory(opts FactoryOptions) *Factory {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Factory{logger: opts.Logger, informers: make(map[factoryKey]*factoryEntry)}
+}
+
+// Shared returns f's informer for (name, T), creating it with New(lw,
+// keyFunc, opts) on first use; later calls return the same informer and
+// ignore their lw, keyFunc and opts. A new informer runs from the next
+// f.Start. It returns an error if name is empty, New fails, or f was shut
+// down (ErrStopped).
+func Shared[T any](f *Factory, name string, lw reflector.ListWatcher[T], keyFunc func(T) string, opts Options[T]) (*Informer[T], error) {
+	if f == nil {
+		return nil, errors.New("informer: Shared: factory is nil")
+	}
+	if name == "" {
+		return nil, errors.New("informer: Shared: name is empty")
+	}
+	k := factoryKey{name: name, typ: reflect.TypeFor[T]()}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shutdown {
+		return nil, fmt.Errorf("informer: Shared(%q): factory was shut down: %w", name, ErrStopped)
+	}
+	if e, ok := f.informers[k]; ok {
+		return e.inf.(*Informer[T]), nil
+	}
+	if opts.Name == "" {
+		opts.Name = name
+	}
+	inf, err := New(lw, keyFunc, opts)
+	if err != nil {
+		return nil, fmt.Errorf("informer: Shared(%q): %w", name, err)
+	}
+	e := &factoryEntry{name: name, inf: inf}
+	f.informers[k] = e
+	f.order = append(f.order, e)
+	return inf, nil
+}
+
+// Start runs every informer of f that has not been started yet, each in a
+// goroutine of its own, until ctx ends or Shutdown is called. It may be
+// called again to start informers created since; after Shutdown it does
+// nothing.
+func (f *Factory) Start(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shutdown {
+		return
+	}
+	var runCtx context.Context
+	for _, e := range f.order {
+		if e.started {
+			continue
+		}
+		if runCtx == nil {
+			var cancel context.CancelFunc
+			runCtx, cancel = context.WithCancel(ctx)
+			f.cancels = append(f.cancels, cancel)
+		}
+		e.started = true
+		inf, name := e.inf, e.name
+		f.wg.Go(func() {
+			if err := inf.Run(runCtx); err != nil && runCtx.Err() == nil {
+				f.logger.Error("informer: factory informer stopped", "informer", name, "err", err)
+			}
+		})
+	}
+}
+
+// WaitForCacheSync waits until every informer f has started has synced and
+// reports true, or reports false once ctx ends (see the package function
+// WaitForCacheSync).
+func (f *Factory) WaitForCacheSync(ctx context.Context) bool {
+	f.mu.Lock()
+	var synced []func() bool
+	for _, e := range f.order {
+		if e.started {
+			synced = append(synced, e.inf.HasSynced)
+		}
+	}
+	f.mu.Unlock()
+	return WaitForCacheSync(ctx, synced...)
+}
+
+// Shutdown stops every informer f started and returns once all their
+// goroutines have exited. Later calls of Start do nothing and Shared
+// returns ErrStopped. Shutdown is idempotent.
+func (f *Factory) Shutdown() {
+	f.mu.Lock()
+	f.shutdown = true
+	cancels := f.cancels
+	f.cancels = nil
+	f.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel()
+	}
+	f.wg.Wait()
+}

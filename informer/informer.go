@@ -1,0 +1,343 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/deltafifo"
+	"github.com/ctrlkit/ctrlkit/indexer"
+	"github.com/ctrlkit/ctrlkit/reflector"
+)
+
+// Errors callers branch on.
+var (
+	// ErrStopped is returned by AddEventHandler and WaitForResourceVersion
+	// once the informer's Run has returned, and by Shared after the
+	// factory was shut down.
+	ErrStopped = errors.New("informer: stopped")
+	// ErrAlreadyStarted is returned by a second call of Run.
+	ErrAlreadyStarted = errors.New("informer: Run was already called")
+)
+
+type runState uint8
+
+const (
+	stateNew runState = iota
+	stateRunning
+	stateStopped
+)
+
+// Informer keeps a cache of the objects of one ListWatcher and tells any
+// number of handlers about every change: one reflector feeds one DeltaFIFO,
+// whose deltas the informer applies to an indexer.Indexer and then hands
+// to the handlers, each through its own coalescing buffer and goroutine.
+// See the package documentation for the contract.
+//
+// An Informer is created by New and driven by Run, once. All other methods
+// are safe for concurrent use, from any goroutine, before, during and
+// after Run.
+type Informer[T any] struct {
+	name    string
+	keyFunc func(T) string
+	logger  *slog.Logger
+	metrics Metrics
+	resync  time.Duration // Options.ResyncPeriod
+	// cmp is the source as a VersionComparer, or nil.
+	cmp reflector.VersionComparer
+	// versioned: T's values may implement reflector.Versioned.
+	versioned bool
+
+	idx       *indexer.Indexer[T]
+	fifo      *deltafifo.DeltaFIFO[T]
+	refl      *reflector.Reflector[T]
+	mutations *mutationDetector[T] // nil unless Options.MutationCheck
+
+	// mu orders cache writes with notifications: applying a delta to the
+	// indexer and queueing its notifications happen under mu, as does
+	// giving a new handler its initial batch and resyncing, so every
+	// handler's notifications describe exactly the cache's history.
+	mu        sync.Mutex
+	state     runState        // guarded by mu
+	listeners []*listener[T]  // guarded by mu
+	runCtx    context.Context // guarded by mu; set by Run
+	added     int             // guarded by mu; registrations so far
+	// wg counts the goroutines Run owns, listeners added later included;
+	// Add is called only under mu while state is stateRunning.
+	wg sync.WaitGroup
+
+	resyncKick chan struct{} // capacity 1: the resync deadlines changed
+	stopped    chan struct{} // closed when Run has returned
+}
+
+// New returns an Informer that caches what lw lists and watches, filing
+// objects under keyFunc(obj), which must return a non-empty key. It starts
+// nothing; call Run. It returns an error if lw or keyFunc is nil or opts
+// is invalid.
+func New[T any](lw reflector.ListWatcher[T], keyFunc func(T) string, opts Options[T]) (*Informer[T], error) {
+	var errs []error
+	if lw == nil {
+		errs = append(errs, errors.New("informer: ListWatcher is nil"))
+	}
+	if keyFunc == nil {
+		errs = append(errs, errors.New("informer: key func is nil"))
+	}
+	o, err := opts.validate()
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	logger := o.Logger.With("informer", o.Name)
+	idx, err := indexer.New(keyFunc, o.Indexers)
+	if err != nil {
+		return nil, fmt.Errorf("informer: %w", err)
+	}
+	fifo, err := deltafifo.New(keyFunc, deltafifo.Options[T]{
+		KnownObjects: idx,
+		Transform:    o.Transform,
+		Logger:       logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("informer: %w", err)
+	}
+	refl, err := reflector.New(lw, fifo, reflector.Options{
+		Name:              o.Name,
+		Logger:            logger,
+		Metrics:           o.ReflectorMetrics,
+		WatchErrorHandler: o.WatchErrorHandler,
+		PageSize:          o.PageSize,
+		UseWatchList:      o.UseWatchList,
+		Backoff:           o.Backoff,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("informer: %w", err)
+	}
+	typ := reflect.TypeFor[T]()
+	inf := &Informer[T]{
+		name:       o.Name,
+		keyFunc:    keyFunc,
+		logger:     logger,
+		metrics:    o.Metrics,
+		resync:     o.ResyncPeriod,
+		versioned:  typ.Kind() == reflect.Interface || typ.Implements(reflect.TypeFor[reflector.Versioned]()),
+		idx:        idx,
+		fifo:       fifo,
+		refl:       refl,
+		resyncKick: make(chan struct{}, 1),
+		stopped:    make(chan struct{}),
+	}
+	inf.cmp, _ = lw.(reflector.VersionComparer)
+	if o.MutationCheck != nil {
+		inf.mutations = newMutationDetector(o.MutationCheck, logger, o.Metrics)
+	}
+	return inf, nil
+}
+
+// Run lists and watches until ctx ends, keeping the cache and notifying
+// the handlers, then returns ctx.Err() once every goroutine it started
+// (reflector, handler goroutines, resync and mutation checks) has exited.
+// Handlers stop at once when ctx ends: notifications still pending are
+// dropped. Run may be called only once; a second call returns
+// ErrAlreadyStarted.
+func (inf *Informer[T]) Run(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("informer: Run: context is nil")
+	}
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	inf.mu.Lock()
+	if inf.state != stateNew {
+		inf.mu.Unlock()
+		return ErrAlreadyStarted
+	}
+	inf.state = stateRunning
+	inf.runCtx = ctx
+	now := time.Now()
+	for _, l := range inf.listeners {
+		inf.startLocked(l, now)
+	}
+	inf.mu.Unlock()
+
+	inf.wg.Go(func() { _ = inf.refl.Run(ctx) })
+	inf.wg.Go(func() { inf.resyncLoop(ctx) })
+	if inf.mutations != nil {
+		inf.wg.Go(func() { inf.mutations.run(ctx) })
+	}
+	for {
+		err := inf.fifo.Pop(ctx, inf.process)
+		if ctx.Err() != nil || errors.Is(err, deltafifo.ErrClosed) {
+			break
+		}
+		if err != nil {
+			inf.logger.Error("informer: pop failed", "err", err)
+		}
+	}
+	cancel()
+
+	inf.mu.Lock()
+	inf.state = stateStopped
+	for _, l := range inf.listeners {
+		l.halt()
+	}
+	inf.mu.Unlock()
+	inf.fifo.Close()
+	inf.wg.Wait()
+	close(inf.stopped)
+	return parent.Err()
+}
+
+// startLocked starts l's goroutine and schedules its first resync.
+func (inf *Informer[T]) startLocked(l *listener[T], now time.Time) {
+	if l.resync > 0 {
+		l.nextResync = now.Add(l.resync)
+	}
+	if l.markStarted() {
+		ctx := inf.runCtx
+		inf.wg.Go(func() { l.run(ctx) })
+	}
+}
+
+// HasSynced reports whether the informer's first list has been applied
+// to the cache and handed to every handler's buffer (handlers may still
+// be working through it; see Registration.HasSynced).
+func (inf *Informer[T]) HasSynced() bool { return inf.fifo.HasSynced() }
+
+// LastSyncResourceVersion returns the resourceVersion of the reflector's
+// last list or watch event; "" before the first list.
+func (inf *Informer[T]) LastSyncResourceVersion() string {
+	return inf.refl.LastSyncResourceVersion()
+}
+
+// Indexer returns the cache. It is meant for reading: writing to it
+// bypasses the handlers and the next relist will undo the write. The
+// objects in it are shared and must not be mutated.
+func (inf *Informer[T]) Indexer() *indexer.Indexer[T] { return inf.idx }
+
+// Lister returns a read-only view of the cache.
+func (inf *Informer[T]) Lister() Lister[T] { return Lister[T]{idx: inf.idx} }
+
+// AddEventHandler registers h with its own goroutine and coalescing buffer
+// (see the package documentation). Registered before Run, h receives the
+// informer's first list as OnAdd(obj, true); registered later, it first
+// receives OnAdd(obj, true) for every object then in the cache, then the
+// live notifications. It returns ErrStopped once Run has returned, and an
+// error if h is nil.
+func (inf *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
+	if h == nil {
+		return nil, errors.New("informer: AddEventHandler: handler is nil")
+	}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if inf.state == stateStopped {
+		return nil, ErrStopped
+	}
+	inf.added++
+	name := opts.Name
+	if name == "" {
+		name = "handler-" + strconv.Itoa(inf.added)
+	}
+	l := newListener(inf, name, h, inf.logger, inf.metrics, inf.HasSynced)
+	l.resync = effectiveResync(opts.ResyncPeriod, inf.resync)
+	inf.listeners = append(inf.listeners, l)
+	if inf.state == stateRunning {
+		for key, obj := range inf.idx.All() {
+			l.push(key, notification[T]{kind: kindAdd, flag: true, obj: obj})
+		}
+		inf.startLocked(l, time.Now())
+	}
+	if l.resync > 0 {
+		inf.kickResync()
+	}
+	return &Registration{owner: inf, l: l}, nil
+}
+
+// effectiveResync turns a handler's requested period into the one used:
+// 0 inherits the informer's period, negative disables, and when the
+// informer has a period the result is rounded up to a multiple of it.
+func effectiveResync(requested, check time.Duration) time.Duration {
+	switch {
+	case requested < 0:
+		return 0
+	case requested == 0:
+		return check
+	case check > 0:
+		return (requested + check - 1) / check * check
+	}
+	return requested
+}
+
+// RemoveEventHandler unregisters reg and returns once its handler will
+// never be called again: a call in progress is waited for, pending
+// notifications are dropped. Removing a registration twice is not an
+// error. It must not be called from inside reg's own handler (it would
+// wait for itself); a handler that wants to stop itself can call it from
+// a new goroutine. It returns an error if reg is nil or belongs to another
+// informer.
+func (inf *Informer[T]) RemoveEventHandler(reg *Registration) error {
+	if reg == nil || reg.l == nil {
+		return errors.New("informer: RemoveEventHandler: registration is nil")
+	}
+	l, ok := reg.l.(*listener[T])
+	if !ok || reg.owner != any(inf) {
+		return errors.New("informer: RemoveEventHandler: registration belongs to another informer")
+	}
+	inf.mu.Lock()
+	for i, x := range inf.listeners {
+		if x == l {
+			inf.listeners = append(inf.listeners[:i], inf.listeners[i+1:]...)
+			break
+		}
+	}
+	l.halt()
+	inf.mu.Unlock()
+	<-l.done
+	return nil
+}
+
+// WaitForResourceVersion returns nil once every change the source made up
+// to and including resourceVersion rv has been applied to the cache (and
+// queued for the handlers), so a caller that wrote an object at rv can
+// then read its write, or a newer state, from the Lister. It uses the
+// source's reflector.VersionComparer; without one it returns an error
+// wrapping reflector.ErrUnsupported. It also returns the comparer's error
+// for a malformed rv, ctx.Err() when ctx ends and ErrStopped once Run has
+// returned.
+func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
+	if inf.cmp == nil {
+		return fmt.Errorf("informer: WaitForResourceVersion: the source does not implement reflector.VersionComparer: %w",
+			reflector.ErrUnsupported)
+	}
+	if _, err := inf.cmp.CompareResourceVersions(rv, rv); err != nil {
+		return fmt.Errorf("informer: WaitForResourceVersion: %w", err)
+	}
+	for {
+		cur, changed := inf.fifo.ProcessedResourceVersion()
+		if cur != "" {
+			c, err := inf.cmp.CompareResourceVersions(cur, rv)
+			if err != nil {
+				return fmt.Errorf("informer: WaitForResourceVersion: %w", err)
+			}
+			if c >= 0 {
+				return nil
+			}
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-inf.stopped:
+			return ErrStopped
+		}
+	}
+}
+
+// Done returns a channel that is closed when Run has returned.
+func (inf *Informer[T]) Done() <-chan struct{} { return inf.stopped }

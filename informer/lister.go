@@ -1,0 +1,46 @@
+package informer
+
+import (
+	"iter"
+
+	"github.com/ctrlkit/ctrlkit/indexer"
+)
+
+// Lister is a read-only view of an informer's cache. The objects it
+// returns are shared with the cache and with every handler: they must not
+// be mutated (copy an object before changing it; Options.MutationCheck
+// detects offenders in tests). A Lister is a small value, safe for
+// concurrent use; its zero value is not usable.
+type Lister[T any] struct {
+	idx *indexer.Indexer[T]
+}
+
+// NewLister returns a Lister over idx, for caches not owned by an
+// Informer.
+func NewLister[T any](idx *indexer.Indexer[T]) Lister[T] { return Lister[T]{idx: idx} }
+
+// Get returns the object cached under key.
+func (l Lister[T]) Get(key string) (T, bool) { return l.idx.Get(key) }
+
+// List returns the cached objects for which filter returns true (every
+// object if filter is nil), ordered by key. filter runs on a snapshot, with
+// no lock held.
+func (l Lister[T]) List(filter func(T) bool) []T {
+	var out []T
+	for _, obj := range l.idx.All() {
+		if filter == nil || filter(obj) {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// All iterates over a snapshot of the cache, ordered by key.
+func (l Lister[T]) All() iter.Seq2[string, T] { return l.idx.All() }
+
+// ByIndex returns the objects whose index name contains value, ordered by
+// key; an error if no index is called name.
+func (l Lister[T]) ByIndex(name, value string) ([]T, error) { return l.idx.ByIndex(name, value) }
+
+// Len returns the number of cached objects.
+func (l Lister[T]) Len() int { return l.idx.Len() }

@@ -1,0 +1,173 @@
+package informer
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/indexer"
+	"github.com/ctrlkit/ctrlkit/reflector"
+)
+
+// Options configure an Informer. The zero value is valid: every field has
+// a default, stated in its doc comment.
+type Options[T any] struct {
+	// Name identifies the informer in logs. Default: "informer[T]" with
+	// T's type name.
+	Name string
+
+	// Indexers are the named index functions of the cache, queryable
+	// through Lister.ByIndex and Indexer().ByIndex. Default: none.
+	Indexers indexer.Indexers[T]
+
+	// ResyncPeriod is the default resync period of handlers (see
+	// HandlerOptions.ResyncPeriod) and, when set, the granularity their
+	// periods are rounded up to. 0 (the default) means handlers get no
+	// resync unless they ask for one. Must not be negative.
+	ResyncPeriod time.Duration
+
+	// Transform, if set, is applied once to every object before it is
+	// cached and handed to handlers (for example to drop fields the
+	// program never reads, saving memory). It must not change the
+	// object's key. An object whose Transform fails or panics is dropped
+	// and the failure reported as a store error, which makes the
+	// reflector relist after a backoff. Default: none.
+	Transform func(T) (T, error)
+
+	// WatchErrorHandler, if set, is called with every error that ends a
+	// list or a watch (see reflector.Options.WatchErrorHandler). Default:
+	// none; errors are logged either way.
+	WatchErrorHandler func(err error)
+
+	// UseWatchList makes the reflector sync with a watch-list stream
+	// instead of a List (see reflector.Options.UseWatchList). Default:
+	// false.
+	UseWatchList bool
+
+	// PageSize is the number of items asked for per List call (see
+	// reflector.Options.PageSize). 0 (the default) lists in one call.
+	PageSize int64
+
+	// Backoff shapes the reflector's delays after errors (see
+	// reflector.Backoff). The zero value gives the reflector's defaults.
+	Backoff reflector.Backoff
+
+	// Logger receives the informer's logs (and its reflector's and
+	// FIFO's), with an "informer" attribute set to Name. Default:
+	// slog.Default().
+	Logger *slog.Logger
+
+	// Metrics, if set, is told about handler panics, rejected cache
+	// writes, stale deltas and detected mutations. Default: none.
+	Metrics Metrics
+
+	// ReflectorMetrics, if set, receives the reflector's counters (see
+	// reflector.Metrics). Default: none.
+	ReflectorMetrics reflector.Metrics
+
+	// MutationCheck, if set, turns on the debug mutation detector: the
+	// informer fingerprints every object it caches and reports cached
+	// objects that changed afterwards, which means some code mutated an
+	// object it got from the cache. It costs a fingerprint per write and
+	// a periodic pass over the cache; use it in tests. Default: off.
+	MutationCheck *MutationCheck[T]
+}
+
+// MutationCheck configures the debug mutation detector (see
+// Options.MutationCheck).
+type MutationCheck[T any] struct {
+	// Fingerprint returns bytes that change whenever obj changes.
+	// Default: encoding/json.Marshal (exported fields only).
+	Fingerprint func(obj T) ([]byte, error)
+	// Period is how often every cached object is checked; objects are
+	// also checked when the cache replaces or deletes them. Default: 1s.
+	Period time.Duration
+	// OnMutation is called with the key of every object found mutated,
+	// once per mutation, from the informer's goroutines (sometimes while
+	// the informer holds its lock: it must return quickly and must not
+	// add or remove handlers). Default: none (the mutation is logged at
+	// error level and counted either way).
+	OnMutation func(key string)
+}
+
+// Metrics receives counts of what an Informer does. Inc is called from the
+// informer's goroutines, some on hot paths, so it must be fast and must not
+// block. handler is the registration's name for CountHandlerPanics and ""
+// otherwise.
+type Metrics interface {
+	Inc(c Counter, handler string)
+}
+
+// Counter names one thing an Informer counts.
+type Counter uint8
+
+// The counters.
+const (
+	// CountHandlerPanics counts handler calls that panicked (recovered).
+	CountHandlerPanics Counter = iota + 1
+	// CountCacheErrors counts deltas the cache rejected (an index
+	// function failed or a key function panicked); they are logged and
+	// not notified.
+	CountCacheErrors
+	// CountStaleDeltas counts deltas dropped because they carried an
+	// object older than the cached one (only when the source can order
+	// resourceVersions and the objects implement reflector.Versioned).
+	CountStaleDeltas
+	// CountMutations counts cached objects found mutated by the
+	// mutation detector.
+	CountMutations
+)
+
+var counterNames = [...]string{
+	CountHandlerPanics: "handler_panics",
+	CountCacheErrors:   "cache_errors",
+	CountStaleDeltas:   "stale_deltas",
+	CountMutations:     "mutations",
+}
+
+// String returns the counter's snake_case name, suitable as a metric name.
+func (c Counter) String() string {
+	if int(c) < len(counterNames) && counterNames[c] != "" {
+		return counterNames[c]
+	}
+	return fmt.Sprintf("Counter(%d)", uint8(c))
+}
+
+type noMetrics struct{}
+
+func (noMetrics) Inc(Counter, string) {}
+
+const defaultMutationPeriod = time.Second
+
+// validate returns a copy of o with defaults filled in, or an error.
+func (o Options[T]) validate() (Options[T], error) {
+	var errs []error
+	if o.Name == "" {
+		o.Name = "informer[" + reflect.TypeFor[T]().String() + "]"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Metrics == nil {
+		o.Metrics = noMetrics{}
+	}
+	if o.ResyncPeriod < 0 {
+		errs = append(errs, fmt.Errorf("informer: ResyncPeriod %v is negative", o.ResyncPeriod))
+	}
+	if o.PageSize < 0 {
+		errs = append(errs, fmt.Errorf("informer: PageSize %d is negative", o.PageSize))
+	}
+	if mc := o.MutationCheck; mc != nil {
+		c := *mc
+		if c.Period < 0 {
+			errs = append(errs, fmt.Errorf("informer: MutationCheck.Period %v is negative", c.Period))
+		}
+		if c.Period == 0 {
+			c.Period = defaultMutationPeriod
+		}
+		o.MutationCheck = &c
+	}
+	return o, errors.Join(errs...)
+}

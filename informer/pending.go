@@ -1,0 +1,198 @@
+package informer
+
+// kind says which Handler method a notification is for.
+type kind uint8
+
+const (
+	kindAdd kind = iota + 1
+	kindUpdate
+	kindDelete
+)
+
+// notification is one pending Handler call.
+type notification[T any] struct {
+	kind kind
+	// flag is isInInitialList for kindAdd and finalStateUnknown for
+	// kindDelete; unused for kindUpdate.
+	flag bool
+	// old is the previous state (kindUpdate only).
+	old T
+	// obj is the new state (add, update) or the last state (delete).
+	obj T
+}
+
+// slot holds the pending notifications of one key: at most two, and when
+// there are two the first is a delete and the second an add (the key was
+// deleted and created again). n == 0 means the pending work cancelled out
+// (add then delete) while the key was still queued.
+type slot[T any] struct {
+	n     uint8
+	first notification[T]
+	last  notification[T]
+}
+
+// initial reports whether s holds an add from an initial list.
+func (s *slot[T]) initial() bool {
+	for i := range s.n {
+		nt := s.at(i)
+		if nt.kind == kindAdd && nt.flag {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *slot[T]) at(i uint8) *notification[T] {
+	if i == 0 {
+		return &s.first
+	}
+	return &s.last
+}
+
+// top returns the newest pending notification; s.n must be > 0.
+func (s *slot[T]) top() *notification[T] { return s.at(s.n - 1) }
+
+// push coalesces x into s. The rules keep, per key, what a handler must see
+// to reach the same final state in the same order:
+//
+//	add(a)      + update(_, b) = add(b)          (initial-list flag kept)
+//	add(a)      + delete(_)    = nothing
+//	update(o,a) + update(_, b) = update(o, b)
+//	update(o,a) + delete(d)    = delete(d)
+//	delete(d)   + add(a)       = delete(d), add(a)
+//	delete(d)   + delete(_)    = delete(d)
+//
+// Sequences a well-formed stream never produces (add after add or update,
+// update after delete) are folded in the same spirit: the newest object
+// wins and the key's add/update/delete shape stays well-formed.
+func (s *slot[T]) push(x notification[T]) {
+	if s.n == 0 {
+		s.first = x
+		s.n = 1
+		return
+	}
+	t := s.top()
+	switch t.kind {
+	case kindAdd:
+		switch x.kind {
+		case kindAdd, kindUpdate:
+			t.obj = x.obj
+			if x.kind == kindAdd {
+				t.flag = t.flag || x.flag
+			}
+		case kindDelete:
+			var zero notification[T]
+			*t = zero
+			s.n--
+		}
+	case kindUpdate:
+		switch x.kind {
+		case kindAdd, kindUpdate:
+			t.obj = x.obj
+		case kindDelete:
+			*t = x
+		}
+	case kindDelete:
+		switch x.kind {
+		case kindAdd, kindUpdate:
+			// s.n is 1 here: a delete is only ever first.
+			s.last = notification[T]{kind: kindAdd, obj: x.obj, flag: x.kind == kindAdd && x.flag}
+			s.n = 2
+		case kindDelete:
+			// A repeated delete adds nothing.
+		}
+	}
+}
+
+// pendingBuffer is the per-registration queue of pending notifications:
+// keys in the order their pending work began, and per key a coalesced
+// slot. Its size is bounded by the number of distinct keys, whatever the
+// number of events. It is not safe for concurrent use; listener guards it.
+type pendingBuffer[T any] struct {
+	// slots holds every queued key, including keys whose work cancelled
+	// out (n == 0) until they reach the head of the queue.
+	slots map[string]slot[T]
+	// queue is a ring of keys; each key in slots appears exactly once.
+	queue []string
+	head  int
+	size  int
+	// initial counts the slots that hold an initial-list add.
+	initial int
+	// peak is the largest size since the buffer was last empty; a buffer
+	// that drained after a large backlog gives its memory back.
+	peak int
+}
+
+// shrinkAbove is the backlog size above which a drained buffer releases
+// its map and ring instead of keeping them for reuse.
+const shrinkAbove = 1024
+
+func newPendingBuffer[T any]() *pendingBuffer[T] {
+	return &pendingBuffer[T]{slots: make(map[string]slot[T])}
+}
+
+// len is the number of queued keys (cancelled ones included).
+func (b *pendingBuffer[T]) len() int { return b.size }
+
+// push records x for key.
+func (b *pendingBuffer[T]) push(key string, x notification[T]) {
+	s, ok := b.slots[key]
+	if !ok {
+		b.enqueue(key)
+	}
+	before := s.initial()
+	s.push(x)
+	if after := s.initial(); after != before {
+		if after {
+			b.initial++
+		} else {
+			b.initial--
+		}
+	}
+	b.slots[key] = s
+}
+
+// pop removes the oldest key and returns its slot; ok is false when the
+// buffer is empty. The returned slot may be empty (n == 0).
+func (b *pendingBuffer[T]) pop() (key string, s slot[T], ok bool) {
+	if b.size == 0 {
+		return "", s, false
+	}
+	key = b.queue[b.head]
+	b.queue[b.head] = ""
+	b.head++
+	if b.head == len(b.queue) {
+		b.head = 0
+	}
+	b.size--
+	s = b.slots[key]
+	delete(b.slots, key)
+	if s.initial() {
+		b.initial--
+	}
+	if b.size == 0 && b.peak > shrinkAbove {
+		b.slots = make(map[string]slot[T])
+		b.queue, b.head, b.peak = nil, 0, 0
+	}
+	return key, s, true
+}
+
+func (b *pendingBuffer[T]) enqueue(key string) {
+	if b.size == len(b.queue) {
+		grown := make([]string, max(16, 2*len(b.queue)))
+		n := copy(grown, b.queue[b.head:])
+		copy(grown[n:], b.queue[:b.head])
+		b.queue = grown
+		b.head = 0
+	}
+	b.queue[(b.head+b.size)%len(b.queue)] = key
+	b.size++
+	b.peak = max(b.peak, b.size)
+}
+
+// reset drops everything.
+func (b *pendingBuffer[T]) reset() {
+	clear(b.slots)
+	clear(b.queue)
+	b.head, b.size, b.initial = 0, 0, 0
+}

@@ -1,0 +1,221 @@
+package informer
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func add(obj string, initial bool) notification[string] {
+	return notification[string]{kind: kindAdd, flag: initial, obj: obj}
+}
+
+func upd(old, obj string) notification[string] {
+	return notification[string]{kind: kindUpdate, old: old, obj: obj}
+}
+
+func del(obj string, unknown bool) notification[string] {
+	return notification[string]{kind: kindDelete, flag: unknown, obj: obj}
+}
+
+func fmtNote(n notification[string]) string {
+	switch n.kind {
+	case kindAdd:
+		return fmt.Sprintf("add(%s,%v)", n.obj, n.flag)
+	case kindUpdate:
+		return fmt.Sprintf("update(%s->%s)", n.old, n.obj)
+	case kindDelete:
+		return fmt.Sprintf("delete(%s,%v)", n.obj, n.flag)
+	}
+	return "?"
+}
+
+func fmtSlot(s slot[string]) string {
+	var parts []string
+	for i := range s.n {
+		parts = append(parts, fmtNote(*s.at(i)))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestSlotCoalescing(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []notification[string]
+		want string
+	}{
+		{"single add", []notification[string]{add("a", false)}, "add(a,false)"},
+		{"add+update keeps add and initial flag", []notification[string]{add("a", true), upd("a", "b")}, "add(b,true)"},
+		{"add+delete cancels", []notification[string]{add("a", false), del("a", false)}, ""},
+		{"update+update spans first old to last new", []notification[string]{upd("a", "b"), upd("b", "c"), upd("c", "d")}, "update(a->d)"},
+		{"update+delete is delete of newest", []notification[string]{upd("a", "b"), del("c", true)}, "delete(c,true)"},
+		{"delete+add keeps both", []notification[string]{del("a", false), add("b", false)}, "delete(a,false) add(b,false)"},
+		{"delete+add+update", []notification[string]{del("a", false), add("b", false), upd("b", "c")}, "delete(a,false) add(c,false)"},
+		{"delete+add+delete is the first delete", []notification[string]{del("a", true), add("b", false), del("b", false)}, "delete(a,true)"},
+		{"delete+delete keeps first", []notification[string]{del("a", false), del("b", true)}, "delete(a,false)"},
+		{"resync after update is absorbed", []notification[string]{upd("a", "b"), upd("b", "b")}, "update(a->b)"},
+		{"update after delete becomes add", []notification[string]{del("a", false), upd("a", "b")}, "delete(a,false) add(b,false)"},
+		{"add+add keeps newest", []notification[string]{add("a", false), add("b", true)}, "add(b,true)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s slot[string]
+			for _, n := range tt.in {
+				s.push(n)
+			}
+			require.Equal(t, tt.want, fmtSlot(s))
+		})
+	}
+}
+
+func TestPendingBufferOrderAndInitialCount(t *testing.T) {
+	b := newPendingBuffer[string]()
+	b.push("x", add("x1", true))
+	b.push("y", add("y1", true))
+	b.push("x", upd("x1", "x2"))
+	b.push("z", upd("z1", "z2"))
+	require.Equal(t, 3, b.len())
+	require.Equal(t, 2, b.initial)
+	b.push("y", del("y1", false)) // cancels y's initial add
+	require.Equal(t, 1, b.initial)
+	require.Equal(t, 3, b.len(), "a cancelled key stays queued until popped")
+
+	key, s, ok := b.pop()
+	require.True(t, ok)
+	require.Equal(t, "x", key)
+	require.Equal(t, "add(x2,true)", fmtSlot(s))
+	require.Equal(t, 0, b.initial)
+
+	key, s, ok = b.pop()
+	require.True(t, ok)
+	require.Equal(t, "y", key)
+	require.Zero(t, s.n)
+
+	// y queued again after its cancelled slot was popped: goes to the back.
+	b.push("y", add("y2", false))
+	key, _, _ = b.pop()
+	require.Equal(t, "z", key)
+	key, s, _ = b.pop()
+	require.Equal(t, "y", key)
+	require.Equal(t, "add(y2,false)", fmtSlot(s))
+	_, _, ok = b.pop()
+	require.False(t, ok)
+}
+
+func TestPendingBufferBoundedByKeys(t *testing.T) {
+	b := newPendingBuffer[string]()
+	maxLen, maxRing := 0, 0
+	for i := range 20_000 {
+		key := fmt.Sprintf("k%d", i%10)
+		switch i % 4 {
+		case 0:
+			b.push(key, add(fmt.Sprint(i), false))
+		case 1, 2:
+			b.push(key, upd(fmt.Sprint(i-1), fmt.Sprint(i)))
+		case 3:
+			b.push(key, del(fmt.Sprint(i), false))
+		}
+		maxLen, maxRing = max(maxLen, b.len()), max(maxRing, len(b.queue))
+	}
+	require.Equal(t, 10, maxLen, "the backlog is bounded by the number of keys")
+	require.Equal(t, 16, maxRing)
+}
+
+func TestPendingBufferShrinksAfterBacklog(t *testing.T) {
+	b := newPendingBuffer[string]()
+	for i := range 2 * shrinkAbove {
+		b.push(fmt.Sprint(i), add("o", false))
+	}
+	require.GreaterOrEqual(t, len(b.queue), 2*shrinkAbove)
+	for {
+		if _, _, ok := b.pop(); !ok {
+			break
+		}
+	}
+	require.Nil(t, b.queue, "a drained large buffer releases its ring")
+	b.push("again", add("o", false))
+	key, _, ok := b.pop()
+	require.True(t, ok)
+	require.Equal(t, "again", key)
+}
+
+// view is what a handler knows: key -> last object it was told about.
+type view map[string]string
+
+// deliver applies one notification to v, failing t if it is not
+// well-formed for what the handler knows.
+func (v view) deliver(t testing.TB, key string, n notification[string]) {
+	t.Helper()
+	cur, ok := v[key]
+	switch n.kind {
+	case kindAdd:
+		require.False(t, ok, "add of %s, which the handler has (%s)", key, cur)
+		v[key] = n.obj
+	case kindUpdate:
+		require.True(t, ok, "update of %s, which the handler does not have", key)
+		require.Equal(t, cur, n.old, "update of %s: old is not what the handler last saw", key)
+		v[key] = n.obj
+	case kindDelete:
+		require.True(t, ok, "delete of %s, which the handler does not have", key)
+		delete(v, key)
+	}
+}
+
+// FuzzPendingBuffer drives a buffer with a random, well-formed stream of
+// per-key events and random drains; the handler's view must stay
+// well-formed and end equal to the source's state, and the buffer must
+// never hold more keys than exist.
+func FuzzPendingBuffer(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte("add update delete add delete update resync"))
+	f.Add([]byte{255, 0, 255, 0, 17, 34, 51, 68, 85, 102, 119, 136, 153})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		const keys = 4
+		b := newPendingBuffer[string]()
+		source := view{}
+		handler := view{}
+		version := 0
+		drain := func(n int) {
+			for range n {
+				key, s, ok := b.pop()
+				if !ok {
+					return
+				}
+				for i := range s.n {
+					handler.deliver(t, key, *s.at(i))
+				}
+			}
+		}
+		for _, op := range ops {
+			key := fmt.Sprint("k", op%keys)
+			version++
+			obj := fmt.Sprint(key, "@", version)
+			switch (op / keys) % 4 {
+			case 0, 1: // write: create or update
+				if old, ok := source[key]; ok {
+					b.push(key, upd(old, obj))
+				} else {
+					b.push(key, add(obj, false))
+				}
+				source[key] = obj
+			case 2: // delete or resync
+				if old, ok := source[key]; ok {
+					if op&0x80 != 0 {
+						b.push(key, upd(old, old))
+					} else {
+						b.push(key, del(old, op&0x40 != 0))
+						delete(source, key)
+					}
+				}
+			case 3:
+				drain(int(op>>6) + 1)
+			}
+			require.LessOrEqual(t, b.len(), keys)
+		}
+		drain(keys + 1)
+		require.Zero(t, b.len())
+		require.Equal(t, source, handler)
+	})
+}

@@ -1,0 +1,242 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/deltafifo"
+	"github.com/ctrlkit/ctrlkit/reflector"
+)
+
+// process applies one key's popped deltas to the cache and queues the
+// resulting notifications. It never fails: a delta the cache rejects is
+// logged, counted and skipped.
+func (inf *Informer[T]) process(ds deltafifo.Deltas[T], isInInitialList bool) error {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	for i := range ds {
+		inf.applyLocked(&ds[i], isInInitialList)
+	}
+	return nil
+}
+
+// applyLocked applies one delta: the cache first, then the notification.
+//
+//   - Deleted: remove the cached object; OnDelete(delta object,
+//     FinalStateUnknown). A key that is not cached was never notified, so
+//     its delete is not either.
+//   - Added, Updated, Replaced, Sync of a key not cached: add; OnAdd.
+//   - Sync of a cached key: nothing (periodic resync is the informer's
+//     own, per handler; see resyncDueLocked).
+//   - Added, Updated, Replaced of a cached key: when both objects carry
+//     the same resourceVersion nothing changed (a relist or a repeated
+//     event); when the new one is older (the source orders versions) it
+//     is stale and dropped; otherwise update; OnUpdate(cached, new) to
+//     every handler.
+func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool) {
+	key, err := inf.key(d.Object)
+	if err != nil {
+		inf.cacheError(d, "", err)
+		return
+	}
+	old, cached := inf.idx.Get(key)
+	if d.Type == deltafifo.Deleted {
+		if !cached {
+			inf.logger.Debug("informer: delete of a key that is not cached", "key", key)
+			return
+		}
+		if err := inf.idx.Delete(d.Object); err != nil {
+			inf.cacheError(d, key, err)
+			return
+		}
+		if inf.mutations != nil {
+			inf.mutations.forget(key)
+		}
+		inf.notifyLocked(key, notification[T]{kind: kindDelete, flag: d.FinalStateUnknown, obj: d.Object})
+		return
+	}
+	if !cached {
+		if err := inf.idx.Add(d.Object); err != nil {
+			inf.cacheError(d, key, err)
+			return
+		}
+		if inf.mutations != nil {
+			inf.mutations.record(key, d.Object)
+		}
+		inf.notifyLocked(key, notification[T]{kind: kindAdd, flag: isInInitialList, obj: d.Object})
+		return
+	}
+	if d.Type == deltafifo.Sync {
+		return
+	}
+	switch inf.compareObjects(old, d.Object) {
+	case versionSame:
+		return
+	case versionOlder:
+		inf.metrics.Inc(CountStaleDeltas, "")
+		inf.logger.Warn("informer: dropping a delta older than the cached object",
+			"key", key, "type", d.Type.String(), "resourceVersion", d.ResourceVersion)
+		return
+	}
+	if err := inf.idx.Update(d.Object); err != nil {
+		inf.cacheError(d, key, err)
+		return
+	}
+	if inf.mutations != nil {
+		inf.mutations.record(key, d.Object)
+	}
+	inf.notifyLocked(key, notification[T]{kind: kindUpdate, old: old, obj: d.Object})
+}
+
+// key runs the key func, turning a panic or an empty key into an error.
+func (inf *Informer[T]) key(obj T) (key string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("informer: key func panicked: %v", r)
+		}
+	}()
+	key = inf.keyFunc(obj)
+	if key == "" {
+		return "", fmt.Errorf("informer: key func returned an empty key")
+	}
+	return key, nil
+}
+
+func (inf *Informer[T]) cacheError(d *deltafifo.Delta[T], key string, err error) {
+	inf.metrics.Inc(CountCacheErrors, "")
+	inf.logger.Error("informer: cache rejected a delta; handlers are not notified",
+		"key", key, "type", d.Type.String(), "resourceVersion", d.ResourceVersion, "err", err)
+}
+
+// notifyLocked queues n for every handler.
+func (inf *Informer[T]) notifyLocked(key string, n notification[T]) {
+	for _, l := range inf.listeners {
+		l.push(key, n)
+	}
+}
+
+type versionOrder uint8
+
+const (
+	versionUnknown versionOrder = iota // not comparable: treat as a change
+	versionSame
+	versionOlder
+	versionNewer
+)
+
+// compareObjects orders the new object against the cached one by their
+// reflector.Versioned resourceVersions.
+func (inf *Informer[T]) compareObjects(cached, obj T) versionOrder {
+	if !inf.versioned {
+		return versionUnknown
+	}
+	a, ok1 := resourceVersionOf(cached)
+	b, ok2 := resourceVersionOf(obj)
+	if !ok1 || !ok2 || a == "" || b == "" {
+		return versionUnknown
+	}
+	if a == b {
+		return versionSame
+	}
+	if inf.cmp == nil {
+		return versionUnknown
+	}
+	c, err := inf.cmp.CompareResourceVersions(b, a)
+	switch {
+	case err != nil:
+		return versionUnknown
+	case c < 0:
+		return versionOlder
+	case c > 0:
+		return versionNewer
+	}
+	return versionSame
+}
+
+// resourceVersionOf returns obj's resourceVersion if it implements
+// reflector.Versioned, recovering from a nil pointer receiver that panics.
+func resourceVersionOf[T any](obj T) (rv string, ok bool) {
+	v, ok := any(obj).(reflector.Versioned)
+	if !ok {
+		return "", false
+	}
+	defer func() {
+		if recover() != nil {
+			rv, ok = "", false
+		}
+	}()
+	return v.GetResourceVersion(), true
+}
+
+// kickResync wakes the resync loop to recompute its deadline.
+func (inf *Informer[T]) kickResync() {
+	select {
+	case inf.resyncKick <- struct{}{}:
+	default:
+	}
+}
+
+// resyncLoop sleeps until the earliest handler resync is due, runs every
+// due resync, and repeats until ctx ends. One timer, no ticker.
+func (inf *Informer[T]) resyncLoop(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		inf.mu.Lock()
+		next := inf.nextResyncLocked()
+		inf.mu.Unlock()
+		var fire <-chan time.Time
+		if !next.IsZero() {
+			timer.Reset(time.Until(next))
+			fire = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-inf.resyncKick:
+			timer.Stop()
+		case now := <-fire:
+			inf.mu.Lock()
+			inf.resyncDueLocked(now)
+			inf.mu.Unlock()
+		}
+	}
+}
+
+// nextResyncLocked returns the earliest resync deadline of a running
+// handler, or the zero time if none has one.
+func (inf *Informer[T]) nextResyncLocked() time.Time {
+	var next time.Time
+	for _, l := range inf.listeners {
+		if l.resync > 0 && !l.nextResync.IsZero() && (next.IsZero() || l.nextResync.Before(next)) {
+			next = l.nextResync
+		}
+	}
+	return next
+}
+
+// resyncDueLocked gives every handler whose resync is due at now an
+// OnUpdate(obj, obj) for every cached object, in one pass over the cache,
+// and schedules its next resync.
+func (inf *Informer[T]) resyncDueLocked(now time.Time) {
+	var due []*listener[T]
+	for _, l := range inf.listeners {
+		if l.resync > 0 && !l.nextResync.IsZero() && !l.nextResync.After(now) {
+			due = append(due, l)
+			for !l.nextResync.After(now) {
+				l.nextResync = l.nextResync.Add(l.resync)
+			}
+		}
+	}
+	if len(due) == 0 {
+		return
+	}
+	for key, obj := range inf.idx.All() {
+		n := notification[T]{kind: kindUpdate, old: obj, obj: obj}
+		for _, l := range due {
+			l.push(key, n)
+		}
+	}
+}
