@@ -202,7 +202,7 @@ func TestProducersAndPoppers(t *testing.T) {
 		writeMu sync.Mutex
 		rv      int
 		rvOf    = map[string][]int{} // key -> rvs of its changes, in order
-		done    [producers*opsEach + 1]atomic.Bool
+		done    [producers*opsEach + 2]atomic.Bool
 	)
 	write := func(op func(string) error, key string) {
 		writeMu.Lock()
@@ -314,8 +314,12 @@ func TestProducersAndPoppers(t *testing.T) {
 	stopResync.Store(true)
 	<-resyncing
 
-	// Wait until everything is processed, then close.
-	final := strconv.Itoa(producers * opsEach)
+	// A last resync, with every key known and none queued, then a
+	// bookmark; wait until everything is processed, then close.
+	require.NoError(t, f.Resync())
+	done[producers*opsEach+1].Store(true)
+	final := strconv.Itoa(producers*opsEach + 1)
+	f.Bookmark(final)
 	for {
 		rvs, changed := f.ProcessedResourceVersion()
 		if rvs == final {

@@ -352,7 +352,7 @@ func TestHasSyncedCountsInferredDeletes(t *testing.T) {
 	}
 	assert.Equal(t, "*Deleted:gone=1@1!", popOne(t, f, known))
 	assert.True(t, f.HasSynced())
-	<-f.Synced()
+	assert.True(t, isClosed(f.Synced()))
 	assert.Equal(t, "Added:later=1@2", popOne(t, f, known))
 
 	// Later Replaces do not define an initial list.
