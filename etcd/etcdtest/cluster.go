@@ -74,10 +74,13 @@ type Cluster struct {
 // Member is one etcd server of a Cluster. It can be stopped and started
 // again on the same ports and data.
 type Member struct {
-	name      string
-	clientURL url.URL
-	cfg       *embed.Config
-	timeout   time.Duration
+	name    string
+	cfg     *embed.Config
+	timeout time.Duration
+	// proxy fronts the member's client port, so that Stop can cut the
+	// clients off at once (as a crash would) instead of waiting for etcd's
+	// graceful shutdown to give up on open watch streams.
+	proxy *Proxy
 
 	mu sync.Mutex
 	// etcd is the running server, nil while stopped. Guarded by mu.
@@ -127,7 +130,12 @@ func Start(opts Options) (*Cluster, error) {
 		cfg.InitialClusterToken = "ctrlkit-etcdtest"
 		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(opts.Logger)
 		initial = append(initial, fmt.Sprintf("%s=%s", name, peer.String()))
-		c.members = append(c.members, &Member{name: name, clientURL: client, cfg: cfg, timeout: opts.StartTimeout})
+		proxy, err := NewProxy(client.String())
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		c.members = append(c.members, &Member{name: name, cfg: cfg, timeout: opts.StartTimeout, proxy: proxy})
 	}
 	for _, m := range c.members {
 		m.cfg.InitialCluster = strings.Join(initial, ",")
@@ -146,6 +154,7 @@ func Start(opts Options) (*Cluster, error) {
 		// A restart reuses the data directory.
 		m.cfg.ClusterState = embed.ClusterStateFlagExisting
 	}
+
 	return c, nil
 }
 
@@ -221,11 +230,22 @@ func (c *Cluster) Client(endpoints ...string) (*clientv3.Client, error) {
 	return cli, nil
 }
 
-// Close stops every member. It is safe to call more than once.
+// Close stops every member and its proxy. It is safe to call more than
+// once. The followers stop first: a leader that stops while its followers
+// stop too waits seconds for a leadership transfer that cannot happen.
 func (c *Cluster) Close() {
 	var wg sync.WaitGroup
 	for _, m := range c.members {
-		wg.Go(m.Stop)
+		if !m.IsLeader() {
+			wg.Go(m.Stop)
+		}
+	}
+	wg.Wait()
+	for _, m := range c.members {
+		wg.Go(func() {
+			m.Stop()
+			m.proxy.Close()
+		})
 	}
 	wg.Wait()
 }
@@ -233,8 +253,9 @@ func (c *Cluster) Close() {
 // Name returns the member's name (m0, m1, ...).
 func (m *Member) Name() string { return m.name }
 
-// ClientURL returns the member's client URL (http://127.0.0.1:port).
-func (m *Member) ClientURL() string { return m.clientURL.String() }
+// ClientURL returns the URL clients use to reach the member
+// (http://127.0.0.1:port). It stays the same across restarts.
+func (m *Member) ClientURL() string { return m.proxy.URL() }
 
 // Running reports whether the member is started.
 func (m *Member) Running() bool {
@@ -250,7 +271,9 @@ func (m *Member) IsLeader() bool {
 	return m.etcd != nil && m.etcd.Server.Leader() == m.etcd.Server.MemberID()
 }
 
-// Stop stops the member and waits until it has stopped. Stopping a
+// Stop stops the member and waits until it has stopped: its clients'
+// connections are cut at once, as if it had crashed, then the server
+// shuts down (handing raft leadership over if it leads). Stopping a
 // stopped member does nothing.
 func (m *Member) Stop() {
 	m.mu.Lock()
@@ -258,6 +281,7 @@ func (m *Member) Stop() {
 	m.etcd = nil
 	m.mu.Unlock()
 	if e != nil {
+		m.proxy.Cut()
 		e.Close()
 	}
 }
@@ -277,7 +301,11 @@ func (m *Member) Restart() error {
 	}
 	m.etcd = e
 	m.mu.Unlock()
-	return m.waitReady()
+	if err := m.waitReady(); err != nil {
+		return err
+	}
+	m.proxy.Restore()
+	return nil
 }
 
 func (m *Member) waitReady() error {

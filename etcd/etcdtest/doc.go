@@ -15,7 +15,11 @@
 //
 // Members are tuned for tests: no fsync, a 50ms raft tick and a 500ms
 // election timeout (so leases may be as short as one second), no logs.
-// A single member starts in well under a second.
+// A single member starts in well under a second. Clients reach each
+// member through a Proxy of its own (Member.ClientURL), so that
+// Member.Stop cuts every client connection at once, as a crash would,
+// instead of waiting seconds for etcd's graceful shutdown to give up on
+// open watch streams.
 //
 // # Concurrency
 //
