@@ -110,7 +110,9 @@ func TestUndecodableValuesAreReported(t *testing.T) {
 }
 
 // failingCodec fails to encode objects whose value is "poison".
-type failingCodec struct{ etcd.JSONCodec[*sourcetest.Object] }
+type failingCodec struct {
+	etcd.JSONCodec[*sourcetest.Object]
+}
 
 var errPoison = errors.New("poison")
 
