@@ -2,6 +2,8 @@ package informer
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -276,5 +278,50 @@ func TestWaitForCacheSyncEndsWithContext(t *testing.T) {
 		require.True(t, WaitForCacheSync(context.Background()))
 		n := 0
 		require.True(t, WaitForCacheSync(context.Background(), func() bool { n++; return n > 3 }))
+	})
+}
+
+func TestOptionsReachTheReflector(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t)
+		for i := range 5 {
+			create(t, src, string(rune('a'+i)), i)
+		}
+		boom := errors.New("boom")
+		src.FailLists(1, boom)
+		var mu sync.Mutex
+		var seen []error
+		inf := newInformer(t, src, Options[*obj]{
+			PageSize:          2,
+			WatchErrorHandler: func(err error) { mu.Lock(); seen = append(seen, err); mu.Unlock() },
+		})
+		start(t, inf)
+		require.True(t, WaitForCacheSync(context.Background(), inf.HasSynced))
+		mu.Lock()
+		require.Len(t, seen, 1)
+		require.ErrorIs(t, seen[0], boom)
+		mu.Unlock()
+		require.Equal(t, 1+3, src.ListCalls(), "one failed call, then three pages")
+		require.Equal(t, 5, inf.Lister().Len())
+	})
+}
+
+func TestLateHandlerBeforeSync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t)
+		create(t, src, "a", 1)
+		src.DelayLists(time.Minute)
+		inf := newInformer(t, src, Options[*obj]{})
+		start(t, inf)
+		synctest.Wait()
+		require.False(t, inf.HasSynced())
+		rec := &recorder{t: t}
+		reg, err := inf.AddEventHandler(rec, HandlerOptions{})
+		require.NoError(t, err)
+		synctest.Wait()
+		require.False(t, reg.HasSynced())
+		require.Zero(t, rec.count())
+		require.True(t, WaitForCacheSync(context.Background(), reg.HasSynced))
+		require.Equal(t, []string{"add a 1 true"}, rec.take())
 	})
 }

@@ -24,8 +24,9 @@ func (inf *Informer[T]) process(ds deltafifo.Deltas[T], isInInitialList bool) er
 // applyLocked applies one delta: the cache first, then the notification.
 //
 //   - Deleted: remove the cached object; OnDelete(delta object,
-//     FinalStateUnknown). A key that is not cached was never notified, so
-//     its delete is not either.
+//     FinalStateUnknown), or with the cached object if the delta's is
+//     older. A key that is not cached was never notified, so its delete
+//     is not either.
 //   - Added, Updated, Replaced, Sync of a key not cached: add; OnAdd.
 //   - Sync of a cached key: nothing (periodic resync is the informer's
 //     own, per handler; see resyncDueLocked).
@@ -53,7 +54,12 @@ func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool)
 		if inf.mutations != nil {
 			inf.mutations.forget(key)
 		}
-		inf.notifyLocked(key, notification[T]{kind: kindDelete, flag: d.FinalStateUnknown, obj: d.Object})
+		last := d.Object
+		if inf.compareObjects(old, last) == versionOlder {
+			// Never hand out a final state older than one already told.
+			last = old
+		}
+		inf.notifyLocked(key, notification[T]{kind: kindDelete, flag: d.FinalStateUnknown, obj: last})
 		return
 	}
 	if !cached {
