@@ -336,3 +336,40 @@ func TestProducersAndPoppers(t *testing.T) {
 	assert.Positive(t, syncs.Load())
 	t.Logf("pops %d, sync deltas %d", popped.Load(), syncs.Load())
 }
+
+// lateCtx reports an error before its Done channel closes, which is what
+// a real context does for an instant while it is being cancelled: Err is
+// already set but its AfterFuncs have not started yet.
+type lateCtx struct {
+	context.Context
+	failed atomic.Bool
+	done   chan struct{}
+}
+
+func (c *lateCtx) Done() <-chan struct{} { return c.done }
+
+func (c *lateCtx) Err() error {
+	if c.failed.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A Pop woken by a Signal whose context has ended passes the Signal on,
+// so a ready key never waits while another Pop sleeps.
+func TestEndedPopPassesItsWakeupOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFIFO(t, Options[*obj]{})
+		ctx := &lateCtx{Context: context.Background(), done: make(chan struct{})}
+		first := popAsync(ctx, f, nil) // waits first: the Signal wakes it
+		synctest.Wait()
+		second := popAsync(context.Background(), f, nil)
+		synctest.Wait()
+
+		ctx.failed.Store(true)
+		require.NoError(t, f.Add(o("a", 1), "1"))
+		assert.Equal(t, "error: "+context.Canceled.Error(), <-first)
+		assert.Equal(t, "Added:a=1@1", <-second)
+		close(ctx.done) // lets the AfterFunc's watcher goroutine exit
+	})
+}

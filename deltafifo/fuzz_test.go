@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -436,4 +437,24 @@ func FuzzDeltaFIFO(f *testing.F) {
 		}
 		runFuzz(t, data)
 	})
+}
+
+// TestModelRandomRuns drives the model comparison with random inputs from
+// fixed seeds: a short run in CI, a long one with CTRLKIT_SOAK=1.
+func TestModelRandomRuns(t *testing.T) {
+	runs := 100
+	if os.Getenv("CTRLKIT_SOAK") == "1" {
+		runs = 200_000
+	}
+	for seed := range runs {
+		rng := rand.New(rand.NewPCG(uint64(seed), 99))
+		data := make([]byte, rng.IntN(1024))
+		for i := range data {
+			data[i] = byte(rng.UintN(256))
+		}
+		t.Run("", func(t *testing.T) { runFuzz(t, data) })
+		if t.Failed() {
+			t.Fatalf("seed %d failed", seed)
+		}
+	}
 }

@@ -53,8 +53,13 @@ func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) (*entry[T], error) {
 	}()
 	for {
 		if err := ctx.Err(); err != nil {
-			// Had a Signal woken this Pop rather than the Broadcast of the
-			// ctx's AfterFunc, that Broadcast still wakes the others.
+			// A Signal meant for some Pop may have woken this one, and
+			// the Broadcast of ctx's AfterFunc may never run (ctx.Err
+			// turns non-nil before AfterFuncs start, so stop can still
+			// win): pass the Signal on.
+			if f.waiters > 0 && f.poppableLocked() >= 0 {
+				f.cond.Signal()
+			}
 			return nil, err
 		}
 		if e := f.takeLocked(); e != nil {
