@@ -1,0 +1,90 @@
+// Package reconcile is the controller loop: a Controller takes requests
+// (values of a comparable type R, usually object keys) from a rate-limited
+// priority work queue and hands each to a Reconciler, from a fixed number
+// of workers, with backoff on errors, panic recovery, a read-your-writes
+// gate and graceful shutdown. It is controller-runtime's reconcile and
+// controller packages, generic and free of Kubernetes types.
+//
+// # Usage
+//
+//	ctl, err := reconcile.New("replicaset", reconcile.Func[string](sync), reconcile.Options[string]{Workers: 4})
+//	_, err = reconcile.Watch(ctl, rsInformer, reconcile.ByKey(keyOf), reconcile.WatchOptions{})
+//	_, err = reconcile.Watch(ctl, podInformer, reconcile.ByOwner(ownerKeys), reconcile.WatchOptions{})
+//	go rsInformer.Run(ctx)
+//	go podInformer.Run(ctx)
+//	err = ctl.Run(ctx) // returns when ctx ends, after the workers have exited
+//
+// # Vocabulary
+//
+// A Reconciler (or a Func) gets one request at a time and returns a
+// Result and an error:
+//
+//   - nil error, zero Result: done; the request's backoff is forgotten.
+//   - an error: retried after the rate limiter's backoff for that request
+//     (Options.RateLimiter), which grows with each consecutive failure and
+//     is forgotten on the next success. The Result is ignored.
+//   - Terminal(err), possibly wrapped further: logged and counted, not
+//     retried; the backoff is forgotten. errors.Is(err, ErrTerminal)
+//     tells a terminal error anywhere in a chain.
+//   - Result{RequeueAfter: d}: the backoff is forgotten and the request
+//     is reconciled again after d, exactly (no backoff added). There is
+//     no Requeue flag: see Result for why.
+//   - a panic: with Options.RecoverPanic (the default) it is recovered
+//     into an error, logged with its stack, counted, and retried like an
+//     error; the worker goes on.
+//
+// Requeues keep the priority the request was queued with.
+//
+// # Ordering and concurrency
+//
+// The queue never hands a request to two workers at once, so Reconcile is
+// never called concurrently for one request, whatever Options.Workers;
+// different requests run in parallel. A request enqueued while it is
+// being reconciled is reconciled again afterwards, once however many
+// times it was enqueued. Requests with higher priority go first; a
+// waiting request gains one priority point per second (the queue's
+// aging), so low-priority requests are not starved.
+//
+// # Wiring
+//
+// Watch registers a handler on an informer (any EventSource) that maps
+// each event's object to requests with a map function: ByKey (the object
+// is the reconciled one), ByOwner (owned objects reconcile their owners),
+// or any func(T) []R. Objects of the informer's initial list and of
+// periodic resyncs are enqueued at workqueue.LowPriority, so that after a
+// start or during a resync, live changes still go first. Watch adds the
+// registration's HasSynced to what Run waits for. Enqueue, Queue and
+// AddSyncCheck serve other sources of requests and handlers registered by
+// hand.
+//
+// # Run
+//
+// Run waits until every watched registration has synced, bounded by
+// Options.CacheSyncTimeout (an error wrapping ErrCacheSyncTimeout
+// otherwise): no worker starts before that, so no Reconcile reads a
+// partial cache. Then the workers run until ctx ends. They stop taking
+// requests at once (what is queued is dropped: the next start lists
+// everything again), the reconciles in flight finish with a live ctx for
+// up to Options.ShutdownTimeout, after which their ctx is cancelled, and
+// Run returns once every worker has exited.
+//
+// # Read your writes: Consistency
+//
+// An informer's cache lags behind the source. A reconcile that runs
+// again right after a write may read a cache without that write and act
+// twice. A Consistency gate (kube-controller-manager's consistency store,
+// which controller-runtime lacks) closes the gap: the reconciler records
+// the resourceVersion each write returned with WroteAt(req, rv), and the
+// next reconcile of req is deferred, with backoff and without blocking a
+// worker, until the cache has caught up with rv. The gate needs the
+// source's reflector.VersionComparer. It complements the expectations
+// package: expectations count the events a controller waits for, the
+// gate compares versions; the Example uses both.
+//
+// # Metrics and logs
+//
+// Options.Metrics receives controller-runtime's reconcile metrics (see
+// Metrics for the names), Options.QueueMetrics the queue's (client-go's
+// workqueue names). Errors are logged at error level with the request;
+// nothing is process-global.
+package reconcile

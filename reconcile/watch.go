@@ -1,0 +1,164 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/workqueue"
+)
+
+// EventSource is what Watch needs from an informer:
+// *informer.Informer[T] implements it.
+type EventSource[T any] interface {
+	AddEventHandler(h informer.Handler[T], opts informer.HandlerOptions) (*informer.Registration, error)
+}
+
+// WatchOptions configure one Watch. The zero value is valid.
+type WatchOptions struct {
+	// Handler configures the registration Watch makes: its Name
+	// (default: the informer's "handler-N") and its ResyncPeriod
+	// (default: the informer's).
+	Handler informer.HandlerOptions
+}
+
+// Watch registers a handler on src that enqueues, for every event, the
+// requests mapFn returns for the object, and adds the registration's
+// HasSynced to what ctl's Run waits for (when Watch is called before
+// Run). It returns the registration, which src's RemoveEventHandler
+// accepts.
+//
+// Which object is mapped, and at which priority:
+//
+//   - OnAdd: the object; at workqueue.LowPriority if it comes from the
+//     informer's initial list (isInInitialList), else at the default
+//     priority.
+//   - OnUpdate: a resync (old and new carry the same resourceVersion when
+//     T implements reflector.Versioned, or are the same pointer
+//     otherwise) maps the object at workqueue.LowPriority; a real change
+//     maps both old and new at the default priority, so that when a
+//     change moves an object from one request to another (a new owner, a
+//     renamed key) both are reconciled.
+//   - OnDelete: the last known object, at the default priority.
+//
+// Low priority lets live changes overtake the burst of requests a start
+// or a resync produces; the queue's aging still serves the low ones
+// within a bounded time, and a request pending at both priorities keeps
+// the higher one. A request mapped several times before a worker takes
+// it is reconciled once.
+//
+// mapFn runs on the registration's goroutine; it must not block, and may
+// return nil to ignore an object. A panic in it is recovered by the
+// informer (logged and counted there). Watch returns an error if an
+// argument is nil or the registration fails.
+func Watch[T any, R comparable](ctl *Controller[R], src EventSource[T], mapFn func(T) []R, opts WatchOptions) (*informer.Registration, error) {
+	switch {
+	case ctl == nil:
+		return nil, errors.New("reconcile: Watch: controller is nil")
+	case src == nil:
+		return nil, fmt.Errorf("reconcile: Watch (controller %q): event source is nil", ctl.name)
+	case mapFn == nil:
+		return nil, fmt.Errorf("reconcile: Watch (controller %q): map function is nil", ctl.name)
+	}
+	h := &watchHandler[T, R]{
+		q:     ctl.queue,
+		mapFn: mapFn,
+		ptr:   reflect.TypeFor[T]().Kind() == reflect.Pointer,
+	}
+	reg, err := src.AddEventHandler(h, opts.Handler)
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: Watch (controller %q): %w", ctl.name, err)
+	}
+	ctl.mu.Lock()
+	ctl.synced = append(ctl.synced, reg.HasSynced)
+	ctl.mu.Unlock()
+	return reg, nil
+}
+
+// ByKey returns a map function whose request is the object's key, as
+// keyFunc (usually the informer's key function) computes it: the mapper
+// of a controller that reconciles the objects it watches.
+func ByKey[T any](keyFunc func(T) string) func(T) []string {
+	return func(obj T) []string { return []string{keyFunc(obj)} }
+}
+
+// ByOwner returns a map function for owned objects: it maps an object to
+// the requests of its owners, as owners returns them (for example the key
+// of the owner named by the object's controller reference, when that
+// reference is of the reconciled kind). Zero requests are dropped, so
+// owners may return R's zero value for "no owner"; the slice owners
+// returns is never modified (it may be a field of a cached object).
+// Watch maps both the old and the new object of an update, so a change of
+// owner reconciles the previous owner too.
+func ByOwner[T any, R comparable](owners func(T) []R) func(T) []R {
+	return func(obj T) []R {
+		reqs := owners(obj)
+		var zero R
+		if !slices.Contains(reqs, zero) {
+			return reqs
+		}
+		out := make([]R, 0, len(reqs)-1)
+		for _, r := range reqs {
+			if r != zero {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+}
+
+// watchHandler is the informer.Handler that Watch registers.
+type watchHandler[T any, R comparable] struct {
+	q     *workqueue.Queue[R]
+	mapFn func(T) []R
+	ptr   bool // T is a pointer type: identity tells a resync
+}
+
+func (h *watchHandler[T, R]) enqueue(obj T, prio int) {
+	for _, req := range h.mapFn(obj) {
+		h.q.AddWithOptions(req, workqueue.AddOptions{Priority: prio})
+	}
+}
+
+// OnAdd enqueues obj's requests, at low priority for the initial list.
+func (h *watchHandler[T, R]) OnAdd(obj T, isInInitialList bool) {
+	prio := 0
+	if isInInitialList {
+		prio = workqueue.LowPriority
+	}
+	h.enqueue(obj, prio)
+}
+
+// OnUpdate enqueues a resync at low priority, a change at the default.
+func (h *watchHandler[T, R]) OnUpdate(old, new T) {
+	if h.resync(old, new) {
+		h.enqueue(new, workqueue.LowPriority)
+		return
+	}
+	reqs := h.mapFn(new)
+	for _, req := range reqs {
+		h.q.AddWithOptions(req, workqueue.AddOptions{})
+	}
+	for _, req := range h.mapFn(old) {
+		if !slices.Contains(reqs, req) {
+			h.q.AddWithOptions(req, workqueue.AddOptions{})
+		}
+	}
+}
+
+// OnDelete enqueues obj's requests.
+func (h *watchHandler[T, R]) OnDelete(obj T, _ bool) { h.enqueue(obj, 0) }
+
+// resync tells a periodic resync (the same object twice) from a change.
+func (h *watchHandler[T, R]) resync(old, new T) bool {
+	if o, ok := any(old).(reflector.Versioned); ok {
+		if n, ok := any(new).(reflector.Versioned); ok {
+			rv := o.GetResourceVersion()
+			return rv != "" && rv == n.GetResourceVersion()
+		}
+	}
+	return h.ptr && any(old) == any(new)
+}
