@@ -102,3 +102,41 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	checkConsistent(t, x.Snapshot())
 	require.Equal(t, x.Len(), len(x.List()))
 }
+
+// TestReplaceRacesAddIndexers: Replace builds its indexes outside the
+// lock; an index added meanwhile must still end up covering the replaced
+// contents.
+func TestReplaceRacesAddIndexers(t *testing.T) {
+	x := newTest(t)
+	items := make([]*obj, 200)
+	for i := range items {
+		items[i] = o(fmt.Sprint("ns", i%4), fmt.Sprint(i), i, fmt.Sprint("l", i%6))
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 30 {
+			if err := x.Replace(items[:100+i*3], fmt.Sprint(i)); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	wg.Go(func() {
+		for i := range 10 {
+			err := x.AddIndexers(Indexers[*obj]{fmt.Sprint("extra", i): byNS})
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	wg.Wait()
+	require.Equal(t, "29", x.LastSyncResourceVersion())
+	require.Equal(t, 100+29*3, x.Len())
+	want, err := x.IndexKeys("ns", "ns1")
+	require.NoError(t, err)
+	require.Len(t, want, 47) // i%4 == 1 for i < 187
+	for i := range 10 {
+		got, err := x.IndexKeys(fmt.Sprint("extra", i), "ns1")
+		require.NoError(t, err)
+		require.Equal(t, want, got, "extra%d", i)
+	}
+}

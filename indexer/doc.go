@@ -60,7 +60,10 @@
 //
 // All methods are safe for concurrent use. Reads (Get, List, ByIndex, ...)
 // share a read lock; writes hold the write lock, and index funcs run under
-// it, so an index func must not call back into its Indexer. A Snapshot is
+// it, so an index func must not call back into its Indexer. Replace
+// computes the new contents and indexes without the lock and only swaps
+// them in under it, so a large relist does not stall readers; index funcs
+// must therefore be safe for concurrent use. A Snapshot is
 // immutable and takes no lock. All and Range iterate a snapshot taken when
 // the iteration starts, so no lock is held while the loop body runs: it
 // may write to the Indexer, and writers never wait for a slow reader.

@@ -11,8 +11,10 @@ import (
 )
 
 // IndexFunc computes the values under which an object is indexed. It must
-// be deterministic: the Indexer calls it again on the stored object to
-// find the entries to remove when that object is updated or deleted.
+// be deterministic, since the Indexer calls it again on the stored object
+// to find the entries to remove when that object is updated or deleted,
+// and safe for concurrent use (Replace and Index call it without the
+// write lock).
 type IndexFunc[T any] func(obj T) ([]string, error)
 
 // Indexers names index funcs.
@@ -109,7 +111,7 @@ func (x *Indexer[T]) upsert(obj T) error {
 	for i := range ixs {
 		ix := &ixs[i]
 		if replaced {
-			x.unindex(ix, old, key, vals[i])
+			ix.unindex(old, key, vals[i])
 		}
 		// Set, not insert: when the values did not change, the entries
 		// are still there and only their object changes.
@@ -128,7 +130,7 @@ func (x *Indexer[T]) upsert(obj T) error {
 // index func that is not deterministic, or a stored object modified in
 // place), it falls back to finding the key's entries by a scan of the
 // index, so that the index never keeps a stale entry the func can compute.
-func (x *Indexer[T]) unindex(ix *index[T], old T, key string, keep []string) {
+func (ix *index[T]) unindex(old T, key string, keep []string) {
 	ov, err := ix.values(old, key)
 	if err == nil && slices.Equal(ov, keep) {
 		return
@@ -168,7 +170,7 @@ func (x *Indexer[T]) Delete(obj T) error {
 	}
 	x.snap = nil
 	for i := range x.live.indexes {
-		x.unindex(&x.live.indexes[i], old, key, nil)
+		x.live.indexes[i].unindex(old, key, nil)
 	}
 	return nil
 }
@@ -199,19 +201,30 @@ func (x *Indexer[T]) Replace(items []T, rv string) error {
 	clear(es[w:])
 	es = es[:w]
 
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	ixs := make([]index[T], len(x.live.indexes))
-	for i, ix := range x.live.indexes {
-		s, err := buildIndex(&ix, es)
-		if err != nil {
-			return err
+	store := buildSeq(es)
+	// Build outside the lock, so that readers are not held up by a large
+	// relist; start again if AddIndexers changed the indexes meanwhile.
+	for {
+		x.mu.RLock()
+		cur := x.live.indexes
+		x.mu.RUnlock()
+		ixs := make([]index[T], len(cur))
+		for i, ix := range cur {
+			s, err := buildIndex(&ix, es)
+			if err != nil {
+				return err
+			}
+			ixs[i] = index[T]{name: ix.name, fn: ix.fn, seq: s}
 		}
-		ixs[i] = index[T]{name: ix.name, fn: ix.fn, seq: s}
+		x.mu.Lock()
+		if len(x.live.indexes) == len(cur) && (len(cur) == 0 || &x.live.indexes[0] == &cur[0]) {
+			x.live = view[T]{items: store, indexes: ixs, rv: rv}
+			x.snap = nil
+			x.mu.Unlock()
+			return nil
+		}
+		x.mu.Unlock()
 	}
-	x.live = view[T]{items: buildSeq(es), indexes: ixs, rv: rv}
-	x.snap = nil
-	return nil
 }
 
 // buildIndex computes ix over es (sorted by key, without duplicates).

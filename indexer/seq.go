@@ -53,15 +53,47 @@ type leaf[V any] struct {
 	vals []V // len(vals) == len(keys), cap(vals) == cap(keys)
 }
 
-// fence is the btree item that orders a leaf.
+// fence is the btree item that orders a leaf. pg and pl cache the first
+// eight bytes of grp and lo so that most comparisons are decided without
+// touching the strings' bytes (cache misses dominate a lookup).
 type fence[V any] struct {
+	pg, pl  uint64
 	grp, lo string
 	l       *leaf[V]
 }
 
+// mkFence returns the fence (grp, lo) of l; l may be nil for a probe.
+func mkFence[V any](grp, lo string, l *leaf[V]) fence[V] {
+	return fence[V]{pg: prefix8(grp), pl: prefix8(lo), grp: grp, lo: lo, l: l}
+}
+
+// prefix8 returns the first eight bytes of s, zero-padded, big-endian:
+// prefix8(a) < prefix8(b) implies a < b, and equal prefixes decide
+// nothing unless both strings are equally long and at most eight bytes.
+func prefix8(s string) uint64 {
+	if len(s) >= 8 {
+		return uint64(s[7]) | uint64(s[6])<<8 | uint64(s[5])<<16 | uint64(s[4])<<24 |
+			uint64(s[3])<<32 | uint64(s[2])<<40 | uint64(s[1])<<48 | uint64(s[0])<<56
+	}
+	var p uint64
+	for i := range 8 {
+		p <<= 8
+		if i < len(s) {
+			p |= uint64(s[i])
+		}
+	}
+	return p
+}
+
 func fenceLess[V any](a, b fence[V]) bool {
-	if a.grp != b.grp {
+	if a.pg != b.pg {
+		return a.pg < b.pg
+	}
+	if (len(a.grp) > 8 || len(a.grp) != len(b.grp)) && a.grp != b.grp {
 		return a.grp < b.grp
+	}
+	if a.pl != b.pl {
+		return a.pl < b.pl
 	}
 	return a.lo < b.lo
 }
@@ -87,7 +119,7 @@ func search(keys []string, key string) (int, bool) {
 // floor returns the fence of the leaf of grp that key belongs to, if grp
 // has a leaf whose fence is <= key.
 func (s *seq[V]) floor(grp, key string) (f fence[V], ok bool) {
-	s.tree.DescendLessOrEqual(fence[V]{grp: grp, lo: key}, func(x fence[V]) bool {
+	s.tree.DescendLessOrEqual(mkFence[V](grp, key, nil), func(x fence[V]) bool {
 		f, ok = x, x.grp == grp
 		return false
 	})
@@ -96,7 +128,7 @@ func (s *seq[V]) floor(grp, key string) (f fence[V], ok bool) {
 
 // ceil returns the first fence >= (grp, key) if it belongs to grp.
 func (s *seq[V]) ceil(grp, key string) (f fence[V], ok bool) {
-	s.tree.AscendGreaterOrEqual(fence[V]{grp: grp, lo: key}, func(x fence[V]) bool {
+	s.tree.AscendGreaterOrEqual(mkFence[V](grp, key, nil), func(x fence[V]) bool {
 		f, ok = x, x.grp == grp
 		return false
 	})
@@ -197,7 +229,7 @@ func (l *leaf[V]) removeAt(i int) {
 // addLeaf adds a leaf holding the single entry (key, v), fenced at key.
 func (s *seq[V]) addLeaf(grp, key string, v V) {
 	l := &leaf[V]{gen: s.gen, keys: alloc([]string{key}, 1, 4), vals: alloc([]V{v}, 1, 4)}
-	s.tree.ReplaceOrInsert(fence[V]{grp: grp, lo: key, l: l})
+	s.tree.ReplaceOrInsert(mkFence(grp, key, l))
 }
 
 // set stores v under (grp, key). When the key is already present it keeps
@@ -218,7 +250,7 @@ func (s *seq[V]) set(grp, key string, v V) (stored string, old V, replaced bool)
 		if f.l.gen != s.gen {
 			f.l = s.newLeaf(f.l.keys, f.l.vals)
 		}
-		f.lo = key
+		f.lo, f.pl = key, prefix8(key)
 		f.l.insertAt(0, key, v, s.max)
 		s.tree.ReplaceOrInsert(f)
 		return key, old, false
@@ -251,7 +283,7 @@ func (s *seq[V]) set(grp, key string, v V) (stored string, old V, replaced bool)
 	}
 	f.l = left
 	s.tree.ReplaceOrInsert(f)
-	s.tree.ReplaceOrInsert(fence[V]{grp: grp, lo: right.keys[0], l: right})
+	s.tree.ReplaceOrInsert(mkFence(grp, right.keys[0], right))
 	return key, old, false
 }
 
@@ -300,7 +332,7 @@ func (s *seq[V]) compact(f fence[V]) {
 // order, until yield returns false. It reports whether yield always
 // returned true.
 func (s *seq[V]) ascend(grp, from string, yield func(string, V) bool) bool {
-	start := fence[V]{grp: grp, lo: from}
+	start := mkFence[V](grp, from, nil)
 	if f, ok := s.floor(grp, from); ok {
 		start = f
 	}
@@ -329,7 +361,7 @@ func (s *seq[V]) ascend(grp, from string, yield func(string, V) bool) bool {
 // count returns the number of entries of grp.
 func (s *seq[V]) count(grp string) int {
 	n := 0
-	s.tree.AscendGreaterOrEqual(fence[V]{grp: grp}, func(f fence[V]) bool {
+	s.tree.AscendGreaterOrEqual(mkFence[V](grp, "", nil), func(f fence[V]) bool {
 		if f.grp != grp {
 			return false
 		}
@@ -388,12 +420,9 @@ func buildSeq[V any](es []entry[V]) *seq[V] {
 	fill := max(1, s.max*7/8)
 	keys := make([]string, 0, s.max)
 	vals := make([]V, 0, s.max)
-	flush := func(grp string) {
-		if len(keys) == 0 {
-			return
-		}
+	flush := func(grp string) { // keys is never empty here
 		l := &leaf[V]{gen: s.gen, keys: alloc(keys, len(keys), len(keys)), vals: alloc(vals, len(vals), len(vals))}
-		s.tree.ReplaceOrInsert(fence[V]{grp: grp, lo: l.keys[0], l: l})
+		s.tree.ReplaceOrInsert(mkFence(grp, l.keys[0], l))
 		keys, vals = keys[:0], vals[:0]
 	}
 	for i, e := range es {

@@ -187,3 +187,38 @@ func TestBuildSeq(t *testing.T) {
 	require.Equal(t, model, checkSeq(t, s))
 	require.Equal(t, 0, buildSeq[int](nil).n)
 }
+
+func TestPrefix8Orders(t *testing.T) {
+	strs := []string{"", "\x00", "a", "a\x00", "ab", "abcdefgh", "abcdefgh\x00", "abcdefghi", "abcdefgi", "b", "\xff\xff"}
+	for _, a := range strs {
+		for _, b := range strs {
+			pa, pb := prefix8(a), prefix8(b)
+			if pa < pb && !(a < b) || pa > pb && !(a > b) {
+				t.Errorf("prefix8(%q)=%x, prefix8(%q)=%x disagree with the strings", a, pa, b, pb)
+			}
+			fa, fb := mkFence[int](a, b, nil), mkFence[int](b, a, nil)
+			want := a < b // (a, b) < (b, a) exactly when a < b
+			if got := fenceLess(fa, fb); got != want {
+				t.Errorf("fenceLess((%q,%q), (%q,%q)) = %v", a, b, b, a, got)
+			}
+		}
+	}
+}
+
+// TestSeqShrinks: a leaf emptied to a quarter, with no neighbour to merge
+// with, gives back its spare capacity.
+func TestSeqShrinks(t *testing.T) {
+	s := newSeq[int]()
+	for i := range s.max {
+		s.set("", fmt.Sprintf("k%03d", i), i)
+	}
+	for i := range s.max - s.max/4 {
+		_, ok := s.del("", fmt.Sprintf("k%03d", i))
+		require.True(t, ok)
+	}
+	checkSeq(t, s)
+	f, ok := s.floor("", "k999")
+	require.True(t, ok)
+	require.Len(t, f.l.keys, s.max/4)
+	require.Less(t, cap(f.l.keys), s.max/2, "spare capacity returned")
+}
