@@ -126,25 +126,24 @@ func (x *Indexer[T]) upsert(obj T) error {
 
 // unindex removes the entries of old (stored under key) from ix, unless
 // old's values equal keep (the values old is about to be indexed under
-// again), in which case it changes nothing. If the index func now fails on old, or an entry is missing (an
-// index func that is not deterministic, or a stored object modified in
-// place), it falls back to finding the key's entries by a scan of the
-// index, so that the index never keeps a stale entry the func can compute.
+// again), in which case it changes nothing. If the index func now fails on
+// old, or an entry is missing (an index func that is not deterministic, or
+// a stored object modified in place), it finds the key's entries by a scan
+// of the index instead, so that no stale entry survives.
 func (ix *index[T]) unindex(old T, key string, keep []string) {
 	ov, err := ix.values(old, key)
-	if err == nil && slices.Equal(ov, keep) {
-		return
-	}
 	if err == nil {
+		if slices.Equal(ov, keep) {
+			return
+		}
+		missing := false
 		for j, v := range ov {
-			if dup(ov, j) {
-				continue
-			}
-			if _, ok := ix.seq.del(v, key); !ok {
-				err = errors.New("missing entry")
+			if !dup(ov, j) {
+				_, ok := ix.seq.del(v, key)
+				missing = missing || !ok
 			}
 		}
-		if err == nil {
+		if !missing {
 			return
 		}
 	}
