@@ -18,7 +18,9 @@
 //
 //  1. Sync. It lists at the last synced resourceVersion ("" the first
 //     time, meaning the latest), in pages of Options.PageSize when that is
-//     set, following Continue tokens to the end, and calls
+//     set, following Continue tokens to the end (later pages are asked
+//     with the token, the Limit and ResourceVersion "", as client-go's
+//     pager does), and calls
 //     Store.Replace(items, listRV) once with every page. If the list at
 //     the last synced version is expired (ErrExpired, or ErrFutureVersion
 //     after the source was reset) it lists the latest at once. If a

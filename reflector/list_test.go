@@ -100,6 +100,30 @@ func TestPaginatedListFollowsContinueTokens(t *testing.T) {
 	})
 }
 
+// A paginated relist asks the first page at the last synced version and
+// later pages with the token alone.
+func TestPaginatedRelistAsksLaterPagesByToken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := newLW([]listResp{
+			listOK(10),
+			{list: reflector.List[item]{Items: items("a"), ResourceVersion: "12", Continue: "c1"}},
+			{list: reflector.List[item]{Items: items("b"), ResourceVersion: "12"}},
+		}, []watchResp{{events: []ev{added("a", 11), errEvent(errExpired)}}})
+		store := newStore()
+		h := start(t, lw, store, reflector.Options{PageSize: 1})
+		synctest.Wait()
+		assert.Equal(t, []string{
+			`list rv="" limit=1 continue=""`,
+			`watch rv="10" bookmarks=true initial=false`,
+			`list rv="11" limit=1 continue=""`,
+			`list rv="" limit=1 continue="c1"`,
+			`watch rv="12" bookmarks=true initial=false`,
+		}, lw.Calls())
+		assert.Equal(t, []string{"replace [] @10", "add a @11", "replace [a b] @12"}, store.Ops())
+		h.stop(t)
+	})
+}
+
 func TestExpiredContinueTokenFallsBackToFullList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw := newLW([]listResp{

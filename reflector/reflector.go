@@ -267,7 +267,9 @@ func (l *loop[T]) listSync(ctx context.Context) error {
 }
 
 // list reads a complete list at least as new as rv, following continue
-// tokens; an expired continue token restarts it as one unpaginated List.
+// tokens (later pages are asked with the token, the same Limit and
+// ResourceVersion ""); an expired continue token restarts it as one
+// unpaginated List at rv.
 // Pages are concatenated once at the end, into one new slice (the
 // source's slices are never written to).
 func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
@@ -311,6 +313,8 @@ func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
 		if got.Continue == opts.Continue {
 			return nil, "", fmt.Errorf("%w: list repeated continue token %q", ErrBadSource, got.Continue)
 		}
-		opts.Continue = got.Continue
+		// Later pages carry the token and no version, as client-go's
+		// pager asks (Kubernetes refuses both together).
+		opts = ListOptions{Limit: opts.Limit, Continue: got.Continue}
 	}
 }
