@@ -24,6 +24,7 @@ func BenchmarkCycle(b *testing.B) {
 	ks := keys()
 	q := New(Options[string]{})
 	b.ReportAllocs()
+	cpu := reportCPU(b)
 	i := 0
 	for b.Loop() {
 		k := ks[i&(benchKeys-1)]
@@ -32,6 +33,7 @@ func BenchmarkCycle(b *testing.B) {
 		item, _ := q.Get()
 		q.Done(item)
 	}
+	cpu()
 	q.ShutDown()
 }
 
@@ -42,6 +44,7 @@ func BenchmarkCycleBaseline(b *testing.B) {
 	ks := keys()
 	q := newBaseline()
 	b.ReportAllocs()
+	cpu := reportCPU(b)
 	i := 0
 	for b.Loop() {
 		k := ks[i&(benchKeys-1)]
@@ -50,6 +53,7 @@ func BenchmarkCycleBaseline(b *testing.B) {
 		item, _ := q.get()
 		q.done(item)
 	}
+	cpu()
 }
 
 // BenchmarkParallel: 2 producers add distinct keys, 2 consumers Get+Done;
@@ -110,6 +114,7 @@ func BenchmarkPriorityParallel(b *testing.B) {
 func runParallel(b *testing.B, ks []string, add func(string), work func() bool, drain func()) {
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	defer reportCPU(b)()
 	for range 2 {
 		wg.Go(func() {
 			for work() {
@@ -135,6 +140,7 @@ func BenchmarkRateLimited(b *testing.B) {
 	ks := keys()[:1000]
 	q := New(Options[string]{})
 	b.ReportAllocs()
+	cpu := reportCPU(b)
 	i := 0
 	for b.Loop() {
 		k := ks[i%1000]
@@ -142,6 +148,7 @@ func BenchmarkRateLimited(b *testing.B) {
 		q.AddRateLimited(k)
 		q.Forget(k)
 	}
+	cpu()
 	q.ShutDown()
 }
 
@@ -161,6 +168,7 @@ func BenchmarkAddAfterDrain(b *testing.B) {
 	q := New(Options[string]{})
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b)()
 	for left := b.N; left > 0; left -= n {
 		round := ks[:min(n, left)]
 		for j, k := range round {
@@ -180,6 +188,7 @@ func BenchmarkPriorityCycle(b *testing.B) {
 	ks := keys()
 	q := New(Options[string]{})
 	b.ReportAllocs()
+	cpu := reportCPU(b)
 	i := 0
 	for b.Loop() {
 		k := ks[i&(benchKeys-1)]
@@ -188,6 +197,7 @@ func BenchmarkPriorityCycle(b *testing.B) {
 		item, _, _ := q.GetWithPriority()
 		q.Done(item)
 	}
+	cpu()
 	q.ShutDown()
 }
 

@@ -1,6 +1,9 @@
 package workqueue
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // Entry states, as bit flags. Legal combinations:
 //
@@ -29,16 +32,14 @@ type entry[T comparable] struct {
 	// waiting); while only processing it is the priority it was handed
 	// out with.
 	prio int
-	// key and seq order the entry while queued: smaller first.
-	key int64
+	// at and seq order the entry, smaller first. While queued: its key
+	// (see keyFor) and FIFO sequence. While waiting: its ready time and
+	// the sequence of its live slot in the delay heap.
+	at  int64
 	seq uint64
-	// enq is when the entry entered the ready queue (clocked cores only).
-	enq int64
-	// start is when the entry was handed out (metered cores only).
-	start int64
-	// readyAt and waitSeq identify the entry's live slot in the delay heap.
-	readyAt int64
-	waitSeq uint64
+	// stamp is, while queued, when the entry entered the ready queue and,
+	// while processing, when it was handed out (clocked cores only).
+	stamp int64
 	// prev and next link the entry into its level while queued.
 	prev, next *entry[T]
 	lvl        *level[T]
@@ -68,13 +69,23 @@ const maxFreeEntries = 4096
 // which case the core reads it through now only if it needs it.
 type core[T comparable] struct {
 	items map[T]*entry[T]
+	// free holds released entries for reuse; past maxFreeEntries they go
+	// to spill, which the garbage collector may empty, so that a burst
+	// does not pin its peak memory forever.
 	free  []*entry[T]
+	spill sync.Pool
 
 	levels map[int]*level[T]
 	cache  *level[T]   // last level used, to skip the map for one priority
 	active []*level[T] // heap of non-empty levels by head (key, seq)
 	ready  int         // queued entries
 	busy   int         // processing entries
+
+	// recent holds the last entries handed out, so that Done usually
+	// finds its entry without a map lookup. An entry here may since have
+	// been released or reused; done checks state and item.
+	recent [4]*entry[T]
+	ri     uint8
 
 	seq   uint64
 	aging int64 // nanoseconds per priority point; <= 0 disables aging
@@ -118,6 +129,8 @@ func (c *core[T]) alloc(item T) *entry[T] {
 		e = c.free[n-1]
 		c.free[n-1] = nil
 		c.free = c.free[:n-1]
+	} else if x, ok := c.spill.Get().(*entry[T]); ok {
+		e = x
 	} else {
 		// Allocate a small slab; the rest goes to the free list.
 		slab := make([]entry[T], 16)
@@ -136,6 +149,8 @@ func (c *core[T]) release(e *entry[T]) {
 	*e = entry[T]{}
 	if len(c.free) < maxFreeEntries {
 		c.free = append(c.free, e)
+	} else {
+		c.spill.Put(e)
 	}
 }
 
@@ -200,7 +215,7 @@ func (c *core[T]) addAfter(item T, p int, at, now int64) {
 		e.prio = max(e.prio, p)
 	case e.state&stWaiting != 0:
 		e.prio = max(e.prio, p)
-		if at < e.readyAt {
+		if at < e.at {
 			c.delay.stale++
 			c.wait(e, at)
 		}
@@ -223,10 +238,12 @@ func (c *core[T]) pop(now int64) *entry[T] {
 	c.ready--
 	e.state = stProcessing
 	c.busy++
+	c.recent[c.ri&3] = e
+	c.ri++
 	if c.metered {
 		t := c.clock(&now)
-		e.start = t
-		c.m.QueueDuration.Observe(seconds(t - e.enq))
+		c.m.QueueDuration.Observe(seconds(t - e.stamp))
+		e.stamp = t
 		c.m.Depth.Set(float64(c.ready))
 	}
 	return e
@@ -235,14 +252,14 @@ func (c *core[T]) pop(now int64) *entry[T] {
 // done ends the processing of item. It reports false if item was not
 // being processed.
 func (c *core[T]) done(item T, now int64) bool {
-	e, ok := c.items[item]
-	if !ok || e.state&stProcessing == 0 {
+	e := c.processing(item)
+	if e == nil {
 		return false
 	}
 	e.state &^= stProcessing
 	c.busy--
 	if c.metered {
-		c.m.WorkDuration.Observe(seconds(c.clock(&now) - e.start))
+		c.m.WorkDuration.Observe(seconds(c.clock(&now) - e.stamp))
 	}
 	switch {
 	case e.state&stDirty != 0:
@@ -253,6 +270,19 @@ func (c *core[T]) done(item T, now int64) bool {
 		c.release(e)
 	}
 	return true
+}
+
+// processing returns item's entry if it is being processed.
+func (c *core[T]) processing(item T) *entry[T] {
+	for _, e := range c.recent {
+		if e != nil && e.state&stProcessing != 0 && e.item == item {
+			return e
+		}
+	}
+	if e, ok := c.items[item]; ok && e.state&stProcessing != 0 {
+		return e
+	}
+	return nil
 }
 
 // advance moves every waiting entry due at or before now to the ready
@@ -308,8 +338,8 @@ func (c *core[T]) dropWaiting() {
 
 func (c *core[T]) wait(e *entry[T], at int64) {
 	c.seq++
-	e.readyAt = at
-	e.waitSeq = c.seq
+	e.at = at
+	e.seq = c.seq
 	e.state |= stWaiting
 	c.delay.push(slot[T]{at: at, seq: c.seq, e: e})
 }
@@ -339,7 +369,7 @@ func (c *core[T]) push(e *entry[T], now int64) {
 	var t int64
 	if c.clocked {
 		t = c.stamp(&now)
-		e.enq = t
+		e.stamp = t
 	}
 	c.link(e, c.keyFor(e.prio, t))
 	c.ready++
@@ -355,7 +385,7 @@ func (c *core[T]) raise(e *entry[T], p int, now int64) {
 	var key int64
 	if c.aging > 0 {
 		key = agedKey(c.stamp(&now), p, c.aging)
-		if key >= e.key {
+		if key >= e.at {
 			e.prio = p
 			return
 		}
@@ -379,7 +409,7 @@ func (c *core[T]) link(e *entry[T], key int64) {
 		c.cache = l
 	}
 	c.seq++
-	e.key = key
+	e.at = key
 	e.seq = c.seq
 	e.state |= stQueued
 	e.lvl = l
@@ -448,8 +478,8 @@ func (c *core[T]) removeLevel(l *level[T]) {
 
 func (c *core[T]) lessLevel(i, j int) bool {
 	a, b := c.active[i].head, c.active[j].head
-	if a.key != b.key {
-		return a.key < b.key
+	if a.at != b.at {
+		return a.at < b.at
 	}
 	return a.seq < b.seq
 }

@@ -12,7 +12,7 @@ type slot[T comparable] struct {
 }
 
 func live[T comparable](s slot[T]) bool {
-	return s.e.state&stWaiting != 0 && s.e.waitSeq == s.seq
+	return s.e.state&stWaiting != 0 && s.e.seq == s.seq
 }
 
 func slotLess[T comparable](a, b slot[T]) bool {

@@ -106,7 +106,7 @@ func (c *core[T]) inFlight(now int64) InFlight {
 		if e.state&stProcessing == 0 {
 			continue
 		}
-		d := time.Duration(now - e.start)
+		d := time.Duration(now - e.stamp)
 		f.Count++
 		f.Unfinished += d
 		f.Longest = max(f.Longest, d)

@@ -294,7 +294,7 @@ func checkAgainstModel(t *testing.T, c *core[string], m *model) {
 		}
 		require.Equal(t, want, e.state, "state of %s", k)
 		if it.waiting {
-			require.Equal(t, it.readyAt, e.readyAt, k)
+			require.Equal(t, it.readyAt, e.at, k)
 		}
 	}
 	require.Equal(t, busy, c.busy)

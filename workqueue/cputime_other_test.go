@@ -1,0 +1,7 @@
+//go:build !unix
+
+package workqueue
+
+import "testing"
+
+func reportCPU(*testing.B) func() { return func() {} }
