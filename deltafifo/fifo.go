@@ -165,9 +165,9 @@ func (f *DeltaFIFO[T]) Update(obj T, rv string) error { return f.change(Updated,
 // Delete queues a Deleted delta for obj (its last state), seen at rv. A
 // delete of a key that is neither queued, nor being processed by a Pop,
 // nor known to KnownObjects is ignored: the consumer never saw the object.
-// A key being processed counts as known exactly when the delta being
-// processed is not itself a delete, because that is what the consumer's
-// cache will hold once process returns.
+// A key being processed counts as known exactly when the newest delta
+// being processed is not itself a delete, because that is what the
+// consumer's cache will hold once process returns.
 func (f *DeltaFIFO[T]) Delete(obj T, rv string) error { return f.change(Deleted, obj, rv) }
 
 func (f *DeltaFIFO[T]) change(typ DeltaType, obj T, rv string) error {
