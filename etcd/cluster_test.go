@@ -14,17 +14,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
+	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
 )
 
-// TestClusterMembersFailMidStream watches a prefix of a 3-member cluster
-// through a client that knows all three endpoints, while writers keep
-// writing through another. Every member is stopped in turn (the leader
-// first), so the member the watch is connected to is stopped at some
-// point too; writes go on through the others. Afterwards the watcher's
-// state equals etcd's, and the changes it was delivered for each key are
-// exactly etcd's history of that key: nothing lost, nothing repeated.
+// TestClusterMembersFailMidStream runs an informer on a prefix of a
+// 3-member cluster through a client that knows all three endpoints, while
+// writers keep writing through another. Every member is stopped in turn
+// (each was the raft leader when stopped), so the member the informer's
+// watch is connected to is stopped at some point too; writes go on
+// through the others. Afterwards the cache and the handler's view equal
+// etcd, the watches delivered exactly etcd's history (nothing lost,
+// nothing repeated, no relist needed), and the handler's per-key history
+// follows etcd's.
 func TestClusterMembersFailMidStream(t *testing.T) {
 	begin := time.Now()
 	c := etcdtest.New(t, etcdtest.Options{Members: 3})
@@ -40,14 +43,21 @@ func TestClusterMembersFailMidStream(t *testing.T) {
 	for i := range keys {
 		objs = append(objs, &sourcetest.Object{Key: fmt.Sprintf("k%03d", i), Value: "0"})
 	}
-	seed(t, newClient(t, c), prefix, objs)
+	seeded := seed(t, newClient(t, c), prefix, objs)
+	initial := map[string]string{}
+	for _, o := range objs {
+		initial[o.Key] = o.Value
+	}
 
-	f := newFollower(watchSrc)
-	followerDone := make(chan struct{})
-	go func() {
-		defer close(followerDone)
-		f.run(ctx)
-	}()
+	rec := &recorder{Source: watchSrc}
+	inf, err := informer.New[*sourcetest.Object](rec, sourcetest.ObjectKey, informer.Options[*sourcetest.Object]{Logger: quiet})
+	require.NoError(t, err)
+	hist := newHistoryHandler()
+	reg, err := inf.AddEventHandler(hist, informer.HandlerOptions{})
+	require.NoError(t, err)
+	runDone := make(chan error, 1)
+	go func() { runDone <- inf.Run(ctx) }()
+	require.True(t, informer.WaitForCacheSync(ctx, reg.HasSynced))
 
 	// Writers: updates, deletes and re-creates on random keys, retried
 	// through elections; an ambiguous failure may apply a write twice,
@@ -143,21 +153,29 @@ func TestClusterMembersFailMidStream(t *testing.T) {
 	writers.Wait()
 
 	final := maxRev.Load()
-	f.waitFor(t, final, 30*time.Second)
-	cancel()
-	<-followerDone
-	f.mu.Lock()
-	listRV, state, history, watches := f.listRV, f.state, f.history, f.watches
-	f.mu.Unlock()
-	t.Logf("%d writes up to revision %d; the follower listed at %d and opened %d watches", writes.Load(), final, listRV, watches)
-
-	t.Logf("follower caught up after %v", time.Since(begin))
-	compareHistories(t, history, etcdHistory(t, newClient(t, c), prefix, listRV, final))
-	l, err := writeSrc.List(t.Context(), reflector.ListOptions{ResourceVersion: strconv.FormatInt(final, 10)})
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	require.NoError(t, inf.WaitForResourceVersion(wctx, strconv.FormatInt(final, 10)))
+	l, err := writeSrc.List(ctx, reflector.ListOptions{ResourceVersion: strconv.FormatInt(final, 10)})
 	require.NoError(t, err)
-	require.Len(t, state, len(l.Items))
+	want := map[string]string{}
 	for _, o := range l.Items {
-		require.Equal(t, o.Value, state[o.Key].Value, "key %s", o.Key)
+		want[o.Key] = o.Value
 	}
+	require.Equal(t, want, cacheState(inf), "the cache differs from etcd")
+	hist.waitState(t, want, 30*time.Second)
+	cancel()
+	require.ErrorIs(t, <-runDone, context.Canceled)
+
+	// Every change the informer's watches delivered is etcd's history,
+	// with nothing lost or repeated; the handler's per-key history is in
+	// etcd's order (a handler that falls behind gets intermediate states
+	// coalesced, never reordered or repeated).
+	history := etcdHistory(t, newClient(t, c), prefix, seeded, final)
+	lists, watches := rec.check(t, history)
+	hist.check(t, initial, history)
+	t.Logf("%d writes up to revision %d; the informer listed %d time(s), opened %d watches; its handler got %d calls",
+		writes.Load(), final, lists, watches, hist.calls())
+	require.Equal(t, 1, lists, "the informer had to relist")
 	t.Logf("checked after %v", time.Since(begin))
 }

@@ -199,11 +199,13 @@ func (e *Elector) campaign(ctx context.Context) (*Term, error) {
 		done:    make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	valid, err := t.renew(ctx)
+	vctx, vcancel := context.WithTimeout(ctx, e.opts.RenewDeadline)
+	defer vcancel()
+	valid, err := t.renew(vctx)
 	if err != nil {
 		return fail(fmt.Errorf("renew the lease after winning: %w", err))
 	}
-	resp, err := e.client.Get(ctx, t.key)
+	resp, err := e.client.Get(vctx, t.key)
 	if err != nil {
 		return fail(fmt.Errorf("check the election key: %w", err))
 	}

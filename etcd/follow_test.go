@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -34,132 +33,6 @@ func (c change) String() string {
 	return fmt.Sprintf("@%d %q", c.rev, c.value)
 }
 
-// follower keeps a map in step with a source the way a reflector does,
-// with only the moves the test expects: list once, watch, and when a
-// stream closes without an error watch again from the last version seen.
-// It records every change each stream delivered, per key.
-type follower struct {
-	src *etcd.Source[*sourcetest.Object]
-
-	mu      sync.Mutex
-	cond    *sync.Cond
-	listRV  int64
-	last    int64
-	state   map[string]*sourcetest.Object
-	history map[string][]change
-	watches int
-	err     error
-}
-
-func newFollower(src *etcd.Source[*sourcetest.Object]) *follower {
-	f := &follower{src: src, state: map[string]*sourcetest.Object{}, history: map[string][]change{}}
-	f.cond = sync.NewCond(&f.mu)
-	return f
-}
-
-// run lists and watches until ctx ends or the source breaks its contract.
-func (f *follower) run(ctx context.Context) {
-	err := f.follow(ctx)
-	f.mu.Lock()
-	f.err = err
-	f.cond.Broadcast()
-	f.mu.Unlock()
-}
-
-func (f *follower) follow(ctx context.Context) error {
-	var list reflector.List[*sourcetest.Object]
-	err := retry(ctx, func() (err error) {
-		list, err = f.src.List(ctx, reflector.ListOptions{})
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	rev, _ := strconv.ParseInt(list.ResourceVersion, 10, 64)
-	f.mu.Lock()
-	f.listRV, f.last = rev, rev
-	for _, o := range list.Items {
-		f.state[o.Key] = o
-	}
-	f.mu.Unlock()
-	for {
-		var ch <-chan reflector.Event[*sourcetest.Object]
-		err := retry(ctx, func() (err error) {
-			ch, err = f.src.Watch(ctx, reflector.WatchOptions{ResourceVersion: strconv.FormatInt(f.lastRev(), 10)})
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		f.mu.Lock()
-		f.watches++
-		f.mu.Unlock()
-		for ev := range ch {
-			if ev.Type == reflector.Error {
-				return fmt.Errorf("Error event: %w", ev.Err)
-			}
-			if err := f.apply(ev); err != nil {
-				return err
-			}
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-	}
-}
-
-func (f *follower) lastRev() int64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.last
-}
-
-func (f *follower) apply(ev reflector.Event[*sourcetest.Object]) error {
-	rev, err := strconv.ParseInt(ev.ResourceVersion, 10, 64)
-	if err != nil {
-		return err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if rev <= f.last && ev.Type != reflector.Bookmark {
-		return fmt.Errorf("%v event of %q at %d, not after %d: duplicated or out of order", ev.Type, ev.Object.Key, rev, f.last)
-	}
-	switch ev.Type {
-	case reflector.Added, reflector.Modified:
-		f.state[ev.Object.Key] = ev.Object
-		f.history[ev.Object.Key] = append(f.history[ev.Object.Key], change{rev: rev, value: ev.Object.Value})
-	case reflector.Deleted:
-		delete(f.state, ev.Object.Key)
-		f.history[ev.Object.Key] = append(f.history[ev.Object.Key], change{rev: rev, deleted: true, value: ev.Object.Value})
-	}
-	f.last = max(f.last, rev)
-	f.cond.Broadcast()
-	return nil
-}
-
-// waitFor waits until the follower has seen revision rev.
-func (f *follower) waitFor(t *testing.T, rev int64, within time.Duration) {
-	t.Helper()
-	timer := time.AfterFunc(within, func() {
-		f.mu.Lock()
-		f.cond.Broadcast()
-		f.mu.Unlock()
-	})
-	defer timer.Stop()
-	deadline := time.Now().Add(within)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for f.last < rev && f.err == nil && time.Now().Before(deadline) {
-		f.cond.Wait()
-	}
-	if f.err != nil {
-		t.Fatalf("follower failed: %v", f.err)
-	}
-	if f.last < rev {
-		t.Fatalf("follower at revision %d after %v, want %d", f.last, within, rev)
-	}
-}
-
 // retry calls fn until it succeeds or ctx ends, pausing briefly after
 // each failure (while etcd elects a leader, for example).
 func retry(ctx context.Context, fn func() error) error {
@@ -179,13 +52,19 @@ func retry(ctx context.Context, fn func() error) error {
 	}
 }
 
+// keyedChange is a change and the key it changed.
+type keyedChange struct {
+	key string
+	change
+}
+
 // etcdHistory reads, with a raw etcd watch, every change under prefix in
-// the revisions (from, to], per key (the object key).
-func etcdHistory(t *testing.T, cli *clientv3.Client, prefix string, from, to int64) map[string][]change {
+// the revisions (from, to], in revision order.
+func etcdHistory(t *testing.T, cli *clientv3.Client, prefix string, from, to int64) []keyedChange {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	out := map[string][]change{}
+	var out []keyedChange
 	if to <= from {
 		return out
 	}
@@ -205,7 +84,7 @@ func etcdHistory(t *testing.T, cli *clientv3.Client, prefix string, from, to int
 			if err != nil {
 				t.Fatalf("decode %q: %v", kv.Key, err)
 			}
-			out[o.Key] = append(out[o.Key], change{rev: ev.Kv.ModRevision, deleted: deleted, value: o.Value})
+			out = append(out, keyedChange{o.Key, change{rev: ev.Kv.ModRevision, deleted: deleted, value: o.Value}})
 			if ev.Kv.ModRevision == to {
 				return out
 			}
@@ -215,26 +94,126 @@ func etcdHistory(t *testing.T, cli *clientv3.Client, prefix string, from, to int
 	return nil
 }
 
-// compareHistories fails the test unless got and want hold the same
-// changes per key.
-func compareHistories(t *testing.T, got, want map[string][]change) {
-	t.Helper()
-	keys := slices.Sorted(maps.Keys(want))
-	for k := range got {
-		if _, ok := want[k]; !ok {
-			keys = append(keys, k)
-		}
+// recorder wraps a source and records, in order, every List an informer
+// starts and every event each of its watches delivered.
+type recorder struct {
+	*etcd.Source[*sourcetest.Object]
+
+	mu   sync.Mutex
+	log  []*segment
+	last int64 // the highest version delivered so far
+}
+
+// segment is one List (its version) or one watch (its starting version
+// and what it delivered).
+type segment struct {
+	list   bool
+	from   int64
+	events []keyedChange
+	// last is the highest version the watch delivered (events and
+	// bookmarks).
+	last int64
+}
+
+func (r *recorder) List(ctx context.Context, opts reflector.ListOptions) (reflector.List[*sourcetest.Object], error) {
+	l, err := r.Source.List(ctx, opts)
+	if err == nil && opts.Continue == "" {
+		rev, _ := strconv.ParseInt(l.ResourceVersion, 10, 64)
+		r.mu.Lock()
+		r.log = append(r.log, &segment{list: true, from: rev, last: rev})
+		r.last = max(r.last, rev)
+		r.mu.Unlock()
 	}
-	bad := 0
-	for _, k := range keys {
-		if !slices.Equal(got[k], want[k]) {
-			bad++
-			if bad <= 5 {
-				t.Errorf("key %q:\n delivered %v\n etcd has  %v", k, got[k], want[k])
+	return l, err
+}
+
+func (r *recorder) Watch(ctx context.Context, opts reflector.WatchOptions) (<-chan reflector.Event[*sourcetest.Object], error) {
+	in, err := r.Source.Watch(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	from, _ := strconv.ParseInt(opts.ResourceVersion, 10, 64)
+	seg := &segment{from: from, last: from}
+	r.mu.Lock()
+	r.log = append(r.log, seg)
+	r.mu.Unlock()
+	out := make(chan reflector.Event[*sourcetest.Object])
+	go func() {
+		defer close(out)
+		for ev := range in {
+			select {
+			case out <- ev:
+			case <-ctx.Done():
+				for range in {
+				}
+				return
+			}
+			r.note(seg, ev)
+		}
+	}()
+	return out, nil
+}
+
+// note records an event the reader received.
+func (r *recorder) note(seg *segment, ev reflector.Event[*sourcetest.Object]) {
+	rev, _ := strconv.ParseInt(ev.ResourceVersion, 10, 64)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch ev.Type {
+	case reflector.Added, reflector.Modified, reflector.Deleted:
+		seg.events = append(seg.events, keyedChange{ev.Object.Key, change{rev: rev, deleted: ev.Type == reflector.Deleted, value: ev.Object.Value}})
+	case reflector.Bookmark:
+	default:
+		return
+	}
+	seg.last = max(seg.last, rev)
+	r.last = max(r.last, rev)
+}
+
+// delivered returns the highest version delivered so far.
+func (r *recorder) delivered() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
+}
+
+// check verifies that every watch delivered exactly etcd's history from
+// its starting version up to its last event, and that each watch started
+// where the previous one (or the list before it) left off: together, no
+// change was lost or delivered twice. history must start at or before the
+// first list. It returns the number of lists and watches.
+func (r *recorder) check(t *testing.T, history []keyedChange) (lists, watches int) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var cur int64 = -1
+	for i, seg := range r.log {
+		if seg.list {
+			lists++
+			cur = seg.from
+			continue
+		}
+		watches++
+		if cur >= 0 && seg.from != cur {
+			t.Errorf("watch %d starts at %d, but the informer had got to %d", i, seg.from, cur)
+		}
+		var want []keyedChange
+		for _, c := range history {
+			if c.rev > seg.from && len(seg.events) > 0 && c.rev <= seg.events[len(seg.events)-1].rev {
+				want = append(want, c)
 			}
 		}
+		if !slices.Equal(seg.events, want) {
+			t.Errorf("watch %d from %d delivered %d changes, etcd has %d in that range", i, seg.from, len(seg.events), len(want))
+			for j := range min(len(want), len(seg.events)) {
+				if want[j] != seg.events[j] {
+					t.Errorf("first difference at change %d: delivered %v %v, etcd has %v %v",
+						j, seg.events[j].key, seg.events[j].change, want[j].key, want[j].change)
+					break
+				}
+			}
+		}
+		cur = max(seg.from, seg.last)
 	}
-	if bad > 0 {
-		t.Fatalf("%d of %d keys differ", bad, len(keys))
-	}
+	return lists, watches
 }

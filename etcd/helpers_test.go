@@ -60,13 +60,13 @@ func compact(ctx context.Context, cli *clientv3.Client) (int64, error) {
 	return rev, etcdtest.Compact(ctx, cli, rev)
 }
 
-// seed writes objects under prefix in transactions of up to 100 puts
-// (etcd allows 128 operations per transaction) and returns the revision
-// of the last one: much faster than one write per object.
+// seed writes objects under prefix in transactions of up to
+// etcdtest.MaxTxnOps puts and returns the revision of the last one: much
+// faster than one write per object.
 func seed(t testing.TB, cli *clientv3.Client, prefix string, objs []*sourcetest.Object) int64 {
 	t.Helper()
 	var rev int64
-	for batch := range slices.Chunk(objs, 100) {
+	for batch := range slices.Chunk(objs, etcdtest.MaxTxnOps) {
 		ops := make([]clientv3.Op, 0, len(batch))
 		for _, o := range batch {
 			data, err := json.Marshal(o)

@@ -85,9 +85,20 @@ func (s *Source[T]) CompareResourceVersions(a, b string) (int, error) {
 // decode decodes a stored value and stamps the revision of its last write
 // into it.
 func (s *Source[T]) decode(kv *mvccpb.KeyValue) (T, error) {
+	return s.decodeRV(kv, "")
+}
+
+// decodeRV is decode with kv.ModRevision already formatted as rv ("":
+// not yet), which saves an allocation per watch event.
+func (s *Source[T]) decodeRV(kv *mvccpb.KeyValue, rv string) (T, error) {
 	obj, err := s.opts.Codec.Decode(kv.Value)
 	if err == nil {
-		err = stamp(obj, formatRV(kv.ModRevision))
+		if _, ok := any(obj).(reflector.VersionSetter); ok {
+			if rv == "" {
+				rv = formatRV(kv.ModRevision)
+			}
+			err = stamp(obj, rv)
+		}
 	}
 	if err != nil {
 		var zero T

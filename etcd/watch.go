@@ -250,7 +250,7 @@ func (w *watch[T]) event(ev *clientv3.Event) (reflector.Event[T], error) {
 		if ev.IsCreate() {
 			e.Type = reflector.Added
 		}
-		e.Object, err = w.src.decode(ev.Kv)
+		e.Object, err = w.src.decodeRV(ev.Kv, e.ResourceVersion)
 	case mvccpb.DELETE:
 		e.Type = reflector.Deleted
 		if ev.PrevKv == nil {

@@ -18,6 +18,11 @@ import (
 	"google.golang.org/grpc/backoff"
 )
 
+// MaxTxnOps is the number of operations a transaction may hold on the
+// members of a Cluster (etcd's default is 128), so that tests can load
+// many objects quickly.
+const MaxTxnOps = 1024
+
 // Options configures a Cluster. The zero value starts one member.
 type Options struct {
 	// Members is the number of members. Default 1.
@@ -127,6 +132,7 @@ func Start(opts Options) (*Cluster, error) {
 		cfg.TickMs = opts.TickMs
 		cfg.ElectionMs = opts.ElectionMs
 		cfg.UnsafeNoFsync = true
+		cfg.MaxTxnOps = MaxTxnOps
 		cfg.InitialClusterToken = "ctrlkit-etcdtest"
 		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(opts.Logger)
 		initial = append(initial, fmt.Sprintf("%s=%s", name, peer.String()))
