@@ -310,11 +310,15 @@ func runChaos(t *testing.T, seed uint64, ops int) {
 	src.MissNextEvents(0)
 	fence, err := src.Create(context.Background(), &obj{Key: "zz/fence"})
 	require.NoError(t, err)
-	require.NoError(t, inf.WaitForResourceVersion(context.Background(), fence))
+	// Bounded in virtual time, so a cache that never converges fails the
+	// test instead of hanging it.
+	healCtx, healCancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer healCancel()
+	require.NoError(t, inf.WaitForResourceVersion(healCtx, fence), "the cache never reached the fence")
 	src.CutWatches(fmt.Errorf("chaos heal: %w", reflector.ErrExpired))
 	time.Sleep(45 * time.Second) // past the longest backoff (30s)
 	synctest.Wait()
-	require.NoError(t, inf.WaitForResourceVersion(context.Background(), src.ResourceVersion()))
+	require.NoError(t, inf.WaitForResourceVersion(healCtx, src.ResourceVersion()), "the cache never caught up")
 	synctest.Wait()
 
 	// The cache equals the source.
