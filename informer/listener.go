@@ -225,8 +225,8 @@ func (l *listener[T]) listenerName() string { return l.name }
 // HasSynced reports whether the informer has synced and this handler has
 // handled every notification of its initial batch: the informer's first
 // list, or for a handler added later, the cache content it was given. It
-// is false once the registration is removed. A nil Registration has not
-// synced.
+// is false once the registration is removed or the informer has stopped. A
+// nil Registration has not synced.
 func (r *Registration) HasSynced() bool {
 	if r == nil || r.l == nil {
 		return false
