@@ -7,47 +7,37 @@ import (
 	"github.com/ctrlkit/ctrlkit/leader"
 )
 
-// Two replicas share one Memory elector. The first leads until it is
-// deposed; its work is stopped before the second replica takes over, and
-// it leads again once the second has finished and resigned.
+// A replica leads, loses its term (Depose stands in for an expired lease),
+// has its work stopped, and leads again; cancelling the context ends it.
 func ExampleRun() {
 	m := leader.NewMemory()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	firstLeads := make(chan int)
-	firstDone := make(chan error, 1)
+	leads := make(chan int)
+	done := make(chan error, 1)
 	go func() {
 		term := 0
-		firstDone <- leader.Run(ctx, m, func(ctx context.Context) error {
+		done <- leader.Run(ctx, m, func(ctx context.Context) error {
 			term++
-			firstLeads <- term
+			leads <- term
 			<-ctx.Done() // work until the term ends
-			fmt.Println("replica 1: stopped")
+			fmt.Println("work stopped")
 			return nil
 		})
 	}()
-	fmt.Println("replica 1: leading, term", <-firstLeads)
 
-	secondDone := make(chan error, 1)
-	go func() {
-		secondDone <- leader.Run(ctx, m, func(ctx context.Context) error {
-			fmt.Println("replica 2: leading")
-			return nil // work finished: resign and return
-		})
-	}()
-	m.Depose() // replica 1 loses its term
-
-	fmt.Println("replica 2 returned:", <-secondDone)
-	fmt.Println("replica 1: leading, term", <-firstLeads)
+	fmt.Println("leading, term", <-leads)
+	m.Depose()
+	fmt.Println("leading, term", <-leads)
 	cancel()
-	fmt.Println("replica 1 returned:", <-firstDone)
+	fmt.Println("Run returned:", <-done)
+	fmt.Println("seat taken:", m.Leading())
 	// Output:
-	// replica 1: leading, term 1
-	// replica 1: stopped
-	// replica 2: leading
-	// replica 2 returned: <nil>
-	// replica 1: leading, term 2
-	// replica 1: stopped
-	// replica 1 returned: context canceled
+	// leading, term 1
+	// work stopped
+	// leading, term 2
+	// work stopped
+	// Run returned: context canceled
+	// seat taken: false
 }

@@ -53,6 +53,15 @@ func Run(ctx context.Context, e Elector, fn func(ctx context.Context) error) err
 		if term == nil {
 			return errors.New("leader: campaign returned a nil Term")
 		}
+		select {
+		case <-term.Done():
+			// Lost before it began: do not start fn for nothing.
+			if err := resign(ctx, term); err != nil && ctx.Err() == nil {
+				return err
+			}
+			continue
+		default:
+		}
 		err, byItself := lead(ctx, term, fn)
 		resignErr := resign(ctx, term)
 		switch {

@@ -247,3 +247,58 @@ func TestRunReportsResignErrors(t *testing.T) {
 		require.ErrorContains(t, err, "leader: resign: unreachable")
 	})
 }
+
+// TestMemoryHandsTheSeatInOrder: campaigners get the seat in the order
+// they asked; one that gives up while waiting is skipped.
+func TestMemoryHandsTheSeatInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := leader.NewMemory()
+		first, err := m.Campaign(t.Context())
+		require.NoError(t, err)
+		got := make(chan int, 3)
+		terms := make([]leader.Term, 3)
+		ctxs := make([]context.CancelFunc, 3)
+		for i := range 3 {
+			ctx, cancel := context.WithCancel(t.Context())
+			ctxs[i] = cancel
+			go func() {
+				term, err := m.Campaign(ctx)
+				if err != nil {
+					assert.ErrorIs(t, err, context.Canceled)
+					return
+				}
+				terms[i] = term
+				got <- i
+			}()
+			synctest.Wait() // queued before the next one asks
+		}
+		ctxs[1]() // the second gives up
+		synctest.Wait()
+		require.NoError(t, first.Resign(t.Context()))
+		require.Equal(t, 0, <-got)
+		synctest.Wait()
+		require.Len(t, got, 0, "only one campaigner holds the seat")
+		require.NoError(t, terms[0].Resign(t.Context()))
+		require.Equal(t, 2, <-got)
+		require.NoError(t, terms[2].Resign(t.Context()))
+		require.False(t, m.Leading())
+		ctxs[0]()
+		ctxs[2]()
+	})
+}
+
+// TestRunSkipsATermLostBeforeItBegan: fn is not started for a term that
+// is already over; Run resigns it and campaigns again.
+func TestRunSkipsATermLostBeforeItBegan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dead := &blockingTerm{done: make(chan struct{})}
+		close(dead.done)
+		e := &scriptedElector{terms: []*blockingTerm{dead}}
+		err := leader.Run(t.Context(), e, func(context.Context) error {
+			t.Error("fn ran for a lost term")
+			return nil
+		})
+		require.ErrorIs(t, err, errNoMoreTerms, "Run campaigned again")
+		require.Equal(t, int32(1), dead.resigned.Load())
+	})
+}

@@ -2,14 +2,15 @@ package leader
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
 // Memory is an Elector within one process: every Run (or Campaign) on the
 // same Memory competes for one seat. It is a perfect lock: a new term
 // starts only after the previous one has been resigned, so two fns given
-// to Run on one Memory never run at once. Depose simulates the loss of
-// leadership.
+// to Run on one Memory never run at once. Campaigners get the seat in the
+// order they asked for it. Depose simulates the loss of leadership.
 //
 // A Memory is safe for concurrent use. The zero value is not usable;
 // create one with NewMemory.
@@ -17,38 +18,54 @@ type Memory struct {
 	mu sync.Mutex
 	// holder is the term that holds the seat, nil when free. Guarded by mu.
 	holder *memoryTerm
-	// released is closed (and replaced) when the seat is freed, to wake
-	// the campaigners. Guarded by mu.
-	released chan struct{}
+	// waiters are the campaigners waiting for the seat, oldest first; a
+	// freed seat goes straight to the first. Guarded by mu.
+	waiters []chan *memoryTerm
 }
 
 // NewMemory returns a Memory with its seat free.
 func NewMemory() *Memory {
-	return &Memory{released: make(chan struct{})}
+	return &Memory{}
 }
 
-// Campaign implements Elector: it takes the seat as soon as it is free,
-// or returns ctx.Err() when ctx ends first.
+// Campaign implements Elector: it takes the seat as soon as it is free
+// and every earlier campaigner has had it, or returns ctx.Err() when ctx
+// ends first.
 func (m *Memory) Campaign(ctx context.Context) (Term, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		m.mu.Lock()
-		if m.holder == nil {
-			t := &memoryTerm{m: m, done: make(chan struct{})}
-			m.holder = t
-			m.mu.Unlock()
-			return t, nil
-		}
-		wait := m.released
-		m.mu.Unlock()
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
+	m.mu.Lock()
+	if m.holder == nil && len(m.waiters) == 0 {
+		t := m.grantLocked()
+		m.mu.Unlock()
+		return t, nil
+	}
+	ch := make(chan *memoryTerm, 1)
+	m.waiters = append(m.waiters, ch)
+	m.mu.Unlock()
+	select {
+	case t := <-ch:
+		return t, nil
+	case <-ctx.Done():
+	}
+	m.mu.Lock()
+	if i := slices.Index(m.waiters, ch); i >= 0 {
+		m.waiters = slices.Delete(m.waiters, i, i+1)
+		m.mu.Unlock()
+		return nil, ctx.Err()
+	}
+	m.mu.Unlock()
+	// The seat was handed over as ctx ended: pass it on.
+	_ = (<-ch).Resign(context.Background())
+	return nil, ctx.Err()
+}
+
+// grantLocked gives the free seat to a new term.
+func (m *Memory) grantLocked() *memoryTerm {
+	t := &memoryTerm{m: m, done: make(chan struct{})}
+	m.holder = t
+	return t
 }
 
 // Depose ends the current term, as a lost lease would: its Done channel
@@ -92,8 +109,11 @@ func (t *memoryTerm) Resign(context.Context) error {
 	t.endLocked()
 	if m.holder == t {
 		m.holder = nil
-		close(m.released)
-		m.released = make(chan struct{})
+		if len(m.waiters) > 0 {
+			next := m.waiters[0]
+			m.waiters = m.waiters[1:]
+			next <- m.grantLocked()
+		}
 	}
 	return nil
 }
