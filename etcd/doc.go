@@ -67,14 +67,19 @@
 //
 // # Leader election
 //
-// NewElector returns a leader.Elector over an etcd lease (TTL) and an
-// election (go.etcd.io/etcd/client/v3/concurrency). A term ends when this
+// NewElector returns a leader.Elector over an etcd lease (TTL, kept alive
+// by a go.etcd.io/etcd/client/v3/concurrency Session) and the election
+// algorithm of concurrency.Election (the oldest candidate key leads), with
+// every request bounded by the context or the lease. A term ends when this
 // replica could not renew its lease for ElectorOptions.RenewDeadline,
 // which is shorter than the TTL, so that leader.Run cancels the work
-// before etcd can expire the lease and let another replica win. That is a
-// timing argument, not mutual exclusion (a paused process or a slow stop
-// defeats it): writes that must come from the leader only should carry
-// the term's precondition (Term.IsLeader) or a resourceVersion.
+// before etcd can expire the lease and let another replica win: the work
+// has TTL - RenewDeadline to stop. That is a timing argument, not mutual
+// exclusion (a paused process, a clock that jumps, or work that ignores
+// its context defeats it): writes that must come from the leader only
+// should carry the term's precondition (Term.IsLeader, a comparison on the
+// election key) or a resourceVersion. A deleted election key or a revoked
+// lease ends the term as soon as the term's watch sees it.
 //
 // # Concurrency
 //

@@ -44,9 +44,9 @@
 //
 // # Concurrency
 //
-// Run calls fn on its own goroutine and blocks until it returns; while fn
-// runs, and while it resigns, one helper goroutine watches Term.Done, and
-// both helpers have exited when Run returns. Memory is safe for concurrent
-// use, hands the seat over in campaign order, and its constructor starts
-// nothing.
+// Run calls fn on the caller's goroutine and blocks until it returns;
+// while fn runs, and while it resigns, one helper goroutine watches
+// Term.Done, and both helpers have exited when Run returns. Memory is safe
+// for concurrent use, hands the seat over in campaign order, and its
+// constructor starts nothing.
 package leader
