@@ -75,7 +75,7 @@
 // which is shorter than the TTL, so that leader.Run cancels the work
 // before etcd can expire the lease and let another replica win: the work
 // has TTL - RenewDeadline to stop. That is a timing argument, not mutual
-// exclusion (a paused process, a clock that jumps, or work that ignores
+// exclusion (a process paused past the margin, or work that ignores
 // its context defeats it): writes that must come from the leader only
 // should carry the term's precondition (Term.IsLeader, a comparison on the
 // election key) or a resourceVersion. A deleted election key or a revoked
