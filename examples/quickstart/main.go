@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -69,7 +70,8 @@ type setController struct {
 	quiet bool
 
 	mu    sync.Mutex
-	wrote int // pod creates and deletes issued
+	wrote int // pod creates and deletes that succeeded
+	stale int // writes refused because they acted on a stale cache
 }
 
 func (c *setController) Reconcile(ctx context.Context, name string) (reconcile.Result, error) {
@@ -95,11 +97,12 @@ func (c *setController) Reconcile(ctx context.Context, name string) (reconcile.R
 			if err != nil {
 				c.exp.CreationObserved(name) // no event will come for this one
 				if errors.Is(err, reflector.ErrAlreadyExists) {
-					continue // the cache was behind; the event is on its way
+					c.count(&c.stale) // the cache was behind; the event is on its way
+					continue
 				}
 				return reconcile.Result{}, err
 			}
-			c.count()
+			c.count(&c.wrote)
 			if err := c.gate.WroteAt(name, rv); err != nil {
 				return reconcile.Result{}, err
 			}
@@ -111,11 +114,12 @@ func (c *setController) Reconcile(ctx context.Context, name string) (reconcile.R
 			if err != nil {
 				c.exp.DeletionObserved(name)
 				if errors.Is(err, reflector.ErrNotFound) {
+					c.count(&c.stale)
 					continue
 				}
 				return reconcile.Result{}, err
 			}
-			c.count()
+			c.count(&c.wrote)
 			if err := c.gate.WroteAt(name, rv); err != nil {
 				return reconcile.Result{}, err
 			}
@@ -124,9 +128,15 @@ func (c *setController) Reconcile(ctx context.Context, name string) (reconcile.R
 	return reconcile.Result{}, nil
 }
 
-func (c *setController) count() {
+func (c *setController) writes() (wrote, stale int) {
 	c.mu.Lock()
-	c.wrote++
+	defer c.mu.Unlock()
+	return c.wrote, c.stale
+}
+
+func (c *setController) count(n *int) {
+	c.mu.Lock()
+	*n++
 	c.mu.Unlock()
 }
 
@@ -147,13 +157,14 @@ func freeNames(set string, pods []*Pod, n int) []string {
 }
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
+// run plays the demo and writes its story to out.
+func run(out io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logger := slog.New(slog.DiscardHandler) // the demo prints its own story
@@ -228,10 +239,10 @@ func run() error {
 	defer func() {
 		cancel()
 		wg.Wait()
-		fmt.Println("shut down: every goroutine has exited")
+		fmt.Fprintln(out, "shut down: every goroutine has exited")
 	}()
 
-	fmt.Println("ctrlkit quickstart: a ReplicaSet-style controller on the in-memory source")
+	fmt.Fprintln(out, "ctrlkit quickstart: a ReplicaSet-style controller on the in-memory source")
 	want := map[string]int{}
 	apply := func(name string, replicas int) error {
 		want[name] = replicas
@@ -246,11 +257,11 @@ func run() error {
 	}
 
 	step := func(title string, change func() error) error {
-		fmt.Println("\n" + title)
+		fmt.Fprintln(out, "\n"+title)
 		if err := change(); err != nil {
 			return err
 		}
-		return settle(ctx, pods, podInf, want)
+		return settle(ctx, out, pods, podInf, want)
 	}
 
 	if err := step("create sets web=3, api=2, batch=5", func() error {
@@ -265,7 +276,7 @@ func run() error {
 	}
 	if err := step("fault: cut every pod watch, and scale api to 4 meanwhile", func() error {
 		n := pods.CutWatches(nil)
-		fmt.Printf("  cut %d watch(es); the reflector resumes from its last resourceVersion\n", n)
+		fmt.Fprintf(out, "  cut %d watch(es); the reflector resumes from its last resourceVersion\n", n)
 		return apply("api", 4)
 	}); err != nil {
 		return err
@@ -273,15 +284,15 @@ func run() error {
 	if err := step("fault: a pod is deleted behind the controller's back, and its event is lost", func() error {
 		pods.MissNextEvents(1)
 		_, err := pods.Delete(ctx, "web-0", "")
-		fmt.Println("  deleted web-0 silently; the watch never reports it")
+		fmt.Fprintln(out, "  deleted web-0 silently; the watch never reports it")
 		if err != nil {
 			return err
 		}
 		pods.Compact()
 		pods.FailLists(2, errors.New("injected list failure"))
 		n := pods.CutWatches(fmt.Errorf("injected: %w", reflector.ErrExpired))
-		fmt.Printf("  compacted the history, expired %d watch(es), failed the next 2 lists\n", n)
-		fmt.Println("  the reflector backs off, relists, infers the delete, and the controller replaces web-0")
+		fmt.Fprintf(out, "  compacted the history, expired %d watch(es), failed the next 2 lists\n", n)
+		fmt.Fprintln(out, "  the reflector backs off, relists, infers the delete, and the controller replaces web-0")
 		return nil
 	}); err != nil {
 		return err
@@ -292,15 +303,16 @@ func run() error {
 		return err
 	}
 
-	fmt.Printf("\npods in the source: %d; creates and deletes issued by the controller: %d\n",
-		pods.Len(), ctrl.wrote)
-	fmt.Printf("pod watches opened: %d, pod lists: %d\n", pods.WatchCalls(), pods.ListCalls())
+	wrote, stale := ctrl.writes()
+	fmt.Fprintf(out, "\npods in the source: %d; creates and deletes by the controller: %d\n", pods.Len(), wrote)
+	fmt.Fprintf(out, "writes refused because the controller acted on a stale cache: %d\n", stale)
+	fmt.Fprintf(out, "pod watches opened: %d, pod lists: %d\n", pods.WatchCalls(), pods.ListCalls())
 	return nil
 }
 
 // settle waits until the source holds exactly the pods that want asks for
 // and the pod cache equals the source, then prints the pods per set.
-func settle(ctx context.Context, src *fake.Source[*Pod], inf *informer.Informer[*Pod], want map[string]int) error {
+func settle(ctx context.Context, out io.Writer, src *fake.Source[*Pod], inf *informer.Informer[*Pod], want map[string]int) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
@@ -317,7 +329,7 @@ func settle(ctx context.Context, src *fake.Source[*Pod], inf *informer.Informer[
 		if done && inf.WaitForResourceVersion(ctx, src.ResourceVersion()) == nil &&
 			inf.Indexer().Len() == src.Len() {
 			for _, name := range slices.Sorted(maps.Keys(want)) {
-				fmt.Printf("  %-5s %d/%d pods\n", name, have[name], want[name])
+				fmt.Fprintf(out, "  %-5s %d/%d pods\n", name, have[name], want[name])
 			}
 			return nil
 		}
