@@ -28,9 +28,15 @@ func queueGoroutines() int {
 		buf = make([]byte, 2*len(buf))
 	}
 	count := 0
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "ctrlkit/workqueue.") && !strings.Contains(g, "ctrlkit/workqueue.Test") {
-			count++
+	// The first goroutine in the dump is the caller itself.
+	for _, g := range strings.Split(string(buf), "\n\n")[1:] {
+		for _, line := range strings.Split(g, "\n") {
+			// Frames name their function; "created by" lines name the parent.
+			if strings.HasPrefix(line, "github.com/ctrlkit/ctrlkit/workqueue.") &&
+				!strings.HasPrefix(line, "github.com/ctrlkit/ctrlkit/workqueue.Test") {
+				count++
+				break
+			}
 		}
 	}
 	return count
