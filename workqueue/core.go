@@ -3,6 +3,7 @@ package workqueue
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 )
 
 // Entry states, as bit flags. Legal combinations:
@@ -55,11 +56,23 @@ type level[T comparable] struct {
 	idx        int // position in core.active, -1 when empty
 }
 
+// idleRef records one retirement of an entry.
+type idleRef[T comparable] struct {
+	e   *entry[T]
+	seq uint64
+}
+
+func (r idleRef[T]) current() bool { return r.e.state == 0 && r.e.seq == r.seq }
+
 // maxIdleLevels bounds how many empty levels are kept for reuse.
 const maxIdleLevels = 8
 
 // maxFreeEntries bounds the entry free list.
 const maxFreeEntries = 4096
+
+// minIdle is the least number of idle entries kept (see core.items);
+// small, so that a queue of a few items keeps the fast small-map path.
+const minIdle = 4
 
 // core is the queue's state machine: the dirty/processing invariant,
 // priorities with aging and the delay heap. It knows nothing about
@@ -68,8 +81,23 @@ const maxFreeEntries = 4096
 // argument, or unknownTime when the caller has not read the clock, in
 // which case the core reads it through now only if it needs it.
 type core[T comparable] struct {
-	items map[T]*entry[T]
-	// free holds released entries for reuse; past maxFreeEntries they go
+	// items maps every item the queue holds in any role to its entry,
+	// plus up to about idleLimit idle entries (state 0): items that were
+	// processed and have nothing pending, kept so that adding them again
+	// costs one map lookup instead of an insert now and a delete later.
+	// Queues that delay items (retries, requeue-after) are the ones whose
+	// items keep coming back, so idleLimit follows peak: the most live
+	// entries seen when an item was delayed since the previous sweep (at
+	// least minIdle). A queue that never delays keeps minIdle. When idle
+	// entries exceed idleLimit, sweep deletes them all.
+	items     map[T]*entry[T]
+	idle      int
+	idleLimit int
+	peak      int
+	// idleq lists retirements since the last sweep; an element is
+	// current while its entry is idle and still carries its seq.
+	idleq []idleRef[T]
+	// free holds swept entries for reuse; past maxFreeEntries they go
 	// to spill, which the garbage collector may empty, so that a burst
 	// does not pin its peak memory forever.
 	free  []*entry[T]
@@ -83,7 +111,7 @@ type core[T comparable] struct {
 
 	// recent holds the last entries handed out, so that Done usually
 	// finds its entry without a map lookup. An entry here may since have
-	// been released or reused; done checks state and item.
+	// been retired or reused; done checks state and item.
 	recent [4]*entry[T]
 	ri     uint8
 
@@ -91,9 +119,14 @@ type core[T comparable] struct {
 	aging int64 // nanoseconds per priority point; <= 0 disables aging
 	lastT int64 // latest time stamped on a queued entry (keeps keys monotonic)
 
-	// clocked is set when queued entries carry enqueue times: when
-	// aging or metered.
-	clocked bool
+	// clocked is set once queued entries carry enqueue times: from the
+	// start when metered, else when aging and a second priority shows up
+	// (until then the order is plain FIFO and the clock is not read).
+	clocked   bool
+	havePrio  bool
+	firstPrio int
+	// clockedHint mirrors clocked for readers that do not hold the lock.
+	clockedHint atomic.Bool
 
 	delay delayHeap[T]
 
@@ -105,13 +138,14 @@ type core[T comparable] struct {
 
 func (c *core[T]) init(aging int64, m *QueueMetrics, now func() int64) {
 	c.items = make(map[T]*entry[T])
+	c.idleLimit = minIdle
 	c.levels = make(map[int]*level[T])
 	c.aging = aging
-	c.clocked = aging > 0
 	c.now = now
 	if m != nil {
 		c.metered = true
 		c.clocked = true
+		c.clockedHint.Store(true)
 		c.m = *m
 	}
 }
@@ -144,8 +178,68 @@ func (c *core[T]) alloc(item T) *entry[T] {
 	return e
 }
 
-func (c *core[T]) release(e *entry[T]) {
-	delete(c.items, e.item)
+// lookup returns item's entry, making one if the item is not live. fresh
+// reports that the item had nothing pending (new or idle).
+func (c *core[T]) lookup(item T) (e *entry[T], fresh bool) {
+	e, ok := c.items[item]
+	switch {
+	case !ok:
+		e = c.alloc(item)
+	case e.state == 0:
+		c.idle--
+	default:
+		return e, false
+	}
+	return e, true
+}
+
+// live returns the number of entries with something pending.
+func (c *core[T]) live() int { return len(c.items) - c.idle }
+
+// retire makes e, which has nothing pending any more, idle.
+func (c *core[T]) retire(e *entry[T]) {
+	e.prio = 0
+	c.seq++
+	e.seq = c.seq
+	c.idleq = append(c.idleq, idleRef[T]{e, c.seq})
+	c.idle++
+	switch {
+	case c.idle > c.idleLimit:
+		c.sweep()
+	case len(c.idleq) > 2*c.idleLimit:
+		c.compactIdle()
+	}
+}
+
+// sweep deletes every idle entry: O(len(idleq)), at most 2·idleLimit,
+// once per idleLimit retirements at least.
+func (c *core[T]) sweep() {
+	for _, r := range c.idleq {
+		if r.current() {
+			delete(c.items, r.e.item)
+			c.free1(r.e)
+		}
+	}
+	clear(c.idleq)
+	c.idleq = c.idleq[:0]
+	c.idle = 0
+	c.idleLimit = max(minIdle, c.peak)
+	c.peak = 0
+}
+
+// compactIdle drops the retirements of entries that were reused since.
+func (c *core[T]) compactIdle() {
+	q := c.idleq[:0]
+	for _, r := range c.idleq {
+		if r.current() {
+			q = append(q, r)
+		}
+	}
+	clear(c.idleq[len(q):])
+	c.idleq = q
+}
+
+func (c *core[T]) free1(e *entry[T]) {
 	*e = entry[T]{}
 	if len(c.free) < maxFreeEntries {
 		c.free = append(c.free, e)
@@ -157,9 +251,8 @@ func (c *core[T]) release(e *entry[T]) {
 // add makes item ready (or dirty, if it is being processed) with priority
 // p.
 func (c *core[T]) add(item T, p int, now int64) {
-	e, ok := c.items[item]
-	if !ok {
-		e = c.alloc(item)
+	e, fresh := c.lookup(item)
+	if fresh {
 		e.prio = p
 		c.countAdd()
 		c.push(e, now)
@@ -199,9 +292,8 @@ func (c *core[T]) addAfter(item T, p int, at, now int64) {
 		c.add(item, p, now)
 		return
 	}
-	e, ok := c.items[item]
-	if !ok {
-		e = c.alloc(item)
+	e, fresh := c.lookup(item)
+	if fresh {
 		e.prio = p
 		c.wait(e, at)
 		return
@@ -267,7 +359,7 @@ func (c *core[T]) done(item T, now int64) bool {
 		c.push(e, now)
 	case e.state&stWaiting != 0:
 	default:
-		c.release(e)
+		c.retire(e)
 	}
 	return true
 }
@@ -328,7 +420,7 @@ func (c *core[T]) dropWaiting() {
 		e := s.e
 		e.state &^= stWaiting
 		if e.state == 0 {
-			c.release(e)
+			c.retire(e)
 		}
 	}
 	clear(c.delay.s)
@@ -337,6 +429,7 @@ func (c *core[T]) dropWaiting() {
 }
 
 func (c *core[T]) wait(e *entry[T], at int64) {
+	c.peak = max(c.peak, c.live())
 	c.seq++
 	e.at = at
 	e.seq = c.seq
@@ -348,6 +441,35 @@ func (c *core[T]) unwait(e *entry[T]) {
 	e.state &^= stWaiting
 	c.delay.stale++
 	c.delay.maybeCompact()
+}
+
+// notePrio switches the core to clocked mode when aging and a second
+// priority shows up. Entries queued before that count as enqueued now.
+func (c *core[T]) notePrio(p int, now *int64) {
+	if c.clocked || c.aging <= 0 {
+		return
+	}
+	if !c.havePrio {
+		c.havePrio = true
+		c.firstPrio = p
+		return
+	}
+	if p == c.firstPrio {
+		return
+	}
+	c.clocked = true
+	c.clockedHint.Store(true)
+	t := c.stamp(now)
+	for _, l := range c.active {
+		for e := l.head; e != nil; e = e.next {
+			e.stamp = t
+			e.at = c.keyFor(l.prio, t)
+		}
+	}
+	// Keys changed: restore the heap order.
+	for i := len(c.active)/2 - 1; i >= 0; i-- {
+		c.down(i)
+	}
 }
 
 // stamp reads the time for a queued entry, never going backwards.
@@ -366,6 +488,7 @@ func (c *core[T]) keyFor(p int, t int64) int64 {
 
 // push appends e to the ready queue at its priority.
 func (c *core[T]) push(e *entry[T], now int64) {
+	c.notePrio(e.prio, &now)
 	var t int64
 	if c.clocked {
 		t = c.stamp(&now)
@@ -382,6 +505,7 @@ func (c *core[T]) push(e *entry[T], now int64) {
 // the better of its current key and the key a fresh entry of priority p
 // gets, so raising never makes an item wait longer.
 func (c *core[T]) raise(e *entry[T], p int, now int64) {
+	c.notePrio(p, &now)
 	var key int64
 	if c.aging > 0 {
 		key = agedKey(c.stamp(&now), p, c.aging)

@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ func TestCoreDistinctItemsAreFIFO(t *testing.T) {
 		c.add(k, 0, unknownTime)
 	}
 	require.Equal(t, []string{"c", "a", "b"}, c.drain(t))
-	require.Empty(t, c.items, "entries released after Done")
+	require.Zero(t, c.live(), "entries retired after Done")
 }
 
 func TestCoreAddOfQueuedItemIsNoop(t *testing.T) {
@@ -93,21 +94,23 @@ func TestCoreHigherPriorityFirstFIFOWithin(t *testing.T) {
 func TestCoreAgingRule(t *testing.T) {
 	c := newTestCore(time.Second)
 	c.t = 0
+	c.add("warm", 9, unknownTime) // two priorities from the start
 	c.add("low", -2, unknownTime) // key 0 + 2s = 2s
 	c.t = int64(1500 * time.Millisecond)
 	c.add("fresh", 0, unknownTime) // key 1.5s: ahead of low
 	c.t = int64(2500 * time.Millisecond)
 	c.add("late", 0, unknownTime) // key 2.5s: behind low
-	require.Equal(t, []string{"fresh", "low", "late"}, c.drain(t))
+	require.Equal(t, []string{"warm", "fresh", "low", "late"}, c.drain(t))
 }
 
 func TestCoreEqualEffectivePriorityServesEarlierFirst(t *testing.T) {
 	c := newTestCore(time.Second)
 	c.t = 0
+	c.add("warm", 9, unknownTime) // two priorities from the start
 	c.add("low", -1, unknownTime) // key 1s
 	c.t = int64(time.Second)
 	c.add("high", 0, unknownTime) // key 1s, later seq
-	require.Equal(t, []string{"low", "high"}, c.drain(t))
+	require.Equal(t, []string{"warm", "low", "high"}, c.drain(t))
 }
 
 // TestCoreStrictPrioritiesDoNotReadTheClock: without aging and metrics
@@ -119,6 +122,28 @@ func TestCoreStrictPrioritiesDoNotReadTheClock(t *testing.T) {
 	c.add("b", 1, unknownTime)
 	c.add("a", 2, unknownTime)
 	require.Equal(t, []string{"a", "b"}, c.drain(t))
+}
+
+// TestCoreClockStartsAtSecondPriority: a queue that has seen one priority
+// does not read the clock; items queued when a second priority shows up
+// count as enqueued at that moment.
+func TestCoreClockStartsAtSecondPriority(t *testing.T) {
+	c := newTestCore(time.Second)
+	reads := 0
+	c.now = func() int64 { reads++; return c.t }
+	c.add("a", 0, unknownTime)
+	c.add("b", 0, unknownTime)
+	item, _ := c.get(t)
+	c.done(item, unknownTime)
+	c.add("a", 0, unknownTime)
+	require.Zero(t, reads, "one priority: clock not read")
+	c.t = int64(10 * time.Second)
+	c.add("hi", 3, unknownTime) // b and a count as enqueued at 10s; hi's key 7s
+	require.Positive(t, reads)
+	c.t = int64(12 * time.Second)
+	c.add("c", 1, unknownTime) // key 11s
+	c.add("d", 0, unknownTime) // key 12s
+	require.Equal(t, []string{"hi", "b", "a", "c", "d"}, c.drain(t))
 }
 
 func TestCoreItemKeepsHighestPriority(t *testing.T) {
@@ -229,7 +254,7 @@ func TestCoreDoneKeepsWaitingItem(t *testing.T) {
 	require.Zero(t, c.ready)
 	c.advance(100)
 	require.Equal(t, []string{"a"}, c.drain(t))
-	require.Empty(t, c.items)
+	require.Zero(t, c.live())
 }
 
 func TestCoreDelayedItemsComeOutInReadyOrder(t *testing.T) {
@@ -249,10 +274,10 @@ func TestCoreDropWaiting(t *testing.T) {
 	item, _ := c.get(t)
 	c.addAfter("b", 0, 100, 0)
 	c.dropWaiting()
-	require.NotContains(t, c.items, "a")
+	require.Zero(t, c.items["a"].state, "a retired")
 	require.Equal(t, stProcessing, c.items["b"].state)
 	require.True(t, c.done(item, 0))
-	require.Empty(t, c.items)
+	require.Zero(t, c.live())
 	c.advance(1000)
 	require.Zero(t, c.ready)
 }
@@ -268,6 +293,37 @@ func TestCoreDelayHeapStaysBounded(t *testing.T) {
 		c.done(item, int64(i))
 	}
 	require.LessOrEqual(t, len(c.delay.s), 2*minCompact)
+}
+
+// TestCoreIdleEntriesAreBounded: distinct items leave at most about
+// max(minIdle, peak live while delaying) idle entries behind; re-added
+// items reuse theirs.
+func TestCoreIdleEntriesAreBounded(t *testing.T) {
+	c := newTestCore(time.Second)
+	for i := range 10_000 {
+		k := strconv.Itoa(i)
+		c.add(k, 0, 0)
+		c.done(c.pop(0).item, 0)
+		require.LessOrEqual(t, len(c.items), minIdle+1)
+	}
+	// After a burst of 5000 delayed items the limit follows the peak, so
+	// re-adding them finds (nearly all of) their idle entries.
+	for i := range 5000 {
+		c.addAfter(strconv.Itoa(i), 0, 10, 0)
+	}
+	c.advance(10)
+	for c.ready > 0 {
+		c.done(c.pop(0).item, 0)
+	}
+	require.Zero(t, c.live())
+	require.GreaterOrEqual(t, c.idleLimit, 5000)
+	n := len(c.items)
+	for i := range 5000 {
+		c.add(strconv.Itoa(i), 0, 0)
+	}
+	require.LessOrEqual(t, len(c.items)-n, minIdle+1, "idle entries reused")
+	require.Equal(t, 5000, c.live())
+	require.LessOrEqual(t, len(c.items), 2*5000+1)
 }
 
 func TestCoreEntriesAreRecycled(t *testing.T) {

@@ -60,6 +60,12 @@
 // overtaken only by priority-0 items that arrive within 100 seconds of
 // it. A negative AgingInterval disables aging (strict priorities).
 //
+// Reading the clock is the most expensive step of an Add, so a queue that
+// has only ever seen one priority does not: its order is plain FIFO and
+// nothing ages. When a second priority first shows up, the items already
+// queued count as enqueued at that moment, and from then on every item is
+// stamped when it enters the ready queue.
+//
 // An item pending with several priorities keeps the highest, and with
 // several ready times the earliest. Raising the priority of a queued item
 // never makes it wait longer than it would have: it keeps the better of

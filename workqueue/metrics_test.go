@@ -114,17 +114,27 @@ func TestMetricsWithNilFields(t *testing.T) {
 	})
 }
 
-// TestUnmeteredQueueDoesNotReadTheClock: with strict priorities and no
-// metrics, Add/Get/Done never read the clock.
+// TestUnmeteredQueueDoesNotReadTheClock: without metrics, with strict
+// priorities or with only one priority so far, Add/Get/Done never read
+// the clock.
 func TestUnmeteredQueueDoesNotReadTheClock(t *testing.T) {
-	q := New(Options[int]{AgingInterval: -1})
-	q.c.now = func() int64 { t.Fatal("clock read"); return 0 }
-	q.Add(1)
-	q.AddWithOptions(2, AddOptions{Priority: 3})
-	q.Add(1)
-	item, _ := q.Get()
-	q.Add(item)
-	q.Done(item)
-	require.Equal(t, 2, q.Len())
-	q.ShutDown()
+	for _, tc := range []struct {
+		name  string
+		aging time.Duration
+		prio  int
+	}{{"strict", -1, 3}, {"one priority", 0, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := New(Options[int]{AgingInterval: tc.aging})
+			q.c.now = func() int64 { t.Fatal("clock read"); return 0 }
+			q.Add(1)
+			q.AddWithOptions(2, AddOptions{Priority: tc.prio})
+			q.Add(1)
+			item, _ := q.Get()
+			q.Add(item)
+			q.Done(item)
+			require.Equal(t, 2, q.Len())
+			require.False(t, q.c.clockedHint.Load())
+			q.ShutDown()
+		})
+	}
 }

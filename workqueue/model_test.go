@@ -18,6 +18,11 @@ type model struct {
 	aging int64
 	seq   uint64
 	lastT int64
+
+	// The clock starts when a second priority shows up.
+	clocked   bool
+	havePrio  bool
+	firstPrio int
 }
 
 type mItem struct {
@@ -43,10 +48,29 @@ func (m *model) keyAt(p int, now int64) int64 {
 	if m.aging <= 0 {
 		return -clampInt64(p)
 	}
+	if !m.clocked {
+		return agedKey(0, p, m.aging)
+	}
 	return agedKey(m.stamp(now), p, m.aging)
 }
 
+func (m *model) notePrio(p int, now int64) {
+	switch {
+	case m.clocked || m.aging <= 0:
+	case !m.havePrio:
+		m.havePrio, m.firstPrio = true, p
+	case p != m.firstPrio:
+		m.clocked = true
+		for _, it := range m.items {
+			if it.queued {
+				it.key = m.keyAt(it.prio, now)
+			}
+		}
+	}
+}
+
 func (m *model) push(it *mItem, now int64) {
+	m.notePrio(it.prio, now)
 	it.queued = true
 	it.key = m.keyAt(it.prio, now)
 	m.seq++
@@ -59,6 +83,7 @@ func (m *model) wait(it *mItem, at int64) {
 }
 
 func (m *model) raise(it *mItem, p int, now int64) {
+	m.notePrio(p, now)
 	key := m.keyAt(p, now)
 	if m.aging > 0 && key >= it.key {
 		it.prio = p
@@ -273,7 +298,12 @@ func runScript(t *testing.T, script []byte) {
 func checkAgainstModel(t *testing.T, c *core[string], m *model) {
 	t.Helper()
 	require.Equal(t, m.ready(), c.ready)
-	require.Len(t, c.items, len(m.items))
+	require.Equal(t, len(m.items), c.live())
+	for k, e := range c.items {
+		if _, ok := m.items[k]; !ok {
+			require.Zero(t, e.state, "%s is idle", k)
+		}
+	}
 	busy := 0
 	for k, it := range m.items {
 		e := c.items[k]

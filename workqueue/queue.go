@@ -147,9 +147,10 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 func (q *Queue[T]) nanotime() int64 { return int64(time.Since(q.epoch)) }
 
 // clockIfNeeded reads the clock before taking the lock if queued items
-// carry timestamps (c.clocked is immutable after New).
+// carry timestamps, to keep the lock's hold time short. If the core starts
+// needing the time meanwhile, it reads the clock itself.
 func (q *Queue[T]) clockIfNeeded() int64 {
-	if q.c.clocked {
+	if q.c.clockedHint.Load() {
 		return q.nanotime()
 	}
 	return unknownTime
