@@ -239,8 +239,12 @@ func (c *core[T]) compactIdle() {
 	c.idleq = q
 }
 
+// free1 recycles a swept entry. Only the item needs clearing (for the
+// garbage collector): an idle entry is unlinked, and every other field is
+// set when the entry is used again.
 func (c *core[T]) free1(e *entry[T]) {
-	*e = entry[T]{}
+	var zero T
+	e.item = zero
 	if len(c.free) < maxFreeEntries {
 		c.free = append(c.free, e)
 	} else {
@@ -366,7 +370,8 @@ func (c *core[T]) done(item T, now int64) bool {
 
 // processing returns item's entry if it is being processed.
 func (c *core[T]) processing(item T) *entry[T] {
-	for _, e := range c.recent {
+	for i := range uint8(len(c.recent)) {
+		e := c.recent[(c.ri-1-i)&3] // most recent first
 		if e != nil && e.state&stProcessing != 0 && e.item == item {
 			return e
 		}

@@ -91,7 +91,9 @@
 // Only Get (until an item is ready or the queue is shut down and empty)
 // and ShutDownWithDrain / ShutDownWithDrainContext (until every item that
 // was queued or processing has been Done). Everything else takes the
-// queue's mutex briefly. A parked Get is woken through its own channel
+// queue's mutex briefly; Add and AddWithOptions, when more than 256 items
+// are ready, also yield the processor (runtime.Gosched) so that workers
+// catch up instead of the backlog outgrowing the CPU caches. A parked Get is woken through its own channel
 // with its item already assigned, so an Add wakes exactly one worker.
 //
 // # Shutdown

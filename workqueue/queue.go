@@ -3,6 +3,7 @@ package workqueue
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,10 @@ import (
 // come from an initial list or a resync, so that live changes overtake
 // them. The default priority is 0.
 const LowPriority = -100
+
+// yieldDepth is the number of ready items above which Add yields the
+// processor after adding.
+const yieldDepth = 256
 
 // DefaultAgingInterval is Options.AgingInterval's default.
 const DefaultAgingInterval = time.Second
@@ -167,13 +172,26 @@ func (q *Queue[T]) inFlight() InFlight {
 // stays where it is; if it is being processed it is queued again once
 // Done is called. Add after ShutDown does nothing.
 func (q *Queue[T]) Add(item T) {
+	q.addNow(item, 0)
+}
+
+// addNow adds item as ready with priority prio. When the queue is deep
+// it then yields the processor: producing faster than the workers consume
+// only grows the backlog, and a backlog that no longer fits in the CPU
+// caches makes every operation slower.
+func (q *Queue[T]) addNow(item T, prio int) {
 	now := q.clockIfNeeded()
 	q.mu.Lock()
+	deep := false
 	if !q.shutdown.Load() {
-		q.c.add(item, 0, now)
+		q.c.add(item, prio, now)
 		q.dispatch()
+		deep = q.c.ready > yieldDepth
 	}
 	q.mu.Unlock()
+	if deep {
+		runtime.Gosched()
+	}
 }
 
 // AddAfter adds item once d has passed; d <= 0 is Add. An item already
@@ -217,13 +235,7 @@ func (q *Queue[T]) AddWithOptions(item T, o AddOptions) {
 
 func (q *Queue[T]) addWith(item T, prio int, d time.Duration) {
 	if d <= 0 {
-		now := q.clockIfNeeded()
-		q.mu.Lock()
-		if !q.shutdown.Load() {
-			q.c.add(item, prio, now)
-			q.dispatch()
-		}
-		q.mu.Unlock()
+		q.addNow(item, prio)
 		return
 	}
 	q.addAt(item, prio, d, q.nanotime())
