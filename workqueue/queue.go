@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -392,8 +393,12 @@ func (q *Queue[T]) ShutDownWithDrain() {
 
 // ShutDownWithDrainContext is ShutDownWithDrain bounded by ctx: it returns
 // nil once drained, or ctx.Err() if ctx ends first (the queue stays shut
-// down and keeps draining).
+// down and keeps draining). A nil ctx is an error; the queue is then not
+// shut down.
 func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("workqueue: ShutDownWithDrainContext: nil context")
+	}
 	q.mu.Lock()
 	q.shutDownLocked()
 	drained := q.drained

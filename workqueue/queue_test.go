@@ -266,6 +266,14 @@ func TestShutDownWithDrainContextHonoursDeadline(t *testing.T) {
 	})
 }
 
+func TestShutDownWithDrainContextRejectsNilContext(t *testing.T) {
+	q := New(Options[string]{})
+	//nolint:staticcheck // a nil context is the mistake under test
+	require.ErrorContains(t, q.ShutDownWithDrainContext(nil), "workqueue: ShutDownWithDrainContext: nil context")
+	require.False(t, q.ShuttingDown())
+	q.ShutDown()
+}
+
 func TestAddAfterReadyExactlyAfterDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := New(Options[string]{})
