@@ -79,6 +79,11 @@ type DeltaFIFO[T any] struct {
 	// items holds every queued entry by key; a key is in items iff its
 	// entry is in queue.
 	items map[string]*entry[T]
+	// itemsPeak is the most keys items has held since it was made. A Go
+	// map never gives back the room it grew into, so once the queue is
+	// empty again after holding many keys (an initial list), takeLocked
+	// replaces items with a fresh map rather than keep that room forever.
+	itemsPeak int
 	// queue holds the queued entries ordered by first.seq (the order of
 	// first insertion since the key was last popped).
 	queue ring[*entry[T]]
@@ -395,6 +400,7 @@ func (f *DeltaFIFO[T]) appendLocked(key string, d Delta[T], st stamp) *entry[T] 
 		e = &entry[T]{key: key, first: st}
 		e.deltas = e.one[:0:1]
 		f.items[key] = e
+		f.itemsPeak = max(f.itemsPeak, len(f.items))
 		f.queue.push(e)
 		if f.waiters > 0 {
 			f.cond.Signal()

@@ -101,6 +101,12 @@ func (f *DeltaFIFO[T]) poppableLocked() int {
 	return -1
 }
 
+// shrinkMinKeys is the peak number of queued keys from which takeLocked
+// replaces the emptied items map (see DeltaFIFO.itemsPeak). Below it the
+// map's room is small and reused; above it (a relist of thousands of
+// objects) it would stay allocated for the life of the informer.
+const shrinkMinKeys = 1024
+
 // takeLocked removes the first poppable entry from the queue and records
 // it in flight; nil if there is none.
 func (f *DeltaFIFO[T]) takeLocked() *entry[T] {
@@ -110,6 +116,9 @@ func (f *DeltaFIFO[T]) takeLocked() *entry[T] {
 	}
 	e := f.queue.removeAt(i)
 	delete(f.items, e.key)
+	if len(f.items) == 0 && f.itemsPeak >= shrinkMinKeys {
+		f.items, f.itemsPeak = make(map[string]*entry[T]), 0
+	}
 	f.inflight = append(f.inflight, flight[T]{key: e.key, first: e.first, newest: e.deltas[len(e.deltas)-1]})
 	return e
 }
