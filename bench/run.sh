@@ -99,6 +99,7 @@ if [ -n "$profile" ]; then
 fi
 echo "done in $(( $(date +%s) - start ))s" >&2
 
-echo "$(date -u +%Y-%m-%d) · $(uname -sm) · $(nproc) cores · $(go version | cut -d' ' -f3) · count=$count"
+commit=${CTRLKIT_COMMIT:-$(git describe --always --dirty 2>/dev/null || echo unknown)}
+echo "$(date -u +%Y-%m-%d) · $(uname -sm) · $(nproc) cores · $(go version | cut -d' ' -f3) · commit $commit · count=$count"
 echo
 "$tmp/benchtable" "$out"
