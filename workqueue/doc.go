@@ -91,10 +91,12 @@
 // Only Get (until an item is ready or the queue is shut down and empty)
 // and ShutDownWithDrain / ShutDownWithDrainContext (until every item that
 // was queued or processing has been Done). Everything else takes the
-// queue's mutex briefly; Add and AddWithOptions, when more than 256 items
-// are ready, also yield the processor (runtime.Gosched) so that workers
-// catch up instead of the backlog outgrowing the CPU caches. A parked Get is woken through its own channel
-// with its item already assigned, so an Add wakes exactly one worker.
+// queue's mutex briefly; Add and AddWithOptions, when more than 256
+// items are ready, also yield the processor (runtime.Gosched) so that
+// workers catch up instead of the backlog outgrowing the CPU caches. A
+// parked Get is woken through its own channel with its item already
+// assigned, so an Add wakes exactly one worker. All methods are safe for
+// concurrent use.
 //
 // # Shutdown
 //
@@ -106,8 +108,9 @@
 //
 // # Goroutines
 //
-// New starts nothing. The only goroutine a queue ever runs is its delay
-// timer's callback, briefly, when a delayed item comes due.
+// New starts nothing, and a queue needs no Run: the only goroutine it
+// ever runs is its delay timer's callback, briefly, when a delayed item
+// comes due. After ShutDown none runs again.
 //
 // # Memory
 //
