@@ -4,17 +4,20 @@ import "time"
 
 // Gauge is a metric that is set to a value.
 type Gauge interface {
+	// Set sets the gauge to v.
 	Set(v float64)
 }
 
 // Counter is a metric that only goes up.
 type Counter interface {
+	// Inc adds one.
 	Inc()
 }
 
 // Histogram is a metric that observes a distribution of values (here
 // always seconds).
 type Histogram interface {
+	// Observe records one value.
 	Observe(v float64)
 }
 
