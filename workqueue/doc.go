@@ -91,12 +91,12 @@
 // Only Get (until an item is ready or the queue is shut down and empty)
 // and ShutDownWithDrain / ShutDownWithDrainContext (until every item that
 // was queued or processing has been Done). Everything else takes the
-// queue's mutex briefly; Add and AddWithOptions, when more than 256
-// items are ready, also yield the processor (runtime.Gosched) so that
-// workers catch up instead of the backlog outgrowing the CPU caches. A
-// parked Get is woken through its own channel with its item already
-// assigned, so an Add wakes exactly one worker. All methods are safe for
-// concurrent use.
+// queue's mutex briefly; Add and AddWithOptions, when they queue an item
+// while more than 256 are ready (not when the item was queued already),
+// also yield the processor (runtime.Gosched) so that workers catch up
+// instead of the backlog outgrowing the CPU caches. A parked Get is
+// woken through its own channel with its item already assigned, so an Add
+// wakes exactly one worker. All methods are safe for concurrent use.
 //
 // # Shutdown
 //

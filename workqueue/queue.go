@@ -190,18 +190,20 @@ func (q *Queue[T]) Add(item T) {
 	q.addNow(item, 0)
 }
 
-// addNow adds item as ready with priority prio. When the queue is deep
-// it then yields the processor: producing faster than the workers consume
-// only grows the backlog, and a backlog that no longer fits in the CPU
-// caches makes every operation slower.
+// addNow adds item as ready with priority prio. When that grew a deep
+// backlog it then yields the processor: producing faster than the workers
+// consume only grows the backlog, and a backlog that no longer fits in
+// the CPU caches makes every operation slower. An Add that changed
+// nothing (the item was queued already) does not yield: it added no work.
 func (q *Queue[T]) addNow(item T, prio int) {
 	now := q.clockIfNeeded()
 	q.mu.Lock()
 	deep := false
 	if !q.shutdown.Load() {
+		before := q.c.ready
 		q.c.add(item, prio, now)
 		q.dispatch()
-		deep = q.c.ready > yieldDepth
+		deep = q.c.ready > before && q.c.ready > yieldDepth
 	}
 	q.mu.Unlock()
 	if deep {
