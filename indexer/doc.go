@@ -8,10 +8,11 @@
 //		"namespace": func(p *Pod) ([]string, error) { return []string{p.Namespace}, nil },
 //	})
 //	err = pods.Add(p)                           // Add and Update are the same upsert
+//	old, replaced, err := pods.Upsert(p)        // Add, returning what it replaced
 //	p, ok := pods.Get("prod/web-1")
 //	inProd, err := pods.ByIndex("namespace", "prod") // ordered by key
 //	for key, p := range pods.Range("prod/") { ... }  // iterates a snapshot
-//	snap := pods.Snapshot()                          // immutable view, O(1)
+//	snap := pods.Snapshot()                          // immutable view, copy-on-write
 //
 // The informer feeds an Indexer from its delta FIFO (Add, Update, Delete,
 // Replace for a relist, Bookmark for versions that carry no change) and
@@ -50,31 +51,53 @@
 //
 // The Indexer holds the caller's objects (T is usually a pointer), never
 // copies: objects in it, in a snapshot or returned by a read must not be
-// modified. Per object it keeps the key (shared by the store and every
-// index) and one (key, object) entry in the store and in each index value;
-// the entries are packed in sorted leaves of up to 128, so that the
-// overhead over those bytes is small. BenchmarkBytesPerObject measures it
-// with 100,000 objects and two indexes.
+// modified. Per object it keeps one cell (the key, the object and a
+// generation: 32 bytes for a pointer T), a slot of nine bytes in a hash
+// table, and an eight-byte pointer to the cell in the store and in each
+// index value; the pointers are packed in sorted leaves of up to 128.
+// The key's string is the one the key func returned when the key was
+// first added, shared by everything. Changes not yet applied to the
+// ordered structures cost twelve bytes each (see Writes and ordered
+// reads). BenchmarkBytesPerObject measures it with 100,000 objects and two
+// indexes.
+//
+// # Writes and ordered reads
+//
+// Get, Len and every write go through the hash table: a write costs a
+// lookup, its index funcs and an append to a log per ordered structure
+// (the store's key order and each index). An update that changes no
+// index value and whose cell no snapshot shares writes the object into
+// the cell and logs nothing. The logs are folded into the ordered
+// structures, sorted in one batch (a radix sort of the keys and one pass
+// over the leaves), by the first ordered read (List, ListKeys, ByIndex,
+// IndexKeys, IndexValues, Index), by Snapshot, All and Range, and by a
+// write that finds a log longer than twice the number of objects. So a
+// burst of writes costs little each, and the first ordered read after it
+// pays for ordering the burst, once: O(k log k) for k changes, with k
+// bounded by that limit.
 //
 // # Concurrency
 //
-// All methods are safe for concurrent use. Reads (Get, List, ByIndex, ...)
-// share a read lock; writes hold the write lock, and index funcs run under
-// it, so an index func must not call back into its Indexer. Replace
-// computes the new contents and indexes without the lock and only swaps
-// them in under it, so a large relist does not stall readers; index funcs
-// must therefore be safe for concurrent use. A Snapshot is
-// immutable and takes no lock. All and Range iterate a snapshot taken when
-// the iteration starts, so no lock is held while the loop body runs: it
-// may write to the Indexer, and writers never wait for a slow reader.
+// All methods are safe for concurrent use. Get, Len and ordered reads with
+// nothing to fold share a read lock; writes, and an ordered read that
+// folds first, hold the write lock, and index funcs run under it, so an
+// index func must not call back into its Indexer. Replace computes the new
+// contents and indexes without the lock and only swaps them in under it,
+// so a large relist does not stall readers; index funcs must therefore be
+// safe for concurrent use. A Snapshot is immutable and takes no lock. All
+// and Range iterate a snapshot taken when the iteration starts, so no lock
+// is held while the loop body runs: it may write to the Indexer, and
+// writers never wait for a slow reader.
 //
 // # Snapshots and layout
 //
-// The store and each index are B+trees whose inner levels are a
-// github.com/google/btree of leaf fences and whose leaves are sorted runs
-// of entries. Snapshot clones the btrees (copy-on-write, O(1) each) and
-// marks the current leaves shared; a later write copies the leaf and the
-// few btree nodes it touches, so a snapshot costs nothing until writes
-// happen and then at most one leaf copy per touched leaf. Until the next
-// write, Snapshot returns the same snapshot again.
+// The store's key order and each index are B+trees whose inner levels are
+// a github.com/google/btree of leaf fences and whose leaves are sorted
+// runs of cell pointers. Snapshot folds the logs, then clones the btrees
+// (copy-on-write, O(1) each) and marks the current leaves and cells
+// shared: it costs O(number of indexes) beyond the fold of the changes
+// made since the last ordered read. A later fold copies the leaves and
+// the few btree nodes it touches, and a later write to a shared cell puts
+// a new cell in its place, so a snapshot costs nothing until writes
+// happen. Until the next write, Snapshot returns the same snapshot again.
 package indexer

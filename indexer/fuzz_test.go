@@ -271,13 +271,41 @@ func runProgram(t *testing.T, prog []byte) {
 			verify(t, x.Snapshot(), m)
 		}
 		verify(t, x, m)
-		checkLayout(t, &x.live)
+		checkLive(t, x)
 	}
 	verifyIters(t, func() []string { return collect(x.All()) }, func() []string { return collect(x.Range("a/")) }, m)
 	for _, s := range snaps {
 		verify(t, s.s, s.m)
 		checkLayout(t, &s.s.v)
 		verifyIters(t, func() []string { return collect(s.s.All()) }, func() []string { return collect(s.s.Range("a/")) }, s.m)
+	}
+}
+
+// checkLive folds x's logs and checks its seqs and that its hash table
+// holds exactly the cells of its store.
+func checkLive(t *testing.T, x *Indexer[*obj]) {
+	t.Helper()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.foldAll()
+	checkLayout(t, &x.live)
+	checkTable(t, x.tab)
+	require.Equal(t, x.tab.n, x.live.items.n)
+	x.live.items.ascend("", "", func(c *cell[*obj]) bool {
+		got, ok := x.tab.get(c.key)
+		require.True(t, ok, c.key)
+		require.Same(t, c, got, "the store and the table hold the same cell")
+		return true
+	})
+	for _, ix := range x.live.indexes {
+		ix.seq.groups(func(v string) bool {
+			ix.seq.ascend(v, "", func(c *cell[*obj]) bool {
+				got, ok := x.tab.get(c.key)
+				require.True(t, ok && got == c, "index %s holds a cell the table does not", ix.name)
+				return true
+			})
+			return true
+		})
 	}
 }
 

@@ -46,10 +46,17 @@ var (
 type Indexer[T any] struct {
 	keyFunc func(T) string
 
-	mu   sync.RWMutex
-	live view[T]      // guarded by mu
-	snap *Snapshot[T] // guarded by mu: a snapshot of live, nil once live changes
-	vals [][]string   // guarded by mu: scratch for the new index values of a write
+	mu sync.RWMutex
+	// Guarded by mu:
+	tab  *table[T] // every stored cell, by key
+	live view[T]   // the ordered seqs, as of their last fold
+	// logs[0] holds the changes not yet folded into live.items,
+	// logs[i+1] those of live.indexes[i].
+	logs  []oplog[T]
+	dirty bool         // some log is not empty
+	gen   uint64       // cells of this generation may be written in place
+	snap  *Snapshot[T] // a snapshot of the current contents, nil once they change
+	vals  [][]string   // scratch for the new index values of a write
 }
 
 // New returns an empty Indexer that keys objects with keyFunc and
@@ -59,7 +66,12 @@ func New[T any](keyFunc func(T) string, indexers Indexers[T]) (*Indexer[T], erro
 	if keyFunc == nil {
 		return nil, errors.New("indexer: nil key func")
 	}
-	x := &Indexer[T]{keyFunc: keyFunc, live: view[T]{items: newSeq[T]()}}
+	x := &Indexer[T]{
+		keyFunc: keyFunc,
+		tab:     newTable[T](0),
+		live:    view[T]{items: newSeq[T]()},
+		logs:    make([]oplog[T], 1),
+	}
 	if err := x.AddIndexers(indexers); err != nil {
 		return nil, err
 	}
@@ -83,15 +95,23 @@ func callKey[T any](keyFunc func(T) string, obj T) (key string, err error) {
 // Add stores obj under its key, replacing any object stored there (Add and
 // Update are the same upsert). It fails, leaving the store unchanged, if
 // the key func or an index func fails on obj.
-func (x *Indexer[T]) Add(obj T) error { return x.upsert(obj) }
+func (x *Indexer[T]) Add(obj T) error {
+	_, _, err := x.Upsert(obj)
+	return err
+}
 
 // Update is Add.
-func (x *Indexer[T]) Update(obj T) error { return x.upsert(obj) }
+func (x *Indexer[T]) Update(obj T) error {
+	_, _, err := x.Upsert(obj)
+	return err
+}
 
-func (x *Indexer[T]) upsert(obj T) error {
+// Upsert is Add that also returns the object it replaced, if any: one
+// lookup where Get followed by Update takes two.
+func (x *Indexer[T]) Upsert(obj T) (old T, replaced bool, err error) {
 	key, err := callKey(x.keyFunc, obj)
 	if err != nil {
-		return err
+		return old, false, err
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -102,54 +122,92 @@ func (x *Indexer[T]) upsert(obj T) error {
 	for i := range ixs {
 		v, err := ixs[i].values(obj, key)
 		if err != nil {
-			return err
+			return old, false, err
 		}
 		vals = append(vals, v)
 	}
-	key, old, replaced := x.live.items.set("", key, obj)
 	x.snap = nil
-	for i := range ixs {
-		ix := &ixs[i]
-		if replaced {
-			ix.unindex(old, key, vals[i])
+	x.dirty = true
+	h := x.tab.hash(key)
+	s := x.tab.find(key, h)
+	if s < 0 {
+		c := &cell[T]{key: key, obj: obj, gen: x.gen}
+		x.tab.insert(c, h)
+		x.logs[0].add(opSet, "", c)
+		for i := range ixs {
+			x.logValues(i+1, opSet, vals[i], c)
 		}
-		// Set, not insert: when the values did not change, the entries
-		// are still there and only their object changes.
-		for j, v := range vals[i] {
-			if !dup(vals[i], j) {
-				ix.seq.set(v, key, obj)
+		x.foldDue()
+		return old, false, nil
+	}
+	c := x.tab.cells[s]
+	old = c.obj
+	nc := c // the key's cell from now on
+	if c.gen == x.gen {
+		c.obj = obj
+	} else {
+		// c belongs to a snapshot: the new object goes in a new cell,
+		// which replaces c in the store and in c's index entries.
+		nc = &cell[T]{key: c.key, obj: obj, gen: x.gen}
+		x.tab.cells[s] = nc
+		x.logs[0].add(opSet, "", nc)
+	}
+	for i := range ixs {
+		ov, err := ixs[i].values(old, key)
+		switch {
+		case err != nil:
+			// The old entries are unknown: the fold finds them by a scan.
+			x.logs[i+1].addScan(c.key)
+			x.logValues(i+1, opSet, vals[i], nc)
+		case slices.Equal(ov, vals[i]):
+			// Same values: the entries stay, holding the cell.
+			if nc != c {
+				x.logValues(i+1, opSet, vals[i], nc)
 			}
+		default:
+			x.logValues(i+1, opDel, ov, c)
+			x.logValues(i+1, opSet, vals[i], nc)
 		}
 	}
-	return nil
+	x.foldDue()
+	return old, true, nil
 }
 
-// unindex removes the entries of old (stored under key) from ix, unless
-// old's values equal keep (the values old is about to be indexed under
-// again), in which case it changes nothing. If the index func now fails on
-// old, or an entry is missing (an index func that is not deterministic, or
-// a stored object modified in place), it finds the key's entries by a scan
-// of the index instead, so that no stale entry survives.
-func (ix *index[T]) unindex(old T, key string, keep []string) {
-	ov, err := ix.values(old, key)
-	if err == nil {
-		if slices.Equal(ov, keep) {
-			return
-		}
-		missing := false
-		for j, v := range ov {
-			if !dup(ov, j) {
-				_, ok := ix.seq.del(v, key)
-				missing = missing || !ok
-			}
-		}
-		if !missing {
-			return
+// logValues logs an op on (v, c.key) for every distinct value v of vals
+// (index funcs may return a value twice; it is indexed once).
+func (x *Indexer[T]) logValues(log int, kind opKind, vals []string, c *cell[T]) {
+	for j, v := range vals {
+		if !dup(vals, j) {
+			x.logs[log].add(kind, v, c)
 		}
 	}
-	for _, v := range ix.seq.groupsOf(key) {
-		ix.seq.del(v, key)
+}
+
+// foldDue folds the logs that have grown large, so that churn without
+// ordered reads cannot grow them without bound.
+func (x *Indexer[T]) foldDue() {
+	n := x.tab.n
+	if x.logs[0].due(n) {
+		x.live.items = fold(x.live.items, &x.logs[0])
 	}
+	for i := range x.live.indexes {
+		if ix := &x.live.indexes[i]; x.logs[i+1].due(n) {
+			ix.seq = fold(ix.seq, &x.logs[i+1])
+		}
+	}
+}
+
+// foldAll brings every seq up to date.
+func (x *Indexer[T]) foldAll() {
+	if !x.dirty {
+		return
+	}
+	x.live.items = fold(x.live.items, &x.logs[0])
+	for i := range x.live.indexes {
+		ix := &x.live.indexes[i]
+		ix.seq = fold(ix.seq, &x.logs[i+1])
+	}
+	x.dirty = false
 }
 
 // Delete removes the object stored under obj's key, if any. The stored
@@ -163,14 +221,23 @@ func (x *Indexer[T]) Delete(obj T) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	old, ok := x.live.items.del("", key)
-	if !ok {
+	s := x.tab.find(key, x.tab.hash(key))
+	if s < 0 {
 		return nil
 	}
+	c := x.tab.cells[s]
+	x.tab.remove(s)
 	x.snap = nil
+	x.dirty = true
+	x.logs[0].add(opDel, "", c)
 	for i := range x.live.indexes {
-		x.live.indexes[i].unindex(old, key, nil)
+		if ov, err := x.live.indexes[i].values(c.obj, key); err != nil {
+			x.logs[i+1].addScan(c.key)
+		} else {
+			x.logValues(i+1, opDel, ov, c)
+		}
 	}
+	x.foldDue()
 	return nil
 }
 
@@ -179,28 +246,37 @@ func (x *Indexer[T]) Delete(obj T) error {
 // items share a key, the later one wins. If the key func or an index func
 // fails on any item, Replace changes nothing and returns the error.
 func (x *Indexer[T]) Replace(items []T, rv string) error {
-	es := make([]entry[T], len(items))
+	x.mu.RLock()
+	gen := x.gen // a snapshot taken meanwhile only makes these cells copy on write
+	x.mu.RUnlock()
+	cs := make([]*cell[T], len(items))
 	for i, obj := range items {
 		key, err := callKey(x.keyFunc, obj)
 		if err != nil {
 			return err
 		}
-		es[i] = entry[T]{key: key, v: obj}
+		cs[i] = &cell[T]{key: key, obj: obj, gen: gen}
 	}
-	slices.SortStableFunc(es, func(a, b entry[T]) int { return strings.Compare(a.key, b.key) })
+	slices.SortStableFunc(cs, func(a, b *cell[T]) int { return strings.Compare(a.key, b.key) })
 	// Keep the last of each run of equal keys.
 	w := 0
-	for i := range es {
-		if i+1 < len(es) && es[i+1].key == es[i].key {
+	for i := range cs {
+		if i+1 < len(cs) && cs[i+1].key == cs[i].key {
 			continue
 		}
-		es[w] = es[i]
+		cs[w] = cs[i]
 		w++
 	}
-	clear(es[w:])
-	es = es[:w]
+	clear(cs[w:])
+	cs = cs[:w]
 
-	store := buildSeq(es)
+	tab := newTable[T](len(cs))
+	b := newBuilder[T]()
+	for _, c := range cs {
+		tab.insert(c, tab.hash(c.key))
+		b.add("", c)
+	}
+	store := b.done()
 	// Build outside the lock, so that readers are not held up by a large
 	// relist; start again if AddIndexers changed the indexes meanwhile.
 	for {
@@ -208,16 +284,21 @@ func (x *Indexer[T]) Replace(items []T, rv string) error {
 		cur := x.live.indexes
 		x.mu.RUnlock()
 		ixs := make([]index[T], len(cur))
-		for i, ix := range cur {
-			s, err := buildIndex(&ix, es)
+		for i := range cur {
+			// Only name and fn: a fold may replace cur[i].seq meanwhile.
+			ixs[i] = index[T]{name: cur[i].name, fn: cur[i].fn}
+			s, err := buildIndex(&ixs[i], cs)
 			if err != nil {
 				return err
 			}
-			ixs[i] = index[T]{name: ix.name, fn: ix.fn, seq: s}
+			ixs[i].seq = s
 		}
 		x.mu.Lock()
 		if len(x.live.indexes) == len(cur) && (len(cur) == 0 || &x.live.indexes[0] == &cur[0]) {
+			x.tab = tab
 			x.live = view[T]{items: store, indexes: ixs, rv: rv}
+			x.logs = make([]oplog[T], len(ixs)+1)
+			x.dirty = false
 			x.snap = nil
 			x.mu.Unlock()
 			return nil
@@ -226,23 +307,31 @@ func (x *Indexer[T]) Replace(items []T, rv string) error {
 	}
 }
 
-// buildIndex computes ix over es (sorted by key, without duplicates).
-func buildIndex[T any](ix *index[T], es []entry[T]) (*seq[T], error) {
-	pairs := make([]entry[T], 0, len(es))
-	for _, e := range es {
-		vals, err := ix.values(e.v, e.key)
+// buildIndex computes ix over cs (sorted by key, without duplicates).
+func buildIndex[T any](ix *index[T], cs []*cell[T]) (*seq[T], error) {
+	type pair struct {
+		grp string
+		c   *cell[T]
+	}
+	pairs := make([]pair, 0, len(cs))
+	for _, c := range cs {
+		vals, err := ix.values(c.obj, c.key)
 		if err != nil {
 			return nil, err
 		}
 		for j, v := range vals {
 			if !dup(vals, j) {
-				pairs = append(pairs, entry[T]{grp: v, key: e.key, v: e.v})
+				pairs = append(pairs, pair{v, c})
 			}
 		}
 	}
-	// es is sorted by key, so a stable sort by value sorts by (value, key).
-	slices.SortStableFunc(pairs, func(a, b entry[T]) int { return strings.Compare(a.grp, b.grp) })
-	return buildSeq(pairs), nil
+	// cs is sorted by key, so a stable sort by value sorts by (value, key).
+	slices.SortStableFunc(pairs, func(a, b pair) int { return strings.Compare(a.grp, b.grp) })
+	b := newBuilder[T]()
+	for _, p := range pairs {
+		b.add(p.grp, p.c)
+	}
+	return b.done(), nil
 }
 
 // AddIndexers adds indexes and indexes the objects already stored. A name
@@ -255,11 +344,12 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	if len(indexers) == 0 {
 		return nil
 	}
-	var es []entry[T]
+	x.foldAll()
+	var cs []*cell[T]
 	if x.live.items.n > 0 {
-		es = make([]entry[T], 0, x.live.items.n)
-		x.live.items.ascend("", "", func(key string, obj T) bool {
-			es = append(es, entry[T]{key: key, v: obj})
+		cs = make([]*cell[T], 0, x.live.items.n)
+		x.live.items.ascend("", "", func(c *cell[T]) bool {
+			cs = append(cs, c)
 			return true
 		})
 	}
@@ -272,7 +362,7 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 			return fmt.Errorf("indexer: index %q: nil index func", name)
 		}
 		ix := index[T]{name: name, fn: fn}
-		s, err := buildIndex(&ix, es)
+		s, err := buildIndex(&ix, cs)
 		if err != nil {
 			return err
 		}
@@ -281,6 +371,7 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	}
 	slices.SortFunc(ixs, func(a, b index[T]) int { return cmp.Compare(a.name, b.name) })
 	x.live.indexes = ixs
+	x.logs = make([]oplog[T], len(ixs)+1) // every log is empty after foldAll
 	x.snap = nil
 	return nil
 }
@@ -308,8 +399,11 @@ func (x *Indexer[T]) LastSyncResourceVersion() string {
 }
 
 // Snapshot returns an immutable, consistent view of the store and its
-// indexes in O(number of indexes). Until the next write, repeated calls
-// return the same snapshot.
+// indexes. It first folds the changes made since the last ordered read
+// into the ordered seqs (a sorted merge, in O(changes) amortized over the
+// writes that made them), then shares those seqs copy-on-write, in
+// O(number of indexes). Until the next write, repeated calls return the
+// same snapshot.
 func (x *Indexer[T]) Snapshot() *Snapshot[T] {
 	x.mu.RLock()
 	s := x.snap
@@ -320,37 +414,59 @@ func (x *Indexer[T]) Snapshot() *Snapshot[T] {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.snap == nil {
+		x.foldAll()
 		x.snap = &Snapshot[T]{v: x.live.clone(), keyFunc: x.keyFunc}
+		// Every cell is now reachable from the snapshot: from now on a
+		// write to a key replaces its cell instead of changing it.
+		x.gen++
 	}
 	return x.snap
 }
 
+// ordered runs read on the live view with every change folded in: under
+// the read lock when nothing is pending, else under the write lock after
+// folding.
+func (x *Indexer[T]) ordered(read func(v *view[T])) {
+	x.mu.RLock()
+	if !x.dirty {
+		defer x.mu.RUnlock()
+		read(&x.live)
+		return
+	}
+	x.mu.RUnlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.foldAll()
+	read(&x.live)
+}
+
 // Get returns the object stored under key.
-func (x *Indexer[T]) Get(key string) (T, bool) {
+func (x *Indexer[T]) Get(key string) (obj T, ok bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.live.get(key)
+	if c, ok := x.tab.get(key); ok {
+		return c.obj, true
+	}
+	return obj, false
 }
 
 // List returns every object, ordered by key.
-func (x *Indexer[T]) List() []T {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.live.list()
+func (x *Indexer[T]) List() (out []T) {
+	x.ordered(func(v *view[T]) { out = v.list() })
+	return out
 }
 
 // ListKeys returns every key, in order.
-func (x *Indexer[T]) ListKeys() []string {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.live.listKeys()
+func (x *Indexer[T]) ListKeys() (out []string) {
+	x.ordered(func(v *view[T]) { out = v.listKeys() })
+	return out
 }
 
 // Len returns the number of objects.
 func (x *Indexer[T]) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.live.items.n
+	return x.tab.n
 }
 
 // All iterates over every (key, object), ordered by key, in a snapshot
@@ -372,35 +488,31 @@ func (x *Indexer[T]) Range(prefix string) iter.Seq2[string, T] {
 
 // ByIndex returns the objects whose index name includes value, ordered by
 // key. An unknown index yields an error wrapping ErrUnknownIndex.
-func (x *Indexer[T]) ByIndex(name, value string) ([]T, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.live.byIndex(name, value)
+func (x *Indexer[T]) ByIndex(name, value string) (out []T, err error) {
+	x.ordered(func(v *view[T]) { out, err = v.byIndex(name, value) })
+	return out, err
 }
 
 // IndexKeys returns the keys of the objects whose index name includes
 // value, in order. An unknown index yields an error wrapping
 // ErrUnknownIndex.
-func (x *Indexer[T]) IndexKeys(name, value string) ([]string, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.live.indexKeys(name, value)
+func (x *Indexer[T]) IndexKeys(name, value string) (out []string, err error) {
+	x.ordered(func(v *view[T]) { out, err = v.indexKeys(name, value) })
+	return out, err
 }
 
 // IndexValues returns the values of index name that at least one object
 // has, in order. An unknown index yields an error wrapping ErrUnknownIndex.
-func (x *Indexer[T]) IndexValues(name string) ([]string, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.live.indexValues(name)
+func (x *Indexer[T]) IndexValues(name string) (out []string, err error) {
+	x.ordered(func(v *view[T]) { out, err = v.indexValues(name) })
+	return out, err
 }
 
 // Index returns the objects that share at least one value of index name
 // with obj, ordered by key and without duplicates. The index func runs on
-// obj under the read lock. An unknown index yields an error wrapping
+// obj under the Indexer's lock. An unknown index yields an error wrapping
 // ErrUnknownIndex; a failing index func, one wrapping ErrIndexFunc.
-func (x *Indexer[T]) Index(name string, obj T) ([]T, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.live.indexOf(name, obj, x.keyFunc)
+func (x *Indexer[T]) Index(name string, obj T) (out []T, err error) {
+	x.ordered(func(v *view[T]) { out, err = v.indexOf(name, obj, x.keyFunc) })
+	return out, err
 }

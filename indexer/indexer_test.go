@@ -138,6 +138,30 @@ func TestUpsertGetDelete(t *testing.T) {
 	require.Equal(t, 3, x.Len())
 }
 
+func TestUpsertReturnsOld(t *testing.T) {
+	x := newTest(t)
+	v1 := o("a", "1", 1, "web")
+	old, replaced, err := x.Upsert(v1)
+	require.NoError(t, err)
+	require.False(t, replaced)
+	require.Nil(t, old)
+	old, replaced, err = x.Upsert(o("a", "1", 2, "db"))
+	require.NoError(t, err)
+	require.True(t, replaced)
+	require.Same(t, v1, old)
+	keys, _ := x.IndexKeys("label", "db")
+	require.Equal(t, []string{"a/1"}, keys)
+	// A rejected write returns nothing and changes nothing.
+	old, replaced, err = x.Upsert(o("a", "1", 3, "ERR"))
+	require.ErrorIs(t, err, ErrIndexFunc)
+	require.False(t, replaced)
+	require.Nil(t, old)
+	got, _ := x.Get("a/1")
+	require.Equal(t, 2, got.Ver)
+	_, _, err = x.Upsert(o("a", "", 1))
+	require.ErrorIs(t, err, ErrKeyFunc)
+}
+
 func TestKeyFuncFailures(t *testing.T) {
 	x := newTest(t)
 	for _, f := range []func(*obj) error{x.Add, x.Update, x.Delete} {

@@ -20,16 +20,17 @@ var (
 // it, so a frozen seq could never mutate a shared leaf in place.
 const frozenGen = math.MaxUint64
 
-// seq is an ordered set of (group, key) -> V entries: the storage of the
-// store (one group, "") and of every index (one group per index value).
+// seq is an ordered set of (group, key) -> cell entries, the key being the
+// cell's: the ordered storage of the store (one group, "") and of every
+// index (one group per index value).
 //
 // It is a B+tree whose leaf level is ours and whose inner levels are a
-// google/btree of fences. A leaf holds up to max sorted entries of a single
-// group in two parallel slices; its fence (group, lo) is a lower bound of
-// its keys, and the leaves of a group partition the key space in fence
-// order: a key belongs to the leaf with the greatest fence <= (group, key).
+// google/btree of fences. A leaf holds up to max cells of a single group
+// sorted by key; its fence (group, lo) is a lower bound of its keys, and the
+// leaves of a group partition the key space in fence order: a key belongs
+// to the leaf with the greatest fence <= (group, key).
 //
-// Owning the leaves keeps memory close to the raw entry size: sorted
+// Owning the leaves keeps memory close to a pointer per entry: sorted
 // inserts fill leaves completely (a full leaf is never split by an append
 // at its end), capacities grow in steps of 1.25x up to max, and sparse
 // leaves merge with their successor.
@@ -39,32 +40,31 @@ const frozenGen = math.MaxUint64
 // copied before it is written, and the btree copies its own nodes lazily.
 // A seq is not safe for concurrent use; a clone is immutable and may be
 // read concurrently.
-type seq[V any] struct {
-	tree *btree.BTreeG[fence[V]]
+type seq[T any] struct {
+	tree *btree.BTreeG[fence[T]]
 	gen  uint64 // leaves with this generation may be written in place
 	n    int    // number of entries
 	max  int    // most entries per leaf
 }
 
-// leaf is a run of entries of one group, sorted by key.
-type leaf[V any] struct {
-	gen  uint64
-	keys []string
-	vals []V // len(vals) == len(keys), cap(vals) == cap(keys)
+// leaf is a run of cells of one group, sorted by key.
+type leaf[T any] struct {
+	gen uint64
+	cs  []*cell[T]
 }
 
 // fence is the btree item that orders a leaf. pg and pl cache the first
 // eight bytes of grp and lo so that most comparisons are decided without
 // touching the strings' bytes (cache misses dominate a lookup).
-type fence[V any] struct {
+type fence[T any] struct {
 	pg, pl  uint64
 	grp, lo string
-	l       *leaf[V]
+	l       *leaf[T]
 }
 
 // mkFence returns the fence (grp, lo) of l; l may be nil for a probe.
-func mkFence[V any](grp, lo string, l *leaf[V]) fence[V] {
-	return fence[V]{pg: prefix8(grp), pl: prefix8(lo), grp: grp, lo: lo, l: l}
+func mkFence[T any](grp, lo string, l *leaf[T]) fence[T] {
+	return fence[T]{pg: prefix8(grp), pl: prefix8(lo), grp: grp, lo: lo, l: l}
 }
 
 // prefix8 returns the first eight bytes of s, zero-padded, big-endian:
@@ -85,7 +85,7 @@ func prefix8(s string) uint64 {
 	return p
 }
 
-func fenceLess[V any](a, b fence[V]) bool {
+func fenceLess[T any](a, b fence[T]) bool {
 	if a.pg != b.pg {
 		return a.pg < b.pg
 	}
@@ -98,28 +98,28 @@ func fenceLess[V any](a, b fence[V]) bool {
 	return a.lo < b.lo
 }
 
-func newSeq[V any]() *seq[V] {
-	return &seq[V]{tree: btree.NewG(fenceDegree, fenceLess[V]), max: leafMax}
+func newSeq[T any]() *seq[T] {
+	return &seq[T]{tree: btree.NewG(fenceDegree, fenceLess[T]), max: leafMax}
 }
 
-// search returns the position of key in keys, or where it would go.
-func search(keys []string, key string) (int, bool) {
-	lo, hi := 0, len(keys)
+// search returns the position of key in cs, or where it would go.
+func search[T any](cs []*cell[T], key string) (int, bool) {
+	lo, hi := 0, len(cs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if keys[m] < key {
+		if cs[m].key < key {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < len(keys) && keys[lo] == key
+	return lo, lo < len(cs) && cs[lo].key == key
 }
 
 // floor returns the fence of the leaf of grp that key belongs to, if grp
 // has a leaf whose fence is <= key.
-func (s *seq[V]) floor(grp, key string) (f fence[V], ok bool) {
-	s.tree.DescendLessOrEqual(mkFence[V](grp, key, nil), func(x fence[V]) bool {
+func (s *seq[T]) floor(grp, key string) (f fence[T], ok bool) {
+	s.tree.DescendLessOrEqual(mkFence[T](grp, key, nil), func(x fence[T]) bool {
 		f, ok = x, x.grp == grp
 		return false
 	})
@@ -127,8 +127,8 @@ func (s *seq[V]) floor(grp, key string) (f fence[V], ok bool) {
 }
 
 // ceil returns the first fence >= (grp, key) if it belongs to grp.
-func (s *seq[V]) ceil(grp, key string) (f fence[V], ok bool) {
-	s.tree.AscendGreaterOrEqual(mkFence[V](grp, key, nil), func(x fence[V]) bool {
+func (s *seq[T]) ceil(grp, key string) (f fence[T], ok bool) {
+	s.tree.AscendGreaterOrEqual(mkFence[T](grp, key, nil), func(x fence[T]) bool {
 		f, ok = x, x.grp == grp
 		return false
 	})
@@ -136,8 +136,8 @@ func (s *seq[V]) ceil(grp, key string) (f fence[V], ok bool) {
 }
 
 // next returns the fence after f if it belongs to the same group.
-func (s *seq[V]) next(f fence[V]) (n fence[V], ok bool) {
-	s.tree.AscendGreaterOrEqual(f, func(x fence[V]) bool {
+func (s *seq[T]) next(f fence[T]) (n fence[T], ok bool) {
+	s.tree.AscendGreaterOrEqual(f, func(x fence[T]) bool {
 		if x.lo == f.lo && x.grp == f.grp {
 			return true
 		}
@@ -147,17 +147,17 @@ func (s *seq[V]) next(f fence[V]) (n fence[V], ok bool) {
 	return n, ok
 }
 
-// get returns the value stored under (grp, key).
-func (s *seq[V]) get(grp, key string) (v V, ok bool) {
+// get returns the cell stored under (grp, key).
+func (s *seq[T]) get(grp, key string) (*cell[T], bool) {
 	f, ok := s.floor(grp, key)
 	if !ok {
-		return v, false
+		return nil, false
 	}
-	i, found := search(f.l.keys, key)
+	i, found := search(f.l.cs, key)
 	if !found {
-		return v, false
+		return nil, false
 	}
-	return f.l.vals[i], true
+	return f.l.cs[i], true
 }
 
 // room returns the capacity to allocate for n entries: steps of 1.25x
@@ -175,137 +175,116 @@ func alloc[E any](src []E, n, c int) []E {
 	return out
 }
 
-// newLeaf returns an owned leaf holding copies of keys and vals with room
-// for a little growth.
-func (s *seq[V]) newLeaf(keys []string, vals []V) *leaf[V] {
-	c := room(len(keys), s.max)
-	return &leaf[V]{gen: s.gen, keys: alloc(keys, len(keys), c), vals: alloc(vals, len(vals), c)}
+// newLeaf returns an owned leaf holding a copy of cs with room for a
+// little growth.
+func (s *seq[T]) newLeaf(cs []*cell[T]) *leaf[T] {
+	return &leaf[T]{gen: s.gen, cs: alloc(cs, len(cs), room(len(cs), s.max))}
 }
 
 // own returns f's leaf, writable: a leaf shared with a clone is copied
 // first and the copy replaces it in the tree.
-func (s *seq[V]) own(f *fence[V]) *leaf[V] {
+func (s *seq[T]) own(f *fence[T]) *leaf[T] {
 	if f.l.gen == s.gen {
 		return f.l
 	}
-	l := &leaf[V]{
-		gen:  s.gen,
-		keys: alloc(f.l.keys, len(f.l.keys), cap(f.l.keys)),
-		vals: alloc(f.l.vals, len(f.l.vals), cap(f.l.vals)),
-	}
+	l := &leaf[T]{gen: s.gen, cs: alloc(f.l.cs, len(f.l.cs), cap(f.l.cs))}
 	f.l = l
 	s.tree.ReplaceOrInsert(*f)
 	return l
 }
 
-// insertAt inserts (key, v) at position i of an owned leaf that has room.
-func (l *leaf[V]) insertAt(i int, key string, v V, max int) {
-	if len(l.keys) == cap(l.keys) {
-		l.keys = alloc(l.keys, len(l.keys), room(len(l.keys)+1, max))
+// insertAt inserts c at position i of an owned leaf that has room.
+func (l *leaf[T]) insertAt(i int, c *cell[T], max int) {
+	if len(l.cs) == cap(l.cs) {
+		l.cs = alloc(l.cs, len(l.cs), room(len(l.cs)+1, max))
 	}
-	if len(l.vals) == cap(l.vals) {
-		l.vals = alloc(l.vals, len(l.vals), room(len(l.vals)+1, max))
-	}
-	l.keys = l.keys[:len(l.keys)+1]
-	copy(l.keys[i+1:], l.keys[i:])
-	l.keys[i] = key
-	l.vals = l.vals[:len(l.vals)+1]
-	copy(l.vals[i+1:], l.vals[i:])
-	l.vals[i] = v
+	l.cs = slices.Insert(l.cs, i, c)
 }
 
 // removeAt removes the entry at position i of an owned leaf.
-func (l *leaf[V]) removeAt(i int) {
-	var zero V
-	n := len(l.keys) - 1
-	copy(l.keys[i:], l.keys[i+1:])
-	l.keys[n] = ""
-	l.keys = l.keys[:n]
-	copy(l.vals[i:], l.vals[i+1:])
-	l.vals[n] = zero
-	l.vals = l.vals[:n]
+func (l *leaf[T]) removeAt(i int) {
+	l.cs = slices.Delete(l.cs, i, i+1)
 }
 
-// addLeaf adds a leaf holding the single entry (key, v), fenced at key.
-func (s *seq[V]) addLeaf(grp, key string, v V) {
-	l := &leaf[V]{gen: s.gen, keys: alloc([]string{key}, 1, 4), vals: alloc([]V{v}, 1, 4)}
-	s.tree.ReplaceOrInsert(mkFence(grp, key, l))
+// addLeaf adds a leaf holding the single cell c, fenced at its key.
+func (s *seq[T]) addLeaf(grp string, c *cell[T]) {
+	l := &leaf[T]{gen: s.gen, cs: alloc([]*cell[T]{c}, 1, 4)}
+	s.tree.ReplaceOrInsert(mkFence(grp, c.key, l))
 }
 
-// set stores v under (grp, key). When the key is already present it keeps
-// the stored key string and returns it with the value it replaced;
-// otherwise it returns key.
-func (s *seq[V]) set(grp, key string, v V) (stored string, old V, replaced bool) {
+// set stores c under (grp, c.key) and returns the cell it replaced.
+func (s *seq[T]) set(grp string, c *cell[T]) (old *cell[T], replaced bool) {
+	key := c.key
 	f, ok := s.floor(grp, key)
 	if !ok {
 		// key sorts before every leaf of grp.
 		s.n++
 		f, ok = s.ceil(grp, key)
-		if !ok || len(f.l.keys) >= s.max {
-			s.addLeaf(grp, key, v)
-			return key, old, false
+		if !ok || len(f.l.cs) >= s.max {
+			s.addLeaf(grp, c)
+			return nil, false
 		}
 		// Lower the first leaf's fence to key and prepend.
 		s.tree.Delete(f)
 		if f.l.gen != s.gen {
-			f.l = s.newLeaf(f.l.keys, f.l.vals)
+			f.l = s.newLeaf(f.l.cs)
 		}
 		f.lo, f.pl = key, prefix8(key)
-		f.l.insertAt(0, key, v, s.max)
+		f.l.insertAt(0, c, s.max)
 		s.tree.ReplaceOrInsert(f)
-		return key, old, false
+		return nil, false
 	}
-	i, found := search(f.l.keys, key)
+	i, found := search(f.l.cs, key)
 	if found {
 		l := s.own(&f)
-		old, l.vals[i] = l.vals[i], v
-		return l.keys[i], old, true
+		old, l.cs[i] = l.cs[i], c
+		return old, true
 	}
 	s.n++
-	if len(f.l.keys) < s.max {
-		s.own(&f).insertAt(i, key, v, s.max)
-		return key, old, false
+	if len(f.l.cs) < s.max {
+		s.own(&f).insertAt(i, c, s.max)
+		return nil, false
 	}
-	if i == len(f.l.keys) {
+	if i == len(f.l.cs) {
 		// Appending past a full leaf: start a new one, so that inserts in
 		// key order leave full leaves behind.
-		s.addLeaf(grp, key, v)
-		return key, old, false
+		s.addLeaf(grp, c)
+		return nil, false
 	}
 	// Split a full leaf in halves (fresh leaves: a clone may share f.l).
-	mid := len(f.l.keys) / 2
-	left := s.newLeaf(f.l.keys[:mid], f.l.vals[:mid])
-	right := s.newLeaf(f.l.keys[mid:], f.l.vals[mid:])
+	mid := len(f.l.cs) / 2
+	left := s.newLeaf(f.l.cs[:mid])
+	right := s.newLeaf(f.l.cs[mid:])
 	if i < mid {
-		left.insertAt(i, key, v, s.max)
+		left.insertAt(i, c, s.max)
 	} else {
-		right.insertAt(i-mid, key, v, s.max)
+		right.insertAt(i-mid, c, s.max)
 	}
 	f.l = left
 	s.tree.ReplaceOrInsert(f)
-	s.tree.ReplaceOrInsert(mkFence(grp, right.keys[0], right))
-	return key, old, false
+	s.tree.ReplaceOrInsert(mkFence(grp, right.cs[0].key, right))
+	return nil, false
 }
 
-// del removes (grp, key) and returns the value it held.
-func (s *seq[V]) del(grp, key string) (old V, ok bool) {
+// del removes (grp, key) and returns the cell it held.
+func (s *seq[T]) del(grp, key string) (old *cell[T], ok bool) {
 	f, ok := s.floor(grp, key)
 	if !ok {
-		return old, false
+		return nil, false
 	}
-	i, found := search(f.l.keys, key)
+	i, found := search(f.l.cs, key)
 	if !found {
-		return old, false
+		return nil, false
 	}
-	old = f.l.vals[i]
+	old = f.l.cs[i]
 	s.n--
-	if len(f.l.keys) == 1 {
+	if len(f.l.cs) == 1 {
 		s.tree.Delete(f)
 		return old, true
 	}
 	l := s.own(&f)
 	l.removeAt(i)
-	if len(l.keys) <= s.max/4 {
+	if len(l.cs) <= s.max/4 {
 		s.compact(f)
 	}
 	return old, true
@@ -313,42 +292,41 @@ func (s *seq[V]) del(grp, key string) (old V, ok bool) {
 
 // compact merges the sparse, owned leaf of f with its successor when the
 // result is at most half full, and otherwise returns spare capacity.
-func (s *seq[V]) compact(f fence[V]) {
+func (s *seq[T]) compact(f fence[T]) {
 	l := f.l
-	if n, ok := s.next(f); ok && len(l.keys)+len(n.l.keys) <= s.max/2 {
-		m := s.newLeaf(append(l.keys, n.l.keys...), append(l.vals, n.l.vals...))
+	if n, ok := s.next(f); ok && len(l.cs)+len(n.l.cs) <= s.max/2 {
+		m := s.newLeaf(append(l.cs, n.l.cs...))
 		s.tree.Delete(n)
 		f.l = m
 		s.tree.ReplaceOrInsert(f)
 		return
 	}
-	if cap(l.keys) > 2*len(l.keys)+8 {
-		c := s.newLeaf(l.keys, l.vals)
-		l.keys, l.vals = c.keys, c.vals
+	if cap(l.cs) > 2*len(l.cs)+8 {
+		l.cs = s.newLeaf(l.cs).cs
 	}
 }
 
-// ascend calls yield for the entries of grp with key >= from, in key
-// order, until yield returns false. It reports whether yield always
-// returned true.
-func (s *seq[V]) ascend(grp, from string, yield func(string, V) bool) bool {
-	start := mkFence[V](grp, from, nil)
+// ascend calls yield for the cells of grp with key >= from, in key order,
+// until yield returns false. It reports whether yield always returned
+// true.
+func (s *seq[T]) ascend(grp, from string, yield func(*cell[T]) bool) bool {
+	start := mkFence[T](grp, from, nil)
 	if f, ok := s.floor(grp, from); ok {
 		start = f
 	}
 	first, done := true, true
-	s.tree.AscendGreaterOrEqual(start, func(f fence[V]) bool {
+	s.tree.AscendGreaterOrEqual(start, func(f fence[T]) bool {
 		if f.grp != grp {
 			return false
 		}
-		keys, vals := f.l.keys, f.l.vals
+		cs := f.l.cs
 		i := 0
 		if first {
-			i, _ = search(keys, from)
+			i, _ = search(cs, from)
 			first = false
 		}
-		for ; i < len(keys); i++ {
-			if !yield(keys[i], vals[i]) {
+		for _, c := range cs[i:] {
+			if !yield(c) {
 				done = false
 				return false
 			}
@@ -359,22 +337,22 @@ func (s *seq[V]) ascend(grp, from string, yield func(string, V) bool) bool {
 }
 
 // count returns the number of entries of grp.
-func (s *seq[V]) count(grp string) int {
+func (s *seq[T]) count(grp string) int {
 	n := 0
-	s.tree.AscendGreaterOrEqual(mkFence[V](grp, "", nil), func(f fence[V]) bool {
+	s.tree.AscendGreaterOrEqual(mkFence[T](grp, "", nil), func(f fence[T]) bool {
 		if f.grp != grp {
 			return false
 		}
-		n += len(f.l.keys)
+		n += len(f.l.cs)
 		return true
 	})
 	return n
 }
 
 // groups calls yield for every group that has an entry, in order.
-func (s *seq[V]) groups(yield func(string) bool) {
+func (s *seq[T]) groups(yield func(string) bool) {
 	prev, seen := "", false
-	s.tree.Ascend(func(f fence[V]) bool {
+	s.tree.Ascend(func(f fence[T]) bool {
 		if seen && f.grp == prev {
 			return true
 		}
@@ -383,58 +361,86 @@ func (s *seq[V]) groups(yield func(string) bool) {
 	})
 }
 
-// groupsOf returns every group that holds key. It visits each leaf once:
-// the slow path that repairs an index whose old values are unknown.
-func (s *seq[V]) groupsOf(key string) []string {
-	var out []string
-	s.tree.Ascend(func(f fence[V]) bool {
-		if _, found := search(f.l.keys, key); found {
-			if len(out) == 0 || out[len(out)-1] != f.grp {
-				out = append(out, f.grp)
-			}
-		}
-		return true
-	})
-	return out
-}
-
 // clone returns an immutable copy in O(1); later writes to s copy the
 // leaves and nodes they touch.
-func (s *seq[V]) clone() *seq[V] {
-	c := &seq[V]{tree: s.tree.Clone(), gen: frozenGen, n: s.n, max: s.max}
+func (s *seq[T]) clone() *seq[T] {
+	c := &seq[T]{tree: s.tree.Clone(), gen: frozenGen, n: s.n, max: s.max}
 	s.gen++
 	return c
 }
 
-// entry is one (group, key) -> v input of buildSeq.
-type entry[V any] struct {
-	grp, key string
-	v        V
+// builder builds a new seq from entries given in (group, key) order
+// without duplicates, filling leaves to 7/8 so that a few inserts fit
+// before a leaf splits.
+type builder[T any] struct {
+	s    *seq[T]
+	fill int
+	grp  string
+	cs   []*cell[T]
 }
 
-// buildSeq builds a seq from entries sorted by (grp, key) without
-// duplicates, filling leaves to 7/8 so that a few inserts fit before a
-// leaf splits.
-func buildSeq[V any](es []entry[V]) *seq[V] {
-	s := newSeq[V]()
-	fill := max(1, s.max*7/8)
-	keys := make([]string, 0, s.max)
-	vals := make([]V, 0, s.max)
-	flush := func(grp string) { // keys is never empty here
-		l := &leaf[V]{gen: s.gen, keys: alloc(keys, len(keys), len(keys)), vals: alloc(vals, len(vals), len(vals))}
-		s.tree.ReplaceOrInsert(mkFence(grp, l.keys[0], l))
-		keys, vals = keys[:0], vals[:0]
+func newBuilder[T any]() *builder[T] {
+	s := newSeq[T]()
+	return &builder[T]{s: s, fill: max(1, s.max*7/8), cs: make([]*cell[T], 0, s.max)}
+}
+
+// add appends the entry (grp, c.key) -> c.
+func (b *builder[T]) add(grp string, c *cell[T]) {
+	if len(b.cs) > 0 && (grp != b.grp || len(b.cs) == b.fill) {
+		b.flush()
 	}
-	for i, e := range es {
-		if i > 0 && (e.grp != es[i-1].grp || len(keys) == fill) {
-			flush(es[i-1].grp)
+	b.grp = grp
+	b.cs = append(b.cs, c)
+}
+
+// addRun appends cells of one group that follow every entry added so far.
+func (b *builder[T]) addRun(grp string, cs []*cell[T]) {
+	for len(cs) > 0 {
+		if len(b.cs) > 0 && (grp != b.grp || len(b.cs) == b.fill) {
+			b.flush()
 		}
-		keys = append(keys, e.key)
-		vals = append(vals, e.v)
+		b.grp = grp
+		k := min(len(cs), b.fill-len(b.cs))
+		b.cs = append(b.cs, cs[:k]...)
+		cs = cs[k:]
 	}
-	if len(es) > 0 {
-		flush(es[len(es)-1].grp)
+}
+
+// adopt appends the entries of l, a leaf of grp that follows every entry
+// added so far, taking l itself over when it can: l must not be written
+// by its old seq any more, and the new seq copies it before writing it.
+func (b *builder[T]) adopt(grp string, l *leaf[T]) {
+	switch {
+	case len(b.cs) > 0 && grp == b.grp && len(b.cs)+len(l.cs) <= b.s.max:
+		// Room for all of it in the leaf being built: this realigns the
+		// built leaves with the adopted ones after a change.
+		b.cs = append(b.cs, l.cs...)
+		if len(b.cs) >= b.fill {
+			b.flush()
+		}
+	case len(b.cs) > 0 && grp == b.grp:
+		b.addRun(grp, l.cs)
+	default:
+		if len(b.cs) > 0 {
+			b.flush()
+		}
+		b.s.tree.ReplaceOrInsert(mkFence(grp, l.cs[0].key, l))
+		b.s.n += len(l.cs)
 	}
-	s.n = len(es)
-	return s
+}
+
+func (b *builder[T]) flush() {
+	l := &leaf[T]{gen: b.s.gen, cs: alloc(b.cs, len(b.cs), len(b.cs))}
+	b.s.tree.ReplaceOrInsert(mkFence(b.grp, l.cs[0].key, l))
+	b.s.n += len(b.cs)
+	clear(b.cs)
+	b.cs = b.cs[:0]
+}
+
+// done returns the built seq.
+func (b *builder[T]) done() *seq[T] {
+	if len(b.cs) > 0 {
+		b.flush()
+	}
+	return b.s
 }

@@ -10,40 +10,45 @@ import (
 )
 
 // smallLeaves makes every seq created during the test use tiny leaves and a
-// minimal fence tree, so that a few dozen entries exercise splits, merges,
-// fence lowering and several btree levels.
+// minimal fence tree, and folds logs early and often by both ways, so that
+// a few dozen entries exercise splits, merges, fence lowering, several
+// btree levels and the fold.
 func smallLeaves(tb testing.TB) {
 	tb.Helper()
-	oldLeaf, oldDegree := leafMax, fenceDegree
-	leafMax, fenceDegree = 4, 2
-	tb.Cleanup(func() { leafMax, fenceDegree = oldLeaf, oldDegree })
+	oldLeaf, oldDegree, oldMin, oldRatio, oldChunk := leafMax, fenceDegree, foldMin, mergeRatio, chunkMax
+	leafMax, fenceDegree, foldMin, mergeRatio, chunkMax = 4, 2, 3, 4, 5
+	tb.Cleanup(func() {
+		leafMax, fenceDegree, foldMin, mergeRatio, chunkMax = oldLeaf, oldDegree, oldMin, oldRatio, oldChunk
+	})
 }
 
-// checkSeq verifies the layout invariants of s and returns its entries.
-func checkSeq[V comparable](tb testing.TB, s *seq[V]) map[[2]string]V {
+// mk returns a cell holding v under key.
+func mk(key string, v int) *cell[int] { return &cell[int]{key: key, obj: v} }
+
+// checkSeq verifies the layout invariants of s and returns its entries'
+// objects.
+func checkSeq[T comparable](tb testing.TB, s *seq[T]) map[[2]string]T {
 	tb.Helper()
-	out := map[[2]string]V{}
-	var prev fence[V]
+	out := map[[2]string]T{}
+	var prev fence[T]
 	first := true
-	s.tree.Ascend(func(f fence[V]) bool {
-		l := f.l
+	s.tree.Ascend(func(f fence[T]) bool {
+		cs := f.l.cs
 		switch {
-		case len(l.keys) == 0:
+		case len(cs) == 0:
 			tb.Fatalf("empty leaf at %q/%q", f.grp, f.lo)
-		case len(l.vals) != len(l.keys):
-			tb.Fatalf("leaf at %q/%q: %d keys, %d values", f.grp, f.lo, len(l.keys), len(l.vals))
-		case len(l.keys) > s.max:
-			tb.Fatalf("leaf at %q/%q holds %d > %d", f.grp, f.lo, len(l.keys), s.max)
-		case f.lo > l.keys[0]:
-			tb.Fatalf("fence %q/%q above its first key %q", f.grp, f.lo, l.keys[0])
-		case !first && prev.grp == f.grp && prev.l.keys[len(prev.l.keys)-1] >= f.lo:
+		case len(cs) > s.max:
+			tb.Fatalf("leaf at %q/%q holds %d > %d", f.grp, f.lo, len(cs), s.max)
+		case f.lo > cs[0].key:
+			tb.Fatalf("fence %q/%q above its first key %q", f.grp, f.lo, cs[0].key)
+		case !first && prev.grp == f.grp && prev.l.cs[len(prev.l.cs)-1].key >= f.lo:
 			tb.Fatalf("leaf at %q/%q overlaps the next fence %q", prev.grp, prev.lo, f.lo)
 		}
-		for i, k := range l.keys {
-			if i > 0 && l.keys[i-1] >= k {
-				tb.Fatalf("leaf at %q/%q unsorted: %q", f.grp, f.lo, l.keys)
+		for i, c := range cs {
+			if i > 0 && cs[i-1].key >= c.key {
+				tb.Fatalf("leaf at %q/%q unsorted at %q", f.grp, f.lo, c.key)
 			}
-			out[[2]string{f.grp, k}] = l.vals[i]
+			out[[2]string{f.grp, c.key}] = c.obj
 		}
 		prev, first = f, false
 		return true
@@ -59,12 +64,12 @@ func TestSeqScripted(t *testing.T) {
 	s := newSeq[int]()
 	// Ascending inserts leave full leaves behind.
 	for i := range 12 {
-		s.set("g", fmt.Sprintf("k%02d", i), i)
+		s.set("g", mk(fmt.Sprintf("k%02d", i), i))
 	}
 	checkSeq(t, s)
 	full := 0
 	s.tree.Ascend(func(f fence[int]) bool {
-		if len(f.l.keys) == s.max {
+		if len(f.l.cs) == s.max {
 			full++
 		}
 		return true
@@ -73,29 +78,28 @@ func TestSeqScripted(t *testing.T) {
 
 	// Descending inserts into another group lower the first fence.
 	for i := 11; i >= 0; i-- {
-		s.set("a", fmt.Sprintf("k%02d", i), -i)
+		s.set("a", mk(fmt.Sprintf("k%02d", i), -i))
 	}
 	checkSeq(t, s)
 	require.Equal(t, 12, s.count("a"))
 	require.Equal(t, 12, s.count("g"))
 	require.Equal(t, 0, s.count("b"))
 
-	// Replacing keeps the stored key and returns the old value.
-	stored, old, replaced := s.set("g", "k05", 50)
+	// Replacing returns the old cell.
+	old, replaced := s.set("g", mk("k05", 50))
 	require.True(t, replaced)
-	require.Equal(t, "k05", stored)
-	require.Equal(t, 5, old)
-	v, ok := s.get("g", "k05")
+	require.Equal(t, 5, old.obj)
+	c, ok := s.get("g", "k05")
 	require.True(t, ok)
-	require.Equal(t, 50, v)
+	require.Equal(t, 50, c.obj)
 	_, ok = s.get("g", "zz")
 	require.False(t, ok)
 	_, ok = s.get("b", "k05")
 	require.False(t, ok)
 
 	// Middle inserts split.
-	s.set("g", "k05a", 1)
-	s.set("g", "k05b", 2)
+	s.set("g", mk("k05a", 1))
+	s.set("g", mk("k05b", 2))
 	checkSeq(t, s)
 
 	var groups []string
@@ -104,8 +108,8 @@ func TestSeqScripted(t *testing.T) {
 
 	// ascend from the middle and stop early.
 	var got []string
-	done := s.ascend("g", "k05", func(k string, _ int) bool {
-		got = append(got, k)
+	done := s.ascend("g", "k05", func(c *cell[int]) bool {
+		got = append(got, c.key)
 		return len(got) < 4
 	})
 	require.False(t, done)
@@ -115,7 +119,7 @@ func TestSeqScripted(t *testing.T) {
 	for i := range 12 {
 		old, ok := s.del("a", fmt.Sprintf("k%02d", i))
 		require.True(t, ok)
-		require.Equal(t, -i, old)
+		require.Equal(t, -i, old.obj)
 		checkSeq(t, s)
 	}
 	_, ok = s.del("a", "k00")
@@ -123,7 +127,6 @@ func TestSeqScripted(t *testing.T) {
 	groups = groups[:0]
 	s.groups(func(g string) bool { groups = append(groups, g); return true })
 	require.Equal(t, []string{"g"}, groups)
-	require.Equal(t, []string{"g"}, s.groupsOf("k03"))
 }
 
 // TestSeqRandomAgainstMap drives a seq and its clones with random
@@ -143,13 +146,15 @@ func TestSeqRandomAgainstMap(t *testing.T) {
 		k := fmt.Sprintf("k%02d", r.IntN(40))
 		switch r.IntN(10) {
 		case 0, 1, 2, 3, 4:
-			s.set(g, k, step)
+			s.set(g, mk(k, step))
 			model[[2]string{g, k}] = step
 		case 5, 6, 7, 8:
 			old, ok := s.del(g, k)
 			want, wantOK := model[[2]string{g, k}]
 			require.Equal(t, wantOK, ok)
-			require.Equal(t, want, old)
+			if ok {
+				require.Equal(t, want, old.obj)
+			}
 			delete(model, [2]string{g, k})
 		case 9:
 			clones = append(clones, frozen{s.clone(), maps.Clone(model)})
@@ -164,28 +169,34 @@ func TestSeqRandomAgainstMap(t *testing.T) {
 	}
 }
 
-func TestBuildSeq(t *testing.T) {
+func TestBuilder(t *testing.T) {
 	smallLeaves(t)
-	var es []entry[int]
+	b := newBuilder[int]()
 	model := map[[2]string]int{}
 	for g := range 3 {
+		var run []*cell[int]
 		for k := range 7 {
-			e := entry[int]{grp: fmt.Sprint(g), key: fmt.Sprintf("k%d", k), v: g*10 + k}
-			es = append(es, e)
-			model[[2]string{e.grp, e.key}] = e.v
+			c := mk(fmt.Sprintf("k%d", k), g*10+k)
+			model[[2]string{fmt.Sprint(g), c.key}] = c.obj
+			if g == 1 {
+				run = append(run, c)
+			} else {
+				b.add(fmt.Sprint(g), c)
+			}
 		}
+		b.addRun(fmt.Sprint(g), run)
 	}
-	s := buildSeq(es)
+	s := b.done()
 	require.Equal(t, model, checkSeq(t, s))
 	// A built seq stays valid under further writes.
-	s.set("1", "k3a", 99)
-	s.set("0", "a", 98)
+	s.set("1", mk("k3a", 99))
+	s.set("0", mk("a", 98))
 	s.del("2", "k0")
 	model[[2]string{"1", "k3a"}] = 99
 	model[[2]string{"0", "a"}] = 98
 	delete(model, [2]string{"2", "k0"})
 	require.Equal(t, model, checkSeq(t, s))
-	require.Equal(t, 0, buildSeq[int](nil).n)
+	require.Equal(t, 0, newBuilder[int]().done().n)
 }
 
 func TestPrefix8Orders(t *testing.T) {
@@ -210,7 +221,7 @@ func TestPrefix8Orders(t *testing.T) {
 func TestSeqShrinks(t *testing.T) {
 	s := newSeq[int]()
 	for i := range s.max {
-		s.set("", fmt.Sprintf("k%03d", i), i)
+		s.set("", mk(fmt.Sprintf("k%03d", i), i))
 	}
 	for i := range s.max - s.max/4 {
 		_, ok := s.del("", fmt.Sprintf("k%03d", i))
@@ -219,6 +230,6 @@ func TestSeqShrinks(t *testing.T) {
 	checkSeq(t, s)
 	f, ok := s.floor("", "k999")
 	require.True(t, ok)
-	require.Len(t, f.l.keys, s.max/4)
-	require.Less(t, cap(f.l.keys), s.max/2, "spare capacity returned")
+	require.Len(t, f.l.cs, s.max/4)
+	require.Less(t, cap(f.l.cs), s.max/2, "spare capacity returned")
 }

@@ -67,14 +67,17 @@ func (v *view[T]) index(name string) (*index[T], error) {
 	return nil, fmt.Errorf("%w %q", ErrUnknownIndex, name)
 }
 
-func (v *view[T]) get(key string) (T, bool) {
-	return v.items.get("", key)
+func (v *view[T]) get(key string) (obj T, ok bool) {
+	if c, ok := v.items.get("", key); ok {
+		return c.obj, true
+	}
+	return obj, false
 }
 
 func (v *view[T]) list() []T {
 	out := make([]T, 0, v.items.n)
-	v.items.ascend("", "", func(_ string, obj T) bool {
-		out = append(out, obj)
+	v.items.ascend("", "", func(c *cell[T]) bool {
+		out = append(out, c.obj)
 		return true
 	})
 	return out
@@ -82,8 +85,8 @@ func (v *view[T]) list() []T {
 
 func (v *view[T]) listKeys() []string {
 	out := make([]string, 0, v.items.n)
-	v.items.ascend("", "", func(key string, _ T) bool {
-		out = append(out, key)
+	v.items.ascend("", "", func(c *cell[T]) bool {
+		out = append(out, c.key)
 		return true
 	})
 	return out
@@ -95,8 +98,8 @@ func (v *view[T]) byIndex(name, value string) ([]T, error) {
 		return nil, err
 	}
 	out := make([]T, 0, ix.seq.count(value))
-	ix.seq.ascend(value, "", func(_ string, obj T) bool {
-		out = append(out, obj)
+	ix.seq.ascend(value, "", func(c *cell[T]) bool {
+		out = append(out, c.obj)
 		return true
 	})
 	return out, nil
@@ -108,8 +111,8 @@ func (v *view[T]) indexKeys(name, value string) ([]string, error) {
 		return nil, err
 	}
 	out := make([]string, 0, ix.seq.count(value))
-	ix.seq.ascend(value, "", func(key string, _ T) bool {
-		out = append(out, key)
+	ix.seq.ascend(value, "", func(c *cell[T]) bool {
+		out = append(out, c.key)
 		return true
 	})
 	return out, nil
@@ -155,8 +158,8 @@ func (v *view[T]) indexOf(name string, obj T, keyFunc func(T) string) ([]T, erro
 		if dup(vals, i) {
 			continue
 		}
-		ix.seq.ascend(value, "", func(key string, obj T) bool {
-			hits = append(hits, hit{key, obj})
+		ix.seq.ascend(value, "", func(c *cell[T]) bool {
+			hits = append(hits, hit{c.key, c.obj})
 			return true
 		})
 	}
@@ -172,11 +175,11 @@ func (v *view[T]) indexOf(name string, obj T, keyFunc func(T) string) ([]T, erro
 // rangeSeq iterates the entries whose key starts with prefix.
 func (v *view[T]) rangeSeq(prefix string) iter.Seq2[string, T] {
 	return func(yield func(string, T) bool) {
-		v.items.ascend("", prefix, func(key string, obj T) bool {
-			if !strings.HasPrefix(key, prefix) {
+		v.items.ascend("", prefix, func(c *cell[T]) bool {
+			if !strings.HasPrefix(c.key, prefix) {
 				return false
 			}
-			return yield(key, obj)
+			return yield(c.key, c.obj)
 		})
 	}
 }
