@@ -109,12 +109,43 @@ func (x *Indexer[T]) Update(obj T) error {
 // Upsert is Add that also returns the object it replaced, if any: one
 // lookup where Get followed by Update takes two.
 func (x *Indexer[T]) Upsert(obj T) (old T, replaced bool, err error) {
-	key, err := callKey(x.keyFunc, obj)
+	_, old, replaced, _, err = x.upsert(obj, nil)
 	if err != nil {
-		return old, false, err
+		var zero T
+		return zero, false, err
+	}
+	return old, replaced, nil
+}
+
+// UpsertFunc is Upsert made conditional, for a caller that decides from
+// the stored object whether to write (an informer dropping a stale
+// version): under the Indexer's lock it calls write with the object
+// stored under obj's key, if any, and stores obj only if write returns
+// true. It returns the key (the stored key string when the key is
+// present), the stored object and whether there was one, and whether obj
+// was written. write must not call back into the Indexer. A failing key
+// func or index func makes it return an error and write nothing, as Add.
+func (x *Indexer[T]) UpsertFunc(obj T, write func(old T, cached bool) bool) (key string, old T, cached, written bool, err error) {
+	return x.upsert(obj, write)
+}
+
+func (x *Indexer[T]) upsert(obj T, write func(old T, cached bool) bool) (key string, old T, cached, written bool, err error) {
+	key, err = callKey(x.keyFunc, obj)
+	if err != nil {
+		return "", old, false, false, err
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	h := x.tab.hash(key)
+	s := x.tab.find(key, h)
+	var c *cell[T]
+	if s >= 0 {
+		c = x.tab.cells[s]
+		key, old, cached = c.key, c.obj, true
+	}
+	if write != nil && !write(old, cached) {
+		return key, old, cached, false, nil
+	}
 	ixs := x.live.indexes
 	// Compute every new index value before changing anything.
 	vals := x.vals[:0]
@@ -122,15 +153,13 @@ func (x *Indexer[T]) Upsert(obj T) (old T, replaced bool, err error) {
 	for i := range ixs {
 		v, err := ixs[i].values(obj, key)
 		if err != nil {
-			return old, false, err
+			return key, old, cached, false, err
 		}
 		vals = append(vals, v)
 	}
 	x.snap = nil
 	x.dirty = true
-	h := x.tab.hash(key)
-	s := x.tab.find(key, h)
-	if s < 0 {
+	if !cached {
 		c := &cell[T]{key: key, obj: obj, gen: x.gen}
 		x.tab.insert(c, h)
 		x.logs[0].add(opSet, "", c)
@@ -138,10 +167,8 @@ func (x *Indexer[T]) Upsert(obj T) (old T, replaced bool, err error) {
 			x.logValues(i+1, opSet, vals[i], c)
 		}
 		x.foldDue()
-		return old, false, nil
+		return key, old, false, true, nil
 	}
-	c := x.tab.cells[s]
-	old = c.obj
 	nc := c // the key's cell from now on
 	if c.gen == x.gen {
 		c.obj = obj
@@ -170,7 +197,7 @@ func (x *Indexer[T]) Upsert(obj T) (old T, replaced bool, err error) {
 		}
 	}
 	x.foldDue()
-	return old, true, nil
+	return key, old, true, true, nil
 }
 
 // logValues logs an op on (v, c.key) for every distinct value v of vals

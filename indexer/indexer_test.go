@@ -162,6 +162,46 @@ func TestUpsertReturnsOld(t *testing.T) {
 	require.ErrorIs(t, err, ErrKeyFunc)
 }
 
+func TestUpsertFunc(t *testing.T) {
+	x := newTest(t, o("a", "1", 1, "web"))
+	stored, _ := x.Get("a/1")
+	never := func(*obj, bool) bool { return false }
+	// Declined: nothing changes, the stored object and key come back.
+	key, old, cached, written, err := x.UpsertFunc(o("a", "1", 2, "db"), never)
+	require.NoError(t, err)
+	require.Equal(t, "a/1", key)
+	require.Same(t, stored, old)
+	require.True(t, cached)
+	require.False(t, written)
+	got, _ := x.Get("a/1")
+	require.Same(t, stored, got)
+	// Declined for a missing key: nothing is added.
+	_, old, cached, written, err = x.UpsertFunc(o("b", "1", 1), never)
+	require.NoError(t, err)
+	require.Nil(t, old)
+	require.False(t, cached || written)
+	require.Equal(t, 1, x.Len())
+	// Accepted: write sees the stored object and obj replaces it.
+	var seen *obj
+	key, old, cached, written, err = x.UpsertFunc(o("a", "1", 3, "db"), func(old *obj, cached bool) bool {
+		seen = old
+		return cached && old.Ver < 3
+	})
+	require.NoError(t, err)
+	require.Equal(t, "a/1", key)
+	require.Same(t, stored, seen)
+	require.Same(t, stored, old)
+	require.True(t, cached && written)
+	keys, _ := x.IndexKeys("label", "db")
+	require.Equal(t, []string{"a/1"}, keys)
+	// A failing index func rejects an accepted write.
+	_, _, _, written, err = x.UpsertFunc(o("a", "1", 4, "ERR"), func(*obj, bool) bool { return true })
+	require.ErrorIs(t, err, ErrIndexFunc)
+	require.False(t, written)
+	got, _ = x.Get("a/1")
+	require.Equal(t, 3, got.Ver)
+}
+
 func TestKeyFuncFailures(t *testing.T) {
 	x := newTest(t)
 	for _, f := range []func(*obj) error{x.Add, x.Update, x.Delete} {

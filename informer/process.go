@@ -36,63 +36,70 @@ func (inf *Informer[T]) process(ds deltafifo.Deltas[T], isInInitialList bool) er
 //     is stale and dropped; otherwise update; OnUpdate(cached, new) to
 //     every handler.
 func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool) {
+	if d.Type == deltafifo.Deleted {
+		inf.deleteLocked(d)
+		return
+	}
+	// One lookup: the version check runs on the cached object inside the
+	// cache's write.
+	var order versionOrder
+	key, old, cached, written, err := inf.idx.UpsertFunc(d.Object, func(old T, cached bool) bool {
+		if !cached {
+			return true
+		}
+		if d.Type == deltafifo.Sync {
+			return false
+		}
+		order = inf.compareObjects(old, d.Object)
+		return order != versionSame && order != versionOlder
+	})
+	if err != nil {
+		inf.cacheError(d, key, err)
+		return
+	}
+	if !written {
+		if order == versionOlder {
+			inf.metrics.Inc(CountStaleDeltas, "")
+			inf.logger.Warn("informer: dropping a delta older than the cached object",
+				"key", key, "type", d.Type.String(), "resourceVersion", d.ResourceVersion)
+		}
+		return
+	}
+	if inf.mutations != nil {
+		inf.mutations.record(key, d.Object)
+	}
+	if !cached {
+		inf.notifyLocked(key, notification[T]{kind: kindAdd, flag: isInInitialList, obj: d.Object})
+		return
+	}
+	inf.notifyLocked(key, notification[T]{kind: kindUpdate, old: old, obj: d.Object})
+}
+
+// deleteLocked applies a Deleted delta.
+func (inf *Informer[T]) deleteLocked(d *deltafifo.Delta[T]) {
 	key, err := inf.key(d.Object)
 	if err != nil {
 		inf.cacheError(d, "", err)
 		return
 	}
 	old, cached := inf.idx.Get(key)
-	if d.Type == deltafifo.Deleted {
-		if !cached {
-			inf.logger.Debug("informer: delete of a key that is not cached", "key", key)
-			return
-		}
-		if err := inf.idx.Delete(d.Object); err != nil {
-			inf.cacheError(d, key, err)
-			return
-		}
-		if inf.mutations != nil {
-			inf.mutations.forget(key)
-		}
-		last := d.Object
-		if inf.compareObjects(old, last) == versionOlder {
-			// Never hand out a final state older than one already told.
-			last = old
-		}
-		inf.notifyLocked(key, notification[T]{kind: kindDelete, flag: d.FinalStateUnknown, obj: last})
-		return
-	}
 	if !cached {
-		if err := inf.idx.Add(d.Object); err != nil {
-			inf.cacheError(d, key, err)
-			return
-		}
-		if inf.mutations != nil {
-			inf.mutations.record(key, d.Object)
-		}
-		inf.notifyLocked(key, notification[T]{kind: kindAdd, flag: isInInitialList, obj: d.Object})
+		inf.logger.Debug("informer: delete of a key that is not cached", "key", key)
 		return
 	}
-	if d.Type == deltafifo.Sync {
-		return
-	}
-	switch inf.compareObjects(old, d.Object) {
-	case versionSame:
-		return
-	case versionOlder:
-		inf.metrics.Inc(CountStaleDeltas, "")
-		inf.logger.Warn("informer: dropping a delta older than the cached object",
-			"key", key, "type", d.Type.String(), "resourceVersion", d.ResourceVersion)
-		return
-	}
-	if err := inf.idx.Update(d.Object); err != nil {
+	if err := inf.idx.Delete(d.Object); err != nil {
 		inf.cacheError(d, key, err)
 		return
 	}
 	if inf.mutations != nil {
-		inf.mutations.record(key, d.Object)
+		inf.mutations.forget(key)
 	}
-	inf.notifyLocked(key, notification[T]{kind: kindUpdate, old: old, obj: d.Object})
+	last := d.Object
+	if inf.compareObjects(old, last) == versionOlder {
+		// Never hand out a final state older than one already told.
+		last = old
+	}
+	inf.notifyLocked(key, notification[T]{kind: kindDelete, flag: d.FinalStateUnknown, obj: last})
 }
 
 // key runs the key func, turning a panic or an empty key into an error.
