@@ -169,6 +169,23 @@ func TestLogChunks(t *testing.T) {
 		total += len(b.items)
 	}
 	require.Equal(t, 23, total)
+	// A log of sets of one group keeps no tags until a delete comes.
+	var st oplog[int]
+	for i := range 7 {
+		st.add(opSet, "", &cell[int]{key: fmt.Sprint(i)})
+	}
+	require.Nil(t, st.cur.tags)
+	require.NotEmpty(t, st.full, "small chunks")
+	st.add(opDel, "", &cell[int]{key: "3"})
+	require.Len(t, st.cur.tags, len(st.cur.cs))
+	for i, tag := range st.cur.tags {
+		require.Equal(t, i == len(st.cur.tags)-1, tag == 1<<tagKindShift, "tag %d", i)
+	}
+	st.add(opSet, "", &cell[int]{key: "8"})
+	items := st.buckets()[0].items
+	require.Len(t, items, 9)
+	require.True(t, items[7].del)
+	require.False(t, items[6].del || items[8].del)
 	s := fold(newSeq[int](), &l)
 	require.Equal(t, 23, s.n)
 	require.True(t, l.empty())

@@ -13,9 +13,9 @@ import (
 // and applies them in one pass over the leaves, instead of one descent of
 // the fence tree per change; writes pay a hash lookup and an append.
 //
-// A logged change costs 12 bytes, about what the entry it becomes costs
-// in a leaf, so a log does not make the Indexer much larger than folding
-// at once would.
+// A logged change costs 12 bytes (8 for an insert into the store), about
+// what the entry it becomes costs in a leaf, so a log does not make the
+// Indexer much larger than folding at once would.
 
 // Tunables of the log. Tests lower them so that small inputs exercise
 // chunking and both ways of applying a log.
@@ -61,6 +61,8 @@ type oplog[T any] struct {
 	last  uint32 // index of the group used last
 }
 
+// chunk holds changes; tags is nil while every tag is 0 (sets of the
+// first group: the store's log of inserts, the common case).
 type chunk[T any] struct {
 	cs   []*cell[T]
 	tags []uint32
@@ -83,10 +85,17 @@ func (l *oplog[T]) add(kind opKind, grp string, c *cell[T]) {
 		}
 		room := min(chunkMax, max(16, 2*len(l.cur.cs))) - len(l.cur.cs)
 		l.cur.cs = slices.Grow(l.cur.cs, room)
-		l.cur.tags = slices.Grow(l.cur.tags, room)
+		if l.cur.tags != nil {
+			l.cur.tags = slices.Grow(l.cur.tags, room)
+		}
+	}
+	if tag != 0 && l.cur.tags == nil {
+		l.cur.tags = make([]uint32, len(l.cur.cs), cap(l.cur.cs))
 	}
 	l.cur.cs = append(l.cur.cs, c)
-	l.cur.tags = append(l.cur.tags, tag)
+	if l.cur.tags != nil {
+		l.cur.tags = append(l.cur.tags, tag)
+	}
 	l.n++
 }
 
@@ -126,7 +135,7 @@ func (l *oplog[T]) reset() {
 	l.full = nil
 	if small {
 		clear(l.cur.cs)
-		l.cur.cs, l.cur.tags = l.cur.cs[:0], l.cur.tags[:0]
+		l.cur.cs, l.cur.tags = l.cur.cs[:0], nil
 	} else {
 		l.cur = chunk[T]{} // a large log's memory is not kept
 	}
@@ -175,6 +184,9 @@ func (l *oplog[T]) buckets() []bucket[T] {
 	const gmask = 1<<tagKindShift - 1
 	start := make([]int, len(l.grps)+1)
 	for _, ch := range chunks {
+		if ch.tags == nil {
+			start[rank[0]+1] += len(ch.cs)
+		}
 		for _, t := range ch.tags {
 			start[rank[t&gmask]+1]++
 		}
@@ -186,9 +198,13 @@ func (l *oplog[T]) buckets() []bucket[T] {
 	next := slices.Clone(start[:len(order)])
 	pos := uint32(0)
 	for _, ch := range chunks {
-		for i, t := range ch.tags {
+		for i, c := range ch.cs {
+			var t uint32
+			if ch.tags != nil {
+				t = ch.tags[i]
+			}
 			r := rank[t&gmask]
-			buf[next[r]] = item[T]{c: ch.cs[i], pos: pos, del: t>>tagKindShift != 0}
+			buf[next[r]] = item[T]{c: c, pos: pos, del: t>>tagKindShift != 0}
 			next[r]++
 			pos++
 		}
