@@ -1,5 +1,9 @@
 package indexer
 
+// The fold: a log's changes, bucketed by group and sorted by key, reduce to
+// one net change per entry, applied by a descent per change when they are
+// few and by one pass that rebuilds the seq otherwise (see oplog.go).
+
 // op is a net change of the entry (grp, c.key), the result of folding
 // every logged change of that entry.
 type op[T any] struct {

@@ -13,8 +13,8 @@ import (
 // IndexFunc computes the values under which an object is indexed. It must
 // be deterministic, since the Indexer calls it again on the stored object
 // to find the entries to remove when that object is updated or deleted,
-// and safe for concurrent use (Replace and Index call it without the
-// write lock).
+// and safe for concurrent use (Replace calls it without the lock, Index
+// under a shared one).
 type IndexFunc[T any] func(obj T) ([]string, error)
 
 // Indexers names index funcs.

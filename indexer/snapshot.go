@@ -186,9 +186,11 @@ func (v *view[T]) rangeSeq(prefix string) iter.Seq2[string, T] {
 
 // Snapshot is an immutable, consistent view of an Indexer's objects and
 // indexes as they were when Indexer.Snapshot was called. Taking one costs
-// O(number of indexes): the store and the indexes are copy-on-write, so a
-// snapshot shares everything with the Indexer until the Indexer is written,
-// and each write then copies only the few nodes it touches.
+// O(number of indexes) once the changes made since the last ordered read
+// are folded in: the store and the indexes are copy-on-write, so a
+// snapshot shares everything with the Indexer until the Indexer is
+// written, and each write then copies only the few nodes and the cell it
+// touches.
 //
 // A Snapshot is safe for concurrent use and takes no lock: writers of the
 // Indexer never wait for it. Like the Indexer, it holds the caller's
