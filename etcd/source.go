@@ -97,7 +97,7 @@ func (s *Source[T]) decodeRV(kv *mvccpb.KeyValue, rv string) (T, error) {
 			if rv == "" {
 				rv = formatRV(kv.ModRevision)
 			}
-			err = stamp(obj, rv)
+			err = reflector.StampResourceVersion(obj, rv)
 		}
 	}
 	if err != nil {
@@ -120,22 +120,6 @@ func (s *Source[T]) key(op string, obj T) (key string, err error) {
 		return "", fmt.Errorf("etcd: %s: the key function returned an empty key", op)
 	}
 	return key, nil
-}
-
-// stamp sets the resourceVersion of obj when T implements
-// reflector.VersionSetter.
-func stamp[T any](obj T, rv string) (err error) {
-	vs, ok := any(obj).(reflector.VersionSetter)
-	if !ok {
-		return nil
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("SetResourceVersion panicked: %v", p)
-		}
-	}()
-	vs.SetResourceVersion(rv)
-	return nil
 }
 
 func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }

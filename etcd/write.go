@@ -120,7 +120,7 @@ func (s *Source[T]) prepare(op string, obj T) (string, []byte, error) {
 // resourceVersion.
 func (s *Source[T]) written(op, key string, obj T, rev int64) (string, error) {
 	rv := formatRV(rev)
-	if err := stamp(obj, rv); err != nil {
+	if err := reflector.StampResourceVersion(obj, rv); err != nil {
 		return rv, fmt.Errorf("etcd: %s %q: written at %s, but: %w", op, key, rv, err)
 	}
 	return rv, nil

@@ -144,8 +144,8 @@ func (s *Source[T]) commitLocked(rec *record[T]) error {
 	rec.rev = s.rev + 1
 	rec.rv = formatRV(rec.rev)
 	if rec.typ != reflector.Deleted {
-		if err := stamp(rec.obj, rec.rv); err != nil {
-			return err
+		if err := reflector.StampResourceVersion(rec.obj, rec.rv); err != nil {
+			return fmt.Errorf("fake: %w", err)
 		}
 	}
 	s.rev = rec.rev
@@ -164,21 +164,5 @@ func (s *Source[T]) commitLocked(rec *record[T]) error {
 	if !rec.hidden {
 		s.notifyLocked(rec)
 	}
-	return nil
-}
-
-// stamp sets the resourceVersion of obj when T implements
-// reflector.VersionSetter.
-func stamp[T any](obj T, rv string) (err error) {
-	vs, ok := any(obj).(reflector.VersionSetter)
-	if !ok {
-		return nil
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("fake: SetResourceVersion panicked: %v", p)
-		}
-	}()
-	vs.SetResourceVersion(rv)
 	return nil
 }

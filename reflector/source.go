@@ -3,6 +3,7 @@ package reflector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -201,4 +202,22 @@ type Store[T any] interface {
 // that carry no change (Bookmark events).
 type BookmarkStore interface {
 	Bookmark(rv string)
+}
+
+// StampResourceVersion sets obj's resourceVersion to rv when obj implements
+// VersionSetter and does nothing otherwise. It is meant for source
+// implementations, which stamp every object they write or read. A setter
+// that panics is reported as an error rather than crashing the source.
+func StampResourceVersion[T any](obj T, rv string) (err error) {
+	vs, ok := any(obj).(VersionSetter)
+	if !ok {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("SetResourceVersion panicked: %v", p)
+		}
+	}()
+	vs.SetResourceVersion(rv)
+	return nil
 }

@@ -1,0 +1,30 @@
+package reflector_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+)
+
+type stamped struct{ rv string }
+
+func (s *stamped) SetResourceVersion(rv string) { s.rv = rv }
+
+type explosive struct{}
+
+func (explosive) SetResourceVersion(string) { panic("boom") }
+
+func TestStampResourceVersion(t *testing.T) {
+	obj := &stamped{}
+	require.NoError(t, reflector.StampResourceVersion(obj, "7"))
+	require.Equal(t, "7", obj.rv)
+
+	// Objects without a setter are left alone.
+	require.NoError(t, reflector.StampResourceVersion("plain string", "8"))
+
+	// A panicking setter becomes an error.
+	err := reflector.StampResourceVersion(explosive{}, "9")
+	require.ErrorContains(t, err, "SetResourceVersion panicked: boom")
+}
