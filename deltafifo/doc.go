@@ -82,7 +82,9 @@
 //
 // # Cost
 //
-// Add and Pop are O(1) amortized with one allocation per newly queued key;
+// Add and Pop are O(1) amortized with one allocation per newly queued key
+// (the Deltas storage that process then owns; the FIFO's own per-key
+// records are allocated in chunks and recycled once process returns);
 // with k concurrent Pops they also do O(k) work to skip keys being
 // processed. Replace and Resync are O(listed + queued + known keys).
 package deltafifo

@@ -91,8 +91,16 @@ type DeltaFIFO[T any] struct {
 	// not returned yet, in pop order; keys are distinct. A queued entry whose key is in
 	// inflight is not poppable.
 	inflight []flight[T]
-	waiters  int // Pops blocked in cond.Wait
-	closed   bool
+	// free holds cleared entries whose process func has returned, for
+	// reuse (at most freeMax); slab is the unused tail of the last chunk
+	// of entries allocated at once. An entry is recycled only by finish,
+	// after which neither the queue, items nor Pop refer to it; the
+	// Deltas handed to process live in their own storage, which the FIFO
+	// never reuses.
+	free    []*entry[T]
+	slab    []entry[T]
+	waiters int // Pops blocked in cond.Wait
+	closed  bool
 
 	// nextSeq numbers every call that hands in a change (see stamp).
 	nextSeq     uint64
@@ -109,14 +117,18 @@ type DeltaFIFO[T any] struct {
 // entry is the queued change list of one key.
 type entry[T any] struct {
 	key     string
-	first   stamp  // the call that created the entry
-	lastSeq uint64 // seq of the call that appended the newest delta
-	initial bool   // touched by the first Replace
-	deltas  Deltas[T]
-	// one is the storage of deltas while it holds a single delta, so that
-	// the common case costs one allocation per key.
-	one [1]Delta[T]
+	first   stamp     // the call that created the entry
+	lastSeq uint64    // seq of the call that appended the newest delta
+	initial bool      // touched by the first Replace
+	deltas  Deltas[T] // owned by process once popped: never reused
 }
+
+// freeMax bounds the free list of entries; entrySlab is how many entries
+// are allocated at once when it is empty.
+const (
+	freeMax   = 512
+	entrySlab = 32
+)
 
 // flight records a popped entry whose process func is running.
 type flight[T any] struct {
@@ -395,19 +407,37 @@ func (f *DeltaFIFO[T]) beginLocked(rv string) stamp {
 // appendLocked appends d to key's entry, creating and queueing the entry
 // if the key is not queued.
 func (f *DeltaFIFO[T]) appendLocked(key string, d Delta[T], st stamp) *entry[T] {
-	e := f.items[key]
-	if e == nil {
-		e = &entry[T]{key: key, first: st}
-		e.deltas = e.one[:0:1]
-		f.items[key] = e
-		f.itemsPeak = max(f.itemsPeak, len(f.items))
-		f.queue.push(e)
-		if f.waiters > 0 {
-			f.cond.Signal()
-		}
+	if e := f.items[key]; e != nil {
+		e.lastSeq = st.seq
+		e.deltas = appendDelta(e.deltas, d)
+		return e
 	}
-	e.lastSeq = st.seq
-	e.deltas = appendDelta(e.deltas, d)
+	e := f.newEntryLocked()
+	e.key, e.first, e.lastSeq = key, st, st.seq
+	e.deltas = make(Deltas[T], 1)
+	e.deltas[0] = d
+	f.items[key] = e
+	f.itemsPeak = max(f.itemsPeak, len(f.items))
+	f.queue.push(e)
+	if f.waiters > 0 {
+		f.cond.Signal()
+	}
+	return e
+}
+
+// newEntryLocked returns a cleared entry from the free list or the slab.
+func (f *DeltaFIFO[T]) newEntryLocked() *entry[T] {
+	if n := len(f.free); n > 0 {
+		e := f.free[n-1]
+		f.free[n-1] = nil
+		f.free = f.free[:n-1]
+		return e
+	}
+	if len(f.slab) == 0 {
+		f.slab = make([]entry[T], entrySlab)
+	}
+	e := &f.slab[0]
+	f.slab = f.slab[1:]
 	return e
 }
 

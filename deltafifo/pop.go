@@ -137,8 +137,15 @@ func (f *DeltaFIFO[T]) finish(e *entry[T]) {
 	}
 	f.advanceLocked()
 	// A change for this key queued meanwhile has become poppable.
-	if _, queued := f.items[e.key]; queued && f.waiters > 0 {
-		f.cond.Signal()
+	if f.waiters > 0 {
+		if _, queued := f.items[e.key]; queued {
+			f.cond.Signal()
+		}
+	}
+	// Nothing refers to e any more (process owns e.deltas): recycle it.
+	*e = entry[T]{}
+	if len(f.free) < freeMax {
+		f.free = append(f.free, e)
 	}
 }
 

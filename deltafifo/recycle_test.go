@@ -1,0 +1,74 @@
+package deltafifo
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestRetainedDeltasSurviveRecycling: process owns the Deltas it is
+// handed. Keeping them while the FIFO recycles its per-key records for
+// thousands of later keys (single and multiple deltas, deletes collapsing)
+// must leave them exactly as they were handed out.
+func TestRetainedDeltasSurviveRecycling(t *testing.T) {
+	f := newFIFO(t, Options[*obj]{})
+	ctx := context.Background()
+	type kept struct {
+		ds   Deltas[*obj]
+		want Deltas[*obj]
+	}
+	var all []kept
+	popAll := func() {
+		for f.Len() > 0 {
+			require.NoError(t, f.Pop(ctx, func(ds Deltas[*obj], _ bool) error {
+				all = append(all, kept{ds: ds, want: append(Deltas[*obj](nil), ds...)})
+				return nil
+			}))
+		}
+	}
+	rv := 0
+	next := func() string { rv++; return strconv.Itoa(rv) }
+	for round := range 4 {
+		for i := range 3 * freeMax {
+			x := o("k"+strconv.Itoa(i), round)
+			require.NoError(t, f.Add(x, next()))
+			if i%3 == 1 {
+				require.NoError(t, f.Update(x, next()))
+			}
+			if i%3 == 2 {
+				require.NoError(t, f.Delete(x, next()))
+				require.NoError(t, f.Delete(x, next()))
+			}
+		}
+		popAll()
+	}
+	require.Len(t, all, 4*3*freeMax)
+	for i, k := range all {
+		require.Equal(t, k.want, k.ds, "deltas %d changed after being handed out", i)
+		newest, ok := k.ds.Newest()
+		require.True(t, ok)
+		switch key := newest.Object.Key; {
+		case len(k.ds) == 1:
+			require.Equal(t, Added, newest.Type, key)
+		case len(k.ds) == 2 && newest.Type == Updated:
+		case len(k.ds) == 2 && newest.Type == Deleted:
+			require.Equal(t, strconv.Itoa(mustAtoi(t, k.ds[0].ResourceVersion)+1), newest.ResourceVersion, "the older delete is kept")
+		default:
+			t.Fatalf("unexpected deltas for %s: %v", key, k.ds)
+		}
+	}
+	// The free list stays bounded.
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.LessOrEqual(t, len(f.free), freeMax)
+	require.Positive(t, len(f.free))
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
+}
