@@ -77,8 +77,17 @@ func Run(ctx context.Context, e Elector, fn func(ctx context.Context) error) err
 // lead runs fn under a context cancelled when ctx ends or the term does.
 // byItself reports that fn returned before its context was cancelled.
 func lead(ctx context.Context, term Term, fn func(context.Context) error) (err error, byItself bool) {
-	fnCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	fnCtx, stop := withTerm(ctx, term)
+	defer stop()
+	err = call(fnCtx, fn)
+	return err, fnCtx.Err() == nil
+}
+
+// withTerm returns a context derived from parent that is also cancelled
+// when term ends, and a stop func that releases it and returns only after
+// the goroutine watching the term has exited.
+func withTerm(parent context.Context, term Term) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
 	stop := make(chan struct{})
 	watcherDone := make(chan struct{})
 	go func() {
@@ -89,11 +98,11 @@ func lead(ctx context.Context, term Term, fn func(context.Context) error) (err e
 		case <-stop:
 		}
 	}()
-	err = call(fnCtx, fn)
-	byItself = fnCtx.Err() == nil
-	close(stop)
-	<-watcherDone
-	return err, byItself
+	return ctx, func() {
+		close(stop)
+		<-watcherDone
+		cancel()
+	}
 }
 
 // call runs fn, turning a panic into an error.
@@ -109,21 +118,9 @@ func call(ctx context.Context, fn func(context.Context) error) (err error) {
 // resign gives the term up with a context that survives the end of ctx
 // (a cancelled Run still hands over gracefully) but ends with the term.
 func resign(ctx context.Context, term Term) error {
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	stop := make(chan struct{})
-	watcherDone := make(chan struct{})
-	go func() {
-		defer close(watcherDone)
-		select {
-		case <-term.Done():
-			cancel()
-		case <-stop:
-		}
-	}()
+	rctx, stop := withTerm(context.WithoutCancel(ctx), term)
 	err := term.Resign(rctx)
-	close(stop)
-	<-watcherDone
+	stop()
 	if err != nil {
 		return fmt.Errorf("leader: resign: %w", err)
 	}
