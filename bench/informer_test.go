@@ -2,13 +2,13 @@ package bench
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/source"
 	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/indexer"
 	"github.com/ctrlkit/ctrlkit/informer"
-	"github.com/ctrlkit/ctrlkit/reflector"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -82,13 +82,13 @@ func w7Ctrlkit(b timer, ph phase, pods, updated []*v1.Pod, n int) w7Result {
 	b.ResetTimer()
 	b.StopTimer()
 	for range n {
-		events := make(chan reflector.Event[*v1.Pod], len(updated))
+		events := make(chan source.Event[*v1.Pod], len(updated))
 		var closeOnce sync.Once
-		lw := reflector.ListWatchFuncs[*v1.Pod]{
-			ListFunc: func(context.Context, reflector.ListOptions) (reflector.List[*v1.Pod], error) {
-				return reflector.List[*v1.Pod]{Items: pods, ResourceVersion: "1"}, nil
+		lw := source.ListWatchFuncs[*v1.Pod]{
+			ListFunc: func(context.Context, source.ListOptions) (source.List[*v1.Pod], error) {
+				return source.List[*v1.Pod]{Items: pods, ResourceVersion: "1"}, nil
 			},
-			WatchFunc: func(ctx context.Context, _ reflector.WatchOptions) (<-chan reflector.Event[*v1.Pod], error) {
+			WatchFunc: func(ctx context.Context, _ source.WatchOptions) (<-chan source.Event[*v1.Pod], error) {
 				context.AfterFunc(ctx, func() { closeOnce.Do(func() { close(events) }) })
 				return events, nil
 			},
@@ -130,7 +130,7 @@ func w7Ctrlkit(b timer, ph phase, pods, updated []*v1.Pod, n int) w7Result {
 			b.StartTimer()
 		}
 		for i, p := range updated {
-			events <- reflector.Event[*v1.Pod]{Type: reflector.Modified, Object: p, ResourceVersion: versions[i]}
+			events <- source.Event[*v1.Pod]{Type: source.Modified, Object: p, ResourceVersion: versions[i]}
 		}
 		<-h.updated
 		b.StopTimer()

@@ -2,12 +2,12 @@ package etcd_test
 
 import (
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
-	"github.com/ctrlkit/ctrlkit/reflector"
-	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
+	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 
 // BenchmarkList lists 1000 objects from an embedded etcd, in pages of
@@ -23,7 +23,7 @@ func BenchmarkList(b *testing.B) {
 	src := objectSource(b, cli, "/bench/", func(o *etcd.Options[*sourcetest.Object]) { o.PageSize = 0 })
 	b.ReportAllocs()
 	for b.Loop() {
-		l, err := src.List(b.Context(), reflector.ListOptions{})
+		l, err := src.List(b.Context(), source.ListOptions{})
 		if err != nil || len(l.Items) != len(objs) {
 			b.Fatal(len(l.Items), err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -15,8 +16,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
 	"github.com/ctrlkit/ctrlkit/informer"
-	"github.com/ctrlkit/ctrlkit/reflector"
-	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
+	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 
 // TestClusterMembersFailMidStream runs an informer on a prefix of a
@@ -104,7 +104,7 @@ func TestClusterMembersFailMidStream(t *testing.T) {
 				case err == nil:
 					writes.Add(1)
 					noteRev(rv)
-				case errors.Is(err, reflector.ErrNotFound), errors.Is(err, reflector.ErrAlreadyExists):
+				case errors.Is(err, source.ErrNotFound), errors.Is(err, source.ErrAlreadyExists):
 				case ctx.Err() != nil:
 					return
 				default:
@@ -156,7 +156,7 @@ func TestClusterMembersFailMidStream(t *testing.T) {
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
 	require.NoError(t, inf.WaitForResourceVersion(wctx, strconv.FormatInt(final, 10)))
-	l, err := writeSrc.List(ctx, reflector.ListOptions{ResourceVersion: strconv.FormatInt(final, 10)})
+	l, err := writeSrc.List(ctx, source.ListOptions{ResourceVersion: strconv.FormatInt(final, 10)})
 	require.NoError(t, err)
 	want := map[string]string{}
 	for _, o := range l.Items {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
-	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
+	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 
 // conformant adds the suite's compaction hook to etcd.Source: etcd

@@ -1,6 +1,6 @@
 // Package etcd is a ctrlkit source backed by etcd v3: Source[T] stores
-// objects of type T under a key prefix, implements reflector.ListWatcher
-// and reflector.VersionComparer for informers and reflectors, and offers
+// objects of type T under a key prefix, implements source.ListWatcher
+// and source.VersionComparer for informers and reflectors, and offers
 // the same writes as fake.Source (Get, Create, Update, Delete with
 // optimistic concurrency). Elector is leader election over an etcd lease,
 // for leader.Run.
@@ -17,15 +17,15 @@
 //		Codec:   etcd.JSONCodec[*Pod]{},        // the default; any Codec[T]
 //	})
 //	rv, err := src.Create(ctx, pod)             // stored at /registry/pods/ns/name
-//	// src is a reflector.ListWatcher[*Pod]: hand it to an informer.
+//	// src is a source.ListWatcher[*Pod]: hand it to an informer.
 //
 // # Versions
 //
 // A resourceVersion is an etcd revision as a decimal string. Get, List
 // items and watch events carry each object's mod revision (the revision of
 // its last write), which is stamped into objects that implement
-// reflector.VersionSetter. Update and Delete take that revision as a
-// precondition (reflector.ErrConflict when stale, reflector.ErrNotFound
+// source.VersionSetter. Update and Delete take that revision as a
+// precondition (source.ErrConflict when stale, source.ErrNotFound
 // when the key is missing — told apart inside the same transaction).
 // Revisions are global to the etcd cluster, so the versions of one prefix
 // have gaps, and a List of an untouched prefix still advances.
@@ -37,8 +37,8 @@
 // the revision and the last key, so every page belongs to one snapshot;
 // without a limit, List reads pages of Options.PageSize itself, at one
 // revision. A revision that etcd has compacted away, or a token pinned to
-// one, fails with reflector.ErrExpired; a revision ahead of the cluster
-// with reflector.ErrFutureVersion.
+// one, fails with source.ErrExpired; a revision ahead of the cluster
+// with source.ErrFutureVersion.
 //
 // # Watches
 //
@@ -49,8 +49,8 @@
 // revision, none is delivered twice, none is skipped, and clientv3 resumes
 // the stream on another member when the one it was connected to fails. A
 // starting revision that is already compacted is returned as an error
-// wrapping reflector.ErrExpired; history compacted under a running watch
-// ends it with an Error event wrapping reflector.ErrExpired (the contract
+// wrapping source.ErrExpired; history compacted under a running watch
+// ends it with an Error event wrapping source.ErrExpired (the contract
 // allows either; see Watch). Other breaks close the channel without an
 // Error event, so that the caller resumes from its last version. With
 // AllowBookmarks an idle watch turns etcd progress notifications into

@@ -3,13 +3,13 @@ package etcd_test
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"os"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // Pod is an example object. It carries its resourceVersion, which the
@@ -21,7 +21,7 @@ type Pod struct {
 	ResourceVersion string `json:"-"`
 }
 
-// SetResourceVersion implements reflector.VersionSetter.
+// SetResourceVersion implements source.VersionSetter.
 func (p *Pod) SetResourceVersion(rv string) { p.ResourceVersion = rv }
 
 // Point ctrlkit at an etcd cluster: a client with the cluster's endpoints,
@@ -58,7 +58,7 @@ func Example() {
 	if _, err := pods.Create(ctx, web); err != nil {
 		panic(err)
 	}
-	list, err := pods.List(ctx, reflector.ListOptions{})
+	list, err := pods.List(ctx, source.ListOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -67,7 +67,7 @@ func Example() {
 	// Watch from the list's version, as a reflector does.
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events, err := pods.Watch(wctx, reflector.WatchOptions{ResourceVersion: list.ResourceVersion})
+	events, err := pods.Watch(wctx, source.WatchOptions{ResourceVersion: list.ResourceVersion})
 	if err != nil {
 		panic(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"slices"
 	"strconv"
 	"sync"
@@ -14,8 +15,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ctrlkit/ctrlkit/etcd"
-	"github.com/ctrlkit/ctrlkit/reflector"
-	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
+	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 
 // change is one change of one key, as etcd recorded it or as a watch
@@ -41,7 +41,7 @@ func retry(ctx context.Context, fn func() error) error {
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
-		if errors.Is(err, reflector.ErrExpired) {
+		if errors.Is(err, source.ErrExpired) {
 			return err
 		}
 		select {
@@ -115,7 +115,7 @@ type segment struct {
 	last int64
 }
 
-func (r *recorder) List(ctx context.Context, opts reflector.ListOptions) (reflector.List[*sourcetest.Object], error) {
+func (r *recorder) List(ctx context.Context, opts source.ListOptions) (source.List[*sourcetest.Object], error) {
 	l, err := r.Source.List(ctx, opts)
 	if err == nil && opts.Continue == "" {
 		rev, _ := strconv.ParseInt(l.ResourceVersion, 10, 64)
@@ -127,7 +127,7 @@ func (r *recorder) List(ctx context.Context, opts reflector.ListOptions) (reflec
 	return l, err
 }
 
-func (r *recorder) Watch(ctx context.Context, opts reflector.WatchOptions) (<-chan reflector.Event[*sourcetest.Object], error) {
+func (r *recorder) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[*sourcetest.Object], error) {
 	in, err := r.Source.Watch(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func (r *recorder) Watch(ctx context.Context, opts reflector.WatchOptions) (<-ch
 	r.mu.Lock()
 	r.log = append(r.log, seg)
 	r.mu.Unlock()
-	out := make(chan reflector.Event[*sourcetest.Object])
+	out := make(chan source.Event[*sourcetest.Object])
 	go func() {
 		defer close(out)
 		for ev := range in {
@@ -155,14 +155,14 @@ func (r *recorder) Watch(ctx context.Context, opts reflector.WatchOptions) (<-ch
 }
 
 // note records an event the reader received.
-func (r *recorder) note(seg *segment, ev reflector.Event[*sourcetest.Object]) {
+func (r *recorder) note(seg *segment, ev source.Event[*sourcetest.Object]) {
 	rev, _ := strconv.ParseInt(ev.ResourceVersion, 10, 64)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch ev.Type {
-	case reflector.Added, reflector.Modified, reflector.Deleted:
-		seg.events = append(seg.events, keyedChange{ev.Object.Key, change{rev: rev, deleted: ev.Type == reflector.Deleted, value: ev.Object.Value}})
-	case reflector.Bookmark:
+	case source.Added, source.Modified, source.Deleted:
+		seg.events = append(seg.events, keyedChange{ev.Object.Key, change{rev: rev, deleted: ev.Type == source.Deleted, value: ev.Object.Value}})
+	case source.Bookmark:
 	default:
 		return
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
-	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
+	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 
 // quiet is a logger for sources under test.

@@ -3,6 +3,7 @@ package etcd_test
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"maps"
 	"strconv"
 	"sync"
@@ -15,8 +16,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
 	"github.com/ctrlkit/ctrlkit/informer"
-	"github.com/ctrlkit/ctrlkit/reflector"
-	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
+	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 
 // handlerLog records what an informer handler was told, per key.
@@ -86,7 +86,7 @@ func (h *handlerLog) waitState(t *testing.T, want map[string]string, within time
 // etcdState lists the source and returns key → value, and the revision.
 func etcdState(t *testing.T, src *etcd.Source[*sourcetest.Object]) (map[string]string, string) {
 	t.Helper()
-	l, err := src.List(t.Context(), reflector.ListOptions{})
+	l, err := src.List(t.Context(), source.ListOptions{})
 	require.NoError(t, err)
 	m := make(map[string]string, len(l.Items))
 	for _, o := range l.Items {

@@ -4,33 +4,32 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
-// List implements reflector.ListWatcher: a range read over the prefix at
+// List implements source.ListWatcher: a range read over the prefix at
 // one revision, in key order.
 //
 //   - opts.ResourceVersion "": the latest revision (a linearizable read);
 //   - a version v: exactly revision v; an error wrapping
-//     reflector.ErrExpired when etcd has compacted v away (and for "0",
-//     which precedes etcd's first revision), reflector.ErrFutureVersion
+//     source.ErrExpired when etcd has compacted v away (and for "0",
+//     which precedes etcd's first revision), source.ErrFutureVersion
 //     when v is newer than the cluster's revision;
 //   - opts.Continue (opts.ResourceVersion is then ignored): the next page
 //     of the list that returned the token, at that list's revision; the
-//     token expires (reflector.ErrExpired) when that revision is
+//     token expires (source.ErrExpired) when that revision is
 //     compacted.
 //
 // With opts.Limit > 0 at most Limit items are returned, and List.Continue
 // is non-empty exactly when more keys follow. Without a limit the whole
 // prefix is returned, read in pages of Options.PageSize at one revision.
 // A value that does not decode fails the List with a *DecodeError.
-func (s *Source[T]) List(ctx context.Context, opts reflector.ListOptions) (reflector.List[T], error) {
-	var out reflector.List[T]
+func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.List[T], error) {
+	var out source.List[T]
 	if opts.Limit < 0 {
 		return out, fmt.Errorf("etcd: list: negative limit %d", opts.Limit)
 	}
@@ -47,11 +46,11 @@ func (s *Source[T]) List(ctx context.Context, opts reflector.ListOptions) (refle
 		}
 		start = s.opts.Prefix + after + "\x00"
 	case opts.ResourceVersion != "":
-		if rev, err = parseRV(opts.ResourceVersion); err != nil {
+		if rev, err = source.ParseRevision(opts.ResourceVersion); err != nil {
 			return out, fmt.Errorf("etcd: list: %w", err)
 		}
 		if rev == 0 {
-			return out, fmt.Errorf("etcd: list at revision 0, before etcd's first revision: %w", reflector.ErrExpired)
+			return out, fmt.Errorf("etcd: list at revision 0, before etcd's first revision: %w", source.ErrExpired)
 		}
 	}
 	pageSize := s.opts.PageSize
@@ -78,7 +77,7 @@ func (s *Source[T]) List(ctx context.Context, opts reflector.ListOptions) (refle
 		}
 		start = p.next
 	}
-	out.ResourceVersion = formatRV(rev)
+	out.ResourceVersion = source.FormatRevision(rev)
 	return out, nil
 }
 

@@ -1,20 +1,17 @@
 package etcd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
+	"github.com/ctrlkit/ctrlkit/source"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
-// Source is a reflector.ListWatcher, reflector.VersionComparer and writer
+// Source is a source.ListWatcher, source.VersionComparer and writer
 // of objects of type T stored under one key prefix of an etcd cluster.
 // See the package documentation for its guarantees. A Source is safe for
 // concurrent use; create it with New.
@@ -47,7 +44,7 @@ func (s *Source[T]) Prefix() string { return s.opts.Prefix }
 
 // Get returns the object stored under key and the resourceVersion of its
 // last write (its etcd mod revision), or an error wrapping
-// reflector.ErrNotFound. The read is linearizable.
+// source.ErrNotFound. The read is linearizable.
 func (s *Source[T]) Get(ctx context.Context, key string) (T, string, error) {
 	var zero T
 	if key == "" {
@@ -58,28 +55,20 @@ func (s *Source[T]) Get(ctx context.Context, key string) (T, string, error) {
 		return zero, "", fmt.Errorf("etcd: get %q: %w", key, mapErr(err))
 	}
 	if len(resp.Kvs) == 0 {
-		return zero, "", fmt.Errorf("etcd: get %q: %w", key, reflector.ErrNotFound)
+		return zero, "", fmt.Errorf("etcd: get %q: %w", key, source.ErrNotFound)
 	}
 	kv := resp.Kvs[0]
 	obj, err := s.decode(kv)
 	if err != nil {
 		return zero, "", err
 	}
-	return obj, formatRV(kv.ModRevision), nil
+	return obj, source.FormatRevision(kv.ModRevision), nil
 }
 
-// CompareResourceVersions implements reflector.VersionComparer: the
+// CompareResourceVersions implements source.VersionComparer: the
 // resourceVersions are etcd revisions, non-negative decimal integers.
 func (s *Source[T]) CompareResourceVersions(a, b string) (int, error) {
-	x, err := parseRV(a)
-	if err != nil {
-		return 0, err
-	}
-	y, err := parseRV(b)
-	if err != nil {
-		return 0, err
-	}
-	return cmp.Compare(x, y), nil
+	return source.CompareRevisions(a, b)
 }
 
 // decode decodes a stored value and stamps the revision of its last write
@@ -93,11 +82,11 @@ func (s *Source[T]) decode(kv *mvccpb.KeyValue) (T, error) {
 func (s *Source[T]) decodeRV(kv *mvccpb.KeyValue, rv string) (T, error) {
 	obj, err := s.opts.Codec.Decode(kv.Value)
 	if err == nil {
-		if _, ok := any(obj).(reflector.VersionSetter); ok {
+		if _, ok := any(obj).(source.VersionSetter); ok {
 			if rv == "" {
-				rv = formatRV(kv.ModRevision)
+				rv = source.FormatRevision(kv.ModRevision)
 			}
-			err = reflector.StampResourceVersion(obj, rv)
+			err = source.StampResourceVersion(obj, rv)
 		}
 	}
 	if err != nil {
@@ -122,23 +111,13 @@ func (s *Source[T]) key(op string, obj T) (key string, err error) {
 	return key, nil
 }
 
-func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }
-
-func parseRV(rv string) (int64, error) {
-	n, err := strconv.ParseInt(rv, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("etcd: malformed resource version %q: want an etcd revision (a non-negative decimal integer)", rv)
-	}
-	return n, nil
-}
-
 // mapErr adds the reflector sentinel that matches an etcd error.
 func mapErr(err error) error {
 	switch {
 	case errors.Is(err, rpctypes.ErrCompacted):
-		return fmt.Errorf("%w: %w", reflector.ErrExpired, err)
+		return fmt.Errorf("%w: %w", source.ErrExpired, err)
 	case errors.Is(err, rpctypes.ErrFutureRev):
-		return fmt.Errorf("%w: %w", reflector.ErrFutureVersion, err)
+		return fmt.Errorf("%w: %w", source.ErrFutureVersion, err)
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 	"time"
 
@@ -12,8 +13,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
-	"github.com/ctrlkit/ctrlkit/reflector"
-	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
+	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 
 func TestNewValidatesOptions(t *testing.T) {
@@ -72,15 +72,15 @@ func TestUndecodableValuesAreReported(t *testing.T) {
 	_, _, err = src.Get(ctx, "c")
 	requireDecodeError(err, "/bad/c")
 	require.ErrorContains(t, err, "the stored value is null")
-	_, err = src.List(ctx, reflector.ListOptions{})
+	_, err = src.List(ctx, source.ListOptions{})
 	requireDecodeError(err, "/bad/b")
-	_, err = src.Watch(ctx, reflector.WatchOptions{SendInitialEvents: true})
+	_, err = src.Watch(ctx, source.WatchOptions{SendInitialEvents: true})
 	requireDecodeError(err, "/bad/b")
 
-	ch, err := src.Watch(ctx, reflector.WatchOptions{ResourceVersion: start})
+	ch, err := src.Watch(ctx, source.WatchOptions{ResourceVersion: start})
 	require.NoError(t, err)
 	ev := <-ch
-	require.Equal(t, reflector.Error, ev.Type)
+	require.Equal(t, source.Error, ev.Type)
 	requireDecodeError(ev.Err, "/bad/b")
 	_, open := <-ch
 	require.False(t, open, "the watch ends after the Error event")
@@ -90,7 +90,7 @@ func TestUndecodableValuesAreReported(t *testing.T) {
 	require.NoError(t, err)
 	_, err = cli.Delete(ctx, "/bad/b")
 	require.NoError(t, err)
-	l, err := src.List(ctx, reflector.ListOptions{})
+	l, err := src.List(ctx, source.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, l.Items, 1)
 	put, err := cli.Put(ctx, "/bad/d", "[]")
@@ -98,10 +98,10 @@ func TestUndecodableValuesAreReported(t *testing.T) {
 	_, err = cli.Delete(ctx, "/bad/d")
 	require.NoError(t, err)
 	// From the put on, so the delete is the only event.
-	ch, err = src.Watch(ctx, reflector.WatchOptions{ResourceVersion: fmt.Sprint(put.Header.Revision)})
+	ch, err = src.Watch(ctx, source.WatchOptions{ResourceVersion: fmt.Sprint(put.Header.Revision)})
 	require.NoError(t, err)
 	for ev := range ch {
-		if ev.Type == reflector.Error {
+		if ev.Type == source.Error {
 			requireDecodeError(ev.Err, "/bad/d")
 			return
 		}
@@ -147,10 +147,10 @@ func TestBadInputIsAnError(t *testing.T) {
 	require.ErrorContains(t, err, "etcd: delete: empty key")
 	_, _, err = src.Get(ctx, "")
 	require.ErrorContains(t, err, "etcd: get: empty key")
-	_, err = src.List(ctx, reflector.ListOptions{Limit: -1})
+	_, err = src.List(ctx, source.ListOptions{Limit: -1})
 	require.ErrorContains(t, err, "etcd: list: negative limit")
-	_, err = src.List(ctx, reflector.ListOptions{ResourceVersion: "0"})
-	require.ErrorIs(t, err, reflector.ErrExpired)
+	_, err = src.List(ctx, source.ListOptions{ResourceVersion: "0"})
+	require.ErrorIs(t, err, source.ErrExpired)
 
 	// Nothing was written.
 	resp, err := cli.Get(ctx, "/input/", clientv3.WithPrefix(), clientv3.WithCountOnly())
@@ -183,7 +183,7 @@ func TestListReadsPagesAtOneRevision(t *testing.T) {
 		}
 		return out
 	}
-	at, err := src.List(ctx, reflector.ListOptions{ResourceVersion: mid})
+	at, err := src.List(ctx, source.ListOptions{ResourceVersion: mid})
 	require.NoError(t, err)
 	require.Equal(t, mid, at.ResourceVersion)
 	require.Empty(t, at.Continue)
@@ -193,7 +193,7 @@ func TestListReadsPagesAtOneRevision(t *testing.T) {
 	}
 	require.Equal(t, want, keys(at.Items))
 
-	now, err := src.List(ctx, reflector.ListOptions{})
+	now, err := src.List(ctx, source.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, now.Items, 9)
 	require.Equal(t, "k08", now.Items[7].Key)
@@ -202,15 +202,15 @@ func TestListReadsPagesAtOneRevision(t *testing.T) {
 	// The watch-list reads the same pages, at one revision.
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ch, err := src.Watch(wctx, reflector.WatchOptions{SendInitialEvents: true, ResourceVersion: mid})
+	ch, err := src.Watch(wctx, source.WatchOptions{SendInitialEvents: true, ResourceVersion: mid})
 	require.NoError(t, err)
 	var initial []*sourcetest.Object
 	for ev := range ch {
-		if ev.Type == reflector.Bookmark && ev.InitialEventsEnd {
+		if ev.Type == source.Bookmark && ev.InitialEventsEnd {
 			require.Equal(t, mid, ev.ResourceVersion)
 			break
 		}
-		require.Equal(t, reflector.Added, ev.Type)
+		require.Equal(t, source.Added, ev.Type)
 		require.Equal(t, mid, ev.ResourceVersion)
 		initial = append(initial, ev.Object)
 	}
@@ -224,7 +224,7 @@ func TestListReadsPagesAtOneRevision(t *testing.T) {
 
 // TestWatchExpiresWhenCompactedWhileDisconnected: a watch whose client is
 // cut off while the history it needs is compacted ends with an Error
-// event wrapping reflector.ErrExpired when the client reconnects.
+// event wrapping source.ErrExpired when the client reconnects.
 func TestWatchExpiresWhenCompactedWhileDisconnected(t *testing.T) {
 	c := etcdtest.New(t, etcdtest.Options{})
 	proxy, err := etcdtest.NewProxy(c.Members()[0].ClientURL())
@@ -237,12 +237,12 @@ func TestWatchExpiresWhenCompactedWhileDisconnected(t *testing.T) {
 
 	rv, err := writer.Create(ctx, &sourcetest.Object{Key: "a", Value: "0"})
 	require.NoError(t, err)
-	ch, err := watcher.Watch(ctx, reflector.WatchOptions{ResourceVersion: rv})
+	ch, err := watcher.Watch(ctx, source.WatchOptions{ResourceVersion: rv})
 	require.NoError(t, err)
 	_, err = writer.Update(ctx, &sourcetest.Object{Key: "a", Value: "1"}, "")
 	require.NoError(t, err)
 	ev := <-ch
-	require.Equal(t, reflector.Modified, ev.Type)
+	require.Equal(t, source.Modified, ev.Type)
 
 	proxy.Cut()
 	for i := range 3 {
@@ -255,8 +255,8 @@ func TestWatchExpiresWhenCompactedWhileDisconnected(t *testing.T) {
 
 	select {
 	case ev := <-ch:
-		require.Equal(t, reflector.Error, ev.Type, "got %v", ev.Type)
-		require.ErrorIs(t, ev.Err, reflector.ErrExpired)
+		require.Equal(t, source.Error, ev.Type, "got %v", ev.Type)
+		require.ErrorIs(t, ev.Err, source.ErrExpired)
 	case <-time.After(20 * time.Second):
 		t.Fatal("no Error event after the reconnection")
 	}
@@ -272,7 +272,7 @@ func TestWatchClosesWhenTheClientCloses(t *testing.T) {
 	cli, err := c.Client()
 	require.NoError(t, err)
 	src := objectSource(t, cli, "/closing/")
-	ch, err := src.Watch(t.Context(), reflector.WatchOptions{})
+	ch, err := src.Watch(t.Context(), source.WatchOptions{})
 	require.NoError(t, err)
 	require.NoError(t, cli.Close())
 	select {

@@ -3,24 +3,23 @@ package etcd
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
-// Watch implements reflector.ListWatcher: an etcd watch on the prefix from
+// Watch implements source.ListWatcher: an etcd watch on the prefix from
 // opts.ResourceVersion+1 ("" is the current revision), with the previous
 // values, so that Deleted events carry the object's last state.
 //
 // Errors are returned when the starting point is wrong: a malformed
-// version; one that etcd has compacted away (reflector.ErrExpired); one
-// newer than the cluster's revision (reflector.ErrFutureVersion). Once the
+// version; one that etcd has compacted away (source.ErrExpired); one
+// newer than the cluster's revision (source.ErrFutureVersion). Once the
 // channel is returned, compaction of the history the watch still needs
 // (it fell behind, or was compacted between the check and the start)
-// ends the stream with an Error event wrapping reflector.ErrExpired, and
+// ends the stream with an Error event wrapping source.ErrExpired, and
 // a stored value that does not decode ends it with an Error event
 // carrying a *DecodeError. A stream that breaks for another reason (the
 // member lost its leader: watches require one, so a partitioned member
@@ -42,11 +41,11 @@ import (
 // The channel is unbuffered and closed at the end by the watch's
 // goroutine, which exits after the etcd watch has been torn down. Cancel
 // ctx to release a watch you stop reading.
-func (s *Source[T]) Watch(ctx context.Context, opts reflector.WatchOptions) (<-chan reflector.Event[T], error) {
+func (s *Source[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[T], error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w := &watch[T]{src: s, opts: opts, out: make(chan reflector.Event[T])}
+	w := &watch[T]{src: s, opts: opts, out: make(chan source.Event[T])}
 	var (
 		first page[T]
 		from  int64
@@ -55,11 +54,11 @@ func (s *Source[T]) Watch(ctx context.Context, opts reflector.WatchOptions) (<-c
 	if opts.SendInitialEvents {
 		var rev int64
 		if opts.ResourceVersion != "" {
-			if rev, err = parseRV(opts.ResourceVersion); err != nil {
+			if rev, err = source.ParseRevision(opts.ResourceVersion); err != nil {
 				return nil, fmt.Errorf("etcd: watch: %w", err)
 			}
 			if rev == 0 {
-				return nil, fmt.Errorf("etcd: watch: initial events at revision 0, before etcd's first revision: %w", reflector.ErrExpired)
+				return nil, fmt.Errorf("etcd: watch: initial events at revision 0, before etcd's first revision: %w", source.ErrExpired)
 			}
 		}
 		if first, err = s.page(ctx, s.opts.Prefix, rev, s.opts.PageSize); err != nil {
@@ -83,7 +82,7 @@ func (s *Source[T]) startRevision(ctx context.Context, rv string) (int64, error)
 	)
 	if rv != "" {
 		var err error
-		if rev, err = parseRV(rv); err != nil {
+		if rev, err = source.ParseRevision(rv); err != nil {
 			return 0, fmt.Errorf("etcd: watch: %w", err)
 		}
 		if rev == 0 {
@@ -107,8 +106,8 @@ func (s *Source[T]) startRevision(ctx context.Context, rv string) (int64, error)
 // watch is the state of one Watch call, owned by its goroutine.
 type watch[T any] struct {
 	src  *Source[T]
-	opts reflector.WatchOptions
-	out  chan reflector.Event[T]
+	opts source.WatchOptions
+	out  chan source.Event[T]
 }
 
 // run sends the initial events, if any, then the etcd watch's events
@@ -172,7 +171,7 @@ func (w *watch[T]) run(ctx context.Context, first page[T], from int64) {
 			if resp.IsProgressNotify() {
 				if rev := resp.Header.Revision; w.opts.AllowBookmarks && rev >= last {
 					last = rev
-					if !w.send(ctx, reflector.Event[T]{Type: reflector.Bookmark, ResourceVersion: formatRV(rev)}) {
+					if !w.send(ctx, source.Event[T]{Type: source.Bookmark, ResourceVersion: source.FormatRevision(rev)}) {
 						return
 					}
 				}
@@ -181,7 +180,7 @@ func (w *watch[T]) run(ctx context.Context, first page[T], from int64) {
 			for _, ev := range resp.Events {
 				e, err := w.event(ev)
 				if err != nil {
-					w.send(ctx, reflector.Event[T]{Type: reflector.Error, Err: err})
+					w.send(ctx, source.Event[T]{Type: source.Error, Err: err})
 					return
 				}
 				last = ev.Kv.ModRevision
@@ -200,10 +199,10 @@ func (w *watch[T]) run(ctx context.Context, first page[T], from int64) {
 // already read, then the Bookmark that ends the initial events. It
 // reports whether the watch goes on.
 func (w *watch[T]) initial(ctx context.Context, p page[T], rev int64) bool {
-	rv := formatRV(rev)
+	rv := source.FormatRevision(rev)
 	for {
 		for i, obj := range p.items {
-			if !w.send(ctx, reflector.Event[T]{Type: reflector.Added, Object: obj, ResourceVersion: rv}) {
+			if !w.send(ctx, source.Event[T]{Type: source.Added, Object: obj, ResourceVersion: rv}) {
 				return false
 			}
 			var zero T
@@ -215,12 +214,12 @@ func (w *watch[T]) initial(ctx context.Context, p page[T], rev int64) bool {
 		var err error
 		if p, err = w.src.page(ctx, p.next, rev, w.src.opts.PageSize); err != nil {
 			if ctx.Err() == nil {
-				w.send(ctx, reflector.Event[T]{Type: reflector.Error, Err: fmt.Errorf("etcd: watch: initial events: %w", err)})
+				w.send(ctx, source.Event[T]{Type: source.Error, Err: fmt.Errorf("etcd: watch: initial events: %w", err)})
 			}
 			return false
 		}
 	}
-	return w.send(ctx, reflector.Event[T]{Type: reflector.Bookmark, ResourceVersion: rv, InitialEventsEnd: true})
+	return w.send(ctx, source.Event[T]{Type: source.Bookmark, ResourceVersion: rv, InitialEventsEnd: true})
 }
 
 // broken handles a watch response that ends the stream.
@@ -229,9 +228,9 @@ func (w *watch[T]) broken(ctx context.Context, resp *clientv3.WatchResponse, las
 		return
 	}
 	if resp.CompactRevision != 0 {
-		w.send(ctx, reflector.Event[T]{Type: reflector.Error, Err: fmt.Errorf(
+		w.send(ctx, source.Event[T]{Type: source.Error, Err: fmt.Errorf(
 			"etcd: watch: the events after revision %d were compacted (history starts at %d): %w",
-			last, resp.CompactRevision, reflector.ErrExpired)})
+			last, resp.CompactRevision, source.ErrExpired)})
 		return
 	}
 	w.src.opts.Logger.Warn("etcd: watch stream broke; the caller resumes from its last version",
@@ -239,23 +238,23 @@ func (w *watch[T]) broken(ctx context.Context, resp *clientv3.WatchResponse, las
 }
 
 // event converts an etcd event.
-func (w *watch[T]) event(ev *clientv3.Event) (reflector.Event[T], error) {
-	var e reflector.Event[T]
+func (w *watch[T]) event(ev *clientv3.Event) (source.Event[T], error) {
+	var e source.Event[T]
 	rev := ev.Kv.ModRevision
-	e.ResourceVersion = formatRV(rev)
+	e.ResourceVersion = source.FormatRevision(rev)
 	var err error
 	switch ev.Type {
 	case mvccpb.PUT:
-		e.Type = reflector.Modified
+		e.Type = source.Modified
 		if ev.IsCreate() {
-			e.Type = reflector.Added
+			e.Type = source.Added
 		}
 		e.Object, err = w.src.decodeRV(ev.Kv, e.ResourceVersion)
 	case mvccpb.DELETE:
-		e.Type = reflector.Deleted
+		e.Type = source.Deleted
 		if ev.PrevKv == nil {
 			return e, fmt.Errorf("etcd: watch: the delete of %q at revision %d carries no previous value: %w",
-				ev.Kv.Key, rev, reflector.ErrExpired)
+				ev.Kv.Key, rev, source.ErrExpired)
 		}
 		e.Object, err = w.src.decode(ev.PrevKv)
 	default:
@@ -265,7 +264,7 @@ func (w *watch[T]) event(ev *clientv3.Event) (reflector.Event[T], error) {
 }
 
 // send delivers ev unless ctx ends first; it reports whether it did.
-func (w *watch[T]) send(ctx context.Context, ev reflector.Event[T]) bool {
+func (w *watch[T]) send(ctx context.Context, ev source.Event[T]) bool {
 	select {
 	case w.out <- ev:
 		return true

@@ -4,18 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // Create stores obj under its key in one transaction that succeeds only
 // if the key is absent, and returns the resourceVersion (revision) of the
 // write. A taken key fails with an error wrapping
-// reflector.ErrAlreadyExists.
+// source.ErrAlreadyExists.
 //
-// The value is encoded as obj is; if T implements reflector.VersionSetter
+// The value is encoded as obj is; if T implements source.VersionSetter
 // the new resourceVersion is stamped into obj after the write (objects read
 // back from etcd are stamped with their own revision anyway).
 func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
@@ -32,7 +31,7 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 		return "", fmt.Errorf("etcd: create %q: %w", key, mapErr(err))
 	}
 	if !resp.Succeeded {
-		return "", fmt.Errorf("etcd: create %q: %w", key, reflector.ErrAlreadyExists)
+		return "", fmt.Errorf("etcd: create %q: %w", key, source.ErrAlreadyExists)
 	}
 	return s.written("create", key, obj, resp.Header.Revision)
 }
@@ -40,8 +39,8 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 // Update replaces the object stored under obj's key and returns the
 // resourceVersion of the write. ifVersion "" updates unconditionally;
 // otherwise the key's last write must be at revision ifVersion (etcd's mod
-// revision), or Update fails with an error wrapping reflector.ErrConflict.
-// A missing key fails with an error wrapping reflector.ErrNotFound. The
+// revision), or Update fails with an error wrapping source.ErrConflict.
+// A missing key fails with an error wrapping source.ErrNotFound. The
 // check and the write are one transaction. Stamping works as for Create.
 func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string, error) {
 	key, data, err := s.prepare("update", obj)
@@ -67,7 +66,7 @@ func (s *Source[T]) Delete(ctx context.Context, key string, ifVersion string) (s
 	if err != nil {
 		return "", err
 	}
-	return formatRV(rev), nil
+	return source.FormatRevision(rev), nil
 }
 
 // guarded runs op in a transaction that requires the key to exist and,
@@ -78,7 +77,7 @@ func (s *Source[T]) guarded(ctx context.Context, op, key, ifVersion string, writ
 	k := s.opts.Prefix + key
 	cmps := []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(k), ">", 0)}
 	if ifVersion != "" {
-		want, err := parseRV(ifVersion)
+		want, err := source.ParseRevision(ifVersion)
 		if err != nil {
 			return 0, fmt.Errorf("etcd: %s %q: precondition: %w", op, key, err)
 		}
@@ -97,10 +96,10 @@ func (s *Source[T]) guarded(ctx context.Context, op, key, ifVersion string, writ
 	}
 	kvs := resp.Responses[0].GetResponseRange().GetKvs()
 	if len(kvs) == 0 {
-		return 0, fmt.Errorf("etcd: %s %q: %w", op, key, reflector.ErrNotFound)
+		return 0, fmt.Errorf("etcd: %s %q: %w", op, key, source.ErrNotFound)
 	}
 	return 0, fmt.Errorf("etcd: %s %q: resource version %s is stale, the object is at %d: %w",
-		op, key, ifVersion, kvs[0].ModRevision, reflector.ErrConflict)
+		op, key, ifVersion, kvs[0].ModRevision, source.ErrConflict)
 }
 
 // prepare computes obj's key and stored value.
@@ -119,8 +118,8 @@ func (s *Source[T]) prepare(op string, obj T) (string, []byte, error) {
 // written stamps obj with the revision of its write and returns it as a
 // resourceVersion.
 func (s *Source[T]) written(op, key string, obj T, rev int64) (string, error) {
-	rv := formatRV(rev)
-	if err := reflector.StampResourceVersion(obj, rv); err != nil {
+	rv := source.FormatRevision(rev)
+	if err := source.StampResourceVersion(obj, rv); err != nil {
 		return rv, fmt.Errorf("etcd: %s %q: written at %s, but: %w", op, key, rv, err)
 	}
 	return rv, nil

@@ -3,11 +3,11 @@ package fake_test
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/fake"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // plain has no VersionSetter: the source never changes it, so the
@@ -37,7 +37,7 @@ func BenchmarkUpdate(b *testing.B) {
 			}
 			done := make(chan int)
 			for range watchers {
-				ch, err := s.Watch(ctx, reflector.WatchOptions{})
+				ch, err := s.Watch(ctx, source.WatchOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -81,7 +81,7 @@ func BenchmarkList(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				l, err := s.List(ctx, reflector.ListOptions{ResourceVersion: tc.rv, Limit: 500})
+				l, err := s.List(ctx, source.ListOptions{ResourceVersion: tc.rv, Limit: 500})
 				if err != nil || len(l.Items) != 500 {
 					b.Fatal(err, len(l.Items))
 				}
@@ -98,7 +98,7 @@ func BenchmarkWatchThroughput(b *testing.B) {
 	s := newPlainSource(b)
 	p := &plain{name: "a"}
 	must(b)(s.Create(ctx, p))
-	ch, err := s.Watch(ctx, reflector.WatchOptions{})
+	ch, err := s.Watch(ctx, source.WatchOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

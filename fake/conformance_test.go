@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/fake"
-	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
+	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 
 // conformant adapts fake.Source to sourcetest.Source: only Compact's

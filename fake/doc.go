@@ -1,6 +1,6 @@
 // Package fake provides Source, an in-memory, versioned, thread-safe
 // source of objects: the default backend of single-process programs and
-// the test double of everything that consumes a reflector.ListWatcher.
+// the test double of everything that consumes a source.ListWatcher.
 // It is a real implementation of the source contract, with the guarantees
 // of etcd's watch, plus deterministic fault injection.
 //
@@ -8,18 +8,18 @@
 //
 //	src, err := fake.NewSource(func(p *Pod) string { return p.Name }, fake.Options[*Pod]{})
 //	rv, err := src.Create(ctx, &Pod{Name: "a"})
-//	list, err := src.List(ctx, reflector.ListOptions{})
-//	events, err := src.Watch(ctx, reflector.WatchOptions{ResourceVersion: list.ResourceVersion})
+//	list, err := src.List(ctx, source.ListOptions{})
+//	events, err := src.Watch(ctx, source.WatchOptions{ResourceVersion: list.ResourceVersion})
 //
 // # Versions
 //
 // Every write (Create, Update, Delete) takes the next revision of one
 // global counter that starts at 0; resourceVersions are those revisions
-// as decimal strings, and Source implements reflector.VersionComparer.
+// as decimal strings, and Source implements source.VersionComparer.
 // Get returns an object with the revision of its last write; Update and
 // Delete accept that revision as an optimistic-concurrency precondition
-// (reflector.ErrConflict when stale). When T implements
-// reflector.VersionSetter the source stamps each written object with its
+// (source.ErrConflict when stale). When T implements
+// source.VersionSetter the source stamps each written object with its
 // revision.
 //
 // # Objects are shared
@@ -36,11 +36,11 @@
 // The source remembers the last Options.HistorySize writes (Compact
 // forgets them all at once). Within that window a List can be served at
 // any revision, a continue token stays valid, and a Watch can resume from
-// any revision; older versions fail with reflector.ErrExpired, versions
-// newer than the last write with reflector.ErrFutureVersion. Watch returns
+// any revision; older versions fail with source.ErrExpired, versions
+// newer than the last write with source.ErrFutureVersion. Watch returns
 // these errors when it is called; a watch that later loses history it has
 // yet to replay (Compact, or the window passing a slow replay) ends with
-// an Error event wrapping reflector.ErrExpired. A watch that has replayed
+// an Error event wrapping source.ErrExpired. A watch that has replayed
 // its history is never affected by compaction.
 //
 // # Watch guarantees
@@ -52,7 +52,7 @@
 // watchers: each watch has its own goroutine, which replays the shared
 // history and then sends the live events that writers queue for it; a
 // reader that falls more than Options.WatchBuffer live events behind gets
-// an Error event wrapping reflector.ErrExpired and a closed channel, as
+// an Error event wrapping source.ErrExpired and a closed channel, as
 // from an API server. Cancelling the watch's context closes
 // the channel and ends its goroutine; a watch ended any other way has
 // closed its channel too.

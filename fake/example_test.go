@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 
 	"github.com/ctrlkit/ctrlkit/fake"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // Pod is an example object; the source stamps ResourceVersion.
@@ -27,14 +27,14 @@ func Example() {
 	}
 	_, _ = src.Create(ctx, &Pod{Name: "web", Phase: "Pending"})
 
-	list, _ := src.List(ctx, reflector.ListOptions{})
+	list, _ := src.List(ctx, source.ListOptions{})
 	fmt.Println("listed", len(list.Items), "pod at version", list.ResourceVersion)
-	events, _ := src.Watch(ctx, reflector.WatchOptions{ResourceVersion: list.ResourceVersion})
+	events, _ := src.Watch(ctx, source.WatchOptions{ResourceVersion: list.ResourceVersion})
 
 	_, rv, _ := src.Get(ctx, "web")
 	_, _ = src.Update(ctx, &Pod{Name: "web", Phase: "Running"}, rv)
 	_, err = src.Update(ctx, &Pod{Name: "web", Phase: "Failed"}, rv) // rv is stale now
-	fmt.Println("second update conflicts:", errors.Is(err, reflector.ErrConflict))
+	fmt.Println("second update conflicts:", errors.Is(err, source.ErrConflict))
 	_, _ = src.Delete(ctx, "web", "")
 
 	for range 2 {
@@ -54,7 +54,7 @@ func ExampleSource_MissNextEvents() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	src, _ := fake.NewSource(func(p *Pod) string { return p.Name }, fake.Options[*Pod]{})
-	events, _ := src.Watch(ctx, reflector.WatchOptions{})
+	events, _ := src.Watch(ctx, source.WatchOptions{})
 
 	src.MissNextEvents(1)
 	_, _ = src.Create(ctx, &Pod{Name: "ghost"})
@@ -62,7 +62,7 @@ func ExampleSource_MissNextEvents() {
 
 	ev := <-events
 	fmt.Println("watch:", ev.Type, ev.Object.Name, "at", ev.ResourceVersion)
-	list, _ := src.List(ctx, reflector.ListOptions{})
+	list, _ := src.List(ctx, source.ListOptions{})
 	for _, p := range list.Items {
 		fmt.Println("list:", p.Name, "at", p.ResourceVersion)
 	}

@@ -92,7 +92,7 @@ func (s *Source[T]) MissNextEvents(n int) {
 
 // CutWatches ends every open watch: with err nil its channel is closed
 // cleanly; otherwise the watch first delivers one Error event carrying err
-// (pass an error wrapping reflector.ErrExpired to force a relist). Events
+// (pass an error wrapping source.ErrExpired to force a relist). Events
 // not yet received are dropped. It returns the number of watches cut.
 func (s *Source[T]) CutWatches(err error) int {
 	s.mu.Lock()
@@ -109,7 +109,7 @@ func (s *Source[T]) CutWatches(err error) int {
 // expires. Open watches that have caught up with the history (everything
 // up to the revision at which they were opened) are not affected: their
 // live events are queued apart. A watch still replaying history ends with
-// an Error event wrapping reflector.ErrExpired once it needs a compacted
+// an Error event wrapping source.ErrExpired once it needs a compacted
 // event (it may hold up to 128 events it already read from the history).
 func (s *Source[T]) Compact() {
 	s.mu.Lock()

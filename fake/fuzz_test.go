@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"maps"
 	"slices"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/fake"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // FuzzSourceMatchesModel applies a script of writes, compactions and
@@ -54,15 +54,15 @@ func FuzzSourceMatchesModel(f *testing.F) {
 			var (
 				rv  string
 				err error
-				typ reflector.EventType
+				typ source.EventType
 			)
 			_, exists := cur[key]
 			switch op := b % 8; {
 			case op <= 2:
 				rv, err = s.Create(ctx, &pod{Name: key, Phase: phase})
-				typ, cur[key] = reflector.Added, phase
+				typ, cur[key] = source.Added, phase
 				if exists {
-					requireErr(t, err, reflector.ErrAlreadyExists)
+					requireErr(t, err, source.ErrAlreadyExists)
 					continue
 				}
 			case op <= 5 && !exists:
@@ -71,14 +71,14 @@ func FuzzSourceMatchesModel(f *testing.F) {
 				} else {
 					_, err = s.Update(ctx, &pod{Name: key, Phase: phase}, "")
 				}
-				requireErr(t, err, reflector.ErrNotFound)
+				requireErr(t, err, source.ErrNotFound)
 				continue
 			case op <= 4:
 				rv, err = s.Update(ctx, &pod{Name: key, Phase: phase}, "")
-				typ, cur[key] = reflector.Modified, phase
+				typ, cur[key] = source.Modified, phase
 			case op == 5:
 				rv, err = s.Delete(ctx, key, "")
-				typ, phase = reflector.Deleted, cur[key]
+				typ, phase = source.Deleted, cur[key]
 				delete(cur, key)
 			case op == 6:
 				s.Compact()
@@ -106,7 +106,7 @@ func FuzzSourceMatchesModel(f *testing.F) {
 			for _, limit := range []int64{0, 1, 2, 3} {
 				items, rv, err := listPages(ctx, s, strconv.Itoa(rev), limit)
 				if rev < floor {
-					if !errors.Is(err, reflector.ErrExpired) {
+					if !errors.Is(err, source.ErrExpired) {
 						t.Fatalf("list at %d (floor %d): got %v, want ErrExpired", rev, floor, err)
 					}
 					continue
@@ -132,7 +132,7 @@ func FuzzSourceMatchesModel(f *testing.F) {
 				}
 			}
 			wctx, cancel := context.WithCancel(ctx)
-			ch, err := s.Watch(wctx, reflector.WatchOptions{ResourceVersion: strconv.Itoa(rev)})
+			ch, err := s.Watch(wctx, source.WatchOptions{ResourceVersion: strconv.Itoa(rev)})
 			if err != nil {
 				t.Fatalf("watch from %d (floor %d, last %d): %v", rev, floor, last, err)
 			}
@@ -155,13 +155,13 @@ func requireErr(t *testing.T, err, want error) {
 
 // listPages lists everything at rv in pages of limit.
 func listPages(ctx context.Context, s *fake.Source[*pod], rv string, limit int64) ([]*pod, string, error) {
-	l, err := s.List(ctx, reflector.ListOptions{ResourceVersion: rv, Limit: limit})
+	l, err := s.List(ctx, source.ListOptions{ResourceVersion: rv, Limit: limit})
 	if err != nil {
 		return nil, "", err
 	}
 	items, at := l.Items, l.ResourceVersion
 	for l.Continue != "" {
-		if l, err = s.List(ctx, reflector.ListOptions{Continue: l.Continue, Limit: limit}); err != nil {
+		if l, err = s.List(ctx, source.ListOptions{Continue: l.Continue, Limit: limit}); err != nil {
 			return nil, "", err
 		}
 		if l.ResourceVersion != at {

@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"testing"
 	"time"
@@ -9,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/fake"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // pod is the test object; the source stamps RV.
@@ -24,7 +24,7 @@ func (p *pod) GetResourceVersion() string   { return p.RV }
 
 func podKey(p *pod) string { return p.Name }
 
-type event = reflector.Event[*pod]
+type event = source.Event[*pod]
 
 func newSource(t testing.TB, opts fake.Options[*pod]) *fake.Source[*pod] {
 	t.Helper()
@@ -60,7 +60,7 @@ func recv(t testing.TB, ch <-chan event) (event, bool) {
 
 // short is one event reduced to what the tests compare.
 type short struct {
-	Type  reflector.EventType
+	Type  source.EventType
 	Name  string
 	Phase string
 	RV    string
@@ -109,7 +109,7 @@ func requireClosed(t testing.TB, ch <-chan event) []event {
 	}
 }
 
-func watch(t testing.TB, ctx context.Context, s *fake.Source[*pod], opts reflector.WatchOptions) <-chan event {
+func watch(t testing.TB, ctx context.Context, s *fake.Source[*pod], opts source.WatchOptions) <-chan event {
 	t.Helper()
 	ch, err := s.Watch(ctx, opts)
 	require.NoError(t, err)

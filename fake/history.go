@@ -1,12 +1,12 @@
 package fake
 
-import "github.com/ctrlkit/ctrlkit/reflector"
+import "github.com/ctrlkit/ctrlkit/source"
 
 // record is one write in the history.
 type record[T any] struct {
 	rev int64
 	rv  string
-	typ reflector.EventType
+	typ source.EventType
 	key string
 	// obj is the new state (Added, Modified) or the last state (Deleted).
 	obj T
@@ -19,17 +19,17 @@ type record[T any] struct {
 // before reports the state of the key just before this write.
 func (r *record[T]) before() (obj T, exists bool) {
 	switch r.typ {
-	case reflector.Modified:
+	case source.Modified:
 		return r.prev, true
-	case reflector.Deleted:
+	case source.Deleted:
 		return r.obj, true
 	}
 	return obj, false
 }
 
 // event is the watch event for this write.
-func (r *record[T]) event() reflector.Event[T] {
-	return reflector.Event[T]{Type: r.typ, Object: r.obj, ResourceVersion: r.rv}
+func (r *record[T]) event() source.Event[T] {
+	return source.Event[T]{Type: r.typ, Object: r.obj, ResourceVersion: r.rv}
 }
 
 // history is a ring buffer of records that grows on demand up to a bound.

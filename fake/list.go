@@ -4,31 +4,30 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
-// List implements reflector.ListWatcher. It returns the objects in key
+// List implements source.ListWatcher. It returns the objects in key
 // order as they were at exactly one revision:
 //
 //   - opts.ResourceVersion "": the current revision;
 //   - a version v: exactly revision v, reconstructed from the history;
-//     an error wrapping reflector.ErrExpired when v is older than the
-//     history, reflector.ErrFutureVersion when v is newer than the last
+//     an error wrapping source.ErrExpired when v is older than the
+//     history, source.ErrFutureVersion when v is newer than the last
 //     write;
 //   - opts.Continue (opts.ResourceVersion is then ignored): the next page
 //     of the list that returned the token, at that list's revision. The
-//     token expires (reflector.ErrExpired) once that revision has left the
+//     token expires (source.ErrExpired) once that revision has left the
 //     history.
 //
 // With opts.Limit > 0 at most Limit items are returned, and List.Continue
 // is non-empty exactly when more items follow.
-func (s *Source[T]) List(ctx context.Context, opts reflector.ListOptions) (reflector.List[T], error) {
+func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.List[T], error) {
 	s.listCalls.Add(1)
-	var out reflector.List[T]
+	var out source.List[T]
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
@@ -49,7 +48,7 @@ func (s *Source[T]) List(ctx context.Context, opts reflector.ListOptions) (refle
 		at, after, err = decodeContinue(opts.Continue)
 		hasAfter = true
 	case opts.ResourceVersion != "":
-		at, err = parseRV(opts.ResourceVersion)
+		at, err = source.ParseRevision(opts.ResourceVersion)
 	}
 	if err != nil {
 		return out, fmt.Errorf("fake: list: %w", err)
@@ -64,7 +63,7 @@ func (s *Source[T]) List(ctx context.Context, opts reflector.ListOptions) (refle
 	}
 	items, last, more := s.pageLocked(at, after, hasAfter, opts.Limit)
 	out.Items = items
-	out.ResourceVersion = formatRV(at)
+	out.ResourceVersion = source.FormatRevision(at)
 	if more {
 		out.Continue = encodeContinue(at, last)
 	}
@@ -162,7 +161,7 @@ func decodeContinue(tok string) (int64, string, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(tok)
 	if err == nil {
 		if rv, key, ok := strings.Cut(string(raw), "/"); ok && key != "" {
-			if at, err := parseRV(rv); err == nil {
+			if at, err := source.ParseRevision(rv); err == nil {
 				return at, key, nil
 			}
 		}

@@ -1,20 +1,17 @@
 package fake
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"iter"
 	"log/slog"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/btree"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // Defaults of Options.
@@ -29,13 +26,13 @@ const (
 type Options[T any] struct {
 	// HistorySize is how many writes the source remembers. Watches and
 	// lists at a resourceVersion older than the oldest remembered write
-	// fail with reflector.ErrExpired. Default DefaultHistorySize;
+	// fail with source.ErrExpired. Default DefaultHistorySize;
 	// negative is an error.
 	HistorySize int
 
 	// WatchBuffer is how many events may wait for one watcher's reader.
 	// A watcher that falls further behind is ended with an Error event
-	// wrapping reflector.ErrExpired, so that its client relists; writers
+	// wrapping source.ErrExpired, so that its client relists; writers
 	// never wait for readers. Events replayed from history and initial
 	// events do not count. Default DefaultWatchBuffer; negative is an
 	// error.
@@ -84,8 +81,8 @@ func (o *Options[T]) defaults() error {
 }
 
 // Source is an in-memory, versioned store of objects of type T that can be
-// listed, watched and written. It implements reflector.ListWatcher[T] and
-// reflector.VersionComparer. See the package documentation for the
+// listed, watched and written. It implements source.ListWatcher[T] and
+// source.VersionComparer. See the package documentation for the
 // guarantees it keeps. A Source is safe for concurrent use; create it with
 // NewSource.
 type Source[T any] struct {
@@ -139,7 +136,7 @@ func NewSource[T any](keyFunc func(T) string, opts Options[T]) (*Source[T], erro
 }
 
 // Get returns the object stored under key and the resourceVersion of its
-// last write, or an error wrapping reflector.ErrNotFound.
+// last write, or an error wrapping source.ErrNotFound.
 func (s *Source[T]) Get(ctx context.Context, key string) (T, string, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
@@ -149,7 +146,7 @@ func (s *Source[T]) Get(ctx context.Context, key string) (T, string, error) {
 	it, ok := s.items.Get(item[T]{key: key})
 	s.mu.Unlock()
 	if !ok {
-		return zero, "", fmt.Errorf("fake: get %q: %w", key, reflector.ErrNotFound)
+		return zero, "", fmt.Errorf("fake: get %q: %w", key, source.ErrNotFound)
 	}
 	obj := it.obj
 	if s.opts.Copy != nil {
@@ -182,42 +179,24 @@ func (s *Source[T]) Items() iter.Seq2[string, T] {
 func (s *Source[T]) ResourceVersion() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return formatRV(s.rev)
+	return source.FormatRevision(s.rev)
 }
 
-// CompareResourceVersions implements reflector.VersionComparer: the
+// CompareResourceVersions implements source.VersionComparer: the
 // source's resourceVersions are non-negative decimal integers.
 func (s *Source[T]) CompareResourceVersions(a, b string) (int, error) {
-	x, err := parseRV(a)
-	if err != nil {
-		return 0, err
-	}
-	y, err := parseRV(b)
-	if err != nil {
-		return 0, err
-	}
-	return cmp.Compare(x, y), nil
-}
-
-func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }
-
-func parseRV(rv string) (int64, error) {
-	n, err := strconv.ParseInt(rv, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("fake: malformed resource version %q: want a non-negative decimal integer", rv)
-	}
-	return n, nil
+	return source.CompareRevisions(a, b)
 }
 
 // checkRevLocked reports whether the state at rev can still be served:
-// an error wrapping reflector.ErrExpired when rev is older than the
-// history, reflector.ErrFutureVersion when newer than the last write.
+// an error wrapping source.ErrExpired when rev is older than the
+// history, source.ErrFutureVersion when newer than the last write.
 func (s *Source[T]) checkRevLocked(op string, rev int64) error {
 	if rev > s.rev {
-		return fmt.Errorf("fake: %s: resource version %d is newer than the current %d: %w", op, rev, s.rev, reflector.ErrFutureVersion)
+		return fmt.Errorf("fake: %s: resource version %d is newer than the current %d: %w", op, rev, s.rev, source.ErrFutureVersion)
 	}
 	if rev < s.compacted {
-		return fmt.Errorf("fake: %s: resource version %d is older than the retained history (compacted at %d): %w", op, rev, s.compacted, reflector.ErrExpired)
+		return fmt.Errorf("fake: %s: resource version %d is older than the retained history (compacted at %d): %w", op, rev, s.compacted, source.ErrExpired)
 	}
 	return nil
 }

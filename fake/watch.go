@@ -3,24 +3,23 @@ package fake
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"sync/atomic"
 	"time"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // maxBatch bounds how many history records a watcher copies per lock.
 const maxBatch = 128
 
-// Watch implements reflector.ListWatcher. It streams the writes strictly
+// Watch implements source.ListWatcher. It streams the writes strictly
 // after opts.ResourceVersion, in revision order, each exactly once ("" is
 // the current revision); then the live writes.
 //
 // Errors are returned, not sent: a malformed version; a version older
-// than the history (reflector.ErrExpired); a version newer than the last
-// write (reflector.ErrFutureVersion); an injected failure. Once the
+// than the history (source.ErrExpired); a version newer than the last
+// write (source.ErrFutureVersion); an injected failure. Once the
 // channel is returned, the stream ends with an Error event wrapping
-// reflector.ErrExpired if the reader falls more than Options.WatchBuffer
+// source.ErrExpired if the reader falls more than Options.WatchBuffer
 // events behind or history it still needs is compacted, or as CutWatches
 // says; otherwise it ends when ctx ends. The channel is always closed at
 // the end, by a goroutine that exits when it is closed: cancel ctx to
@@ -33,7 +32,7 @@ const maxBatch = 128
 // opts.AllowBookmarks and Options.BookmarkInterval > 0, an idle stream
 // receives a Bookmark with the revision it has caught up to every
 // interval. Deleted events carry the object's last state.
-func (s *Source[T]) Watch(ctx context.Context, opts reflector.WatchOptions) (<-chan reflector.Event[T], error) {
+func (s *Source[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[T], error) {
 	s.watchCalls.Add(1)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -44,7 +43,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts reflector.WatchOptions) (<-c
 	from := int64(-1)
 	if opts.ResourceVersion != "" {
 		var err error
-		if from, err = parseRV(opts.ResourceVersion); err != nil {
+		if from, err = source.ParseRevision(opts.ResourceVersion); err != nil {
 			return nil, fmt.Errorf("fake: watch: %w", err)
 		}
 	}
@@ -58,7 +57,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts reflector.WatchOptions) (<-c
 	}
 	w := &watcher[T]{
 		src:    s,
-		ch:     make(chan reflector.Event[T]),
+		ch:     make(chan source.Event[T]),
 		notify: make(chan struct{}, 1),
 		stop:   make(chan struct{}),
 		live:   s.rev,
@@ -87,7 +86,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts reflector.WatchOptions) (<-c
 // at which the watch opened, then drains the queue.
 type watcher[T any] struct {
 	src *Source[T]
-	ch  chan reflector.Event[T]
+	ch  chan source.Event[T]
 	// notify has a token when there may be new records to send.
 	notify chan struct{}
 	// stop is closed (under src.mu, after stopErr is set) to end the watch.
@@ -112,7 +111,7 @@ func (s *Source[T]) notifyLocked(rec *record[T]) {
 	for w := range s.watchers {
 		if w.pending.Add(1) > limit {
 			s.opts.Logger.Info("fake: evicting a watcher that fell behind", "buffer", limit, "revision", s.rev)
-			s.stopLocked(w, fmt.Errorf("fake: watcher fell more than %d events behind: %w", limit, reflector.ErrExpired))
+			s.stopLocked(w, fmt.Errorf("fake: watcher fell more than %d events behind: %w", limit, source.ErrExpired))
 			continue
 		}
 		w.queue = append(w.queue, *rec)
@@ -145,7 +144,7 @@ func (w *watcher[T]) fetch(cursor int64, buf []record[T]) ([]record[T], int64, e
 	defer s.mu.Unlock()
 	if cursor < w.live {
 		if cursor < s.compacted {
-			return buf, cursor, fmt.Errorf("fake: watch: the events after revision %d were compacted (history starts after %d): %w", cursor, s.compacted, reflector.ErrExpired)
+			return buf, cursor, fmt.Errorf("fake: watch: the events after revision %d were compacted (history starts after %d): %w", cursor, s.compacted, source.ErrExpired)
 		}
 		for cursor < w.live && len(buf) < maxBatch {
 			cursor++
@@ -167,15 +166,15 @@ func (w *watcher[T]) fetch(cursor int64, buf []record[T]) ([]record[T], int64, e
 func (w *watcher[T]) run(ctx context.Context, cursor int64, initial []T, sendInitial bool, bookmarks time.Duration) {
 	defer w.finish()
 	if sendInitial {
-		rv := formatRV(cursor)
+		rv := source.FormatRevision(cursor)
 		for i, obj := range initial {
-			if !w.send(ctx, reflector.Event[T]{Type: reflector.Added, Object: obj, ResourceVersion: rv}) {
+			if !w.send(ctx, source.Event[T]{Type: source.Added, Object: obj, ResourceVersion: rv}) {
 				return
 			}
 			var zero T
 			initial[i] = zero
 		}
-		if !w.send(ctx, reflector.Event[T]{Type: reflector.Bookmark, ResourceVersion: rv, InitialEventsEnd: true}) {
+		if !w.send(ctx, source.Event[T]{Type: source.Bookmark, ResourceVersion: rv, InitialEventsEnd: true}) {
 			return
 		}
 	}
@@ -201,7 +200,7 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 	)
 	for {
 		if buf, cursor, err = w.fetch(cursor, buf[:0]); err != nil {
-			w.send(ctx, reflector.Event[T]{Type: reflector.Error, Err: err})
+			w.send(ctx, source.Event[T]{Type: source.Error, Err: err})
 			return
 		}
 		for i := range buf {
@@ -218,7 +217,7 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 		}
 		if due {
 			// cursor is fresh: every visible write up to it was sent.
-			if !w.send(ctx, reflector.Event[T]{Type: reflector.Bookmark, ResourceVersion: formatRV(cursor)}) {
+			if !w.send(ctx, source.Event[T]{Type: source.Bookmark, ResourceVersion: source.FormatRevision(cursor)}) {
 				return
 			}
 			due = false
@@ -239,7 +238,7 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 
 // send delivers ev unless ctx ends or the watch is stopped first; it
 // reports whether the watch goes on.
-func (w *watcher[T]) send(ctx context.Context, ev reflector.Event[T]) bool {
+func (w *watcher[T]) send(ctx context.Context, ev source.Event[T]) bool {
 	select {
 	case <-w.stop:
 		w.stopped(ctx)
@@ -266,7 +265,7 @@ func (w *watcher[T]) stopped(ctx context.Context) {
 		return
 	}
 	select {
-	case w.ch <- reflector.Event[T]{Type: reflector.Error, Err: err}:
+	case w.ch <- source.Event[T]{Type: source.Error, Err: err}:
 	case <-ctx.Done():
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,14 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/fake"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 const (
-	added    = reflector.Added
-	modified = reflector.Modified
-	deleted  = reflector.Deleted
-	bookmark = reflector.Bookmark
+	added    = source.Added
+	modified = source.Modified
+	deleted  = source.Deleted
+	bookmark = source.Bookmark
 )
 
 func TestWatchReplaysHistoryThenLive(t *testing.T) {
@@ -31,7 +31,7 @@ func TestWatchReplaysHistoryThenLive(t *testing.T) {
 		must(t)(s.Update(ctx, &pod{Name: "a", Phase: "2"}, ""))
 		must(t)(s.Delete(ctx, "b", ""))
 
-		ch := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "1"})
+		ch := watch(t, ctx, s, source.WatchOptions{ResourceVersion: "1"})
 		assert.Equal(t, []short{
 			{added, "b", "1", "2"},
 			{modified, "a", "2", "3"},
@@ -52,7 +52,7 @@ func TestWatchFromEmptyVersionIsNow(t *testing.T) {
 		ctx := t.Context()
 		s := newSource(t, fake.Options[*pod]{})
 		must(t)(s.Create(ctx, &pod{Name: "a"}))
-		ch := watch(t, ctx, s, reflector.WatchOptions{})
+		ch := watch(t, ctx, s, source.WatchOptions{})
 		synctest.Wait()
 		requireIdle(t, ch)
 		must(t)(s.Create(ctx, &pod{Name: "b"}))
@@ -71,19 +71,19 @@ func TestWatchVersionErrors(t *testing.T) {
 		initial bool
 		want    error
 	}{
-		{"1", false, reflector.ErrExpired},
-		{"1", true, reflector.ErrExpired},
-		{"5", false, reflector.ErrFutureVersion},
-		{"5", true, reflector.ErrFutureVersion},
+		{"1", false, source.ErrExpired},
+		{"1", true, source.ErrExpired},
+		{"5", false, source.ErrFutureVersion},
+		{"5", true, source.ErrFutureVersion},
 	} {
-		_, err := s.Watch(ctx, reflector.WatchOptions{ResourceVersion: tc.rv, SendInitialEvents: tc.initial})
+		_, err := s.Watch(ctx, source.WatchOptions{ResourceVersion: tc.rv, SendInitialEvents: tc.initial})
 		require.ErrorIs(t, err, tc.want, "%+v", tc)
 	}
-	_, err := s.Watch(ctx, reflector.WatchOptions{ResourceVersion: "-3"})
+	_, err := s.Watch(ctx, source.WatchOptions{ResourceVersion: "-3"})
 	require.ErrorContains(t, err, "malformed resource version")
 	done, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = s.Watch(done, reflector.WatchOptions{})
+	_, err = s.Watch(done, source.WatchOptions{})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 0, s.Watchers())
 }
@@ -95,7 +95,7 @@ func TestWatchResumesAtTheEdgeOfTheHistory(t *testing.T) {
 		for i := range 4 {
 			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
 		}
-		ch := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "2"})
+		ch := watch(t, ctx, s, source.WatchOptions{ResourceVersion: "2"})
 		assert.Equal(t, []short{{added, "2", "", "3"}, {added, "3", "", "4"}}, recvN(t, ch, 2))
 	})
 }
@@ -107,16 +107,16 @@ func TestCompactExpiresOnlyReplayingWatches(t *testing.T) {
 		for i := range 200 {
 			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
 		}
-		replaying := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "0"})
-		live := watch(t, ctx, s, reflector.WatchOptions{})
+		replaying := watch(t, ctx, s, source.WatchOptions{ResourceVersion: "0"})
+		live := watch(t, ctx, s, source.WatchOptions{})
 		must(t)(s.Create(ctx, &pod{Name: "new"}))
 		synctest.Wait() // replaying has read the first batch of history
 		s.Compact()
 		evs := requireClosed(t, replaying)
 		require.Len(t, evs, 129, "the first batch, then the error")
 		assert.Equal(t, short{added, "127", "", "128"}, shorten(evs[127]))
-		assert.Equal(t, reflector.Error, evs[128].Type)
-		assert.ErrorIs(t, evs[128].Err, reflector.ErrExpired)
+		assert.Equal(t, source.Error, evs[128].Type)
+		assert.ErrorIs(t, evs[128].Err, source.ErrExpired)
 		assert.ErrorContains(t, evs[128].Err, "the events after revision 128 were compacted")
 
 		// The live watch had not even taken its event when the history
@@ -132,14 +132,14 @@ func TestReplayingWatchExpiresWhenTheWindowPassesIt(t *testing.T) {
 		for i := range 150 {
 			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
 		}
-		ch := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "0"})
+		ch := watch(t, ctx, s, source.WatchOptions{ResourceVersion: "0"})
 		synctest.Wait()
 		for i := range 129 { // the window now starts after 129
 			must(t)(s.Update(ctx, &pod{Name: fmt.Sprint(i), Phase: "x"}, ""))
 		}
 		evs := requireClosed(t, ch)
 		require.Len(t, evs, 129)
-		assert.ErrorIs(t, evs[128].Err, reflector.ErrExpired)
+		assert.ErrorIs(t, evs[128].Err, source.ErrExpired)
 	})
 }
 
@@ -147,8 +147,8 @@ func TestSlowWatcherIsEvictedAndWritersNeverWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		s := newSource(t, fake.Options[*pod]{WatchBuffer: 3})
-		slow := watch(t, ctx, s, reflector.WatchOptions{})
-		fast := watch(t, ctx, s, reflector.WatchOptions{})
+		slow := watch(t, ctx, s, source.WatchOptions{})
+		fast := watch(t, ctx, s, source.WatchOptions{})
 		var fastEvents []short
 		for i := range 20 {
 			// Never blocks, although slow is never read.
@@ -162,8 +162,8 @@ func TestSlowWatcherIsEvictedAndWritersNeverWait(t *testing.T) {
 		evs := requireClosed(t, slow)
 		require.NotEmpty(t, evs)
 		last := evs[len(evs)-1]
-		assert.Equal(t, reflector.Error, last.Type)
-		assert.ErrorIs(t, last.Err, reflector.ErrExpired)
+		assert.Equal(t, source.Error, last.Type)
+		assert.ErrorIs(t, last.Err, source.ErrExpired)
 		assert.ErrorContains(t, last.Err, "fell more than 3 events behind")
 		assert.LessOrEqual(t, len(evs)-1, 3, "at most a buffer's worth before the error")
 	})
@@ -173,7 +173,7 @@ func TestWatchBufferCountsOnlyUnreadEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		s := newSource(t, fake.Options[*pod]{WatchBuffer: 2})
-		ch := watch(t, ctx, s, reflector.WatchOptions{})
+		ch := watch(t, ctx, s, source.WatchOptions{})
 		for i := range 10 { // a reader that keeps up is never evicted
 			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
 			assert.Len(t, recvN(t, ch, 1), 1)
@@ -196,7 +196,7 @@ func TestWatchSendInitialEvents(t *testing.T) {
 		must(t)(s.Create(ctx, &pod{Name: "a", Phase: "1"}))
 		must(t)(s.Create(ctx, &pod{Name: "c", Phase: "1"}))
 		must(t)(s.Delete(ctx, "c", ""))
-		ch := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "1", SendInitialEvents: true})
+		ch := watch(t, ctx, s, source.WatchOptions{ResourceVersion: "1", SendInitialEvents: true})
 		must(t)(s.Update(ctx, &pod{Name: "a", Phase: "2"}, "")) // after the snapshot
 
 		assert.Equal(t, []short{
@@ -214,7 +214,7 @@ func TestWatchInitialEventsEndMarker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		s := newSource(t, fake.Options[*pod]{})
-		ch := watch(t, ctx, s, reflector.WatchOptions{SendInitialEvents: true})
+		ch := watch(t, ctx, s, source.WatchOptions{SendInitialEvents: true})
 		ev, _ := recv(t, ch)
 		assert.Equal(t, event{Type: bookmark, ResourceVersion: "0", InitialEventsEnd: true}, ev, "empty source: just the marker")
 	})
@@ -224,8 +224,8 @@ func TestPeriodicBookmarks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		s := newSource(t, fake.Options[*pod]{BookmarkInterval: time.Minute})
-		marks := watch(t, ctx, s, reflector.WatchOptions{AllowBookmarks: true})
-		plain := watch(t, ctx, s, reflector.WatchOptions{})
+		marks := watch(t, ctx, s, source.WatchOptions{AllowBookmarks: true})
+		plain := watch(t, ctx, s, source.WatchOptions{})
 		must(t)(s.Create(ctx, &pod{Name: "a"}))
 		recvN(t, marks, 1)
 		recvN(t, plain, 1)
@@ -257,12 +257,12 @@ func TestCancelClosesEveryKindOfWatch(t *testing.T) {
 			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
 		}
 		chans := []<-chan event{
-			watch(t, ctx, s, reflector.WatchOptions{}),                                           // idle
-			watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "0"}),                       // replaying
-			watch(t, ctx, s, reflector.WatchOptions{SendInitialEvents: true}),                    // initial events
-			watch(t, ctx, s, reflector.WatchOptions{AllowBookmarks: true}),                       // bookmark timer
-			watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "5"}),                       // live
-			watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "0", AllowBookmarks: true}), // both
+			watch(t, ctx, s, source.WatchOptions{}),                                           // idle
+			watch(t, ctx, s, source.WatchOptions{ResourceVersion: "0"}),                       // replaying
+			watch(t, ctx, s, source.WatchOptions{SendInitialEvents: true}),                    // initial events
+			watch(t, ctx, s, source.WatchOptions{AllowBookmarks: true}),                       // bookmark timer
+			watch(t, ctx, s, source.WatchOptions{ResourceVersion: "5"}),                       // live
+			watch(t, ctx, s, source.WatchOptions{ResourceVersion: "0", AllowBookmarks: true}), // both
 		}
 		must(t)(s.Update(ctx, &pod{Name: "0", Phase: "x"}, ""))
 		synctest.Wait()
@@ -281,8 +281,8 @@ func TestCutWatches(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		s := newSource(t, fake.Options[*pod]{})
-		a := watch(t, ctx, s, reflector.WatchOptions{})
-		b := watch(t, ctx, s, reflector.WatchOptions{})
+		a := watch(t, ctx, s, source.WatchOptions{})
+		b := watch(t, ctx, s, source.WatchOptions{})
 		must(t)(s.Create(ctx, &pod{Name: "x"}))
 		recvN(t, b, 1)
 		synctest.Wait()
@@ -290,12 +290,12 @@ func TestCutWatches(t *testing.T) {
 		assert.Empty(t, requireClosed(t, a), "a clean cut drops the unread event and sends nothing")
 		assert.Empty(t, requireClosed(t, b))
 
-		c := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "1"})
-		boom := fmt.Errorf("cut: %w", reflector.ErrExpired)
+		c := watch(t, ctx, s, source.WatchOptions{ResourceVersion: "1"})
+		boom := fmt.Errorf("cut: %w", source.ErrExpired)
 		assert.Equal(t, 1, s.CutWatches(boom))
 		evs := requireClosed(t, c)
 		require.Len(t, evs, 1)
-		assert.Equal(t, event{Type: reflector.Error, Err: boom}, evs[0])
+		assert.Equal(t, event{Type: source.Error, Err: boom}, evs[0])
 		assert.Equal(t, 0, s.CutWatches(nil))
 	})
 }
@@ -305,21 +305,21 @@ func TestMissNextEvents(t *testing.T) {
 		ctx := t.Context()
 		s := newSource(t, fake.Options[*pod]{})
 		must(t)(s.Create(ctx, &pod{Name: "a", Phase: "1"}))
-		ch := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "1"})
+		ch := watch(t, ctx, s, source.WatchOptions{ResourceVersion: "1"})
 		s.MissNextEvents(2)
 		must(t)(s.Update(ctx, &pod{Name: "a", Phase: "missed"}, ""))
 		must(t)(s.Create(ctx, &pod{Name: "b", Phase: "missed"}))
 		must(t)(s.Create(ctx, &pod{Name: "c", Phase: "seen"}))
 		assert.Equal(t, []short{{added, "c", "seen", "4"}}, recvN(t, ch, 1))
 
-		again := watch(t, ctx, s, reflector.WatchOptions{ResourceVersion: "0"})
+		again := watch(t, ctx, s, source.WatchOptions{ResourceVersion: "0"})
 		assert.Equal(t, []short{{added, "a", "1", "1"}, {added, "c", "seen", "4"}}, recvN(t, again, 2),
 			"a re-watch does not find missed events either")
 
-		l, err := s.List(ctx, reflector.ListOptions{})
+		l, err := s.List(ctx, source.ListOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"a=missed", "b=missed", "c=seen"}, names(l.Items), "a relist does")
-		l, err = s.List(ctx, reflector.ListOptions{ResourceVersion: "2"})
+		l, err = s.List(ctx, source.ListOptions{ResourceVersion: "2"})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"a=missed"}, names(l.Items), "and so does a list at a revision")
 	})
@@ -333,15 +333,15 @@ func TestFailAndDelayInjection(t *testing.T) {
 		s.FailLists(2, mine)
 		s.FailWatches(1, nil)
 		for range 2 {
-			_, err := s.List(ctx, reflector.ListOptions{})
+			_, err := s.List(ctx, source.ListOptions{})
 			require.ErrorIs(t, err, mine)
 		}
-		_, err := s.List(ctx, reflector.ListOptions{})
+		_, err := s.List(ctx, source.ListOptions{})
 		require.NoError(t, err)
-		_, err = s.Watch(ctx, reflector.WatchOptions{})
+		_, err = s.Watch(ctx, source.WatchOptions{})
 		require.ErrorContains(t, err, "fake: injected watch failure")
 		wctx, stop := context.WithCancel(ctx)
-		ch := watch(t, wctx, s, reflector.WatchOptions{})
+		ch := watch(t, wctx, s, source.WatchOptions{})
 		stop()
 		requireClosed(t, ch)
 		assert.Equal(t, 3, s.ListCalls())
@@ -350,24 +350,24 @@ func TestFailAndDelayInjection(t *testing.T) {
 		s.DelayLists(5 * time.Second)
 		s.DelayWatches(time.Second)
 		start := time.Now()
-		_, err = s.List(ctx, reflector.ListOptions{})
+		_, err = s.List(ctx, source.ListOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, 5*time.Second, time.Since(start))
 		short, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		_, err = s.List(short, reflector.ListOptions{})
+		_, err = s.List(short, source.ListOptions{})
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 
 		start = time.Now()
 		wctx, stop = context.WithCancel(ctx)
-		ch = watch(t, wctx, s, reflector.WatchOptions{})
+		ch = watch(t, wctx, s, source.WatchOptions{})
 		assert.Equal(t, time.Second, time.Since(start))
 		stop()
 		requireClosed(t, ch)
 
 		s.DelayLists(0)
 		start = time.Now()
-		_, err = s.List(ctx, reflector.ListOptions{})
+		_, err = s.List(ctx, source.ListOptions{})
 		require.NoError(t, err)
 		assert.Zero(t, time.Since(start))
 		assert.Equal(t, 6, s.ListCalls())

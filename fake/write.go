@@ -3,15 +3,14 @@ package fake
 import (
 	"context"
 	"fmt"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Create stores obj under its key and returns the resourceVersion of the
-// write. It fails with an error wrapping reflector.ErrAlreadyExists when
+// write. It fails with an error wrapping source.ErrAlreadyExists when
 // the key is taken.
 //
-// If T implements reflector.VersionSetter the new resourceVersion is
+// If T implements source.VersionSetter the new resourceVersion is
 // stamped into the stored object (into obj itself unless Options.Copy is
 // set).
 func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
@@ -22,9 +21,9 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.items.Get(item[T]{key: key}); ok {
-		return "", fmt.Errorf("fake: create %q: %w", key, reflector.ErrAlreadyExists)
+		return "", fmt.Errorf("fake: create %q: %w", key, source.ErrAlreadyExists)
 	}
-	rec := record[T]{typ: reflector.Added, key: key, obj: stored}
+	rec := record[T]{typ: source.Added, key: key, obj: stored}
 	if err := s.commitLocked(&rec); err != nil {
 		return "", err
 	}
@@ -34,8 +33,8 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 // Update replaces the object stored under obj's key and returns the
 // resourceVersion of the write. ifVersion "" updates unconditionally;
 // otherwise it must equal the resourceVersion of the stored object's last
-// write, or Update fails with an error wrapping reflector.ErrConflict. A
-// missing key fails with an error wrapping reflector.ErrNotFound. The
+// write, or Update fails with an error wrapping source.ErrConflict. A
+// missing key fails with an error wrapping source.ErrNotFound. The
 // resourceVersion carried by obj itself is ignored.
 //
 // Stamping works as for Create.
@@ -54,7 +53,7 @@ func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string
 	if err != nil {
 		return "", err
 	}
-	rec := record[T]{typ: reflector.Modified, key: key, obj: stored, prev: cur.obj}
+	rec := record[T]{typ: source.Modified, key: key, obj: stored, prev: cur.obj}
 	if err := s.commitLocked(&rec); err != nil {
 		return "", err
 	}
@@ -83,7 +82,7 @@ func (s *Source[T]) Delete(ctx context.Context, key string, ifVersion string) (s
 	if err != nil {
 		return "", err
 	}
-	rec := record[T]{typ: reflector.Deleted, key: key, obj: cur.obj}
+	rec := record[T]{typ: source.Deleted, key: key, obj: cur.obj}
 	if err := s.commitLocked(&rec); err != nil {
 		return "", err
 	}
@@ -117,7 +116,7 @@ func parseIfVersion(op, key, ifVersion string) (int64, error) {
 	if ifVersion == "" {
 		return -1, nil
 	}
-	n, err := parseRV(ifVersion)
+	n, err := source.ParseRevision(ifVersion)
 	if err != nil {
 		return 0, fmt.Errorf("fake: %s %q: precondition: %w", op, key, err)
 	}
@@ -129,10 +128,10 @@ func parseIfVersion(op, key, ifVersion string) (int64, error) {
 func (s *Source[T]) preconditionLocked(op, key string, want int64) (item[T], error) {
 	cur, ok := s.items.Get(item[T]{key: key})
 	if !ok {
-		return cur, fmt.Errorf("fake: %s %q: %w", op, key, reflector.ErrNotFound)
+		return cur, fmt.Errorf("fake: %s %q: %w", op, key, source.ErrNotFound)
 	}
 	if want >= 0 && cur.rev != want {
-		return cur, fmt.Errorf("fake: %s %q: resource version %d is stale, the object is at %d: %w", op, key, want, cur.rev, reflector.ErrConflict)
+		return cur, fmt.Errorf("fake: %s %q: resource version %d is stale, the object is at %d: %w", op, key, want, cur.rev, source.ErrConflict)
 	}
 	return cur, nil
 }
@@ -142,14 +141,14 @@ func (s *Source[T]) preconditionLocked(op, key string, want int64) (item[T], err
 // It fills in rec.rev, rec.rv and rec.hidden.
 func (s *Source[T]) commitLocked(rec *record[T]) error {
 	rec.rev = s.rev + 1
-	rec.rv = formatRV(rec.rev)
-	if rec.typ != reflector.Deleted {
-		if err := reflector.StampResourceVersion(rec.obj, rec.rv); err != nil {
+	rec.rv = source.FormatRevision(rec.rev)
+	if rec.typ != source.Deleted {
+		if err := source.StampResourceVersion(rec.obj, rec.rv); err != nil {
 			return fmt.Errorf("fake: %w", err)
 		}
 	}
 	s.rev = rec.rev
-	if rec.typ == reflector.Deleted {
+	if rec.typ == source.Deleted {
 		s.items.Delete(item[T]{key: rec.key})
 	} else {
 		s.items.ReplaceOrInsert(item[T]{key: rec.key, obj: rec.obj, rev: rec.rev, rv: rec.rv})

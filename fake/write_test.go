@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/source"
 	"maps"
 	"slices"
 	"testing"
@@ -10,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/fake"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 func TestNewSourceValidates(t *testing.T) {
@@ -36,26 +36,26 @@ func TestWritesVersionsAndPreconditions(t *testing.T) {
 	assert.Equal(t, "1", rv)
 
 	_, err = s.Create(ctx, &pod{Name: "a"})
-	require.ErrorIs(t, err, reflector.ErrAlreadyExists)
+	require.ErrorIs(t, err, source.ErrAlreadyExists)
 	_, err = s.Update(ctx, &pod{Name: "b"}, "")
-	require.ErrorIs(t, err, reflector.ErrNotFound)
+	require.ErrorIs(t, err, source.ErrNotFound)
 	_, err = s.Delete(ctx, "b", "1")
-	require.ErrorIs(t, err, reflector.ErrNotFound)
+	require.ErrorIs(t, err, source.ErrNotFound)
 	_, _, err = s.Get(ctx, "b")
-	require.ErrorIs(t, err, reflector.ErrNotFound)
+	require.ErrorIs(t, err, source.ErrNotFound)
 	assert.Equal(t, "1", s.ResourceVersion(), "failed writes take no revision")
 
 	_, err = s.Update(ctx, &pod{Name: "a", Phase: "x"}, "0")
-	require.ErrorIs(t, err, reflector.ErrConflict)
+	require.ErrorIs(t, err, source.ErrConflict)
 	_, err = s.Update(ctx, &pod{Name: "a", Phase: "x"}, "seven")
 	require.ErrorContains(t, err, "malformed resource version")
-	require.NotErrorIs(t, err, reflector.ErrConflict)
+	require.NotErrorIs(t, err, source.ErrConflict)
 	assert.Equal(t, "2", must(t)(s.Update(ctx, &pod{Name: "a", Phase: "Running"}, "1")))
 	assert.Equal(t, "3", must(t)(s.Update(ctx, &pod{Name: "a", Phase: "Done"}, "")))
 	assert.Equal(t, "Pending", a.Phase, "an update replaces the object, it does not change the old one")
 
 	_, err = s.Delete(ctx, "a", "2")
-	require.ErrorIs(t, err, reflector.ErrConflict)
+	require.ErrorIs(t, err, source.ErrConflict)
 	assert.Equal(t, "4", must(t)(s.Delete(ctx, "a", "3")))
 	assert.Equal(t, 0, s.Len())
 	assert.Equal(t, "5", must(t)(s.Create(ctx, &pod{Name: "a"})), "a deleted key can be created again")
@@ -156,7 +156,7 @@ func TestCompareResourceVersions(t *testing.T) {
 	}
 	for _, bad := range []string{"", "-1", "x", "1.5", "99999999999999999999"} {
 		_, err := s.CompareResourceVersions(bad, "1")
-		require.ErrorContains(t, err, "fake: malformed resource version", bad)
+		require.ErrorContains(t, err, "source: malformed resource version", bad)
 		_, err = s.CompareResourceVersions("1", bad)
 		require.Error(t, err, bad)
 	}

@@ -2,6 +2,7 @@ package informer_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/source"
 	"io"
 	"log/slog"
 	"runtime"
@@ -10,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/informer"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // The W7 workload of the bench/ module: an informer over a ListWatcher
@@ -45,15 +45,15 @@ func benchPods(n int, rv string) []*benchPod {
 // benchSource lists items and then streams whatever is sent on events.
 type benchSource struct {
 	items  []*benchPod
-	events chan reflector.Event[*benchPod]
+	events chan source.Event[*benchPod]
 }
 
-func (s *benchSource) List(context.Context, reflector.ListOptions) (reflector.List[*benchPod], error) {
-	return reflector.List[*benchPod]{Items: s.items, ResourceVersion: "1"}, nil
+func (s *benchSource) List(context.Context, source.ListOptions) (source.List[*benchPod], error) {
+	return source.List[*benchPod]{Items: s.items, ResourceVersion: "1"}, nil
 }
 
-func (s *benchSource) Watch(ctx context.Context, _ reflector.WatchOptions) (<-chan reflector.Event[*benchPod], error) {
-	out := make(chan reflector.Event[*benchPod])
+func (s *benchSource) Watch(ctx context.Context, _ source.WatchOptions) (<-chan source.Event[*benchPod], error) {
+	out := make(chan source.Event[*benchPod])
 	go func() {
 		defer close(out)
 		for {
@@ -114,7 +114,7 @@ func newBenchInformer(b *testing.B, src *benchSource) *informer.Informer[*benchP
 // BenchmarkSync100k: from Run to synced with every OnAdd delivered; also
 // reports the heap retained per cached object.
 func BenchmarkSync100k(b *testing.B) {
-	src := &benchSource{items: benchPods(benchN, "1"), events: make(chan reflector.Event[*benchPod])}
+	src := &benchSource{items: benchPods(benchN, "1"), events: make(chan source.Event[*benchPod])}
 	b.ReportAllocs()
 	var heapPerObj float64
 	for i := 0; i < b.N; i++ {
@@ -158,7 +158,7 @@ func BenchmarkSync100k(b *testing.B) {
 // BenchmarkUpdates100k: a synced informer of 100k objects; each iteration
 // delivers 100k Modified events (one per object) to the counting handler.
 func BenchmarkUpdates100k(b *testing.B) {
-	src := &benchSource{items: benchPods(benchN, "1"), events: make(chan reflector.Event[*benchPod], 1024)}
+	src := &benchSource{items: benchPods(benchN, "1"), events: make(chan source.Event[*benchPod], 1024)}
 	inf := newBenchInformer(b, src)
 	c := &counter{}
 	c.expect(benchN)
@@ -183,11 +183,11 @@ func BenchmarkUpdates100k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		updates := benchPods(benchN, "")
-		events := make([]reflector.Event[*benchPod], benchN)
+		events := make([]source.Event[*benchPod], benchN)
 		for j, p := range updates {
 			rv++
 			p.ResourceVersion = strconv.Itoa(rv)
-			events[j] = reflector.Event[*benchPod]{Type: reflector.Modified, Object: p, ResourceVersion: p.ResourceVersion}
+			events[j] = source.Event[*benchPod]{Type: source.Modified, Object: p, ResourceVersion: p.ResourceVersion}
 		}
 		c.expect(benchN)
 		b.StartTimer()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/fake"
 	"github.com/ctrlkit/ctrlkit/indexer"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // The proof of convergence (DESIGN.md guarantees 1, 2, 3, 5 and 6): writers
@@ -315,7 +315,7 @@ func runChaos(t *testing.T, seed uint64, ops int) {
 	healCtx, healCancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer healCancel()
 	require.NoError(t, inf.WaitForResourceVersion(healCtx, fence), "the cache never reached the fence")
-	src.CutWatches(fmt.Errorf("chaos heal: %w", reflector.ErrExpired))
+	src.CutWatches(fmt.Errorf("chaos heal: %w", source.ErrExpired))
 	time.Sleep(45 * time.Second) // past the longest backoff (30s)
 	synctest.Wait()
 	require.NoError(t, inf.WaitForResourceVersion(healCtx, src.ResourceVersion()), "the cache never caught up")
@@ -397,7 +397,7 @@ func chaosWriter(t *testing.T, src *fake.Source[*obj], rng *rand.Rand, ops int, 
 		key := chaosKey(rng.IntN(chaosKeys))
 		cur, rv, err := src.Get(ctx, key)
 		switch {
-		case errors.Is(err, reflector.ErrNotFound):
+		case errors.Is(err, source.ErrNotFound):
 			_, err = src.Create(ctx, &obj{Key: key, Val: rng.IntN(1000), Node: fmt.Sprint("n", rng.IntN(chaosNodes))})
 		case err != nil:
 		case rng.IntN(4) == 0:
@@ -417,8 +417,8 @@ func chaosWriter(t *testing.T, src *fake.Source[*obj], rng *rand.Rand, ops int, 
 		switch {
 		case err == nil:
 			stats.writes.Add(1)
-		case errors.Is(err, reflector.ErrNotFound), errors.Is(err, reflector.ErrAlreadyExists),
-			errors.Is(err, reflector.ErrConflict):
+		case errors.Is(err, source.ErrNotFound), errors.Is(err, source.ErrAlreadyExists),
+			errors.Is(err, source.ErrConflict):
 			// Another writer got there first.
 		default:
 			t.Errorf("write %s: %v", key, err)
@@ -428,7 +428,7 @@ func chaosWriter(t *testing.T, src *fake.Source[*obj], rng *rand.Rand, ops int, 
 
 // chaosFaults injects a random fault every now and then until stop.
 func chaosFaults(src *fake.Source[*obj], rng *rand.Rand, stop <-chan struct{}, stats *chaosStats) {
-	expired := fmt.Errorf("chaos: %w", reflector.ErrExpired)
+	expired := fmt.Errorf("chaos: %w", source.ErrExpired)
 	for {
 		select {
 		case <-stop:
@@ -456,7 +456,7 @@ func chaosFaults(src *fake.Source[*obj], rng *rand.Rand, stop <-chan struct{}, s
 		case 7:
 			src.DelayWatches(time.Duration(rng.IntN(3)) * 100 * time.Millisecond)
 		case 8:
-			src.FailLists(1, fmt.Errorf("chaos list: %w", reflector.ErrExpired))
+			src.FailLists(1, fmt.Errorf("chaos list: %w", source.ErrExpired))
 			src.CutWatches(expired)
 		}
 	}

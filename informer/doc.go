@@ -33,10 +33,10 @@
 //     object is added; OnAdd(obj, isInInitialList), where isInInitialList
 //     is true for the informer's first list.
 //   - Added, Updated or Replaced of a cached key: if both objects
-//     implement reflector.Versioned and carry the same resourceVersion,
+//     implement source.Versioned and carry the same resourceVersion,
 //     nothing changed (a relist found the object as cached) and nobody is
 //     told; if the new object is older (when the source implements
-//     reflector.VersionComparer) the delta is stale and dropped; otherwise
+//     source.VersionComparer) the delta is stale and dropped; otherwise
 //     the cache is updated and every handler gets OnUpdate(cached, new).
 //     Without Versioned objects every relisted object counts as changed.
 //   - Deleted of a cached key: the object is removed;

@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"reflect"
 	"sync"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // Factory hands out one shared Informer per (name, object type), so that
@@ -62,7 +61,7 @@ func NewFactory(opts FactoryOptions) *Factory {
 // ignore their lw, keyFunc and opts. A new informer runs from the next
 // f.Start. It returns an error if name is empty, New fails, or f was shut
 // down (ErrStopped).
-func Shared[T any](f *Factory, name string, lw reflector.ListWatcher[T], keyFunc func(T) string, opts Options[T]) (*Informer[T], error) {
+func Shared[T any](f *Factory, name string, lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T]) (*Informer[T], error) {
 	if f == nil {
 		return nil, errors.New("informer: Shared: factory is nil")
 	}

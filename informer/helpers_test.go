@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"io"
 	"log/slog"
 	"sync"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/fake"
 	"github.com/ctrlkit/ctrlkit/indexer"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // obj is the test object: a key, a payload, an index field and the
@@ -47,7 +47,7 @@ func newSource(t testing.TB) *fake.Source[*obj] {
 	return src
 }
 
-func newInformer(t testing.TB, lw reflector.ListWatcher[*obj], opts Options[*obj]) *Informer[*obj] {
+func newInformer(t testing.TB, lw source.ListWatcher[*obj], opts Options[*obj]) *Informer[*obj] {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = quiet

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"reflect"
 	"strconv"
@@ -49,8 +50,8 @@ type Informer[T any] struct {
 	metrics Metrics
 	resync  time.Duration // Options.ResyncPeriod
 	// cmp is the source as a VersionComparer, or nil.
-	cmp reflector.VersionComparer
-	// versioned: T's values may implement reflector.Versioned.
+	cmp source.VersionComparer
+	// versioned: T's values may implement source.Versioned.
 	versioned bool
 
 	idx       *indexer.Indexer[T]
@@ -79,7 +80,7 @@ type Informer[T any] struct {
 // objects under keyFunc(obj), which must return a non-empty key. It starts
 // nothing; call Run. It returns an error if lw or keyFunc is nil or opts
 // is invalid.
-func New[T any](lw reflector.ListWatcher[T], keyFunc func(T) string, opts Options[T]) (*Informer[T], error) {
+func New[T any](lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T]) (*Informer[T], error) {
 	var errs []error
 	if lw == nil {
 		errs = append(errs, errors.New("informer: ListWatcher is nil"))
@@ -126,14 +127,14 @@ func New[T any](lw reflector.ListWatcher[T], keyFunc func(T) string, opts Option
 		logger:     logger,
 		metrics:    o.Metrics,
 		resync:     o.ResyncPeriod,
-		versioned:  typ.Kind() == reflect.Interface || typ.Implements(reflect.TypeFor[reflector.Versioned]()),
+		versioned:  typ.Kind() == reflect.Interface || typ.Implements(reflect.TypeFor[source.Versioned]()),
 		idx:        idx,
 		fifo:       fifo,
 		refl:       refl,
 		resyncKick: make(chan struct{}, 1),
 		stopped:    make(chan struct{}),
 	}
-	inf.cmp, _ = lw.(reflector.VersionComparer)
+	inf.cmp, _ = lw.(source.VersionComparer)
 	if o.MutationCheck != nil {
 		inf.mutations = newMutationDetector(o.MutationCheck, logger, o.Metrics)
 	}
@@ -306,14 +307,14 @@ func (inf *Informer[T]) RemoveEventHandler(reg *Registration) error {
 // to and including resourceVersion rv has been applied to the cache (and
 // queued for the handlers), so a caller that wrote an object at rv can
 // then read its write, or a newer state, from the Lister. It uses the
-// source's reflector.VersionComparer; without one it returns an error
-// wrapping reflector.ErrUnsupported. It also returns the comparer's error
+// source's source.VersionComparer; without one it returns an error
+// wrapping source.ErrUnsupported. It also returns the comparer's error
 // for a malformed rv, ctx.Err() when ctx ends and ErrStopped once Run has
 // returned.
 func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
 	if inf.cmp == nil {
-		return fmt.Errorf("informer: WaitForResourceVersion: the source does not implement reflector.VersionComparer: %w",
-			reflector.ErrUnsupported)
+		return fmt.Errorf("informer: WaitForResourceVersion: the source does not implement source.VersionComparer: %w",
+			source.ErrUnsupported)
 	}
 	if _, err := inf.cmp.CompareResourceVersions(rv, rv); err != nil {
 		return fmt.Errorf("informer: WaitForResourceVersion: %w", err)

@@ -3,14 +3,13 @@ package informer
 import (
 	"context"
 	"errors"
+	"github.com/ctrlkit/ctrlkit/source"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 func TestInitialListThenEvents(t *testing.T) {
@@ -258,10 +257,10 @@ func TestWaitForResourceVersion(t *testing.T) {
 
 func TestWaitForResourceVersionNeedsComparer(t *testing.T) {
 	src := newSource(t)
-	lw := reflector.ListWatchFuncs[*obj]{ListFunc: src.List, WatchFunc: src.Watch}
+	lw := source.ListWatchFuncs[*obj]{ListFunc: src.List, WatchFunc: src.Watch}
 	inf := newInformer(t, lw, Options[*obj]{})
 	err := inf.WaitForResourceVersion(context.Background(), "1")
-	require.ErrorIs(t, err, reflector.ErrUnsupported)
+	require.ErrorIs(t, err, source.ErrUnsupported)
 	require.ErrorContains(t, err, "VersionComparer")
 }
 

@@ -113,7 +113,7 @@ const (
 	CountCacheErrors
 	// CountStaleDeltas counts deltas dropped because they carried an
 	// object older than the cached one (only when the source can order
-	// resourceVersions and the objects implement reflector.Versioned).
+	// resourceVersions and the objects implement source.Versioned).
 	CountStaleDeltas
 	// CountMutations counts cached objects found mutated by the
 	// mutation detector.

@@ -3,10 +3,10 @@ package informer
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/deltafifo"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // process applies one key's popped deltas to the cache and queues the
@@ -139,7 +139,7 @@ const (
 )
 
 // compareObjects orders the new object against the cached one by their
-// reflector.Versioned resourceVersions.
+// source.Versioned resourceVersions.
 func (inf *Informer[T]) compareObjects(cached, obj T) versionOrder {
 	if !inf.versioned {
 		return versionUnknown
@@ -168,9 +168,9 @@ func (inf *Informer[T]) compareObjects(cached, obj T) versionOrder {
 }
 
 // resourceVersionOf returns obj's resourceVersion if it implements
-// reflector.Versioned, recovering from a nil pointer receiver that panics.
+// source.Versioned, recovering from a nil pointer receiver that panics.
 func resourceVersionOf[T any](obj T) (rv string, ok bool) {
-	v, ok := any(obj).(reflector.Versioned)
+	v, ok := any(obj).(source.Versioned)
 	if !ok {
 		return "", false
 	}

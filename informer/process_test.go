@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/deltafifo"
 	"github.com/ctrlkit/ctrlkit/indexer"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // TestRelistFindsMissedChanges: changes whose events were missed are
@@ -45,7 +45,7 @@ func TestRelistFindsMissedChanges(t *testing.T) {
 		create(t, src, "d", 4)
 		synctest.Wait()
 		require.Equal(t, []string{"add d 4 false"}, rec.take())
-		require.Equal(t, 1, src.CutWatches(fmt.Errorf("test: %w", reflector.ErrExpired)))
+		require.Equal(t, 1, src.CutWatches(fmt.Errorf("test: %w", source.ErrExpired)))
 		time.Sleep(time.Minute) // any backoff
 		synctest.Wait()
 		require.Greater(t, src.ListCalls(), lists, "relisted")
@@ -57,7 +57,7 @@ func TestRelistFindsMissedChanges(t *testing.T) {
 
 // newCore returns an informer that is not run: the tests drive process
 // directly with hand-made deltas (the pure core of the informer).
-func newCore(t *testing.T, lw reflector.ListWatcher[*obj]) (*Informer[*obj], *listener[*obj], *countingMetrics) {
+func newCore(t *testing.T, lw source.ListWatcher[*obj]) (*Informer[*obj], *listener[*obj], *countingMetrics) {
 	t.Helper()
 	m := &countingMetrics{}
 	inf := newInformer(t, lw, Options[*obj]{Metrics: m, Indexers: indexer.Indexers[*obj]{
@@ -102,10 +102,10 @@ func d(typ deltafifo.DeltaType, key, rv string) deltafifo.Delta[*obj] {
 
 func TestProcessTable(t *testing.T) {
 	src := newSource(t)
-	noCmp := reflector.ListWatchFuncs[*obj]{ListFunc: src.List, WatchFunc: src.Watch}
+	noCmp := source.ListWatchFuncs[*obj]{ListFunc: src.List, WatchFunc: src.Watch}
 	tests := []struct {
 		name    string
-		lw      reflector.ListWatcher[*obj]
+		lw      source.ListWatcher[*obj]
 		initial []deltafifo.Delta[*obj]
 		deltas  []deltafifo.Delta[*obj]
 		want    string

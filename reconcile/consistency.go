@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"sync"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // Cache is what a Consistency gate needs from an informer:
@@ -43,7 +42,7 @@ type Cache interface {
 // one gate per type. All methods are safe for concurrent use.
 type Consistency[R comparable] struct {
 	cache Cache
-	cmp   reflector.VersionComparer
+	cmp   source.VersionComparer
 
 	mu  sync.Mutex
 	rvs map[R]string // guarded by mu; the newest unconfirmed write per request
@@ -51,9 +50,9 @@ type Consistency[R comparable] struct {
 
 // NewConsistency returns a gate for cache, whose source orders
 // resourceVersions with cmp (for a fake.Source or any source that
-// implements reflector.VersionComparer, the source itself). It returns an
+// implements source.VersionComparer, the source itself). It returns an
 // error if either is nil.
-func NewConsistency[R comparable](cache Cache, cmp reflector.VersionComparer) (*Consistency[R], error) {
+func NewConsistency[R comparable](cache Cache, cmp source.VersionComparer) (*Consistency[R], error) {
 	if cache == nil {
 		return nil, errors.New("reconcile: NewConsistency: cache is nil")
 	}

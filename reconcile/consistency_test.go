@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -12,7 +13,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/fake"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/stretchr/testify/require"
 )
 
@@ -25,7 +25,7 @@ type laggingLW struct {
 	release chan struct{}
 }
 
-func (l *laggingLW) List(ctx context.Context, opts reflector.ListOptions) (reflector.List[*obj], error) {
+func (l *laggingLW) List(ctx context.Context, opts source.ListOptions) (source.List[*obj], error) {
 	return l.src.List(ctx, opts)
 }
 
@@ -33,12 +33,12 @@ func (l *laggingLW) CompareResourceVersions(a, b string) (int, error) {
 	return l.src.CompareResourceVersions(a, b)
 }
 
-func (l *laggingLW) Watch(ctx context.Context, opts reflector.WatchOptions) (<-chan reflector.Event[*obj], error) {
+func (l *laggingLW) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[*obj], error) {
 	up, err := l.src.Watch(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan reflector.Event[*obj])
+	out := make(chan source.Event[*obj])
 	go func() {
 		defer close(out)
 		for ev := range up {
@@ -166,7 +166,7 @@ func TestConsistencyCacheThatCannotAnswerLetsReconcilesThrough(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newSource(t)
 		unsupported := versionFunc(func(context.Context, string) error {
-			return fmt.Errorf("informer: WaitForResourceVersion: %w", reflector.ErrUnsupported)
+			return fmt.Errorf("informer: WaitForResourceVersion: %w", source.ErrUnsupported)
 		})
 		gate, err := reconcile.NewConsistency[string](unsupported, src)
 		require.NoError(t, err)
@@ -188,7 +188,7 @@ func TestConsistencyCacheThatCannotAnswerLetsReconcilesThrough(t *testing.T) {
 		require.Equal(t, 1, calls)
 		require.Zero(t, gate.Len())
 		require.Contains(t, logs.String(), "consistency check failed")
-		require.Contains(t, logs.String(), reflector.ErrUnsupported.Error())
+		require.Contains(t, logs.String(), source.ErrUnsupported.Error())
 		require.NoError(t, ignoreCanceled(stop()))
 	})
 }

@@ -77,7 +77,7 @@
 // the resourceVersion each write returned with WroteAt(req, rv), and the
 // next reconcile of req is deferred, with backoff and without blocking a
 // worker, until the cache has caught up with rv. The gate needs the
-// source's reflector.VersionComparer. It complements the expectations
+// source's source.VersionComparer. It complements the expectations
 // package: expectations count the events a controller waits for, the
 // gate compares versions; the Example uses both.
 //

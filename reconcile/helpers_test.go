@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"bytes"
 	"context"
+	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"sync"
 	"testing"
@@ -10,7 +11,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/fake"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 	"github.com/stretchr/testify/require"
 )
@@ -146,7 +146,7 @@ func newSource(t *testing.T, objs ...*obj) *fake.Source[*obj] {
 }
 
 // newInformer returns an informer over lw (not running).
-func newInformer(t *testing.T, lw reflector.ListWatcher[*obj], opts informer.Options[*obj]) *informer.Informer[*obj] {
+func newInformer(t *testing.T, lw source.ListWatcher[*obj], opts informer.Options[*obj]) *informer.Informer[*obj] {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = quiet

@@ -3,11 +3,11 @@ package reconcile
 import (
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"reflect"
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/informer"
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
@@ -37,7 +37,7 @@ type WatchOptions struct {
 //     informer's initial list (isInInitialList), else at the default
 //     priority.
 //   - OnUpdate: a resync (old and new carry the same resourceVersion when
-//     T implements reflector.Versioned, or are the same pointer
+//     T implements source.Versioned, or are the same pointer
 //     otherwise) maps the object at workqueue.LowPriority; a real change
 //     maps both old and new at the default priority, so that when a
 //     change moves an object from one request to another (a new owner, a
@@ -154,8 +154,8 @@ func (h *watchHandler[T, R]) OnDelete(obj T, _ bool) { h.enqueue(obj, 0) }
 
 // resync tells a periodic resync (the same object twice) from a change.
 func (h *watchHandler[T, R]) resync(old, new T) bool {
-	if o, ok := any(old).(reflector.Versioned); ok {
-		if n, ok := any(new).(reflector.Versioned); ok {
+	if o, ok := any(old).(source.Versioned); ok {
+		if n, ok := any(new).(source.Versioned); ok {
 			rv := o.GetResourceVersion()
 			return rv != "" && rv == n.GetResourceVersion()
 		}

@@ -2,6 +2,7 @@ package reflector_test
 
 import (
 	"bytes"
+	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"testing"
 	"testing/synctest"
@@ -20,11 +21,11 @@ func TestBadWatchInputRelists(t *testing.T) {
 		ordered bool
 		applied []string // store ops after the first Replace, before the relist
 	}{
-		"Error event without Err": {resp: watchResp{events: []ev{{Type: reflector.Error}}, open: true}},
-		"unknown event type":      {resp: watchResp{events: []ev{{Type: reflector.EventType(42), ResourceVersion: "11"}}, open: true}},
+		"Error event without Err": {resp: watchResp{events: []ev{{Type: source.Error}}, open: true}},
+		"unknown event type":      {resp: watchResp{events: []ev{{Type: source.EventType(42), ResourceVersion: "11"}}, open: true}},
 		"zero event type":         {resp: watchResp{events: []ev{{ResourceVersion: "11"}}, open: true}},
-		"event without rv":        {resp: watchResp{events: []ev{{Type: reflector.Added, Object: item{Name: "a"}}}, open: true}},
-		"bookmark without rv":     {resp: watchResp{events: []ev{{Type: reflector.Bookmark}}, open: true}},
+		"event without rv":        {resp: watchResp{events: []ev{{Type: source.Added, Object: item{Name: "a"}}}, open: true}},
+		"bookmark without rv":     {resp: watchResp{events: []ev{{Type: source.Bookmark}}, open: true}},
 		"nil channel":             {resp: watchResp{nilCh: true}},
 		"event older than one seen": {
 			resp:    watchResp{events: []ev{added("a", 12), modified("a", 11)}, open: true},
@@ -37,13 +38,13 @@ func TestBadWatchInputRelists(t *testing.T) {
 			resp:    watchResp{events: []ev{added("a", 12), bookmark(11)}, open: true},
 			ordered: true, applied: []string{"add a @12"},
 		},
-		"malformed rv": {resp: watchResp{events: []ev{{Type: reflector.Added, ResourceVersion: "x"}}, open: true}, ordered: true},
+		"malformed rv": {resp: watchResp{events: []ev{{Type: source.Added, ResourceVersion: "x"}}, open: true}, ordered: true},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				lw := newLW([]listResp{listOK(10), listOK(20)}, []watchResp{c.resp})
-				var src reflector.ListWatcher[item] = lw
+				var src source.ListWatcher[item] = lw
 				if c.ordered {
 					src = orderedLW{lw}
 				}
@@ -99,10 +100,10 @@ func TestEqualVersionsAccepted(t *testing.T) {
 
 func TestBadListInputRelists(t *testing.T) {
 	cases := map[string][]listResp{
-		"list without rv": {{list: reflector.List[item]{Items: items("a")}}},
+		"list without rv": {{list: source.List[item]{Items: items("a")}}},
 		"repeated continue token": {
-			{list: reflector.List[item]{ResourceVersion: "5", Continue: "c"}},
-			{list: reflector.List[item]{ResourceVersion: "5", Continue: "c"}},
+			{list: source.List[item]{ResourceVersion: "5", Continue: "c"}},
+			{list: source.List[item]{ResourceVersion: "5", Continue: "c"}},
 		},
 	}
 	for name, lists := range cases {

@@ -2,6 +2,7 @@ package reflector_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"testing"
 
@@ -41,13 +42,13 @@ var benchRVs = func() []string {
 func benchWatch(b *testing.B, ordered bool) {
 	rvList := benchRVs
 	ch := make(chan ev, 1024)
-	lw := reflector.ListWatchFuncs[item]{
-		ListFunc: func(context.Context, reflector.ListOptions) (reflector.List[item], error) {
-			return reflector.List[item]{ResourceVersion: "0"}, nil
+	lw := source.ListWatchFuncs[item]{
+		ListFunc: func(context.Context, source.ListOptions) (source.List[item], error) {
+			return source.List[item]{ResourceVersion: "0"}, nil
 		},
-		WatchFunc: func(context.Context, reflector.WatchOptions) (<-chan ev, error) { return ch, nil },
+		WatchFunc: func(context.Context, source.WatchOptions) (<-chan ev, error) { return ch, nil },
 	}
-	var src reflector.ListWatcher[item] = lw
+	var src source.ListWatcher[item] = lw
 	if ordered {
 		src = orderedFuncs{lw}
 	}
@@ -69,7 +70,7 @@ func benchWatch(b *testing.B, ordered bool) {
 	b.ResetTimer()
 	obj := item{Name: "a"}
 	for i := range n {
-		ch <- ev{Type: reflector.Modified, Object: obj, ResourceVersion: rvList[i%len(rvList)]}
+		ch <- ev{Type: source.Modified, Object: obj, ResourceVersion: rvList[i%len(rvList)]}
 	}
 	<-store.done
 	b.StopTimer()
@@ -77,7 +78,7 @@ func benchWatch(b *testing.B, ordered bool) {
 	<-done
 }
 
-type orderedFuncs struct{ reflector.ListWatchFuncs[item] }
+type orderedFuncs struct{ source.ListWatchFuncs[item] }
 
 func (orderedFuncs) CompareResourceVersions(a, b string) (int, error) {
 	return orderedLW{}.CompareResourceVersions(a, b)
@@ -94,14 +95,14 @@ func BenchmarkPaginatedList(b *testing.B) {
 	for i := range all {
 		all[i] = item{Name: strconv.Itoa(i), V: i}
 	}
-	lw := reflector.ListWatchFuncs[item]{
-		ListFunc: func(_ context.Context, opts reflector.ListOptions) (reflector.List[item], error) {
+	lw := source.ListWatchFuncs[item]{
+		ListFunc: func(_ context.Context, opts source.ListOptions) (source.List[item], error) {
 			start := 0
 			if opts.Continue != "" {
 				start, _ = strconv.Atoi(opts.Continue)
 			}
 			end := min(start+int(opts.Limit), total)
-			l := reflector.List[item]{Items: all[start:end:end], ResourceVersion: "1"}
+			l := source.List[item]{Items: all[start:end:end], ResourceVersion: "1"}
 			if end < total {
 				l.Continue = strconv.Itoa(end)
 			}
@@ -112,7 +113,7 @@ func BenchmarkPaginatedList(b *testing.B) {
 	for b.Loop() {
 		got := make(chan int, 1)
 		ctx, cancel := context.WithCancel(context.Background())
-		lw.WatchFunc = func(ctx context.Context, _ reflector.WatchOptions) (<-chan ev, error) {
+		lw.WatchFunc = func(ctx context.Context, _ source.WatchOptions) (<-chan ev, error) {
 			cancel()
 			return nil, ctx.Err()
 		}

@@ -2,6 +2,7 @@ package reflector_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -44,7 +45,7 @@ func TestCancelDuringList(t *testing.T) {
 // A source that ignores cancellation and answers anyway: no further List
 // or Watch call and no store call follow.
 func TestCancelInsideListCallsNothingMore(t *testing.T) {
-	for name, first := range map[string]reflector.List[item]{
+	for name, first := range map[string]source.List[item]{
 		"between pages": {Items: items("a"), ResourceVersion: "5", Continue: "c"},
 		"last page":     {Items: items("a"), ResourceVersion: "5"},
 	} {

@@ -2,6 +2,7 @@ package reflector
 
 import (
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"math"
 	"time"
 )
@@ -62,10 +63,10 @@ func due(at, now time.Time) bool {
 // checkEvent validates a change or bookmark event against the
 // resourceVersion last synced (lastRV, "" if none). cmp is the source's
 // VersionComparer or nil. The error wraps ErrBadSource.
-func checkEvent[T any](ev *Event[T], lastRV string, cmp VersionComparer) error {
+func checkEvent[T any](ev *source.Event[T], lastRV string, cmp source.VersionComparer) error {
 	switch ev.Type {
-	case Added, Modified, Deleted, Bookmark:
-	case Error:
+	case source.Added, source.Modified, source.Deleted, source.Bookmark:
+	case source.Error:
 		if ev.Err == nil {
 			return fmt.Errorf("%w: Error event without Err", ErrBadSource)
 		}
@@ -82,7 +83,7 @@ func checkEvent[T any](ev *Event[T], lastRV string, cmp VersionComparer) error {
 // checkOrder returns an error wrapping ErrBadSource if cmp can tell that
 // rv is older than floor. It accepts everything when cmp is nil or floor
 // is "".
-func checkOrder(cmp VersionComparer, rv, floor, what string) error {
+func checkOrder(cmp source.VersionComparer, rv, floor, what string) error {
 	if cmp == nil || floor == "" {
 		return nil
 	}

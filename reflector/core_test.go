@@ -2,6 +2,7 @@ package reflector
 
 import (
 	"errors"
+	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"testing"
 	"time"
@@ -142,23 +143,23 @@ func TestCheckEvent(t *testing.T) {
 	boom := errors.New("boom")
 	cases := []struct {
 		name   string
-		ev     Event[int]
+		ev     source.Event[int]
 		lastRV string
-		cmp    VersionComparer
+		cmp    source.VersionComparer
 		bad    bool
 	}{
-		{"added", Event[int]{Type: Added, ResourceVersion: "5"}, "4", intCmp{}, false},
-		{"equal rv", Event[int]{Type: Modified, ResourceVersion: "4"}, "4", intCmp{}, false},
-		{"older rv", Event[int]{Type: Deleted, ResourceVersion: "3"}, "4", intCmp{}, true},
-		{"older rv without comparer", Event[int]{Type: Deleted, ResourceVersion: "3"}, "4", nil, false},
-		{"older bookmark", Event[int]{Type: Bookmark, ResourceVersion: "3"}, "4", intCmp{}, true},
-		{"no last rv", Event[int]{Type: Added, ResourceVersion: "3"}, "", intCmp{}, false},
-		{"malformed rv", Event[int]{Type: Added, ResourceVersion: "x"}, "4", intCmp{}, true},
-		{"empty rv", Event[int]{Type: Added}, "4", nil, true},
-		{"error with err", Event[int]{Type: Error, Err: boom}, "4", intCmp{}, false},
-		{"error without err", Event[int]{Type: Error}, "4", nil, true},
-		{"zero type", Event[int]{ResourceVersion: "5"}, "4", nil, true},
-		{"unknown type", Event[int]{Type: 99, ResourceVersion: "5"}, "4", nil, true},
+		{"added", source.Event[int]{Type: source.Added, ResourceVersion: "5"}, "4", intCmp{}, false},
+		{"equal rv", source.Event[int]{Type: source.Modified, ResourceVersion: "4"}, "4", intCmp{}, false},
+		{"older rv", source.Event[int]{Type: source.Deleted, ResourceVersion: "3"}, "4", intCmp{}, true},
+		{"older rv without comparer", source.Event[int]{Type: source.Deleted, ResourceVersion: "3"}, "4", nil, false},
+		{"older bookmark", source.Event[int]{Type: source.Bookmark, ResourceVersion: "3"}, "4", intCmp{}, true},
+		{"no last rv", source.Event[int]{Type: source.Added, ResourceVersion: "3"}, "", intCmp{}, false},
+		{"malformed rv", source.Event[int]{Type: source.Added, ResourceVersion: "x"}, "4", intCmp{}, true},
+		{"empty rv", source.Event[int]{Type: source.Added}, "4", nil, true},
+		{"error with err", source.Event[int]{Type: source.Error, Err: boom}, "4", intCmp{}, false},
+		{"error without err", source.Event[int]{Type: source.Error}, "4", nil, true},
+		{"zero type", source.Event[int]{ResourceVersion: "5"}, "4", nil, true},
+		{"unknown type", source.Event[int]{Type: 99, ResourceVersion: "5"}, "4", nil, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,8 +1,9 @@
-// Package reflector defines the source contract of ctrlkit — ListWatcher,
-// Event, List and the options of both, the optional VersionComparer, the
-// Store a reflector writes into, and the sentinel errors such as
-// ErrExpired — and implements Reflector, the loop that keeps a Store in
-// step with a ListWatcher.
+// Package reflector implements Reflector, the loop that keeps a Store in
+// step with a source.ListWatcher: it lists, watches from the list's
+// resourceVersion, resumes, relists on expiry and backs off on errors. The
+// source contract it consumes (ListWatcher, Event, the options, the
+// sentinel errors) lives in package source; this package adds the Store a
+// reflector writes into.
 //
 // # Usage
 //

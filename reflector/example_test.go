@@ -3,6 +3,7 @@ package reflector_test
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/reflector"
@@ -38,19 +39,19 @@ func (s printStore) Resync() error { return nil }
 // A reflector over a source made of two functions: a List and a
 // channel-based Watch.
 func Example() {
-	changes := []reflector.Event[string]{
-		{Type: reflector.Added, Object: "c", ResourceVersion: "3"},
-		{Type: reflector.Modified, Object: "b2", ResourceVersion: "4"},
-		{Type: reflector.Bookmark, ResourceVersion: "5"},
-		{Type: reflector.Deleted, Object: "a", ResourceVersion: "6"},
+	changes := []source.Event[string]{
+		{Type: source.Added, Object: "c", ResourceVersion: "3"},
+		{Type: source.Modified, Object: "b2", ResourceVersion: "4"},
+		{Type: source.Bookmark, ResourceVersion: "5"},
+		{Type: source.Deleted, Object: "a", ResourceVersion: "6"},
 	}
-	lw := reflector.ListWatchFuncs[string]{
-		ListFunc: func(ctx context.Context, opts reflector.ListOptions) (reflector.List[string], error) {
-			return reflector.List[string]{Items: []string{"a", "b"}, ResourceVersion: "2"}, nil
+	lw := source.ListWatchFuncs[string]{
+		ListFunc: func(ctx context.Context, opts source.ListOptions) (source.List[string], error) {
+			return source.List[string]{Items: []string{"a", "b"}, ResourceVersion: "2"}, nil
 		},
-		WatchFunc: func(ctx context.Context, opts reflector.WatchOptions) (<-chan reflector.Event[string], error) {
+		WatchFunc: func(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[string], error) {
 			fmt.Println("watch from", opts.ResourceVersion)
-			ch := make(chan reflector.Event[string])
+			ch := make(chan source.Event[string])
 			go func() {
 				defer close(ch) // the source closes the channel when ctx ends
 				for _, e := range changes {

@@ -1,6 +1,7 @@
 package reflector_test
 
 import (
+	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func (b *byteReader) next() byte {
 
 func (b *byteReader) more() bool { return len(b.data) > 0 }
 
-var fuzzErrs = []error{errBoom, errExpired, reflector.ErrUnsupported, reflector.ErrFutureVersion}
+var fuzzErrs = []error{errBoom, errExpired, source.ErrUnsupported, source.ErrFutureVersion}
 
 // decodeScript turns fuzz input into options, a store and a scripted
 // source whose answers include every kind of garbage.
@@ -47,7 +48,7 @@ func decodeScript(data []byte) (reflector.Options, *recStore, bool, []listResp, 
 	for n := 0; in.more() && n < 40; n++ {
 		switch in.next() % 7 {
 		case 0:
-			l := reflector.List[item]{ResourceVersion: strconv.Itoa(int(in.next() % 32))}
+			l := source.List[item]{ResourceVersion: strconv.Itoa(int(in.next() % 32))}
 			for range in.next() % 4 {
 				l.Items = append(l.Items, item{Name: string(rune('a' + in.next()%26))})
 			}
@@ -64,12 +65,12 @@ func decodeScript(data []byte) (reflector.Options, *recStore, bool, []listResp, 
 			w := watchResp{open: in.next()&1 != 0, gap: time.Duration(in.next()%3) * 700 * time.Millisecond}
 			for range in.next() % 6 {
 				tb := in.next()
-				e := ev{Type: reflector.EventType(tb % 7), Object: item{Name: "k" + strconv.Itoa(int(tb>>5))}}
+				e := ev{Type: source.EventType(tb % 7), Object: item{Name: "k" + strconv.Itoa(int(tb>>5))}}
 				if tb&0x80 == 0 {
 					e.ResourceVersion = strconv.Itoa(int(in.next() % 32))
 				}
 				e.InitialEventsEnd = tb&0x40 != 0
-				if e.Type == reflector.Error && tb&0x08 != 0 {
+				if e.Type == source.Error && tb&0x08 != 0 {
 					e.Err = fuzzErrs[int(tb>>4)%4]
 				}
 				w.events = append(w.events, e)
@@ -106,7 +107,7 @@ func FuzzReflector(f *testing.F) {
 		opts, store, ordered, lists, watches := decodeScript(data)
 		synctest.Test(t, func(t *testing.T) {
 			lw := newLW(lists, watches)
-			var src reflector.ListWatcher[item] = lw
+			var src source.ListWatcher[item] = lw
 			if ordered {
 				src = orderedLW{lw}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -21,26 +22,26 @@ type item struct {
 	V    int
 }
 
-type ev = reflector.Event[item]
+type ev = source.Event[item]
 
 func added(name string, rv int) ev {
-	return ev{Type: reflector.Added, Object: item{name, rv}, ResourceVersion: strconv.Itoa(rv)}
+	return ev{Type: source.Added, Object: item{name, rv}, ResourceVersion: strconv.Itoa(rv)}
 }
 func modified(name string, rv int) ev {
-	return ev{Type: reflector.Modified, Object: item{name, rv}, ResourceVersion: strconv.Itoa(rv)}
+	return ev{Type: source.Modified, Object: item{name, rv}, ResourceVersion: strconv.Itoa(rv)}
 }
 func deleted(name string, rv int) ev {
-	return ev{Type: reflector.Deleted, Object: item{name, rv}, ResourceVersion: strconv.Itoa(rv)}
+	return ev{Type: source.Deleted, Object: item{name, rv}, ResourceVersion: strconv.Itoa(rv)}
 }
-func bookmark(rv int) ev { return ev{Type: reflector.Bookmark, ResourceVersion: strconv.Itoa(rv)} }
+func bookmark(rv int) ev { return ev{Type: source.Bookmark, ResourceVersion: strconv.Itoa(rv)} }
 func endOfInitial(rv int) ev {
-	return ev{Type: reflector.Bookmark, ResourceVersion: strconv.Itoa(rv), InitialEventsEnd: true}
+	return ev{Type: source.Bookmark, ResourceVersion: strconv.Itoa(rv), InitialEventsEnd: true}
 }
-func errEvent(err error) ev { return ev{Type: reflector.Error, Err: err} }
+func errEvent(err error) ev { return ev{Type: source.Error, Err: err} }
 
 var (
 	errBoom    = errors.New("boom")
-	errExpired = fmt.Errorf("source: too old: %w", reflector.ErrExpired)
+	errExpired = fmt.Errorf("source: too old: %w", source.ErrExpired)
 )
 
 func items(names ...string) []item {
@@ -53,14 +54,14 @@ func items(names ...string) []item {
 
 // listResp is one scripted answer to List.
 type listResp struct {
-	list  reflector.List[item]
+	list  source.List[item]
 	err   error
 	block bool   // block until ctx ends, then return ctx.Err()
 	then  func() // called before List returns
 }
 
 func listOK(rv int, names ...string) listResp {
-	return listResp{list: reflector.List[item]{Items: items(names...), ResourceVersion: strconv.Itoa(rv)}}
+	return listResp{list: source.List[item]{Items: items(names...), ResourceVersion: strconv.Itoa(rv)}}
 }
 
 // watchResp is one scripted answer to Watch.
@@ -79,8 +80,8 @@ type watchResp struct {
 
 // call records one List or Watch call.
 type call struct {
-	list  *reflector.ListOptions
-	watch *reflector.WatchOptions
+	list  *source.ListOptions
+	watch *source.WatchOptions
 	at    time.Time
 	ended time.Time // Watch: when the stream's goroutine exited
 }
@@ -100,15 +101,15 @@ type scriptLW struct {
 	lists        []listResp
 	watches      []watchResp
 	calls        []*call
-	fallbackList reflector.List[item]
+	fallbackList source.List[item]
 }
 
 func newLW(lists []listResp, watches []watchResp) *scriptLW {
 	return &scriptLW{lists: lists, watches: watches,
-		fallbackList: reflector.List[item]{ResourceVersion: "100"}}
+		fallbackList: source.List[item]{ResourceVersion: "100"}}
 }
 
-func (s *scriptLW) List(ctx context.Context, opts reflector.ListOptions) (reflector.List[item], error) {
+func (s *scriptLW) List(ctx context.Context, opts source.ListOptions) (source.List[item], error) {
 	s.mu.Lock()
 	s.calls = append(s.calls, &call{list: &opts, at: time.Now()})
 	resp := listResp{list: s.fallbackList}
@@ -121,12 +122,12 @@ func (s *scriptLW) List(ctx context.Context, opts reflector.ListOptions) (reflec
 	}
 	if resp.block {
 		<-ctx.Done()
-		return reflector.List[item]{}, ctx.Err()
+		return source.List[item]{}, ctx.Err()
 	}
 	return resp.list, resp.err
 }
 
-func (s *scriptLW) Watch(ctx context.Context, opts reflector.WatchOptions) (<-chan ev, error) {
+func (s *scriptLW) Watch(ctx context.Context, opts source.WatchOptions) (<-chan ev, error) {
 	s.mu.Lock()
 	c := &call{watch: &opts, at: time.Now()}
 	s.calls = append(s.calls, c)
@@ -377,7 +378,7 @@ var noJitter = reflector.Backoff{Jitter: -1}
 
 // start creates a reflector over lw and store and runs it until the
 // returned harness is stopped. Call it inside a synctest bubble.
-func start(t *testing.T, lw reflector.ListWatcher[item], store reflector.Store[item], opts reflector.Options) *harness {
+func start(t *testing.T, lw source.ListWatcher[item], store reflector.Store[item], opts reflector.Options) *harness {
 	t.Helper()
 	h := &harness{metrics: &counts{}, errs: &errs{}, t0: time.Now(), done: make(chan error, 1)}
 	if opts.Logger == nil {

@@ -2,6 +2,7 @@ package reflector_test
 
 import (
 	"errors"
+	"github.com/ctrlkit/ctrlkit/source"
 	"math"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ import (
 func TestNewRejectsBadInput(t *testing.T) {
 	lw, store := newLW(nil, nil), newStore()
 	cases := map[string]struct {
-		lw    reflector.ListWatcher[item]
+		lw    source.ListWatcher[item]
 		store reflector.Store[item]
 		opts  reflector.Options
 		want  string
@@ -80,9 +81,9 @@ func TestPaginatedListFollowsContinueTokens(t *testing.T) {
 		backing := make([]item, 2, 10)
 		copy(backing, items("a", "b"))
 		lw := newLW([]listResp{
-			{list: reflector.List[item]{Items: backing, ResourceVersion: "10", Continue: "c1"}},
-			{list: reflector.List[item]{Items: items("c", "d"), ResourceVersion: "10", Continue: "c2"}},
-			{list: reflector.List[item]{Items: items("e"), ResourceVersion: "10"}},
+			{list: source.List[item]{Items: backing, ResourceVersion: "10", Continue: "c1"}},
+			{list: source.List[item]{Items: items("c", "d"), ResourceVersion: "10", Continue: "c2"}},
+			{list: source.List[item]{Items: items("e"), ResourceVersion: "10"}},
 		}, nil)
 		store := newStore()
 		h := start(t, lw, store, reflector.Options{PageSize: 2})
@@ -106,8 +107,8 @@ func TestPaginatedRelistAsksLaterPagesByToken(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw := newLW([]listResp{
 			listOK(10),
-			{list: reflector.List[item]{Items: items("a"), ResourceVersion: "12", Continue: "c1"}},
-			{list: reflector.List[item]{Items: items("b"), ResourceVersion: "12"}},
+			{list: source.List[item]{Items: items("a"), ResourceVersion: "12", Continue: "c1"}},
+			{list: source.List[item]{Items: items("b"), ResourceVersion: "12"}},
 		}, []watchResp{{events: []ev{added("a", 11), errEvent(errExpired)}}})
 		store := newStore()
 		h := start(t, lw, store, reflector.Options{PageSize: 1})
@@ -127,7 +128,7 @@ func TestPaginatedRelistAsksLaterPagesByToken(t *testing.T) {
 func TestExpiredContinueTokenFallsBackToFullList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw := newLW([]listResp{
-			{list: reflector.List[item]{Items: items("a", "b"), ResourceVersion: "10", Continue: "c1"}},
+			{list: source.List[item]{Items: items("a", "b"), ResourceVersion: "10", Continue: "c1"}},
 			{err: errExpired},
 			listOK(12, "a", "b", "c"),
 		}, nil)
@@ -168,7 +169,7 @@ func TestExpiredErrorEventRelistsAtLastSyncedRV(t *testing.T) {
 		assert.Equal(t, []time.Duration{0, 0, 0, 0}, lw.CallTimes(h.t0), "expiry relists without backoff")
 		assert.Equal(t, []string{"replace [a] @10", "add b @11", "replace [a b] @15"}, store.Ops())
 		require.Len(t, h.errs.all(), 1)
-		assert.ErrorIs(t, h.errs.all()[0], reflector.ErrExpired)
+		assert.ErrorIs(t, h.errs.all()[0], source.ErrExpired)
 		assert.Equal(t, 1, h.metrics.get(reflector.CountExpired))
 		assert.Zero(t, h.metrics.get(reflector.CountBackoffs))
 		h.stop(t)
@@ -202,7 +203,7 @@ func TestExpiredWatchCallRelistsAtLastSyncedRV(t *testing.T) {
 func TestRelistAtExpiredVersionRetriesWithLatest(t *testing.T) {
 	for name, listErr := range map[string]error{
 		"expired": errExpired,
-		"future":  reflector.ErrFutureVersion,
+		"future":  source.ErrFutureVersion,
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -310,7 +311,7 @@ func TestRelistNeverTimeTravels(t *testing.T) {
 func TestRunErrorsCarryPackagePrefix(t *testing.T) {
 	// Every error handed to WatchErrorHandler starts with "reflector: ".
 	synctest.Test(t, func(t *testing.T) {
-		lw := newLW([]listResp{{err: errBoom}, {list: reflector.List[item]{}}, listOK(3)},
+		lw := newLW([]listResp{{err: errBoom}, {list: source.List[item]{}}, listOK(3)},
 			[]watchResp{{}, {err: errBoom}, {events: []ev{errEvent(errBoom)}}})
 		store := newStore()
 		store.failNext("replace", errBoom)
@@ -320,7 +321,7 @@ func TestRunErrorsCarryPackagePrefix(t *testing.T) {
 		require.GreaterOrEqual(t, len(all), 5)
 		for _, err := range all {
 			assert.True(t, strings.HasPrefix(err.Error(), "reflector: "), err.Error())
-			assert.False(t, errors.Is(err, reflector.ErrExpired))
+			assert.False(t, errors.Is(err, source.ErrExpired))
 		}
 		h.stop(t)
 	})

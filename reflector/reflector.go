@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -41,12 +42,12 @@ var (
 // come from Run's goroutine, one at a time. LastSyncResourceVersion is safe
 // to call from any goroutine at any time.
 type Reflector[T any] struct {
-	lw    ListWatcher[T]
+	lw    source.ListWatcher[T]
 	store Store[T]
 	// bookmarks is store as a BookmarkStore, or nil.
 	bookmarks BookmarkStore
 	// cmp is lw as a VersionComparer, or nil.
-	cmp  VersionComparer
+	cmp  source.VersionComparer
 	opts Options
 	log  *slog.Logger
 
@@ -58,7 +59,7 @@ type Reflector[T any] struct {
 
 // New returns a Reflector that feeds store from lw. It starts nothing;
 // call Run. It returns an error if lw or store is nil or opts is invalid.
-func New[T any](lw ListWatcher[T], store Store[T], opts Options) (*Reflector[T], error) {
+func New[T any](lw source.ListWatcher[T], store Store[T], opts Options) (*Reflector[T], error) {
 	var errs []error
 	if lw == nil {
 		errs = append(errs, errors.New("reflector: ListWatcher is nil"))
@@ -80,7 +81,7 @@ func New[T any](lw ListWatcher[T], store Store[T], opts Options) (*Reflector[T],
 		log:   o.Logger.With("reflector", o.Name),
 	}
 	r.bookmarks, _ = store.(BookmarkStore)
-	r.cmp, _ = lw.(VersionComparer)
+	r.cmp, _ = lw.(source.VersionComparer)
 	return r, nil
 }
 
@@ -138,7 +139,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		switch {
 		case errors.As(err, &fb):
 			l.watchList = false
-		case errors.Is(err, ErrExpired) && !l.justListed:
+		case errors.Is(err, source.ErrExpired) && !l.justListed:
 			// The watch had progressed since the last sync: relist at
 			// once. Without progress since the last sync (or from the
 			// sync itself), ErrExpired means the source expires versions
@@ -161,7 +162,7 @@ func (r *Reflector[T]) report(err error) {
 	case errors.As(err, &fb):
 		r.opts.Metrics.Inc(CountWatchListFallbacks)
 		r.log.Info("watch-list unavailable, falling back to list and watch", "err", err)
-	case errors.Is(err, ErrExpired):
+	case errors.Is(err, source.ErrExpired):
 		r.opts.Metrics.Inc(CountExpired)
 		r.log.Info("resource version expired, relisting", "err", err)
 	case errors.Is(err, ErrBadSource):
@@ -246,7 +247,7 @@ func (l *loop[T]) listSync(ctx context.Context) error {
 	l.justListed = true
 	items, listRV, err := l.list(ctx, l.rv)
 	if err != nil && l.rv != "" && ctx.Err() == nil &&
-		(errors.Is(err, ErrExpired) || errors.Is(err, ErrFutureVersion)) {
+		(errors.Is(err, source.ErrExpired) || errors.Is(err, source.ErrFutureVersion)) {
 		l.r.opts.Metrics.Inc(CountExpired)
 		l.r.log.Info("cannot list at the last synced version, listing the latest",
 			"resourceVersion", l.rv, "err", err)
@@ -274,7 +275,7 @@ func (l *loop[T]) listSync(ctx context.Context) error {
 // source's slices are never written to).
 func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
 	r := l.r
-	opts := ListOptions{ResourceVersion: rv, Limit: r.opts.PageSize}
+	opts := source.ListOptions{ResourceVersion: rv, Limit: r.opts.PageSize}
 	var pages [][]T
 	listRV, full := "", false
 	for {
@@ -284,10 +285,10 @@ func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
 		r.opts.Metrics.Inc(CountLists)
 		got, err := r.lw.List(ctx, opts)
 		if err != nil {
-			if opts.Continue != "" && !full && errors.Is(err, ErrExpired) {
+			if opts.Continue != "" && !full && errors.Is(err, source.ErrExpired) {
 				r.opts.Metrics.Inc(CountExpired)
 				r.log.Info("continue token expired, listing in one call", "err", err)
-				opts = ListOptions{ResourceVersion: rv}
+				opts = source.ListOptions{ResourceVersion: rv}
 				pages, full = nil, true
 				continue
 			}
@@ -315,6 +316,6 @@ func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
 		}
 		// Later pages carry the token and no version, as client-go's
 		// pager asks (Kubernetes refuses both together).
-		opts = ListOptions{Limit: opts.Limit, Continue: got.Continue}
+		opts = source.ListOptions{Limit: opts.Limit, Continue: got.Continue}
 	}
 }

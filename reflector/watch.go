@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"math/rand/v2"
 	"time"
 )
@@ -16,7 +17,7 @@ func (l *loop[T]) watch(ctx context.Context) error {
 	defer cancel()
 	r.opts.Metrics.Inc(CountWatches)
 	started := time.Now()
-	ch, err := r.lw.Watch(wctx, WatchOptions{ResourceVersion: l.rv, AllowBookmarks: true})
+	ch, err := r.lw.Watch(wctx, source.WatchOptions{ResourceVersion: l.rv, AllowBookmarks: true})
 	if err != nil {
 		return fmt.Errorf("reflector: watch from %q: %w", l.rv, err)
 	}
@@ -31,7 +32,7 @@ func (l *loop[T]) watch(ctx context.Context) error {
 // ErrShortWatch if it ended at once without events and progressed is
 // false), the watch's randomized lifetime runs out (nil), ctx ends or an
 // event or the store fails. The caller cancels the watch's context.
-func (l *loop[T]) consume(ctx context.Context, ch <-chan Event[T], started time.Time, progressed bool) error {
+func (l *loop[T]) consume(ctx context.Context, ch <-chan source.Event[T], started time.Time, progressed bool) error {
 	r := l.r
 	end := started.Add(watchLifetime(r.opts.MinWatchTimeout, r.opts.MaxWatchTimeout, rand.Float64()))
 	for {
@@ -70,24 +71,24 @@ func (l *loop[T]) consume(ctx context.Context, ch <-chan Event[T], started time.
 }
 
 // apply validates one watch event and hands it to the store.
-func (l *loop[T]) apply(ev *Event[T]) error {
+func (l *loop[T]) apply(ev *source.Event[T]) error {
 	r := l.r
 	if err := checkEvent(ev, l.rv, r.cmp); err != nil {
 		return err
 	}
 	var err error
 	switch ev.Type {
-	case Added:
+	case source.Added:
 		err = r.store.Add(ev.Object, ev.ResourceVersion)
-	case Modified:
+	case source.Modified:
 		err = r.store.Update(ev.Object, ev.ResourceVersion)
-	case Deleted:
+	case source.Deleted:
 		err = r.store.Delete(ev.Object, ev.ResourceVersion)
-	case Bookmark:
+	case source.Bookmark:
 		if r.bookmarks != nil {
 			r.bookmarks.Bookmark(ev.ResourceVersion)
 		}
-	case Error:
+	case source.Error:
 		return fmt.Errorf("reflector: watch from %q: %w", l.rv, ev.Err)
 	}
 	if err != nil {
@@ -119,10 +120,10 @@ func (l *loop[T]) watchListSync(ctx context.Context) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.opts.Metrics.Inc(CountWatches)
-	ch, err := r.lw.Watch(wctx, WatchOptions{AllowBookmarks: true, SendInitialEvents: true})
+	ch, err := r.lw.Watch(wctx, source.WatchOptions{AllowBookmarks: true, SendInitialEvents: true})
 	if err != nil {
 		err = fmt.Errorf("reflector: watch-list: %w", err)
-		if errors.Is(err, ErrUnsupported) {
+		if errors.Is(err, source.ErrUnsupported) {
 			return &fallbackError{err}
 		}
 		return err
@@ -146,9 +147,9 @@ func (l *loop[T]) watchListSync(ctx context.Context) error {
 				return errors.New("reflector: watch-list: stream closed before the end of initial events")
 			}
 			switch {
-			case ev.Type == Added:
+			case ev.Type == source.Added:
 				items = append(items, ev.Object)
-			case ev.Type == Bookmark && ev.InitialEventsEnd:
+			case ev.Type == source.Bookmark && ev.InitialEventsEnd:
 				if ev.ResourceVersion == "" {
 					return fmt.Errorf("%w: end of initial events without resourceVersion", ErrBadSource)
 				}
@@ -159,11 +160,11 @@ func (l *loop[T]) watchListSync(ctx context.Context) error {
 				r.log.Debug("watch-listed", "items", len(items), "resourceVersion", ev.ResourceVersion)
 				items = nil
 				return l.consume(ctx, ch, time.Now(), true)
-			case ev.Type == Bookmark:
+			case ev.Type == source.Bookmark:
 				// Progress inside the initial events: nothing to apply.
-			case ev.Type == Error && ev.Err != nil:
+			case ev.Type == source.Error && ev.Err != nil:
 				err := fmt.Errorf("reflector: watch-list: %w", ev.Err)
-				if errors.Is(err, ErrUnsupported) {
+				if errors.Is(err, source.ErrUnsupported) {
 					return &fallbackError{err}
 				}
 				return err

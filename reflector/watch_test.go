@@ -1,6 +1,7 @@
 package reflector_test
 
 import (
+	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -133,7 +134,7 @@ func TestWatchErrorsBackOffThenRelist(t *testing.T) {
 	}{
 		"returned by Watch": {watchResp{err: errBoom}, errBoom},
 		"Error event":       {watchResp{events: []ev{added("a", 11), errEvent(errBoom)}, open: true}, errBoom},
-		"ErrUnsupported":    {watchResp{err: reflector.ErrUnsupported}, reflector.ErrUnsupported},
+		"ErrUnsupported":    {watchResp{err: source.ErrUnsupported}, source.ErrUnsupported},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package reflector_test
 
 import (
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -55,7 +56,7 @@ func TestWatchListEmpty(t *testing.T) {
 }
 
 func TestWatchListFallsBackWhenUnsupported(t *testing.T) {
-	unsupported := fmt.Errorf("source: no watch-list: %w", reflector.ErrUnsupported)
+	unsupported := fmt.Errorf("source: no watch-list: %w", source.ErrUnsupported)
 	for name, resp := range map[string]watchResp{
 		"returned by Watch": {err: unsupported},
 		"Error event":       {events: []ev{errEvent(unsupported)}, open: true},
@@ -78,7 +79,7 @@ func TestWatchListFallsBackWhenUnsupported(t *testing.T) {
 				assert.Equal(t, []time.Duration{0, 0, 0, 0, 0}, lw.CallTimes(h.t0), "fallback is immediate")
 				assert.Equal(t, 1, h.metrics.get(reflector.CountWatchListFallbacks))
 				require.NotEmpty(t, h.errs.all())
-				assert.ErrorIs(t, h.errs.all()[0], reflector.ErrUnsupported)
+				assert.ErrorIs(t, h.errs.all()[0], source.ErrUnsupported)
 				h.stop(t)
 			})
 		})
@@ -130,7 +131,7 @@ func TestWatchListErrorsRetryWatchList(t *testing.T) {
 		"Watch error":       {watchResp{err: errBoom}, errBoom},
 		"Modified in initial events": {watchResp{events: []ev{added("a", 5), modified("a", 6)}, open: true},
 			reflector.ErrBadSource},
-		"end without rv": {watchResp{events: []ev{{Type: reflector.Bookmark, InitialEventsEnd: true}}, open: true},
+		"end without rv": {watchResp{events: []ev{{Type: source.Bookmark, InitialEventsEnd: true}}, open: true},
 			reflector.ErrBadSource},
 		"nil channel": {watchResp{nilCh: true}, reflector.ErrBadSource},
 	} {

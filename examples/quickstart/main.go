@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"io"
 	"log/slog"
 	"maps"
@@ -27,7 +28,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/indexer"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // Set asks for Replicas pods.
@@ -37,10 +37,10 @@ type Set struct {
 	RV       string
 }
 
-// GetResourceVersion implements reflector.Versioned.
+// GetResourceVersion implements source.Versioned.
 func (s *Set) GetResourceVersion() string { return s.RV }
 
-// SetResourceVersion implements reflector.VersionSetter.
+// SetResourceVersion implements source.VersionSetter.
 func (s *Set) SetResourceVersion(rv string) { s.RV = rv }
 
 // Pod belongs to the Set named by Owner.
@@ -50,10 +50,10 @@ type Pod struct {
 	RV    string
 }
 
-// GetResourceVersion implements reflector.Versioned.
+// GetResourceVersion implements source.Versioned.
 func (p *Pod) GetResourceVersion() string { return p.RV }
 
-// SetResourceVersion implements reflector.VersionSetter.
+// SetResourceVersion implements source.VersionSetter.
 func (p *Pod) SetResourceVersion(rv string) { p.RV = rv }
 
 func setKey(s *Set) string { return s.Name }
@@ -96,7 +96,7 @@ func (c *setController) Reconcile(ctx context.Context, name string) (reconcile.R
 			rv, err := c.src.Create(ctx, &Pod{Name: pod, Owner: name})
 			if err != nil {
 				c.exp.CreationObserved(name) // no event will come for this one
-				if errors.Is(err, reflector.ErrAlreadyExists) {
+				if errors.Is(err, source.ErrAlreadyExists) {
 					c.count(&c.stale) // the cache was behind; the event is on its way
 					continue
 				}
@@ -113,7 +113,7 @@ func (c *setController) Reconcile(ctx context.Context, name string) (reconcile.R
 			rv, err := c.src.Delete(ctx, pod.Name, "")
 			if err != nil {
 				c.exp.DeletionObserved(name)
-				if errors.Is(err, reflector.ErrNotFound) {
+				if errors.Is(err, source.ErrNotFound) {
 					c.count(&c.stale)
 					continue
 				}
@@ -248,7 +248,7 @@ func run(out io.Writer) error {
 		want[name] = replicas
 		_, _, err := sets.Get(ctx, name)
 		switch {
-		case errors.Is(err, reflector.ErrNotFound):
+		case errors.Is(err, source.ErrNotFound):
 			_, err = sets.Create(ctx, &Set{Name: name, Replicas: replicas})
 		case err == nil:
 			_, err = sets.Update(ctx, &Set{Name: name, Replicas: replicas}, "")
@@ -290,7 +290,7 @@ func run(out io.Writer) error {
 		}
 		pods.Compact()
 		pods.FailLists(2, errors.New("injected list failure"))
-		n := pods.CutWatches(fmt.Errorf("injected: %w", reflector.ErrExpired))
+		n := pods.CutWatches(fmt.Errorf("injected: %w", source.ErrExpired))
 		fmt.Fprintf(out, "  compacted the history, expired %d watch(es), failed the next 2 lists\n", n)
 		fmt.Fprintln(out, "  the reflector backs off, relists, infers the delete, and the controller replaces web-0")
 		return nil

@@ -1,4 +1,4 @@
-package reflector
+package source
 
 import (
 	"context"
@@ -169,7 +169,7 @@ type ListWatchFuncs[T any] struct {
 // List calls ListFunc.
 func (f ListWatchFuncs[T]) List(ctx context.Context, opts ListOptions) (List[T], error) {
 	if f.ListFunc == nil {
-		return List[T]{}, errors.New("reflector: ListWatchFuncs.ListFunc is nil")
+		return List[T]{}, errors.New("source: ListWatchFuncs.ListFunc is nil")
 	}
 	return f.ListFunc(ctx, opts)
 }
@@ -177,31 +177,9 @@ func (f ListWatchFuncs[T]) List(ctx context.Context, opts ListOptions) (List[T],
 // Watch calls WatchFunc.
 func (f ListWatchFuncs[T]) Watch(ctx context.Context, opts WatchOptions) (<-chan Event[T], error) {
 	if f.WatchFunc == nil {
-		return nil, errors.New("reflector: ListWatchFuncs.WatchFunc is nil")
+		return nil, errors.New("source: ListWatchFuncs.WatchFunc is nil")
 	}
 	return f.WatchFunc(ctx, opts)
-}
-
-// Store is what a Reflector writes into. deltafifo.DeltaFIFO implements it.
-// Every call carries the resourceVersion of the change so that the store
-// always knows how far it has caught up.
-type Store[T any] interface {
-	// Add records a new object seen at rv.
-	Add(obj T, rv string) error
-	// Update records a changed object seen at rv.
-	Update(obj T, rv string) error
-	// Delete records that obj (its last state) was deleted at rv.
-	Delete(obj T, rv string) error
-	// Replace replaces the whole contents with items, consistent at rv.
-	Replace(items []T, rv string) error
-	// Resync asks the store to re-deliver what it knows (periodic resync).
-	Resync() error
-}
-
-// BookmarkStore is implemented by stores that want to hear about versions
-// that carry no change (Bookmark events).
-type BookmarkStore interface {
-	Bookmark(rv string)
 }
 
 // StampResourceVersion sets obj's resourceVersion to rv when obj implements

@@ -1,11 +1,11 @@
-package reflector_test
+package source_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 type stamped struct{ rv string }
@@ -18,13 +18,13 @@ func (explosive) SetResourceVersion(string) { panic("boom") }
 
 func TestStampResourceVersion(t *testing.T) {
 	obj := &stamped{}
-	require.NoError(t, reflector.StampResourceVersion(obj, "7"))
+	require.NoError(t, source.StampResourceVersion(obj, "7"))
 	require.Equal(t, "7", obj.rv)
 
 	// Objects without a setter are left alone.
-	require.NoError(t, reflector.StampResourceVersion("plain string", "8"))
+	require.NoError(t, source.StampResourceVersion("plain string", "8"))
 
 	// A panicking setter becomes an error.
-	err := reflector.StampResourceVersion(explosive{}, "9")
+	err := source.StampResourceVersion(explosive{}, "9")
 	require.ErrorContains(t, err, "SetResourceVersion panicked: boom")
 }

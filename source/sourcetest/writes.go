@@ -2,13 +2,12 @@ package sourcetest
 
 import (
 	"errors"
+	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 func testStartsEmpty(h *harness) {
-	l := h.list(reflector.ListOptions{})
+	l := h.list(source.ListOptions{})
 	if len(l.Items) != 0 || l.Continue != "" {
 		h.t.Fatalf("a new source lists %d items (continue %q), want none", len(l.Items), l.Continue)
 	}
@@ -40,24 +39,24 @@ func testWrites(h *harness) {
 	rv1 := h.mustCreate("a", "1")
 	wantGet("a", "1", rv1)
 	_, err := h.create("a", "other")
-	wantErr("Create of a taken key", err, reflector.ErrAlreadyExists)
+	wantErr("Create of a taken key", err, source.ErrAlreadyExists)
 	wantGet("a", "1", rv1)
 
 	_, _, err = get("missing")
-	wantErr("Get of a missing key", err, reflector.ErrNotFound)
+	wantErr("Get of a missing key", err, source.ErrNotFound)
 	_, err = h.update("missing", "x", "")
-	wantErr("Update of a missing key", err, reflector.ErrNotFound)
+	wantErr("Update of a missing key", err, source.ErrNotFound)
 	_, err = h.update("missing", "x", rv1)
-	wantErr("conditional Update of a missing key", err, reflector.ErrNotFound)
+	wantErr("conditional Update of a missing key", err, source.ErrNotFound)
 	_, err = h.remove("missing", "", "")
-	wantErr("Delete of a missing key", err, reflector.ErrNotFound)
+	wantErr("Delete of a missing key", err, source.ErrNotFound)
 	_, err = h.remove("missing", "", rv1)
-	wantErr("conditional Delete of a missing key", err, reflector.ErrNotFound)
+	wantErr("conditional Delete of a missing key", err, source.ErrNotFound)
 
 	rv2 := h.mustUpdate("a", "2")
 	wantGet("a", "2", rv2)
 	_, err = h.update("a", "stale", rv1)
-	wantErr("Update with a stale version", err, reflector.ErrConflict)
+	wantErr("Update with a stale version", err, source.ErrConflict)
 	wantGet("a", "2", rv2)
 	rv3, err := h.update("a", "3", rv2)
 	if err != nil {
@@ -66,16 +65,16 @@ func testWrites(h *harness) {
 	wantGet("a", "3", rv3)
 
 	_, err = h.remove("a", "3", rv2)
-	wantErr("Delete with a stale version", err, reflector.ErrConflict)
+	wantErr("Delete with a stale version", err, source.ErrConflict)
 	wantGet("a", "3", rv3)
 	rv4, err := h.remove("a", "3", rv3)
 	if err != nil {
 		t.Fatalf("Delete with the current version: %v", err)
 	}
 	_, _, err = get("a")
-	wantErr("Get after Delete", err, reflector.ErrNotFound)
+	wantErr("Get after Delete", err, source.ErrNotFound)
 	_, err = h.update("a", "x", "")
-	wantErr("Update after Delete", err, reflector.ErrNotFound)
+	wantErr("Update after Delete", err, source.ErrNotFound)
 
 	rv5 := h.mustCreate("a", "again")
 	wantGet("a", "again", rv5)
@@ -84,7 +83,7 @@ func testWrites(h *harness) {
 			t.Fatalf("write %d at %s, write %d at %s: versions must increase", i+1, pair[0], i+2, pair[1])
 		}
 	}
-	h.checkItems("List after the writes", h.list(reflector.ListOptions{}).Items, rv5)
+	h.checkItems("List after the writes", h.list(source.ListOptions{}).Items, rv5)
 }
 
 func testVersionOrder(h *harness) {
@@ -132,10 +131,10 @@ func testFutureVersion(h *harness) {
 	if !ok {
 		return
 	}
-	if _, err := h.src.List(h.ctx, reflector.ListOptions{ResourceVersion: future}); !errors.Is(err, reflector.ErrFutureVersion) {
+	if _, err := h.src.List(h.ctx, source.ListOptions{ResourceVersion: future}); !errors.Is(err, source.ErrFutureVersion) {
 		h.t.Errorf("List at future version %s: got %v, want ErrFutureVersion", future, err)
 	}
-	if err := h.watchErr(reflector.WatchOptions{ResourceVersion: future}); !errors.Is(err, reflector.ErrFutureVersion) {
+	if err := h.watchErr(source.WatchOptions{ResourceVersion: future}); !errors.Is(err, source.ErrFutureVersion) {
 		h.t.Errorf("Watch from future version %s: got %v, want ErrFutureVersion", future, err)
 	}
 }
@@ -143,13 +142,13 @@ func testFutureVersion(h *harness) {
 func testMalformedVersion(h *harness) {
 	rv := h.mustCreate("a", "1")
 	const bad = "not-a-version"
-	if _, err := h.src.List(h.ctx, reflector.ListOptions{ResourceVersion: bad}); err == nil {
+	if _, err := h.src.List(h.ctx, source.ListOptions{ResourceVersion: bad}); err == nil {
 		h.t.Errorf("List at %q succeeded, want an error", bad)
 	}
-	if _, err := h.src.List(h.ctx, reflector.ListOptions{Limit: 1, Continue: bad}); err == nil {
+	if _, err := h.src.List(h.ctx, source.ListOptions{Limit: 1, Continue: bad}); err == nil {
 		h.t.Errorf("List with continue token %q succeeded, want an error", bad)
 	}
-	if err := h.watchErr(reflector.WatchOptions{ResourceVersion: bad}); err == nil {
+	if err := h.watchErr(source.WatchOptions{ResourceVersion: bad}); err == nil {
 		h.t.Errorf("Watch from %q: no error", bad)
 	}
 	if _, err := h.update("a", "2", bad); err == nil {
@@ -158,5 +157,5 @@ func testMalformedVersion(h *harness) {
 	if _, err := h.remove("a", "1", bad); err == nil {
 		h.t.Errorf("Delete with precondition %q succeeded, want an error", bad)
 	}
-	h.checkItems("List after the failed writes", h.list(reflector.ListOptions{}).Items, rv)
+	h.checkItems("List after the failed writes", h.list(source.ListOptions{}).Items, rv)
 }

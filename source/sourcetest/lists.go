@@ -3,8 +3,7 @@ package sourcetest
 import (
 	"errors"
 	"fmt"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 func testListConsistent(h *harness) {
@@ -22,14 +21,14 @@ func testListConsistent(h *harness) {
 	)
 	last := rvs[len(rvs)-1]
 
-	l := h.list(reflector.ListOptions{})
+	l := h.list(source.ListOptions{})
 	if h.cmp(l.ResourceVersion, last) < 0 {
 		h.t.Fatalf(`List "" is at %s, older than the last write %s`, l.ResourceVersion, last)
 	}
 	h.checkItems(`List ""`, l.Items, l.ResourceVersion)
 
 	for _, rv := range rvs {
-		l := h.list(reflector.ListOptions{ResourceVersion: rv})
+		l := h.list(source.ListOptions{ResourceVersion: rv})
 		if h.cmp(l.ResourceVersion, rv) < 0 {
 			h.t.Fatalf("List at %s is at the older %s", rv, l.ResourceVersion)
 		}
@@ -45,7 +44,7 @@ func testListConsistent(h *harness) {
 // calls between (if not nil) with the page number.
 func (h *harness) listAll(limit int64, between func(page int)) (items []*Object, rv string, pages int) {
 	h.t.Helper()
-	l := h.list(reflector.ListOptions{Limit: limit})
+	l := h.list(source.ListOptions{Limit: limit})
 	rv = l.ResourceVersion
 	for pages = 1; ; pages++ {
 		if int64(len(l.Items)) > limit {
@@ -64,7 +63,7 @@ func (h *harness) listAll(limit int64, between func(page int)) (items []*Object,
 		if between != nil {
 			between(pages)
 		}
-		l = h.list(reflector.ListOptions{Limit: limit, Continue: l.Continue})
+		l = h.list(source.ListOptions{Limit: limit, Continue: l.Continue})
 		if h.cmp(l.ResourceVersion, rv) != 0 {
 			h.t.Fatalf("page %d is at %s, the first page at %s", pages+1, l.ResourceVersion, rv)
 		}
@@ -104,7 +103,7 @@ func testPagination(h *harness) {
 	items, rv, _ = h.listAll(1, nil)
 	h.checkItems("List in pages of 1", items, rv)
 	n := int64(len(items))
-	l := h.list(reflector.ListOptions{Limit: n})
+	l := h.list(source.ListOptions{Limit: n})
 	if l.Continue != "" {
 		h.t.Errorf("List with limit %d of %d items returned continue token %q", n, n, l.Continue)
 	}
@@ -122,15 +121,15 @@ func testExpiredContinue(h *harness) {
 	for i := range 5 {
 		h.mustCreate(fmt.Sprintf("k%d", i), "v0")
 	}
-	first := h.list(reflector.ListOptions{Limit: 2})
+	first := h.list(source.ListOptions{Limit: 2})
 	if first.Continue == "" {
 		h.t.Fatal("List of 5 items with limit 2 returned no continue token")
 	}
 	h.mustUpdate("k4", "v1")
 	h.mustUpdate("k4", "v2")
 	h.compact()
-	_, err := h.src.List(h.ctx, reflector.ListOptions{Limit: 2, Continue: first.Continue})
-	if !errors.Is(err, reflector.ErrExpired) {
+	_, err := h.src.List(h.ctx, source.ListOptions{Limit: 2, Continue: first.Continue})
+	if !errors.Is(err, source.ErrExpired) {
 		h.t.Fatalf("List with a continue token of a compacted version: got %v, want ErrExpired", err)
 	}
 	// A fresh list still works, in pages too.
@@ -143,12 +142,12 @@ func testExpiredList(h *harness) {
 	h.mustUpdate("a", "2")
 	cur := h.mustUpdate("a", "3")
 	h.compact()
-	if _, err := h.src.List(h.ctx, reflector.ListOptions{ResourceVersion: old}); !errors.Is(err, reflector.ErrExpired) {
+	if _, err := h.src.List(h.ctx, source.ListOptions{ResourceVersion: old}); !errors.Is(err, source.ErrExpired) {
 		h.t.Fatalf("List at compacted version %s: got %v, want ErrExpired", old, err)
 	}
-	l := h.list(reflector.ListOptions{ResourceVersion: cur})
+	l := h.list(source.ListOptions{ResourceVersion: cur})
 	h.checkItems("List at the compaction version", l.Items, l.ResourceVersion)
-	l = h.list(reflector.ListOptions{})
+	l = h.list(source.ListOptions{})
 	h.checkItems(`List "" after compaction`, l.Items, l.ResourceVersion)
 }
 
@@ -157,11 +156,11 @@ func testExpiredWatch(h *harness) {
 	h.mustUpdate("a", "2")
 	cur := h.mustUpdate("a", "3")
 	h.compact()
-	if err := h.watchErr(reflector.WatchOptions{ResourceVersion: old}); !errors.Is(err, reflector.ErrExpired) {
+	if err := h.watchErr(source.WatchOptions{ResourceVersion: old}); !errors.Is(err, source.ErrExpired) {
 		h.t.Fatalf("Watch from compacted version %s: got %v, want ErrExpired", old, err)
 	}
 	// The current version stays usable.
-	ch := h.watch(h.ctx, reflector.WatchOptions{ResourceVersion: cur})
+	ch := h.watch(h.ctx, source.WatchOptions{ResourceVersion: cur})
 	h.mustUpdate("a", "4")
 	h.expect(ch, h.after(cur), false, cur)
 }

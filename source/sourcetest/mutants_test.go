@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"github.com/ctrlkit/ctrlkit/source"
 	"io"
 	"log/slog"
 	"os"
@@ -13,15 +14,14 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/fake"
-	"github.com/ctrlkit/ctrlkit/reflector"
-	"github.com/ctrlkit/ctrlkit/reflector/sourcetest"
+	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 
 // The suite is tested against fake.Source (which must pass) and against
 // mutants of it, each broken in one way that one check must catch. A
 // mutant runs in a child process, because a failing suite fails its test.
 
-type event = reflector.Event[*sourcetest.Object]
+type event = source.Event[*sourcetest.Object]
 
 // base adapts fake.Source to sourcetest.Source.
 type base struct {
@@ -66,10 +66,10 @@ func forward(ctx context.Context, in <-chan event, f func(ev event, emit func(ev
 // watchMutant breaks the events of every watch.
 type watchMutant struct {
 	base
-	edit func(opts reflector.WatchOptions) func(ev event, emit func(event))
+	edit func(opts source.WatchOptions) func(ev event, emit func(event))
 }
 
-func (m watchMutant) Watch(ctx context.Context, opts reflector.WatchOptions) (<-chan event, error) {
+func (m watchMutant) Watch(ctx context.Context, opts source.WatchOptions) (<-chan event, error) {
 	ch, err := m.base.Watch(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -79,11 +79,11 @@ func (m watchMutant) Watch(ctx context.Context, opts reflector.WatchOptions) (<-
 
 // nthChange returns an editor that applies f to the n-th change event
 // (1-based) of a watch and passes the others on.
-func nthChange(n int, f func(ev event, emit func(event))) func(reflector.WatchOptions) func(event, func(event)) {
-	return func(reflector.WatchOptions) func(event, func(event)) {
+func nthChange(n int, f func(ev event, emit func(event))) func(source.WatchOptions) func(event, func(event)) {
+	return func(source.WatchOptions) func(event, func(event)) {
 		seen := 0
 		return func(ev event, emit func(event)) {
-			if ev.Type == reflector.Added || ev.Type == reflector.Modified || ev.Type == reflector.Deleted {
+			if ev.Type == source.Added || ev.Type == source.Modified || ev.Type == source.Deleted {
 				seen++
 				if seen == n {
 					f(ev, emit)
@@ -97,10 +97,10 @@ func nthChange(n int, f func(ev event, emit func(event))) func(reflector.WatchOp
 
 type listMutant struct {
 	base
-	list func(b base, ctx context.Context, opts reflector.ListOptions) (reflector.List[*sourcetest.Object], error)
+	list func(b base, ctx context.Context, opts source.ListOptions) (source.List[*sourcetest.Object], error)
 }
 
-func (m listMutant) List(ctx context.Context, opts reflector.ListOptions) (reflector.List[*sourcetest.Object], error) {
+func (m listMutant) List(ctx context.Context, opts source.ListOptions) (source.List[*sourcetest.Object], error) {
 	return m.list(m.base, ctx, opts)
 }
 
@@ -126,9 +126,9 @@ func (m getMutant) Get(ctx context.Context, key string) (*sourcetest.Object, str
 
 type expiredMutant struct{ base }
 
-func (m expiredMutant) Watch(ctx context.Context, opts reflector.WatchOptions) (<-chan event, error) {
+func (m expiredMutant) Watch(ctx context.Context, opts source.WatchOptions) (<-chan event, error) {
 	ch, err := m.base.Watch(ctx, opts)
-	if errors.Is(err, reflector.ErrExpired) {
+	if errors.Is(err, source.ErrExpired) {
 		err = errors.New("gone")
 	}
 	return ch, err
@@ -136,7 +136,7 @@ func (m expiredMutant) Watch(ctx context.Context, opts reflector.WatchOptions) (
 
 type leakMutant struct{ base }
 
-func (m leakMutant) Watch(ctx context.Context, opts reflector.WatchOptions) (<-chan event, error) {
+func (m leakMutant) Watch(ctx context.Context, opts source.WatchOptions) (<-chan event, error) {
 	ch, err := m.base.Watch(ctx, opts)
 	if err == nil {
 		go func() { time.Sleep(time.Minute) }()
@@ -159,10 +159,10 @@ var mutants = map[string]struct {
 	}},
 	"SwapsEvents": {"WatchResumesFromAnyVersion", func(t *testing.T) sourcetest.Source {
 		var held *event
-		return watchMutant{newBase(t), func(reflector.WatchOptions) func(event, func(event)) {
+		return watchMutant{newBase(t), func(source.WatchOptions) func(event, func(event)) {
 			seen := 0
 			return func(ev event, emit func(event)) {
-				if ev.Type != reflector.Bookmark {
+				if ev.Type != source.Bookmark {
 					seen++
 				}
 				switch {
@@ -179,15 +179,15 @@ var mutants = map[string]struct {
 		}}
 	}},
 	"UnaskedBookmarks": {"WatchFromEmptyVersionIsNow", func(t *testing.T) sourcetest.Source {
-		return watchMutant{newBase(t), func(reflector.WatchOptions) func(event, func(event)) {
+		return watchMutant{newBase(t), func(source.WatchOptions) func(event, func(event)) {
 			return func(ev event, emit func(event)) {
-				emit(event{Type: reflector.Bookmark, ResourceVersion: ev.ResourceVersion})
+				emit(event{Type: source.Bookmark, ResourceVersion: ev.ResourceVersion})
 				emit(ev)
 			}
 		}}
 	}},
 	"NoInitialEventsEnd": {"WatchList", func(t *testing.T) sourcetest.Source {
-		return watchMutant{newBase(t), func(reflector.WatchOptions) func(event, func(event)) {
+		return watchMutant{newBase(t), func(source.WatchOptions) func(event, func(event)) {
 			return func(ev event, emit func(event)) {
 				if !ev.InitialEventsEnd {
 					emit(ev)
@@ -196,16 +196,16 @@ var mutants = map[string]struct {
 		}}
 	}},
 	"NoBookmarks": {"Bookmarks", func(t *testing.T) sourcetest.Source {
-		return watchMutant{newBase(t), func(reflector.WatchOptions) func(event, func(event)) {
+		return watchMutant{newBase(t), func(source.WatchOptions) func(event, func(event)) {
 			return func(ev event, emit func(event)) {
-				if ev.Type != reflector.Bookmark {
+				if ev.Type != source.Bookmark {
 					emit(ev)
 				}
 			}
 		}}
 	}},
 	"ListAlwaysLatest": {"ListIsConsistent", func(t *testing.T) sourcetest.Source {
-		return listMutant{newBase(t), func(b base, ctx context.Context, opts reflector.ListOptions) (reflector.List[*sourcetest.Object], error) {
+		return listMutant{newBase(t), func(b base, ctx context.Context, opts source.ListOptions) (source.List[*sourcetest.Object], error) {
 			want := opts.ResourceVersion
 			opts.ResourceVersion = ""
 			l, err := b.List(ctx, opts)
@@ -218,20 +218,20 @@ var mutants = map[string]struct {
 	"PagesAtLatest": {"PaginationSeesOneSnapshot", func(t *testing.T) sourcetest.Source {
 		// Continue tokens carry the first page's version and the last
 		// key, but later pages are cut from the latest state.
-		return listMutant{newBase(t), func(b base, ctx context.Context, opts reflector.ListOptions) (reflector.List[*sourcetest.Object], error) {
+		return listMutant{newBase(t), func(b base, ctx context.Context, opts source.ListOptions) (source.List[*sourcetest.Object], error) {
 			rv, after := "", ""
 			if opts.Continue != "" {
 				raw, _ := base64.RawURLEncoding.DecodeString(opts.Continue)
 				rv, after, _ = strings.Cut(string(raw), "/")
 			}
-			all, err := b.List(ctx, reflector.ListOptions{})
+			all, err := b.List(ctx, source.ListOptions{})
 			if err != nil {
 				return all, err
 			}
 			if rv == "" {
 				rv = all.ResourceVersion
 			}
-			out := reflector.List[*sourcetest.Object]{ResourceVersion: rv}
+			out := source.List[*sourcetest.Object]{ResourceVersion: rv}
 			for _, o := range all.Items {
 				if o.Key <= after {
 					continue

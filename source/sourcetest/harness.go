@@ -3,13 +3,12 @@ package sourcetest
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"maps"
 	"slices"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // Run runs the conformance suite as subtests of t, each against a fresh,
@@ -58,7 +57,7 @@ var checks = []struct {
 // write is one successful write, as the suite made it.
 type write struct {
 	rv    string
-	typ   reflector.EventType
+	typ   source.EventType
 	key   string
 	value string // the new value, or the last one for Deleted
 }
@@ -87,7 +86,7 @@ func (h *harness) record(w write) {
 func (h *harness) create(key, value string) (string, error) {
 	rv, err := h.src.Create(h.ctx, &Object{Key: key, Value: value})
 	if err == nil {
-		h.record(write{rv, reflector.Added, key, value})
+		h.record(write{rv, source.Added, key, value})
 	}
 	return rv, err
 }
@@ -95,7 +94,7 @@ func (h *harness) create(key, value string) (string, error) {
 func (h *harness) update(key, value, ifVersion string) (string, error) {
 	rv, err := h.src.Update(h.ctx, &Object{Key: key, Value: value}, ifVersion)
 	if err == nil {
-		h.record(write{rv, reflector.Modified, key, value})
+		h.record(write{rv, source.Modified, key, value})
 	}
 	return rv, err
 }
@@ -103,7 +102,7 @@ func (h *harness) update(key, value, ifVersion string) (string, error) {
 func (h *harness) remove(key, lastValue, ifVersion string) (string, error) {
 	rv, err := h.src.Delete(h.ctx, key, ifVersion)
 	if err == nil {
-		h.record(write{rv, reflector.Deleted, key, lastValue})
+		h.record(write{rv, source.Deleted, key, lastValue})
 	}
 	return rv, err
 }
@@ -184,7 +183,7 @@ func (h *harness) model(rv string) map[string]state {
 		if h.cmp(w.rv, rv) > 0 {
 			break
 		}
-		if w.typ == reflector.Deleted {
+		if w.typ == source.Deleted {
 			delete(m, w.key)
 		} else {
 			m[w.key] = state{w.value, w.rv}
@@ -215,7 +214,7 @@ func (h *harness) checkItems(what string, items []*Object, rv string) {
 }
 
 // list calls List and fails the test on error.
-func (h *harness) list(opts reflector.ListOptions) reflector.List[*Object] {
+func (h *harness) list(opts source.ListOptions) source.List[*Object] {
 	h.t.Helper()
 	l, err := h.src.List(h.ctx, opts)
 	if err != nil {
@@ -228,7 +227,7 @@ func (h *harness) list(opts reflector.ListOptions) reflector.List[*Object] {
 }
 
 // watch opens a watch that ends with the subtest (or cancel).
-func (h *harness) watch(ctx context.Context, opts reflector.WatchOptions) <-chan reflector.Event[*Object] {
+func (h *harness) watch(ctx context.Context, opts source.WatchOptions) <-chan source.Event[*Object] {
 	h.t.Helper()
 	ch, err := h.src.Watch(ctx, opts)
 	if err != nil {
@@ -242,13 +241,13 @@ func (h *harness) watch(ctx context.Context, opts reflector.WatchOptions) <-chan
 
 // next receives one event; ok is false when the channel is closed. It
 // fails the test after Timeout.
-func (h *harness) next(ch <-chan reflector.Event[*Object]) (reflector.Event[*Object], bool) {
+func (h *harness) next(ch <-chan source.Event[*Object]) (source.Event[*Object], bool) {
 	h.t.Helper()
 	return h.nextBy(ch, time.Now().Add(h.caps.Timeout))
 }
 
 // nextBy is next with a deadline, for loops that skip events.
-func (h *harness) nextBy(ch <-chan reflector.Event[*Object], deadline time.Time) (reflector.Event[*Object], bool) {
+func (h *harness) nextBy(ch <-chan source.Event[*Object], deadline time.Time) (source.Event[*Object], bool) {
 	h.t.Helper()
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
@@ -257,7 +256,7 @@ func (h *harness) nextBy(ch <-chan reflector.Event[*Object], deadline time.Time)
 		return ev, ok
 	case <-timer.C:
 		h.t.Fatalf("no expected event within %v", h.caps.Timeout)
-		return reflector.Event[*Object]{}, false
+		return source.Event[*Object]{}, false
 	}
 }
 
@@ -265,7 +264,7 @@ func (h *harness) nextBy(ch <-chan reflector.Event[*Object], deadline time.Time)
 // fails the test on a closed channel or an Error event, and on a
 // Bookmark unless bookmarks is set, in which case it checks that the
 // bookmark does not go back in time.
-func (h *harness) nextChange(ch <-chan reflector.Event[*Object], bookmarks bool, floor string) reflector.Event[*Object] {
+func (h *harness) nextChange(ch <-chan source.Event[*Object], bookmarks bool, floor string) source.Event[*Object] {
 	h.t.Helper()
 	deadline := time.Now().Add(h.caps.Timeout)
 	for {
@@ -274,16 +273,16 @@ func (h *harness) nextChange(ch <-chan reflector.Event[*Object], bookmarks bool,
 			h.t.Fatal("watch channel closed while a change was expected")
 		}
 		switch ev.Type {
-		case reflector.Added, reflector.Modified, reflector.Deleted:
+		case source.Added, source.Modified, source.Deleted:
 			return ev
-		case reflector.Bookmark:
+		case source.Bookmark:
 			if !bookmarks {
 				h.t.Fatalf("Bookmark at %s on a watch without AllowBookmarks", ev.ResourceVersion)
 			}
 			if floor != "" && h.cmp(ev.ResourceVersion, floor) < 0 {
 				h.t.Fatalf("Bookmark at %s goes back before %s", ev.ResourceVersion, floor)
 			}
-		case reflector.Error:
+		case source.Error:
 			h.t.Fatalf("Error event while a change was expected: %v", ev.Err)
 		default:
 			h.t.Fatalf("event of invalid type %v", ev.Type)
@@ -294,7 +293,7 @@ func (h *harness) nextChange(ch <-chan reflector.Event[*Object], bookmarks bool,
 // expect receives len(want) changes and checks that they are exactly
 // want: same order, types, keys, values and versions; Added and Modified
 // objects stamped with the event's version.
-func (h *harness) expect(ch <-chan reflector.Event[*Object], want []write, bookmarks bool, from string) {
+func (h *harness) expect(ch <-chan source.Event[*Object], want []write, bookmarks bool, from string) {
 	h.t.Helper()
 	prev := from
 	for i, w := range want {
@@ -307,7 +306,7 @@ func (h *harness) expect(ch <-chan reflector.Event[*Object], want []write, bookm
 	}
 }
 
-func (h *harness) checkEvent(what string, ev reflector.Event[*Object], w write) {
+func (h *harness) checkEvent(what string, ev source.Event[*Object], w write) {
 	h.t.Helper()
 	if ev.Object == nil {
 		h.t.Fatalf("%s: nil Object, want %v", what, w)
@@ -316,7 +315,7 @@ func (h *harness) checkEvent(what string, ev reflector.Event[*Object], w write) 
 	if got != w {
 		h.t.Fatalf("%s: got %v, want %v", what, got, w)
 	}
-	if ev.Type != reflector.Deleted && ev.Object.ResourceVersion != ev.ResourceVersion {
+	if ev.Type != source.Deleted && ev.Object.ResourceVersion != ev.ResourceVersion {
 		h.t.Fatalf("%s: object stamped with version %q, event has %q", what, ev.Object.ResourceVersion, ev.ResourceVersion)
 	}
 }
@@ -324,7 +323,7 @@ func (h *harness) checkEvent(what string, ev reflector.Event[*Object], w write) 
 // watchErr opens a watch that must fail: it returns the error Watch
 // returned, or the Err of the Error event that must then be the only
 // event before the channel closes.
-func (h *harness) watchErr(opts reflector.WatchOptions) error {
+func (h *harness) watchErr(opts source.WatchOptions) error {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(h.ctx)
 	defer cancel()
@@ -336,7 +335,7 @@ func (h *harness) watchErr(opts reflector.WatchOptions) error {
 	if !ok {
 		h.t.Fatalf("Watch(%+v): channel closed without an error", opts)
 	}
-	if ev.Type != reflector.Error || ev.Err == nil {
+	if ev.Type != source.Error || ev.Err == nil {
 		h.t.Fatalf("Watch(%+v): got a %v event, want an error", opts, ev.Type)
 	}
 	if _, ok := h.next(ch); ok {
@@ -346,7 +345,7 @@ func (h *harness) watchErr(opts reflector.WatchOptions) error {
 }
 
 // drain receives until ch is closed, failing the test after Timeout.
-func (h *harness) drain(ch <-chan reflector.Event[*Object]) {
+func (h *harness) drain(ch <-chan source.Event[*Object]) {
 	h.t.Helper()
 	timer := time.NewTimer(h.caps.Timeout)
 	defer timer.Stop()

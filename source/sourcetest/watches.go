@@ -4,20 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/source"
 	"runtime"
 	"sync"
 	"time"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 func testWatchDeliversEveryWrite(h *harness) {
 	h.mustCreate("seed", "v0")
-	start := h.list(reflector.ListOptions{}).ResourceVersion
+	start := h.list(source.ListOptions{}).ResourceVersion
 	const watchers = 3
-	var chans []<-chan reflector.Event[*Object]
+	var chans []<-chan source.Event[*Object]
 	for range watchers {
-		chans = append(chans, h.watch(h.ctx, reflector.WatchOptions{ResourceVersion: start}))
+		chans = append(chans, h.watch(h.ctx, source.WatchOptions{ResourceVersion: start}))
 	}
 
 	// Concurrent writers, each on its own keys.
@@ -55,7 +54,7 @@ func testWatchDeliversEveryWrite(h *harness) {
 	// Nothing extra or duplicated is pending: the next change is a new write.
 	sentinel := h.mustCreate("sentinel", "s")
 	for _, ch := range chans {
-		h.expect(ch, []write{{sentinel, reflector.Added, "sentinel", "s"}}, false, "")
+		h.expect(ch, []write{{sentinel, source.Added, "sentinel", "s"}}, false, "")
 	}
 }
 
@@ -70,11 +69,11 @@ func testWatchResumes(h *harness) {
 	resumeFrom := h.sorted()
 	for i, w := range resumeFrom {
 		ctx, cancel := context.WithCancel(h.ctx)
-		ch := h.watch(ctx, reflector.WatchOptions{ResourceVersion: w.rv})
+		ch := h.watch(ctx, source.WatchOptions{ResourceVersion: w.rv})
 		h.expect(ch, h.after(w.rv), false, w.rv)
 		key := fmt.Sprintf("sentinel%d", i)
 		rv := h.mustCreate(key, "s")
-		h.expect(ch, []write{{rv, reflector.Added, key, "s"}}, false, "")
+		h.expect(ch, []write{{rv, source.Added, key, "s"}}, false, "")
 		cancel()
 		h.drain(ch)
 	}
@@ -83,9 +82,9 @@ func testWatchResumes(h *harness) {
 func testWatchFromNow(h *harness) {
 	h.mustCreate("before", "v")
 	h.mustUpdate("before", "v2")
-	ch := h.watch(h.ctx, reflector.WatchOptions{})
+	ch := h.watch(h.ctx, source.WatchOptions{})
 	rv := h.mustCreate("after", "v")
-	h.expect(ch, []write{{rv, reflector.Added, "after", "v"}}, false, "")
+	h.expect(ch, []write{{rv, source.Added, "after", "v"}}, false, "")
 }
 
 func testWatchList(h *harness) {
@@ -94,28 +93,28 @@ func testWatchList(h *harness) {
 	h.mustCreate("c", "0")
 	h.mustUpdate("b", "1")
 	h.mustDelete("c", "0")
-	opts := reflector.WatchOptions{SendInitialEvents: true, AllowBookmarks: true}
+	opts := source.WatchOptions{SendInitialEvents: true, AllowBookmarks: true}
 	if !h.caps.WatchList {
 		h.t.Log("source declares no watch-list support; checking that it refuses SendInitialEvents")
-		if err := h.watchErr(opts); !errors.Is(err, reflector.ErrUnsupported) {
+		if err := h.watchErr(opts); !errors.Is(err, source.ErrUnsupported) {
 			h.t.Fatalf("Watch with SendInitialEvents: got %v, want ErrUnsupported", err)
 		}
 		return
 	}
 	ch := h.watch(h.ctx, opts)
-	var initial []reflector.Event[*Object]
-	var end reflector.Event[*Object]
+	var initial []source.Event[*Object]
+	var end source.Event[*Object]
 	deadline := time.Now().Add(h.caps.Timeout)
 	for end.Type == 0 {
 		ev, ok := h.nextBy(ch, deadline)
 		switch {
 		case !ok:
 			h.t.Fatal("watch closed before the end of the initial events")
-		case ev.Type == reflector.Added:
+		case ev.Type == source.Added:
 			initial = append(initial, ev)
-		case ev.Type == reflector.Bookmark && ev.InitialEventsEnd:
+		case ev.Type == source.Bookmark && ev.InitialEventsEnd:
 			end = ev
-		case ev.Type == reflector.Bookmark:
+		case ev.Type == source.Bookmark:
 		default:
 			h.t.Fatalf("%v event among the initial events (err %v)", ev.Type, ev.Err)
 		}
@@ -129,7 +128,7 @@ func testWatchList(h *harness) {
 	}
 	h.checkItems("initial events", items, end.ResourceVersion)
 	rv := h.mustCreate("d", "0")
-	h.expect(ch, []write{{rv, reflector.Added, "d", "0"}}, true, end.ResourceVersion)
+	h.expect(ch, []write{{rv, source.Added, "d", "0"}}, true, end.ResourceVersion)
 	if h.cmp(rv, end.ResourceVersion) <= 0 {
 		h.t.Errorf("live event at %s, not after the end marker at %s", rv, end.ResourceVersion)
 	}
@@ -141,13 +140,13 @@ func testBookmarks(h *harness) {
 		return
 	}
 	start := h.mustCreate("a", "0")
-	ch := h.watch(h.ctx, reflector.WatchOptions{ResourceVersion: start, AllowBookmarks: true})
+	ch := h.watch(h.ctx, source.WatchOptions{ResourceVersion: start, AllowBookmarks: true})
 	rv := h.mustUpdate("a", "1")
-	h.expect(ch, []write{{rv, reflector.Modified, "a", "1"}}, true, start)
-	var mark reflector.Event[*Object]
-	for mark.Type != reflector.Bookmark {
+	h.expect(ch, []write{{rv, source.Modified, "a", "1"}}, true, start)
+	var mark source.Event[*Object]
+	for mark.Type != source.Bookmark {
 		ev, ok := h.next(ch)
-		if !ok || ev.Type != reflector.Bookmark {
+		if !ok || ev.Type != source.Bookmark {
 			h.t.Fatalf("idle watch: got %v event (open %v), want a Bookmark", ev.Type, ok)
 		}
 		mark = ev
@@ -162,14 +161,14 @@ func testBookmarks(h *harness) {
 		h.t.Errorf("Bookmark carries an object: %+v", mark.Object)
 	}
 	rv2 := h.mustUpdate("a", "2")
-	h.expect(ch, []write{{rv2, reflector.Modified, "a", "2"}}, true, mark.ResourceVersion)
+	h.expect(ch, []write{{rv2, source.Modified, "a", "2"}}, true, mark.ResourceVersion)
 }
 
 func testCancelClosesWatch(h *harness) {
 	// A watch whose context is already done fails or closes at once.
 	done, cancel := context.WithCancel(h.ctx)
 	cancel()
-	if ch, err := h.src.Watch(done, reflector.WatchOptions{}); err == nil {
+	if ch, err := h.src.Watch(done, source.WatchOptions{}); err == nil {
 		if ch == nil {
 			h.t.Fatal("Watch with a done context returned a nil channel and no error")
 		}
@@ -179,22 +178,22 @@ func testCancelClosesWatch(h *harness) {
 	// Warm up, so that goroutines a client starts once are counted in
 	// the baseline.
 	warm, cancelWarm := context.WithCancel(h.ctx)
-	h.drainAfterCancel(h.watch(warm, reflector.WatchOptions{}), cancelWarm)
+	h.drainAfterCancel(h.watch(warm, source.WatchOptions{}), cancelWarm)
 	base := runtime.NumGoroutine()
 
 	const n = 10
 	var (
-		chans   []<-chan reflector.Event[*Object]
+		chans   []<-chan source.Event[*Object]
 		cancels []context.CancelFunc
 	)
 	for range n {
 		ctx, cancel := context.WithCancel(h.ctx)
-		chans = append(chans, h.watch(ctx, reflector.WatchOptions{}))
+		chans = append(chans, h.watch(ctx, source.WatchOptions{}))
 		cancels = append(cancels, cancel)
 	}
 	rv := h.mustCreate("a", "0")
 	for _, ch := range chans {
-		h.expect(ch, []write{{rv, reflector.Added, "a", "0"}}, false, "")
+		h.expect(ch, []write{{rv, source.Added, "a", "0"}}, false, "")
 	}
 	h.mustUpdate("a", "1") // pending, unread, on every watch
 	for i, ch := range chans {
@@ -203,7 +202,7 @@ func testCancelClosesWatch(h *harness) {
 	h.waitGoroutines(base)
 }
 
-func (h *harness) drainAfterCancel(ch <-chan reflector.Event[*Object], cancel context.CancelFunc) {
+func (h *harness) drainAfterCancel(ch <-chan source.Event[*Object], cancel context.CancelFunc) {
 	h.t.Helper()
 	cancel()
 	h.drain(ch)

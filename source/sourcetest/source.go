@@ -2,9 +2,8 @@ package sourcetest
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/source"
 	"time"
-
-	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // Object is the value the suite stores: a key, a value, and the
@@ -16,10 +15,10 @@ type Object struct {
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 }
 
-// GetResourceVersion implements reflector.Versioned.
+// GetResourceVersion implements source.Versioned.
 func (o *Object) GetResourceVersion() string { return o.ResourceVersion }
 
-// SetResourceVersion implements reflector.VersionSetter.
+// SetResourceVersion implements source.VersionSetter.
 func (o *Object) SetResourceVersion(rv string) { o.ResourceVersion = rv }
 
 // ObjectKey is the key function of Object: its Key.
@@ -32,11 +31,11 @@ func ObjectKey(o *Object) string { return o.Key }
 // The suite never changes an object after passing it to a write, and
 // never changes an object it has read.
 type Source interface {
-	reflector.ListWatcher[*Object]
-	reflector.VersionComparer
+	source.ListWatcher[*Object]
+	source.VersionComparer
 
 	// Get returns the object under key and the version of its last write,
-	// or an error wrapping reflector.ErrNotFound.
+	// or an error wrapping source.ErrNotFound.
 	Get(ctx context.Context, key string) (*Object, string, error)
 	// Create stores a new object and returns the version of the write.
 	Create(ctx context.Context, obj *Object) (string, error)
@@ -47,7 +46,7 @@ type Source interface {
 	Delete(ctx context.Context, key, ifVersion string) (string, error)
 	// Compact discards the source's history before its current version,
 	// as etcd's compaction at the current revision does. Afterwards the
-	// suite expects reflector.ErrExpired from a List at any older version,
+	// suite expects source.ErrExpired from a List at any older version,
 	// from a continue token pinned to one, and from a Watch from a version
 	// at least two writes older than the current one (etcd keeps the
 	// writes of the compaction revision itself, so it may still serve a
@@ -61,7 +60,7 @@ type Source interface {
 type Capabilities struct {
 	// WatchList: the source supports WatchOptions.SendInitialEvents. When
 	// false the suite checks that asking for it fails with an error
-	// wrapping reflector.ErrUnsupported.
+	// wrapping source.ErrUnsupported.
 	WatchList bool
 	// Bookmarks: a watch opened with AllowBookmarks receives a Bookmark
 	// within Timeout of going idle (configure the source's progress

@@ -1,4 +1,4 @@
-// Package sourcetest is the conformance suite of reflector.ListWatcher
+// Package sourcetest is the conformance suite of source.ListWatcher
 // implementations that can also be written to: fake.Source, the etcd
 // source, and any backend a user plugs in.
 //
@@ -14,9 +14,9 @@
 //
 // Run checks etcd's watch guarantees and the reflector contract:
 //
-//   - writes: Create on a taken key fails with reflector.ErrAlreadyExists;
-//     Update and Delete of a missing key with reflector.ErrNotFound; a
-//     stale resourceVersion precondition with reflector.ErrConflict;
+//   - writes: Create on a taken key fails with source.ErrAlreadyExists;
+//     Update and Delete of a missing key with source.ErrNotFound; a
+//     stale resourceVersion precondition with source.ErrConflict;
 //     returned resourceVersions strictly increase, are stamped into the
 //     stored objects, and are the ones watchers see;
 //   - watches are ordered (strictly increasing versions), unique (no
@@ -30,13 +30,13 @@
 //     between pages (the suite asks for later pages with the same Limit,
 //     the Continue token and ResourceVersion "", as client-go's pager does);
 //   - after Source.Compact, a List or continue token at an older version
-//     and a Watch from an older version fail with reflector.ErrExpired
+//     and a Watch from an older version fail with source.ErrExpired
 //     (a Watch may return the error or send it as the only Error event);
-//     versions newer than the latest fail with reflector.ErrFutureVersion;
+//     versions newer than the latest fail with source.ErrFutureVersion;
 //     malformed versions fail;
 //   - SendInitialEvents streams the state as Added events and a Bookmark
 //     with InitialEventsEnd, then the live writes (or fails with
-//     reflector.ErrUnsupported when Capabilities.WatchList is false);
+//     source.ErrUnsupported when Capabilities.WatchList is false);
 //     with Capabilities.Bookmarks an idle watch that allows bookmarks
 //     receives one;
 //   - cancelling a watch's context closes its channel, and the number of
