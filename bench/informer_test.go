@@ -2,18 +2,19 @@ package bench
 
 import (
 	"context"
-	"github.com/ctrlkit/ctrlkit/source"
 	"runtime"
 	"sync"
 	"testing"
 
-	"github.com/ctrlkit/ctrlkit/indexer"
-	"github.com/ctrlkit/ctrlkit/informer"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/ctrlkit/ctrlkit/indexer"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // W7: an informer end to end. Its source lists the pods (one page,

@@ -2,11 +2,11 @@ package etcd_test
 
 import (
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
+	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 

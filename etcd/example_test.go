@@ -3,13 +3,13 @@ package etcd_test
 import (
 	"context"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"os"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Pod is an example object. It carries its resourceVersion, which the

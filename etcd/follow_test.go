@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"slices"
 	"strconv"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ctrlkit/ctrlkit/etcd"
+	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 

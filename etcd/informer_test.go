@@ -3,7 +3,6 @@ package etcd_test
 import (
 	"context"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"maps"
 	"strconv"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 

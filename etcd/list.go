@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // List implements source.ListWatcher: a range read over the prefix at

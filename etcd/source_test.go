@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
+	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 

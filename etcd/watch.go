@@ -3,11 +3,12 @@ package etcd
 import (
 	"context"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Watch implements source.ListWatcher: an etcd watch on the prefix from

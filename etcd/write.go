@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Create stores obj under its key in one transaction that succeeds only

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/metrics"
 )
 
 // record is what one controller key still waits for.
@@ -60,7 +62,7 @@ func decide(r *record, now time.Time, ttl time.Duration) verdict {
 type core struct {
 	ttl     time.Duration
 	log     *slog.Logger
-	metrics Metrics
+	metrics Metrics // filled: no nil fields
 
 	mu sync.Mutex
 	// records maps a controller key to its record. Guarded by mu.
@@ -68,7 +70,12 @@ type core struct {
 }
 
 func newCore(o Options) core {
-	return core{ttl: o.TTL, log: o.Logger, metrics: o.Metrics, records: make(map[string]*record)}
+	var m Metrics
+	if o.Metrics != nil {
+		m = o.Metrics.ExpectationsMetrics(o.Name)
+	}
+	m.Expired = metrics.Or(m.Expired)
+	return core{ttl: o.TTL, log: o.Logger, metrics: m, records: make(map[string]*record)}
 }
 
 // expect replaces key's record by one expecting add creations and del
@@ -181,7 +188,7 @@ func (c *core) satisfied(key string, now time.Time) bool {
 	if report {
 		c.log.Warn("expectations: expired before they were satisfied; the controller proceeds and may act twice",
 			"key", key, "add", add, "del", del, "age", age, "ttl", c.ttl)
-		c.metrics.ExpectationsExpired(key)
+		c.metrics.Expired.Inc()
 	}
 	return v != waiting
 }

@@ -3,7 +3,7 @@ package expectations
 import (
 	"io"
 	"log/slog"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,25 +17,11 @@ var t0 = time.Date(2009, time.November, 10, 23, 0, 0, 0, time.UTC)
 const testTTL = 30 * time.Second
 
 // countingMetrics counts expiries per key.
-type countingMetrics struct {
-	mu      sync.Mutex
-	expired map[string]int
-}
+type countingMetrics struct{ n atomic.Int64 }
 
-func (m *countingMetrics) ExpectationsExpired(key string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.expired == nil {
-		m.expired = make(map[string]int)
-	}
-	m.expired[key]++
-}
-
-func (m *countingMetrics) count(key string) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.expired[key]
-}
+func (m *countingMetrics) ExpectationsMetrics(string) Metrics { return Metrics{Expired: m} }
+func (m *countingMetrics) Inc()                               { m.n.Add(1) }
+func (m *countingMetrics) count() int                         { return int(m.n.Load()) }
 
 func newTestCore(t *testing.T) (*core, *countingMetrics) {
 	t.Helper()
@@ -221,7 +207,7 @@ func TestCoreScripts(t *testing.T) {
 			assert.Equal(t, tt.wantAdd, add, "add")
 			assert.Equal(t, tt.wantDel, del, "del")
 			assert.Equal(t, tt.wantSatisfied, c.satisfied(key, t0.Add(tt.at)), "satisfied")
-			assert.Equal(t, tt.wantExpired, m.count(key), "expiries reported")
+			assert.Equal(t, tt.wantExpired, m.count(), "expiries reported")
 			assert.Equal(t, tt.wantPending, nilIfEmpty(c.pendingUIDs(key)), "pending uids")
 			other, _, _ := c.get("default/other")
 			assert.Zero(t, other, "another key is untouched")

@@ -51,7 +51,7 @@
 // minutes), counted from the ExpectCreations or ExpectDeletions that set
 // it. The TTL exists because a watch can lose events; an expiry lets the
 // controller act on a cache that may still lag, so it is logged as a
-// warning and reported to Metrics.ExpectationsExpired, once per record.
+// warning and reported to Metrics.Expired, once per record.
 //
 // ExpectCreations and ExpectDeletions replace the key's record;
 // RaiseExpectations, LowerExpectations and the observations change it

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/metrics"
 )
 
 // DefaultTTL is how long a record waits for its observations before
@@ -23,24 +25,33 @@ type Options struct {
 	// deletions that get replaced, and debug records of every change.
 	// Default: slog.Default().
 	Logger *slog.Logger
-	// Metrics receives counters. Default: a no-op.
-	Metrics Metrics
+	// Name identifies these expectations in logs and metrics (usually
+	// the controller's name). Default: "expectations".
+	Name string
+	// Metrics, if set, is asked once, by the constructor, for the
+	// instruments of these expectations. Default: none.
+	Metrics MetricsProvider
 }
 
-// Metrics receives the events of an Expectations or UIDTracking.
-// Methods are called on the caller's goroutine, with no lock held; they
-// must be safe for concurrent use and should be fast.
-type Metrics interface {
-	// ExpectationsExpired is called once for each record whose TTL ran
-	// out while creations or deletions were still outstanding, by the
+// MetricsProvider creates the instruments of one Expectations or
+// UIDTracking. It is set in Options.Metrics; there is no global provider.
+type MetricsProvider interface {
+	// ExpectationsMetrics is called once, by the constructor, with
+	// Options.Name.
+	ExpectationsMetrics(name string) Metrics
+}
+
+// Metrics are the counters of one Expectations or UIDTracking. A nil
+// field is not recorded. They are called on the caller's goroutine with
+// a lock held, so they must be fast and must not call back.
+type Metrics struct {
+	// Expired counts records whose TTL ran out while creations or
+	// deletions were still outstanding, once per record, by the
 	// Satisfied call that noticed. Each expiry lets a controller act on a
-	// cache that may still lag, so it may create or delete twice.
-	ExpectationsExpired(key string)
+	// cache that may still lag, so it may create or delete twice; the
+	// warning logged with it names the key.
+	Expired metrics.Counter
 }
-
-type noMetrics struct{}
-
-func (noMetrics) ExpectationsExpired(string) {}
 
 // withDefaults validates o and fills in its defaults.
 func (o Options) withDefaults() (Options, error) {
@@ -53,8 +64,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.Metrics == nil {
-		o.Metrics = noMetrics{}
+	if o.Name == "" {
+		o.Name = "expectations"
 	}
 	return o, nil
 }
@@ -127,7 +138,7 @@ func (e *Expectations) DeletionObserved(key string) {
 // when key has no record, when both its counts are ≤ 0, or when the record
 // is older than the TTL. The first time a record is found expired with
 // counts outstanding, that is logged as a warning and reported to
-// Metrics.ExpectationsExpired.
+// Metrics.Expired.
 func (e *Expectations) Satisfied(key string) bool {
 	return e.c.satisfied(key, time.Now())
 }

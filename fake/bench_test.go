@@ -3,11 +3,11 @@ package fake_test
 import (
 	"context"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/fake"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // plain has no VersionSetter: the source never changes it, so the

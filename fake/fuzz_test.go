@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"maps"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/fake"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // FuzzSourceMatchesModel applies a script of writes, compactions and

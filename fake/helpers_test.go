@@ -2,7 +2,6 @@ package fake_test
 
 import (
 	"context"
-	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/fake"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // pod is the test object; the source stamps RV.

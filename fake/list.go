@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // List implements source.ListWatcher. It returns the objects in key

@@ -3,7 +3,6 @@ package fake_test
 import (
 	"encoding/base64"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/fake"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // names lists the keys and phases of items, in order.

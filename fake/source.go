@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"iter"
 	"log/slog"
 	"sync"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/btree"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Defaults of Options.

@@ -3,9 +3,10 @@ package fake
 import (
 	"context"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"sync/atomic"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // maxBatch bounds how many history records a watcher copies per lock.

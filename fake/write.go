@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"fmt"
+
 	"github.com/ctrlkit/ctrlkit/source"
 )
 

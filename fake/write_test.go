@@ -2,7 +2,6 @@ package fake_test
 
 import (
 	"context"
-	"github.com/ctrlkit/ctrlkit/source"
 	"maps"
 	"slices"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/fake"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 func TestNewSourceValidates(t *testing.T) {

@@ -2,7 +2,6 @@ package informer_test
 
 import (
 	"context"
-	"github.com/ctrlkit/ctrlkit/source"
 	"io"
 	"log/slog"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // The W7 workload of the bench/ module: an informer over a ListWatcher

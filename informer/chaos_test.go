@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/fake"
 	"github.com/ctrlkit/ctrlkit/indexer"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // The proof of convergence (DESIGN.md guarantees 1, 2, 3, 5 and 6): writers

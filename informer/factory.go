@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"reflect"
 	"sync"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Factory hands out one shared Informer per (name, object type), so that

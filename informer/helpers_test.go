@@ -3,7 +3,6 @@ package informer
 import (
 	"context"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"io"
 	"log/slog"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/fake"
 	"github.com/ctrlkit/ctrlkit/indexer"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // obj is the test object: a key, a payload, an index field and the
@@ -184,23 +184,41 @@ func (r *recorder) count() int {
 	return len(r.calls)
 }
 
-// countingMetrics counts Inc calls per (counter, handler).
+// countingMetrics is a MetricsProvider whose counters count, per
+// (counter, handler).
 type countingMetrics struct {
 	mu sync.Mutex
 	n  map[string]int
 }
 
-func (m *countingMetrics) Inc(c Counter, handler string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.n == nil {
-		m.n = make(map[string]int)
-	}
-	m.n[c.String()+"/"+handler]++
+type namedCounter struct {
+	m    *countingMetrics
+	name string
 }
 
-func (m *countingMetrics) get(c Counter, handler string) int {
+func (c namedCounter) Inc() {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	if c.m.n == nil {
+		c.m.n = make(map[string]int)
+	}
+	c.m.n[c.name]++
+}
+
+func (m *countingMetrics) InformerMetrics(string) Metrics {
+	return Metrics{
+		CacheErrors: namedCounter{m, "cache_errors/"},
+		StaleDeltas: namedCounter{m, "stale_deltas/"},
+		Mutations:   namedCounter{m, "mutations/"},
+	}
+}
+
+func (m *countingMetrics) HandlerMetrics(_, handler string) HandlerMetrics {
+	return HandlerMetrics{Panics: namedCounter{m, "handler_panics/" + handler}}
+}
+
+func (m *countingMetrics) get(c, handler string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.n[c.String()+"/"+handler]
+	return m.n[c+"/"+handler]
 }

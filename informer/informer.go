@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"reflect"
 	"strconv"
@@ -13,7 +12,9 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/deltafifo"
 	"github.com/ctrlkit/ctrlkit/indexer"
+	"github.com/ctrlkit/ctrlkit/metrics"
 	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Errors callers branch on.
@@ -48,7 +49,10 @@ type Informer[T any] struct {
 	keyFunc func(T) string
 	logger  *slog.Logger
 	metrics Metrics
-	resync  time.Duration // Options.ResyncPeriod
+	// provider is Options.Metrics (nil for none): asked for each
+	// registration's HandlerMetrics.
+	provider MetricsProvider
+	resync   time.Duration // Options.ResyncPeriod
 	// cmp is the source as a VersionComparer, or nil.
 	cmp source.VersionComparer
 	// versioned: T's values may implement source.Versioned.
@@ -125,7 +129,7 @@ func New[T any](lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T
 		name:       o.Name,
 		keyFunc:    keyFunc,
 		logger:     logger,
-		metrics:    o.Metrics,
+		provider:   o.Metrics,
 		resync:     o.ResyncPeriod,
 		versioned:  typ.Kind() == reflect.Interface || typ.Implements(reflect.TypeFor[source.Versioned]()),
 		idx:        idx,
@@ -134,9 +138,13 @@ func New[T any](lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T
 		resyncKick: make(chan struct{}, 1),
 		stopped:    make(chan struct{}),
 	}
+	if o.Metrics != nil {
+		inf.metrics = o.Metrics.InformerMetrics(o.Name)
+	}
+	inf.metrics.fill()
 	inf.cmp, _ = lw.(source.VersionComparer)
 	if o.MutationCheck != nil {
-		inf.mutations = newMutationDetector(o.MutationCheck, logger, o.Metrics)
+		inf.mutations = newMutationDetector(o.MutationCheck, logger, inf.metrics.Mutations)
 	}
 	return inf, nil
 }
@@ -245,7 +253,12 @@ func (inf *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Reg
 	if name == "" {
 		name = "handler-" + strconv.Itoa(inf.added)
 	}
-	l := newListener(inf, name, h, inf.logger, inf.metrics, inf.HasSynced)
+	var hm HandlerMetrics
+	if inf.provider != nil {
+		hm = inf.provider.HandlerMetrics(inf.name, name)
+	}
+	hm.Panics = metrics.Or(hm.Panics)
+	l := newListener(inf, name, h, inf.logger, hm, inf.HasSynced)
 	l.resync = effectiveResync(opts.ResyncPeriod, inf.resync)
 	inf.listeners = append(inf.listeners, l)
 	if inf.state == stateRunning {

@@ -3,13 +3,14 @@ package informer
 import (
 	"context"
 	"errors"
-	"github.com/ctrlkit/ctrlkit/source"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 func TestInitialListThenEvents(t *testing.T) {
@@ -226,7 +227,7 @@ func TestPanickingHandlerKeepsReceiving(t *testing.T) {
 		require.Equal(t, []string{"add a 1 false", "add b 2 false", "update a 1->3"}, bad.take())
 		require.Equal(t, []string{"add a 1 false", "add b 2 false", "update a 1->3"}, good.take())
 		require.EqualValues(t, 2, badReg.Panics())
-		require.Equal(t, 2, m.get(CountHandlerPanics, "bad"))
+		require.Equal(t, 2, m.get("handler_panics", "bad"))
 	})
 }
 

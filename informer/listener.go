@@ -21,7 +21,7 @@ type listener[T any] struct {
 	name    string
 	handler Handler[T]
 	logger  *slog.Logger
-	metrics Metrics
+	metrics HandlerMetrics
 	synced  func() bool // the informer's HasSynced
 
 	// resync is the effective resync period (0: none) and nextResync when
@@ -48,7 +48,7 @@ type listener[T any] struct {
 	panics  atomic.Int64
 }
 
-func newListener[T any](owner any, name string, h Handler[T], logger *slog.Logger, m Metrics, synced func() bool) *listener[T] {
+func newListener[T any](owner any, name string, h Handler[T], logger *slog.Logger, m HandlerMetrics, synced func() bool) *listener[T] {
 	return &listener[T]{
 		owner:   owner,
 		name:    name,
@@ -190,7 +190,7 @@ func (l *listener[T]) call(n *notification[T]) {
 	defer func() {
 		if r := recover(); r != nil {
 			l.panics.Add(1)
-			l.metrics.Inc(CountHandlerPanics, l.name)
+			l.metrics.Panics.Inc()
 			l.logger.Error("informer: handler panicked; it keeps receiving later notifications",
 				"handler", l.name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		}

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/metrics"
 )
 
 // mutationDetector remembers a fingerprint of every object the informer
@@ -17,7 +19,7 @@ type mutationDetector[T any] struct {
 	onMutation  func(key string)
 	period      time.Duration
 	logger      *slog.Logger
-	metrics     Metrics
+	mutations   metrics.Counter
 	seed        maphash.Seed
 
 	mu   sync.Mutex
@@ -29,7 +31,7 @@ type tracked[T any] struct {
 	sum uint64
 }
 
-func newMutationDetector[T any](c *MutationCheck[T], logger *slog.Logger, m Metrics) *mutationDetector[T] {
+func newMutationDetector[T any](c *MutationCheck[T], logger *slog.Logger, m metrics.Counter) *mutationDetector[T] {
 	fp := c.Fingerprint
 	if fp == nil {
 		fp = func(obj T) ([]byte, error) { return json.Marshal(obj) }
@@ -39,7 +41,7 @@ func newMutationDetector[T any](c *MutationCheck[T], logger *slog.Logger, m Metr
 		onMutation:  c.OnMutation,
 		period:      c.Period,
 		logger:      logger,
-		metrics:     m,
+		mutations:   m,
 		seed:        maphash.MakeSeed(),
 		sums:        make(map[string]tracked[T]),
 	}
@@ -95,7 +97,7 @@ func (d *mutationDetector[T]) check(key string, t tracked[T]) bool {
 	if !ok || s == t.sum {
 		return false
 	}
-	d.metrics.Inc(CountMutations, "")
+	d.mutations.Inc()
 	d.logger.Error("informer: a cached object was mutated; objects from the cache are shared and must not be changed",
 		"key", key)
 	if d.onMutation != nil {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/metrics"
 )
 
 func TestMutationDetector(t *testing.T) {
@@ -43,7 +45,7 @@ func TestMutationDetector(t *testing.T) {
 		mu.Unlock()
 		time.Sleep(5 * time.Second)
 		synctest.Wait()
-		require.Equal(t, 1, m.get(CountMutations, ""), "a mutation is reported once")
+		require.Equal(t, 1, m.get("mutations", ""), "a mutation is reported once")
 
 		// A mutation is also caught when the cache replaces the object,
 		// before the next periodic check.
@@ -69,7 +71,7 @@ func TestMutationDetectorSkipsUnfingerprintable(t *testing.T) {
 			}
 			return []byte(o.Node), nil
 		},
-	}, quiet, noMetrics{})
+	}, quiet, metrics.Nop{})
 	d.record("bad", &obj{Key: "bad"})
 	d.record("panics", &obj{Key: "panics"})
 	good := &obj{Key: "good"}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/indexer"
+	"github.com/ctrlkit/ctrlkit/metrics"
 	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
@@ -59,13 +60,15 @@ type Options[T any] struct {
 	// slog.Default().
 	Logger *slog.Logger
 
-	// Metrics, if set, is told about handler panics, rejected cache
-	// writes, stale deltas and detected mutations. Default: none.
-	Metrics Metrics
+	// Metrics, if set, is asked for the informer's instruments (by New)
+	// and for each handler registration's (by AddEventHandler): rejected
+	// cache writes, stale deltas, detected mutations, handler panics.
+	// Default: none.
+	Metrics MetricsProvider
 
-	// ReflectorMetrics, if set, receives the reflector's counters (see
-	// reflector.Metrics). Default: none.
-	ReflectorMetrics reflector.Metrics
+	// ReflectorMetrics, if set, is asked by New for the reflector's
+	// instruments (see reflector.Metrics). Default: none.
+	ReflectorMetrics reflector.MetricsProvider
 
 	// MutationCheck, if set, turns on the debug mutation detector: the
 	// informer fingerprints every object it caches and reports cached
@@ -92,52 +95,47 @@ type MutationCheck[T any] struct {
 	OnMutation func(key string)
 }
 
-// Metrics receives counts of what an Informer does. Inc is called from the
-// informer's goroutines, some on hot paths, so it must be fast and must not
-// block. handler is the registration's name for CountHandlerPanics and ""
-// otherwise.
-type Metrics interface {
-	Inc(c Counter, handler string)
+// MetricsProvider creates the instruments of one informer and of each of
+// its handler registrations. It is set per informer in Options.Metrics;
+// there is no global provider.
+type MetricsProvider interface {
+	// InformerMetrics is called once, by New, for the informer named
+	// informer.
+	InformerMetrics(informer string) Metrics
+	// HandlerMetrics is called once per registration, by
+	// AddEventHandler, with the registration's name.
+	HandlerMetrics(informer, handler string) HandlerMetrics
 }
 
-// Counter names one thing an Informer counts.
-type Counter uint8
-
-// The counters.
-const (
-	// CountHandlerPanics counts handler calls that panicked (recovered).
-	CountHandlerPanics Counter = iota + 1
-	// CountCacheErrors counts deltas the cache rejected (an index
-	// function failed or a key function panicked); they are logged and
-	// not notified.
-	CountCacheErrors
-	// CountStaleDeltas counts deltas dropped because they carried an
-	// object older than the cached one (only when the source can order
+// Metrics are the counters of one informer. A nil field is not recorded.
+// They are called from the informer's goroutines, some on hot paths, so
+// they must be fast and must not block.
+type Metrics struct {
+	// CacheErrors counts deltas the cache rejected (an index function
+	// failed or a key function panicked); they are logged and not
+	// notified.
+	CacheErrors metrics.Counter
+	// StaleDeltas counts deltas dropped because they carried an object
+	// older than the cached one (only when the source can order
 	// resourceVersions and the objects implement source.Versioned).
-	CountStaleDeltas
-	// CountMutations counts cached objects found mutated by the
-	// mutation detector.
-	CountMutations
-)
-
-var counterNames = [...]string{
-	CountHandlerPanics: "handler_panics",
-	CountCacheErrors:   "cache_errors",
-	CountStaleDeltas:   "stale_deltas",
-	CountMutations:     "mutations",
+	StaleDeltas metrics.Counter
+	// Mutations counts cached objects found mutated by the mutation
+	// detector.
+	Mutations metrics.Counter
 }
 
-// String returns the counter's snake_case name, suitable as a metric name.
-func (c Counter) String() string {
-	if int(c) < len(counterNames) && counterNames[c] != "" {
-		return counterNames[c]
-	}
-	return fmt.Sprintf("Counter(%d)", uint8(c))
+func (m *Metrics) fill() {
+	m.CacheErrors = metrics.Or(m.CacheErrors)
+	m.StaleDeltas = metrics.Or(m.StaleDeltas)
+	m.Mutations = metrics.Or(m.Mutations)
 }
 
-type noMetrics struct{}
-
-func (noMetrics) Inc(Counter, string) {}
+// HandlerMetrics are the counters of one handler registration. A nil
+// field is not recorded.
+type HandlerMetrics struct {
+	// Panics counts handler calls that panicked (recovered).
+	Panics metrics.Counter
+}
 
 const defaultMutationPeriod = time.Second
 
@@ -149,9 +147,6 @@ func (o Options[T]) validate() (Options[T], error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
-	}
-	if o.Metrics == nil {
-		o.Metrics = noMetrics{}
 	}
 	if o.ResyncPeriod < 0 {
 		errs = append(errs, fmt.Errorf("informer: ResyncPeriod %v is negative", o.ResyncPeriod))

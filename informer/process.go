@@ -3,10 +3,10 @@ package informer
 import (
 	"context"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/deltafifo"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // process applies one key's popped deltas to the cache and queues the
@@ -59,7 +59,7 @@ func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool)
 	}
 	if !written {
 		if order == versionOlder {
-			inf.metrics.Inc(CountStaleDeltas, "")
+			inf.metrics.StaleDeltas.Inc()
 			inf.logger.Warn("informer: dropping a delta older than the cached object",
 				"key", key, "type", d.Type.String(), "resourceVersion", d.ResourceVersion)
 		}
@@ -117,7 +117,7 @@ func (inf *Informer[T]) key(obj T) (key string, err error) {
 }
 
 func (inf *Informer[T]) cacheError(d *deltafifo.Delta[T], key string, err error) {
-	inf.metrics.Inc(CountCacheErrors, "")
+	inf.metrics.CacheErrors.Inc()
 	inf.logger.Error("informer: cache rejected a delta; handlers are not notified",
 		"key", key, "type", d.Type.String(), "resourceVersion", d.ResourceVersion, "err", err)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/deltafifo"
 	"github.com/ctrlkit/ctrlkit/indexer"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // TestRelistFindsMissedChanges: changes whose events were missed are
@@ -69,7 +69,7 @@ func newCore(t *testing.T, lw source.ListWatcher[*obj]) (*Informer[*obj], *liste
 			return nil, nil
 		},
 	}})
-	l := newListener[*obj](inf, "probe", &recorder{t: t}, quiet, m, func() bool { return true })
+	l := newListener[*obj](inf, "probe", &recorder{t: t}, quiet, m.HandlerMetrics("", "probe"), func() bool { return true })
 	inf.listeners = append(inf.listeners, l)
 	return inf, l, m
 }
@@ -184,8 +184,8 @@ func TestProcessCountsRejectedAndStaleDeltas(t *testing.T) {
 		d(deltafifo.Updated, "b", "3"),
 	}, true))
 	require.Equal(t, []string{"add b@5 true"}, drainNotes(l))
-	require.Equal(t, 1, m.get(CountCacheErrors, ""))
-	require.Equal(t, 1, m.get(CountStaleDeltas, ""))
+	require.Equal(t, 1, m.get("cache_errors", ""))
+	require.Equal(t, 1, m.get("stale_deltas", ""))
 }
 
 func TestTransformAppliesBeforeCacheAndHandlers(t *testing.T) {

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"sync"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Cache is what a Consistency gate needs from an informer:

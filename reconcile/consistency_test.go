@@ -4,16 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/ctrlkit/ctrlkit/fake"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
-	"github.com/stretchr/testify/require"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 var _ reconcile.Cache = (*informer.Informer[*obj])(nil)

@@ -3,16 +3,17 @@ package reconcile_test
 import (
 	"bytes"
 	"context"
-	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/ctrlkit/ctrlkit/fake"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/metrics"
 	"github.com/ctrlkit/ctrlkit/reconcile"
-	"github.com/ctrlkit/ctrlkit/workqueue"
-	"github.com/stretchr/testify/require"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // obj is the object type of the tests: versioned, keyed by Name.
@@ -81,14 +82,14 @@ func newMetricsRec() *metricsRec {
 }
 
 func (r *metricsRec) ControllerMetrics(string) reconcile.Metrics {
-	c := func(name string) workqueue.Counter {
+	c := func(name string) metrics.Counter {
 		return counterFunc(func() {
 			r.mu.Lock()
 			r.counts[name]++
 			r.mu.Unlock()
 		})
 	}
-	g := func(name string) workqueue.Gauge {
+	g := func(name string) metrics.Gauge {
 		return gaugeFunc(func(v float64) {
 			r.mu.Lock()
 			r.gauges[name] = v

@@ -1,10 +1,10 @@
 package reconcile
 
-import "github.com/ctrlkit/ctrlkit/workqueue"
+import "github.com/ctrlkit/ctrlkit/metrics"
 
 // MetricsProvider creates the metrics of one controller. It is set per
-// controller in Options.Metrics; there is no global provider. The metric
-// interfaces are workqueue's (Counter, Gauge, Histogram), which the
+// controller in Options.Metrics; there is no global provider. The
+// instruments are package metrics' Counter, Gauge and Histogram, which the
 // Prometheus client's types implement.
 type MetricsProvider interface {
 	// ControllerMetrics is called once, by New, for the controller
@@ -42,57 +42,43 @@ type MetricsProvider interface {
 type Metrics struct {
 	// TotalSuccess counts reconciles that returned no error and a zero
 	// Result.
-	TotalSuccess workqueue.Counter
+	TotalSuccess metrics.Counter
 	// TotalError counts reconciles that returned a non-terminal error or
 	// panicked.
-	TotalError workqueue.Counter
+	TotalError metrics.Counter
 	// TotalRequeueAfter counts reconciles that returned a positive
 	// Result.RequeueAfter and no error.
-	TotalRequeueAfter workqueue.Counter
+	TotalRequeueAfter metrics.Counter
 	// TotalTerminal counts reconciles that returned a Terminal error.
-	TotalTerminal workqueue.Counter
+	TotalTerminal metrics.Counter
 	// TotalRequeue counts requests deferred by a Consistency gate.
-	TotalRequeue workqueue.Counter
+	TotalRequeue metrics.Counter
 	// Errors counts reconciles that returned an error (terminal or not)
 	// or panicked.
-	Errors workqueue.Counter
+	Errors metrics.Counter
 	// TerminalErrors counts reconciles that returned a Terminal error.
-	TerminalErrors workqueue.Counter
+	TerminalErrors metrics.Counter
 	// Panics counts reconciles that panicked.
-	Panics workqueue.Counter
+	Panics metrics.Counter
 	// ReconcileTime observes the seconds each Reconcile call took.
-	ReconcileTime workqueue.Histogram
+	ReconcileTime metrics.Histogram
 	// ActiveWorkers is set to the number of workers inside Reconcile.
-	ActiveWorkers workqueue.Gauge
+	ActiveWorkers metrics.Gauge
 	// MaxConcurrentReconciles is set to Options.Workers when Run starts
 	// the workers.
-	MaxConcurrentReconciles workqueue.Gauge
+	MaxConcurrentReconciles metrics.Gauge
 }
-
-type noopMetric struct{}
-
-func (noopMetric) Inc()            {}
-func (noopMetric) Set(float64)     {}
-func (noopMetric) Observe(float64) {}
 
 // fill replaces nil fields with no-ops, so that the workers need no nil
 // checks.
 func (m *Metrics) fill() {
-	for _, c := range []*workqueue.Counter{
+	for _, c := range []*metrics.Counter{
 		&m.TotalSuccess, &m.TotalError, &m.TotalRequeueAfter, &m.TotalTerminal,
 		&m.TotalRequeue, &m.Errors, &m.TerminalErrors, &m.Panics,
 	} {
-		if *c == nil {
-			*c = noopMetric{}
-		}
+		*c = metrics.Or(*c)
 	}
-	if m.ReconcileTime == nil {
-		m.ReconcileTime = noopMetric{}
-	}
-	if m.ActiveWorkers == nil {
-		m.ActiveWorkers = noopMetric{}
-	}
-	if m.MaxConcurrentReconciles == nil {
-		m.MaxConcurrentReconciles = noopMetric{}
-	}
+	m.ReconcileTime = metrics.Or(m.ReconcileTime)
+	m.ActiveWorkers = metrics.Or(m.ActiveWorkers)
+	m.MaxConcurrentReconciles = metrics.Or(m.MaxConcurrentReconciles)
 }

@@ -3,11 +3,11 @@ package reconcile
 import (
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"reflect"
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 

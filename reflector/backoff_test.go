@@ -5,9 +5,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
 )
 
 // failingLists scripts n failing lists followed by a good one.
@@ -43,7 +44,7 @@ func TestBackoffGrowsAndCaps(t *testing.T) {
 		ms := time.Millisecond
 		assert.Equal(t, []time.Duration{800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms,
 			30 * time.Second, 30 * time.Second, 30 * time.Second}, listGaps(lw))
-		assert.Equal(t, 9, h.metrics.get(reflector.CountBackoffs))
+		assert.Equal(t, 9, h.metrics.Backoffs.get())
 		assert.Len(t, h.errs.all(), 9)
 		h.stop(t)
 	})
@@ -124,7 +125,7 @@ func TestResyncEveryPeriod(t *testing.T) {
 		time.Sleep(2 * time.Minute)
 		synctest.Wait()
 		assert.Equal(t, 3, store.count("resync"))
-		assert.Equal(t, 3, h.metrics.get(reflector.CountResyncs))
+		assert.Equal(t, 3, h.metrics.Resyncs.get())
 		// Resync survives watch restarts (lifetime 5–10m): one per minute.
 		time.Sleep(27 * time.Minute)
 		synctest.Wait()

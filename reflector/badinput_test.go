@@ -2,15 +2,16 @@ package reflector_test
 
 import (
 	"bytes"
-	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Semantic 10: bad input from a source is logged, counted, and handled by
@@ -61,7 +62,7 @@ func TestBadWatchInputRelists(t *testing.T) {
 				times := lw.CallTimes(h.t0)
 				require.Greater(t, len(times), 2)
 				assert.Equal(t, 800*time.Millisecond, times[2])
-				assert.Equal(t, 1, h.metrics.get(reflector.CountBadSource))
+				assert.Equal(t, 1, h.metrics.BadSource.get())
 				require.Len(t, h.errs.all(), 1)
 				assert.ErrorIs(t, h.errs.all()[0], reflector.ErrBadSource)
 				assert.Contains(t, logs.String(), "source misbehaved")
@@ -80,7 +81,7 @@ func TestOlderEventAcceptedWithoutComparer(t *testing.T) {
 		h := start(t, lw, store, reflector.Options{})
 		synctest.Wait()
 		assert.Equal(t, []string{"replace [] @10", "add a @12", "update a @11"}, store.Ops())
-		assert.Zero(t, h.metrics.get(reflector.CountBadSource))
+		assert.Zero(t, h.metrics.BadSource.get())
 		h.stop(t)
 	})
 }
@@ -93,7 +94,7 @@ func TestEqualVersionsAccepted(t *testing.T) {
 		h := start(t, orderedLW{lw}, store, reflector.Options{})
 		synctest.Wait()
 		assert.Equal(t, []string{"replace [] @10", "add a @10", "add b @11", "add c @11", "bookmark @11"}, store.Ops())
-		assert.Zero(t, h.metrics.get(reflector.CountBadSource))
+		assert.Zero(t, h.metrics.BadSource.get())
 		h.stop(t)
 	})
 }
@@ -114,7 +115,7 @@ func TestBadListInputRelists(t *testing.T) {
 				h := start(t, lw, store, reflector.Options{Backoff: noJitter, PageSize: 10})
 				time.Sleep(time.Second)
 				assert.Equal(t, []string{"replace [z] @20"}, store.Ops())
-				assert.Equal(t, 1, h.metrics.get(reflector.CountBadSource))
+				assert.Equal(t, 1, h.metrics.BadSource.get())
 				require.Len(t, h.errs.all(), 1)
 				assert.ErrorIs(t, h.errs.all()[0], reflector.ErrBadSource)
 				h.stop(t)
@@ -142,8 +143,8 @@ func TestStoreErrorRelists(t *testing.T) {
 				err := h.errs.all()[0]
 				assert.ErrorIs(t, err, reflector.ErrStore)
 				assert.ErrorIs(t, err, errBoom)
-				assert.Equal(t, 1, h.metrics.get(reflector.CountStoreErrors))
-				assert.Equal(t, 1, h.metrics.get(reflector.CountBackoffs))
+				assert.Equal(t, 1, h.metrics.StoreErrors.get())
+				assert.Equal(t, 1, h.metrics.Backoffs.get())
 				assert.Contains(t, logs.String(), "store failed")
 				assert.Contains(t, store.Ops(), "replace [] @20", "relisted after the failure")
 				h.stop(t)

@@ -2,11 +2,11 @@ package reflector_test
 
 import (
 	"context"
-	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // nopStore accepts everything; done is closed after want updates.

@@ -2,14 +2,15 @@ package reflector_test
 
 import (
 	"context"
-	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Semantic 9: Run returns ctx.Err(), calls nothing after cancel, and

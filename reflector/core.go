@@ -2,9 +2,10 @@ package reflector
 
 import (
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"math"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // This file is the reflector's pure core: decisions that take the time

@@ -2,13 +2,14 @@ package reflector
 
 import (
 	"errors"
-	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 func defaultBackoff(t *testing.T) Backoff {
@@ -22,7 +23,6 @@ func TestOptionsDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "reflector[T]", o.Name)
 	assert.NotNil(t, o.Logger)
-	assert.NotNil(t, o.Metrics)
 	assert.Equal(t, time.Minute, o.WatchListTimeout)
 	assert.Equal(t, 5*time.Minute, o.MinWatchTimeout)
 	assert.Equal(t, 10*time.Minute, o.MaxWatchTimeout)
@@ -170,15 +170,5 @@ func TestCheckEvent(t *testing.T) {
 				assert.NoError(t, err)
 			}
 		})
-	}
-}
-
-func TestCounterString(t *testing.T) {
-	assert.Equal(t, "lists", CountLists.String())
-	assert.Equal(t, "watch_list_fallbacks", CountWatchListFallbacks.String())
-	assert.Equal(t, "Counter(0)", Counter(0).String())
-	assert.Equal(t, "Counter(200)", Counter(200).String())
-	for c := CountLists; c <= CountWatchListFallbacks; c++ {
-		assert.NotContains(t, c.String(), "Counter(", "counter %d has no name", c)
 	}
 }

@@ -71,7 +71,7 @@
 // VersionComparer; equal versions are accepted), a nil channel without an
 // error, a list without a resourceVersion or with a repeated continue
 // token, a Modified or Deleted event among the initial events of a
-// watch-list — is logged, counted as CountBadSource and handled like any
+// watch-list — is logged, counted in Metrics.BadSource and handled like any
 // other error: backoff, then relist. The reflector stops reading a stream
 // after its first Error event. It never panics on a source's input.
 //

@@ -3,10 +3,10 @@ package reflector_test
 import (
 	"context"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // printStore prints what the reflector writes into it and stops the

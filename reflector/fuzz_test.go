@@ -1,16 +1,17 @@
 package reflector_test
 
 import (
-	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // byteReader hands out the fuzz input, then zeros.

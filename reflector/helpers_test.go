@@ -4,16 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // item is the object type of the tests.
@@ -323,24 +325,24 @@ func (p plainStore) Replace(l []item, rv string) error { return p.s.Replace(l, r
 func (p plainStore) Resync() error                     { return p.s.Resync() }
 
 // counts is a Metrics that counts.
+// counter is a metrics.Counter that counts.
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) Inc()     { c.n.Add(1) }
+func (c *counter) get() int { return int(c.n.Load()) }
+
+// counts is a reflector.MetricsProvider whose counters count.
 type counts struct {
-	mu sync.Mutex
-	m  map[reflector.Counter]int
+	Lists, Watches, Events, Replaces, Resyncs, Expired, Backoffs, BadSource,
+	StoreErrors, ShortWatches, WatchListFallbacks counter
 }
 
-func (c *counts) Inc(k reflector.Counter) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[reflector.Counter]int{}
+func (c *counts) ReflectorMetrics(string) reflector.Metrics {
+	return reflector.Metrics{
+		Lists: &c.Lists, Watches: &c.Watches, Events: &c.Events, Replaces: &c.Replaces,
+		Resyncs: &c.Resyncs, Expired: &c.Expired, Backoffs: &c.Backoffs, BadSource: &c.BadSource,
+		StoreErrors: &c.StoreErrors, ShortWatches: &c.ShortWatches, WatchListFallbacks: &c.WatchListFallbacks,
 	}
-	c.m[k]++
-}
-
-func (c *counts) get(k reflector.Counter) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[k]
 }
 
 // errs collects the errors passed to WatchErrorHandler.

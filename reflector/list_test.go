@@ -2,16 +2,17 @@ package reflector_test
 
 import (
 	"errors"
-	"github.com/ctrlkit/ctrlkit/source"
 	"math"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 func TestNewRejectsBadInput(t *testing.T) {
@@ -69,7 +70,7 @@ func TestFirstSyncListsReplacesThenWatchesFromListRV(t *testing.T) {
 		}, lw.Calls())
 		assert.Equal(t, []string{"replace [a b] @10"}, store.Ops())
 		assert.Equal(t, "10", h.r.LastSyncResourceVersion())
-		assert.Equal(t, 1, h.metrics.get(reflector.CountReplaces))
+		assert.Equal(t, 1, h.metrics.Replaces.get())
 		h.stop(t)
 	})
 }
@@ -96,7 +97,7 @@ func TestPaginatedListFollowsContinueTokens(t *testing.T) {
 		}, lw.Calls())
 		assert.Equal(t, []string{"replace [a b c d e] @10"}, store.Ops())
 		assert.Equal(t, item{}, backing[:3][2], "reflector wrote into the source's page")
-		assert.Equal(t, 3, h.metrics.get(reflector.CountLists))
+		assert.Equal(t, 3, h.metrics.Lists.get())
 		h.stop(t)
 	})
 }
@@ -142,8 +143,8 @@ func TestExpiredContinueTokenFallsBackToFullList(t *testing.T) {
 			`watch rv="12" bookmarks=true initial=false`,
 		}, lw.Calls())
 		assert.Equal(t, []string{"replace [a b c] @12"}, store.Ops())
-		assert.Equal(t, 1, h.metrics.get(reflector.CountExpired))
-		assert.Zero(t, h.metrics.get(reflector.CountBackoffs))
+		assert.Equal(t, 1, h.metrics.Expired.get())
+		assert.Zero(t, h.metrics.Backoffs.get())
 		assert.Empty(t, h.errs.all())
 		h.stop(t)
 	})
@@ -170,8 +171,8 @@ func TestExpiredErrorEventRelistsAtLastSyncedRV(t *testing.T) {
 		assert.Equal(t, []string{"replace [a] @10", "add b @11", "replace [a b] @15"}, store.Ops())
 		require.Len(t, h.errs.all(), 1)
 		assert.ErrorIs(t, h.errs.all()[0], source.ErrExpired)
-		assert.Equal(t, 1, h.metrics.get(reflector.CountExpired))
-		assert.Zero(t, h.metrics.get(reflector.CountBackoffs))
+		assert.Equal(t, 1, h.metrics.Expired.get())
+		assert.Zero(t, h.metrics.Backoffs.get())
 		h.stop(t)
 	})
 }
@@ -193,7 +194,7 @@ func TestExpiredWatchCallRelistsAtLastSyncedRV(t *testing.T) {
 			`watch rv="15" bookmarks=true initial=false`,
 		}, lw.Calls())
 		assert.Equal(t, []time.Duration{0, 0, 0, 0, 0}, lw.CallTimes(h.t0))
-		assert.Zero(t, h.metrics.get(reflector.CountBackoffs))
+		assert.Zero(t, h.metrics.Backoffs.get())
 		h.stop(t)
 	})
 }
@@ -254,7 +255,7 @@ func TestExpiredRightAfterListBacksOff(t *testing.T) {
 			`list rv="" limit=0 continue=""`,
 			`watch rv="20" bookmarks=true initial=false`,
 		}, lw.Calls())
-		assert.Equal(t, 1, h.metrics.get(reflector.CountBackoffs))
+		assert.Equal(t, 1, h.metrics.Backoffs.get())
 		h.stop(t)
 	})
 }
@@ -301,7 +302,7 @@ func TestRelistNeverTimeTravels(t *testing.T) {
 		synctest.Wait()
 		time.Sleep(time.Second)
 		assert.Equal(t, []string{"replace [] @10", "add a @11", "replace [new] @12"}, store.Ops())
-		assert.Equal(t, 1, h.metrics.get(reflector.CountBadSource))
+		assert.Equal(t, 1, h.metrics.BadSource.get())
 		require.Len(t, h.errs.all(), 2)
 		assert.ErrorIs(t, h.errs.all()[1], reflector.ErrBadSource)
 		h.stop(t)

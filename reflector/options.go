@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"reflect"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/metrics"
 )
 
 // Options configure a Reflector. The zero value is valid: every field has
@@ -19,9 +21,10 @@ type Options struct {
 	// set to Name. Default: slog.Default().
 	Logger *slog.Logger
 
-	// Metrics, if set, is told about lists, watches, events, errors and
-	// fallbacks (see Counter). Default: none.
-	Metrics Metrics
+	// Metrics, if set, is asked once, by New, for the reflector's
+	// instruments: counts of lists, watches, events, errors and fallbacks
+	// (see Metrics). Default: none.
+	Metrics MetricsProvider
 
 	// WatchErrorHandler, if set, is called with every error that ends a
 	// list or a watch, before the reflector backs off or relists (see
@@ -113,9 +116,6 @@ func (o Options) validate(typeName string) (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.Metrics == nil {
-		o.Metrics = noMetrics{}
-	}
 	if o.PageSize < 0 {
 		errs = append(errs, fmt.Errorf("reflector: PageSize %d is negative", o.PageSize))
 	}
@@ -190,73 +190,57 @@ func (b Backoff) validate() (Backoff, error) {
 	return b, errors.Join(errs...)
 }
 
-// Metrics receives counts of what a Reflector does. Inc is called on Run's
-// goroutine, on the hot path (CountEvents once per event), so it must be
-// fast and must not block. An adapter to a metrics library maps each
-// Counter to a counter of its own.
-type Metrics interface {
-	Inc(c Counter)
+// MetricsProvider creates the instruments of one reflector. It is set
+// per reflector in Options.Metrics; there is no global provider.
+type MetricsProvider interface {
+	// ReflectorMetrics is called once, by New, for the reflector named
+	// name.
+	ReflectorMetrics(name string) Metrics
 }
 
-// Counter names one thing a Reflector counts.
-type Counter uint8
-
-// The counters.
-const (
-	// CountLists counts List calls (one per page).
-	CountLists Counter = iota + 1
-	// CountWatches counts Watch calls, watch-list syncs included.
-	CountWatches
-	// CountEvents counts watch events applied to the store, bookmarks
+// Metrics are the counters of one reflector. A nil field is not recorded.
+// They are called on Run's goroutine, Events once per event, so they must
+// be fast and must not block. An adapter maps each field to a counter
+// named after it in snake_case (reflector_lists_total, …) with a "name"
+// label.
+type Metrics struct {
+	// Lists counts List calls (one per page).
+	Lists metrics.Counter
+	// Watches counts Watch calls, watch-list syncs included.
+	Watches metrics.Counter
+	// Events counts watch events applied to the store, bookmarks
 	// included (not the initial events of a watch-list sync).
-	CountEvents
-	// CountReplaces counts Store.Replace calls: completed syncs.
-	CountReplaces
-	// CountResyncs counts Store.Resync calls.
-	CountResyncs
-	// CountExpired counts ErrExpired (and ErrFutureVersion on a relist)
+	Events metrics.Counter
+	// Replaces counts Store.Replace calls: completed syncs.
+	Replaces metrics.Counter
+	// Resyncs counts Store.Resync calls.
+	Resyncs metrics.Counter
+	// Expired counts ErrExpired (and ErrFutureVersion on a relist)
 	// reported by the source.
-	CountExpired
-	// CountBackoffs counts the backoff waits after errors.
-	CountBackoffs
-	// CountBadSource counts breaches of the ListWatcher contract
+	Expired metrics.Counter
+	// Backoffs counts the backoff waits after errors.
+	Backoffs metrics.Counter
+	// BadSource counts breaches of the ListWatcher contract
 	// (ErrBadSource).
-	CountBadSource
-	// CountStoreErrors counts errors returned by the store (ErrStore).
-	CountStoreErrors
-	// CountShortWatches counts watches that ended at once without an
-	// event (ErrShortWatch).
-	CountShortWatches
-	// CountWatchListFallbacks counts switches from watch-list to
-	// List+Watch.
-	CountWatchListFallbacks
-)
-
-var counterNames = [...]string{
-	CountLists:              "lists",
-	CountWatches:            "watches",
-	CountEvents:             "events",
-	CountReplaces:           "replaces",
-	CountResyncs:            "resyncs",
-	CountExpired:            "expired",
-	CountBackoffs:           "backoffs",
-	CountBadSource:          "bad_source",
-	CountStoreErrors:        "store_errors",
-	CountShortWatches:       "short_watches",
-	CountWatchListFallbacks: "watch_list_fallbacks",
+	BadSource metrics.Counter
+	// StoreErrors counts errors returned by the store (ErrStore).
+	StoreErrors metrics.Counter
+	// ShortWatches counts watches that ended at once without an event
+	// (ErrShortWatch).
+	ShortWatches metrics.Counter
+	// WatchListFallbacks counts switches from watch-list to List+Watch.
+	WatchListFallbacks metrics.Counter
 }
 
-// String returns the counter's snake_case name, suitable as a metric name.
-func (c Counter) String() string {
-	if int(c) < len(counterNames) && counterNames[c] != "" {
-		return counterNames[c]
+// fill replaces nil fields with no-ops.
+func (m *Metrics) fill() {
+	for _, c := range []*metrics.Counter{
+		&m.Lists, &m.Watches, &m.Events, &m.Replaces, &m.Resyncs, &m.Expired,
+		&m.Backoffs, &m.BadSource, &m.StoreErrors, &m.ShortWatches, &m.WatchListFallbacks,
+	} {
+		*c = metrics.Or(*c)
 	}
-	return fmt.Sprintf("Counter(%d)", uint8(c))
 }
-
-type noMetrics struct{}
-
-func (noMetrics) Inc(Counter) {}
 
 // typeName names T for the default Name.
 func typeName[T any]() string {

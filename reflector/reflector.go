@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Errors a Reflector reports (to Options.WatchErrorHandler and in logs)
@@ -50,6 +51,7 @@ type Reflector[T any] struct {
 	cmp  source.VersionComparer
 	opts Options
 	log  *slog.Logger
+	m    Metrics
 
 	started atomic.Bool
 
@@ -80,6 +82,10 @@ func New[T any](lw source.ListWatcher[T], store Store[T], opts Options) (*Reflec
 		opts:  o,
 		log:   o.Logger.With("reflector", o.Name),
 	}
+	if o.Metrics != nil {
+		r.m = o.Metrics.ReflectorMetrics(o.Name)
+	}
+	r.m.fill()
 	r.bookmarks, _ = store.(BookmarkStore)
 	r.cmp, _ = lw.(source.VersionComparer)
 	return r, nil
@@ -146,7 +152,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 			// faster than we can list: back off, never a hot loop.
 		default:
 			d := l.backoff.next(time.Now(), rand.Float64())
-			r.opts.Metrics.Inc(CountBackoffs)
+			r.m.Backoffs.Inc()
 			r.log.Debug("backing off", "delay", d)
 			if err := l.sleep(ctx, d); err != nil {
 				return err
@@ -160,19 +166,19 @@ func (r *Reflector[T]) report(err error) {
 	var fb *fallbackError
 	switch {
 	case errors.As(err, &fb):
-		r.opts.Metrics.Inc(CountWatchListFallbacks)
+		r.m.WatchListFallbacks.Inc()
 		r.log.Info("watch-list unavailable, falling back to list and watch", "err", err)
 	case errors.Is(err, source.ErrExpired):
-		r.opts.Metrics.Inc(CountExpired)
+		r.m.Expired.Inc()
 		r.log.Info("resource version expired, relisting", "err", err)
 	case errors.Is(err, ErrBadSource):
-		r.opts.Metrics.Inc(CountBadSource)
+		r.m.BadSource.Inc()
 		r.log.Error("source misbehaved, relisting", "err", err)
 	case errors.Is(err, ErrStore):
-		r.opts.Metrics.Inc(CountStoreErrors)
+		r.m.StoreErrors.Inc()
 		r.log.Error("store failed, relisting", "err", err)
 	case errors.Is(err, ErrShortWatch):
-		r.opts.Metrics.Inc(CountShortWatches)
+		r.m.ShortWatches.Inc()
 		r.log.Warn("watch ended at once, relisting", "err", err)
 	default:
 		r.log.Warn("list or watch failed, relisting", "err", err)
@@ -226,7 +232,7 @@ func (l *loop[T]) replaced(rv string) {
 	if p := l.r.opts.ResyncPeriod; p > 0 {
 		l.resyncAt = time.Now().Add(p)
 	}
-	l.r.opts.Metrics.Inc(CountReplaces)
+	l.r.m.Replaces.Inc()
 }
 
 // sleep waits d or until ctx ends.
@@ -248,7 +254,7 @@ func (l *loop[T]) listSync(ctx context.Context) error {
 	items, listRV, err := l.list(ctx, l.rv)
 	if err != nil && l.rv != "" && ctx.Err() == nil &&
 		(errors.Is(err, source.ErrExpired) || errors.Is(err, source.ErrFutureVersion)) {
-		l.r.opts.Metrics.Inc(CountExpired)
+		l.r.m.Expired.Inc()
 		l.r.log.Info("cannot list at the last synced version, listing the latest",
 			"resourceVersion", l.rv, "err", err)
 		items, listRV, err = l.list(ctx, "")
@@ -282,11 +288,11 @@ func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, "", err
 		}
-		r.opts.Metrics.Inc(CountLists)
+		r.m.Lists.Inc()
 		got, err := r.lw.List(ctx, opts)
 		if err != nil {
 			if opts.Continue != "" && !full && errors.Is(err, source.ErrExpired) {
-				r.opts.Metrics.Inc(CountExpired)
+				r.m.Expired.Inc()
 				r.log.Info("continue token expired, listing in one call", "err", err)
 				opts = source.ListOptions{ResourceVersion: rv}
 				pages, full = nil, true

@@ -21,4 +21,3 @@ type Store[T any] interface {
 type BookmarkStore interface {
 	Bookmark(rv string)
 }
-

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"math/rand/v2"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // watch watches from the last synced version until the stream ends, its
@@ -15,7 +16,7 @@ func (l *loop[T]) watch(ctx context.Context) error {
 	r := l.r
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r.opts.Metrics.Inc(CountWatches)
+	r.m.Watches.Inc()
 	started := time.Now()
 	ch, err := r.lw.Watch(wctx, source.WatchOptions{ResourceVersion: l.rv, AllowBookmarks: true})
 	if err != nil {
@@ -95,14 +96,14 @@ func (l *loop[T]) apply(ev *source.Event[T]) error {
 		return fmt.Errorf("%w: %v at %q: %w", ErrStore, ev.Type, ev.ResourceVersion, err)
 	}
 	l.setRV(ev.ResourceVersion)
-	r.opts.Metrics.Inc(CountEvents)
+	r.m.Events.Inc()
 	return nil
 }
 
 // resync calls Store.Resync and schedules the next one.
 func (l *loop[T]) resync(now time.Time) error {
 	l.resyncAt = now.Add(l.r.opts.ResyncPeriod)
-	l.r.opts.Metrics.Inc(CountResyncs)
+	l.r.m.Resyncs.Inc()
 	if err := l.r.store.Resync(); err != nil {
 		return fmt.Errorf("%w: Resync: %w", ErrStore, err)
 	}
@@ -119,7 +120,7 @@ func (l *loop[T]) watchListSync(ctx context.Context) error {
 	l.justListed = true
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r.opts.Metrics.Inc(CountWatches)
+	r.m.Watches.Inc()
 	ch, err := r.lw.Watch(wctx, source.WatchOptions{AllowBookmarks: true, SendInitialEvents: true})
 	if err != nil {
 		err = fmt.Errorf("reflector: watch-list: %w", err)

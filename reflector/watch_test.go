@@ -1,14 +1,15 @@
 package reflector_test
 
 import (
-	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Semantic 2: every event goes to the store with its resourceVersion and
@@ -25,7 +26,7 @@ func TestEventsCarryTheirRVToTheStore(t *testing.T) {
 			assert.Equal(t, e.ResourceVersion, h.r.LastSyncResourceVersion())
 		}
 		assert.Equal(t, []string{"replace [] @10", "add a @11", "update a @12", "delete a @13"}, store.Ops())
-		assert.Equal(t, 3, h.metrics.get(reflector.CountEvents))
+		assert.Equal(t, 3, h.metrics.Events.get())
 		h.stop(t)
 	})
 }
@@ -101,7 +102,7 @@ func TestShortWatchCountsAsError(t *testing.T) {
 		}, lw.Calls())
 		ms := time.Millisecond
 		assert.Equal(t, []time.Duration{0, 0, 800 * ms, 800 * ms, 2400 * ms, 2400 * ms}, lw.CallTimes(h.t0))
-		assert.Equal(t, 2, h.metrics.get(reflector.CountShortWatches))
+		assert.Equal(t, 2, h.metrics.ShortWatches.get())
 		require.Len(t, h.errs.all(), 2)
 		assert.ErrorIs(t, h.errs.all()[0], reflector.ErrShortWatch)
 		h.stop(t)

@@ -2,14 +2,15 @@ package reflector_test
 
 import (
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/reflector"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 const watchListCall = `watch rv="" bookmarks=true initial=true`
@@ -32,8 +33,8 @@ func TestWatchListHappyPath(t *testing.T) {
 		synctest.Wait()
 		assert.Equal(t, []string{"replace [a b] @9", "update a @10"}, store.Ops())
 		assert.Equal(t, []string{watchListCall}, lw.Calls(), "no List, one Watch")
-		assert.Equal(t, 1, h.metrics.get(reflector.CountReplaces))
-		assert.Equal(t, 1, h.metrics.get(reflector.CountEvents))
+		assert.Equal(t, 1, h.metrics.Replaces.get())
+		assert.Equal(t, 1, h.metrics.Events.get())
 		// When the stream closes cleanly, the reflector resumes a plain
 		// watch from the last version.
 		close(feed)
@@ -77,7 +78,7 @@ func TestWatchListFallsBackWhenUnsupported(t *testing.T) {
 					`watch rv="20" bookmarks=true initial=false`,
 				}, lw.Calls())
 				assert.Equal(t, []time.Duration{0, 0, 0, 0, 0}, lw.CallTimes(h.t0), "fallback is immediate")
-				assert.Equal(t, 1, h.metrics.get(reflector.CountWatchListFallbacks))
+				assert.Equal(t, 1, h.metrics.WatchListFallbacks.get())
 				require.NotEmpty(t, h.errs.all())
 				assert.ErrorIs(t, h.errs.all()[0], source.ErrUnsupported)
 				h.stop(t)
@@ -104,7 +105,7 @@ func TestWatchListFallsBackWithoutEndMarker(t *testing.T) {
 		assert.Equal(t, []string{"replace [a] @10"}, store.Ops())
 		calls := lw.rawCalls()
 		assert.Equal(t, calls[1].at, calls[0].ended, "the watch-list stream was cancelled")
-		assert.Equal(t, 1, h.metrics.get(reflector.CountWatchListFallbacks))
+		assert.Equal(t, 1, h.metrics.WatchListFallbacks.get())
 		h.stop(t)
 	})
 }
@@ -143,8 +144,8 @@ func TestWatchListErrorsRetryWatchList(t *testing.T) {
 				time.Sleep(time.Minute)
 				assert.Equal(t, []string{watchListCall, watchListCall}, lw.Calls())
 				assert.Equal(t, []string{"replace [b] @7"}, store.Ops())
-				assert.Zero(t, h.metrics.get(reflector.CountWatchListFallbacks))
-				assert.Equal(t, 1, h.metrics.get(reflector.CountBackoffs))
+				assert.Zero(t, h.metrics.WatchListFallbacks.get())
+				assert.Equal(t, 1, h.metrics.Backoffs.get())
 				require.Len(t, h.errs.all(), 1)
 				if c.want != nil {
 					assert.ErrorIs(t, h.errs.all()[0], c.want)
@@ -165,7 +166,7 @@ func TestWatchListStoreError(t *testing.T) {
 		time.Sleep(time.Second)
 		assert.Equal(t, []string{"replace [] @6"}, store.Ops())
 		assert.Equal(t, "6", h.r.LastSyncResourceVersion())
-		assert.Equal(t, 1, h.metrics.get(reflector.CountStoreErrors))
+		assert.Equal(t, 1, h.metrics.StoreErrors.get())
 		h.stop(t)
 	})
 }

@@ -1,25 +1,10 @@
 package workqueue
 
-import "time"
+import (
+	"time"
 
-// Gauge is a metric that is set to a value.
-type Gauge interface {
-	// Set sets the gauge to v.
-	Set(v float64)
-}
-
-// Counter is a metric that only goes up.
-type Counter interface {
-	// Inc adds one.
-	Inc()
-}
-
-// Histogram is a metric that observes a distribution of values (here
-// always seconds).
-type Histogram interface {
-	// Observe records one value.
-	Observe(v float64)
-}
+	"github.com/ctrlkit/ctrlkit/metrics"
+)
 
 // MetricsProvider creates the metrics of one queue. It is set per queue
 // in Options.Metrics; there is no global provider.
@@ -48,19 +33,19 @@ type MetricsProvider interface {
 // and must not call back into the queue.
 type QueueMetrics struct {
 	// Depth is set to the number of ready items whenever it changes.
-	Depth Gauge
+	Depth metrics.Gauge
 	// Adds counts the times an item became pending: entered the ready
 	// queue, got marked to run again while being processed, or came out
 	// of a delay. Adds of an item already pending are not counted.
-	Adds Counter
+	Adds metrics.Counter
 	// QueueDuration observes, at Get, the seconds an item waited in the
 	// ready queue.
-	QueueDuration Histogram
+	QueueDuration metrics.Histogram
 	// WorkDuration observes, at Done, the seconds between Get and Done.
-	WorkDuration Histogram
+	WorkDuration metrics.Histogram
 	// Retries counts calls of AddRateLimited (and AddWithOptions with
 	// RateLimited set).
-	Retries Counter
+	Retries metrics.Counter
 }
 
 // InFlight describes the items being processed (handed out by Get and not
@@ -75,30 +60,14 @@ type InFlight struct {
 	Longest time.Duration
 }
 
-type noopMetric struct{}
-
-func (noopMetric) Set(float64)     {}
-func (noopMetric) Inc()            {}
-func (noopMetric) Observe(float64) {}
-
 // fill replaces nil fields with no-ops, so that the hot path needs no nil
 // checks once a queue is metered at all.
 func (m *QueueMetrics) fill() {
-	if m.Depth == nil {
-		m.Depth = noopMetric{}
-	}
-	if m.Adds == nil {
-		m.Adds = noopMetric{}
-	}
-	if m.QueueDuration == nil {
-		m.QueueDuration = noopMetric{}
-	}
-	if m.WorkDuration == nil {
-		m.WorkDuration = noopMetric{}
-	}
-	if m.Retries == nil {
-		m.Retries = noopMetric{}
-	}
+	m.Depth = metrics.Or(m.Depth)
+	m.Adds = metrics.Or(m.Adds)
+	m.QueueDuration = metrics.Or(m.QueueDuration)
+	m.WorkDuration = metrics.Or(m.WorkDuration)
+	m.Retries = metrics.Or(m.Retries)
 }
 
 // inFlight computes InFlight at time now. It walks the items: O(n), called

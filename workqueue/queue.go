@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/metrics"
 )
 
 // LowPriority is the priority the reconcile loop gives to events that
@@ -123,7 +125,7 @@ type Queue[T comparable] struct {
 	epoch   time.Time
 	name    string
 	log     *slog.Logger
-	retries Counter // nil unless metered
+	retries metrics.Counter // nil unless metered
 	pool    sync.Pool
 }
 

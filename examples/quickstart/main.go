@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"io"
 	"log/slog"
 	"maps"
@@ -28,6 +27,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/indexer"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Set asks for Replicas pods.

@@ -2,8 +2,8 @@ package sourcetest_test
 
 import (
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 
+	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/source/sourcetest"
 )
 

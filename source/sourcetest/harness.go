@@ -3,12 +3,13 @@ package sourcetest
 import (
 	"context"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"maps"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Run runs the conformance suite as subtests of t, each against a fresh,

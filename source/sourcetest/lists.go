@@ -3,6 +3,7 @@ package sourcetest
 import (
 	"errors"
 	"fmt"
+
 	"github.com/ctrlkit/ctrlkit/source"
 )
 

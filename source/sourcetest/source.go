@@ -2,8 +2,9 @@ package sourcetest
 
 import (
 	"context"
-	"github.com/ctrlkit/ctrlkit/source"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Object is the value the suite stores: a key, a value, and the

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctrlkit/ctrlkit/source"
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 func testWatchDeliversEveryWrite(h *harness) {

@@ -2,8 +2,9 @@ package sourcetest
 
 import (
 	"errors"
-	"github.com/ctrlkit/ctrlkit/source"
 	"strconv"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 func testStartsEmpty(h *harness) {
