@@ -349,12 +349,12 @@ func runChaos(t *testing.T, seed uint64, ops int) {
 				recomputed[v] = append(recomputed[v], key)
 			}
 		}
-		values, err := inf.Indexer().IndexValues(name)
+		values, err := inf.Lister().IndexValues(name)
 		require.NoError(t, err)
 		require.ElementsMatch(t, slices.Collect(mapKeys(recomputed)), values, "values of index %s", name)
 		for v, keys := range recomputed {
 			slices.Sort(keys)
-			gotKeys, err := inf.Indexer().IndexKeys(name, v)
+			gotKeys, err := inf.Lister().IndexKeys(name, v)
 			require.NoError(t, err)
 			require.Equal(t, keys, gotKeys, "index %s=%s", name, v)
 		}

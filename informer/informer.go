@@ -225,11 +225,6 @@ func (inf *Informer[T]) LastSyncResourceVersion() string {
 	return inf.refl.LastSyncResourceVersion()
 }
 
-// Indexer returns the cache. It is meant for reading: writing to it
-// bypasses the handlers and the next relist will undo the write. The
-// objects in it are shared and must not be mutated.
-func (inf *Informer[T]) Indexer() *indexer.Indexer[T] { return inf.idx }
-
 // Lister returns a read-only view of the cache.
 func (inf *Informer[T]) Lister() Lister[T] { return Lister[T]{idx: inf.idx} }
 

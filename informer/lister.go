@@ -15,10 +15,6 @@ type Lister[T any] struct {
 	idx *indexer.Indexer[T]
 }
 
-// NewLister returns a Lister over idx, for caches not owned by an
-// Informer.
-func NewLister[T any](idx *indexer.Indexer[T]) Lister[T] { return Lister[T]{idx: idx} }
-
 // Get returns the object cached under key.
 func (l Lister[T]) Get(key string) (T, bool) { return l.idx.Get(key) }
 
@@ -41,6 +37,21 @@ func (l Lister[T]) All() iter.Seq2[string, T] { return l.idx.All() }
 // ByIndex returns the objects whose index name contains value, ordered by
 // key; an error if no index is called name.
 func (l Lister[T]) ByIndex(name, value string) ([]T, error) { return l.idx.ByIndex(name, value) }
+
+// Range iterates over a snapshot of the cached objects whose keys start
+// with prefix, ordered by key: with namespace/name keys, Range("ns/") is
+// one namespace.
+func (l Lister[T]) Range(prefix string) iter.Seq2[string, T] { return l.idx.Range(prefix) }
+
+// IndexKeys returns the keys of the objects whose index name contains
+// value, ordered; an error if no index is called name.
+func (l Lister[T]) IndexKeys(name, value string) ([]string, error) {
+	return l.idx.IndexKeys(name, value)
+}
+
+// IndexValues returns the values index name holds, ordered; an error if
+// no index is called name.
+func (l Lister[T]) IndexValues(name string) ([]string, error) { return l.idx.IndexValues(name) }
 
 // Len returns the number of cached objects.
 func (l Lister[T]) Len() int { return l.idx.Len() }

@@ -20,7 +20,7 @@ type Options[T any] struct {
 	Name string
 
 	// Indexers are the named index functions of the cache, queryable
-	// through Lister.ByIndex and Indexer().ByIndex. Default: none.
+	// through Lister.ByIndex, IndexKeys and IndexValues. Default: none.
 	Indexers indexer.Indexers[T]
 
 	// ResyncPeriod is the default resync period of handlers (see

@@ -59,7 +59,7 @@ func (r Result) IsZero() bool { return r == Result{} }
 // ErrTerminal is the sentinel that errors.Is finds in every error made
 // by Terminal: errors.Is(err, ErrTerminal) tells whether err, or any error
 // it wraps, is terminal.
-var ErrTerminal = errors.New("terminal error")
+var ErrTerminal = errors.New("reconcile: terminal error")
 
 // Terminal marks err as terminal: the Controller logs and counts it but
 // does not retry the request (it forgets its backoff history instead).

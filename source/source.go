@@ -145,19 +145,19 @@ var (
 	// ErrExpired means the requested resourceVersion or continue token
 	// is older than the source retains (Kubernetes' 410 Gone, etcd's
 	// compacted revision): the caller must relist.
-	ErrExpired = errors.New("resource version expired")
+	ErrExpired = errors.New("source: resource version expired")
 	// ErrNotFound means the object does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errors.New("source: not found")
 	// ErrAlreadyExists means a create found the key taken.
-	ErrAlreadyExists = errors.New("already exists")
+	ErrAlreadyExists = errors.New("source: already exists")
 	// ErrConflict means a write's resourceVersion precondition is stale.
-	ErrConflict = errors.New("conflict: resource version is stale")
+	ErrConflict = errors.New("source: conflict: resource version is stale")
 	// ErrUnsupported means the source does not support a requested option
 	// (for example WatchOptions.SendInitialEvents).
-	ErrUnsupported = errors.New("unsupported by this source")
+	ErrUnsupported = errors.New("source: unsupported by this source")
 	// ErrFutureVersion means a resourceVersion is newer than the source's
 	// current one.
-	ErrFutureVersion = errors.New("resource version is in the future")
+	ErrFutureVersion = errors.New("source: resource version is in the future")
 )
 
 // ListWatchFuncs builds a ListWatcher from two functions.

@@ -72,41 +72,6 @@ type AddOptions struct {
 	RateLimited bool
 }
 
-// Interface is the method set of Queue, for code that wants to accept a
-// fake. *Queue[T] implements it.
-type Interface[T comparable] interface {
-	// Add makes item ready; see Queue.Add.
-	Add(item T)
-	// AddAfter adds item once d has passed; see Queue.AddAfter.
-	AddAfter(item T, d time.Duration)
-	// AddRateLimited adds item after the rate limiter's delay.
-	AddRateLimited(item T)
-	// AddWithOptions adds item with a priority and/or delay.
-	AddWithOptions(item T, o AddOptions)
-	// Get blocks until an item is ready or the queue is shut down.
-	Get() (item T, shutdown bool)
-	// GetWithPriority is Get that also returns the item's priority.
-	GetWithPriority() (item T, priority int, shutdown bool)
-	// Done marks item as processed.
-	Done(item T)
-	// Forget clears item's failure history in the rate limiter.
-	Forget(item T)
-	// NumRequeues returns item's recorded failures.
-	NumRequeues(item T) int
-	// Len returns the number of ready items.
-	Len() int
-	// ShutDown stops accepting items; queued ones are still handed out.
-	ShutDown()
-	// ShutDownWithDrain shuts down and waits until everything is Done.
-	ShutDownWithDrain()
-	// ShutDownWithDrainContext is ShutDownWithDrain bounded by ctx.
-	ShutDownWithDrainContext(ctx context.Context) error
-	// ShuttingDown reports whether ShutDown has been called.
-	ShuttingDown() bool
-}
-
-var _ Interface[string] = (*Queue[string])(nil)
-
 // Queue is a work queue of items of type T with dedup, delays, rate
 // limiting and priorities; see the package doc for its contract. All
 // methods are safe for concurrent use. Create one with New.

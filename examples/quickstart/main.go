@@ -327,7 +327,7 @@ func settle(ctx context.Context, out io.Writer, src *fake.Source[*Pod], inf *inf
 			}
 		}
 		if done && inf.WaitForResourceVersion(ctx, src.ResourceVersion()) == nil &&
-			inf.Indexer().Len() == src.Len() {
+			inf.Lister().Len() == src.Len() {
 			for _, name := range slices.Sorted(maps.Keys(want)) {
 				fmt.Fprintf(out, "  %-5s %d/%d pods\n", name, have[name], want[name])
 			}
