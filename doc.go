@@ -8,15 +8,17 @@
 // This package holds only documentation. The data flows through the
 // subpackages like this:
 //
-//	ListWatcher[T] --List+Watch--> reflector.Reflector[T]
+//	source.ListWatcher[T] --List+Watch--> reflector.Reflector[T]
 //	    --deltas--> deltafifo.DeltaFIFO[T] --Pop--> informer.Informer[T]
 //	    --> indexer.Indexer[T] (cache, listers) and Handler[T] callbacks
 //	    --> workqueue.Queue[R] --> reconcile.Controller[R] --> your Reconciler[R]
 //
 // Which package to reach for:
 //
-//   - reflector: the source contract (ListWatcher, Event, ErrExpired) and
-//     the list-then-watch loop that keeps a store in step with a source.
+//   - source: the source contract (ListWatcher, Event, ErrExpired, …)
+//     that every source implements; source/sourcetest checks it.
+//   - reflector: the list-then-watch loop that keeps a store in step with
+//     a source.
 //   - fake: an in-memory, versioned source with fault injection, for tests,
 //     demos and single-process programs.
 //   - deltafifo: the queue of per-key changes between reflector and cache.
@@ -27,6 +29,25 @@
 //   - expectations: the guard that stops a controller from acting twice
 //     while its cache lags behind its own writes.
 //   - reconcile: the controller loop (Reconciler, Result, Controller).
+//   - metrics: the Counter, Gauge and Histogram every package reports
+//     through.
+//   - leader: leader election (Elector, Run, an in-memory elector).
+//
+// # Conventions
+//
+// Every package follows the same rules, so that logs and errors read
+// alike wherever they come from:
+//
+//   - Error messages and log messages start with the package name and a
+//     colon ("reflector: store failed"), are lower case and carry no
+//     trailing punctuation. Sentinels callers branch on are exported
+//     (ErrExpired, ErrConflict, …) and wrapped with %w.
+//   - Log records take a *slog.Logger from Options (default
+//     slog.Default()); an error goes under the key "err".
+//   - Metrics come from a MetricsProvider in Options that returns a struct
+//     of instruments for one named object; nothing is global.
+//   - A function that needs its caller to hold a lock has a name ending
+//     in Locked.
 //
 // Sources with heavy dependencies live in their own modules, such as
 // github.com/ctrlkit/ctrlkit/etcd.

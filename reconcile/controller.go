@@ -222,7 +222,7 @@ func (c *Controller[R]) process(ctx context.Context, req R, prio int) {
 	for _, g := range c.gates {
 		ok, err := g.caughtUp(req)
 		if err != nil {
-			c.log.Warn("reconcile: consistency check failed; reconciling without it", "request", req, "error", err)
+			c.log.Warn("reconcile: consistency check failed; reconciling without it", "request", req, "err", err)
 		}
 		if !ok {
 			c.queue.AddWithOptions(req, workqueue.AddOptions{Priority: prio, RateLimited: true})
@@ -248,12 +248,12 @@ func (c *Controller[R]) process(ctx context.Context, req R, prio int) {
 		c.m.TotalTerminal.Inc()
 		c.m.Errors.Inc()
 		c.m.TerminalErrors.Inc()
-		c.log.Error("reconcile: terminal error; not retrying", "request", req, "error", err)
+		c.log.Error("reconcile: terminal error; not retrying", "request", req, "err", err)
 	case err != nil:
 		c.queue.AddWithOptions(req, workqueue.AddOptions{Priority: prio, RateLimited: true})
 		c.m.TotalError.Inc()
 		c.m.Errors.Inc()
-		c.log.Error("reconcile: error; retrying with backoff", "request", req, "error", err,
+		c.log.Error("reconcile: error; retrying with backoff", "request", req, "err", err,
 			"failures", c.queue.NumRequeues(req))
 		if !res.IsZero() {
 			c.log.Debug("reconcile: Result ignored because of the error", "request", req)

@@ -121,7 +121,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		watchList: r.opts.UseWatchList,
 	}
 	defer l.timer.stop()
-	r.log.Debug("reflector started")
+	r.log.Debug("reflector: reflector started")
 	for {
 		var err error
 		switch {
@@ -133,7 +133,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 			err = l.watch(ctx)
 		}
 		if ctx.Err() != nil {
-			r.log.Debug("reflector stopped", "resourceVersion", l.rv)
+			r.log.Debug("reflector: reflector stopped", "resourceVersion", l.rv)
 			return ctx.Err()
 		}
 		if err == nil {
@@ -153,7 +153,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		default:
 			d := l.backoff.next(time.Now(), rand.Float64())
 			r.m.Backoffs.Inc()
-			r.log.Debug("backing off", "delay", d)
+			r.log.Debug("reflector: backing off", "delay", d)
 			if err := l.sleep(ctx, d); err != nil {
 				return err
 			}
@@ -167,21 +167,21 @@ func (r *Reflector[T]) report(err error) {
 	switch {
 	case errors.As(err, &fb):
 		r.m.WatchListFallbacks.Inc()
-		r.log.Info("watch-list unavailable, falling back to list and watch", "err", err)
+		r.log.Info("reflector: watch-list unavailable, falling back to list and watch", "err", err)
 	case errors.Is(err, source.ErrExpired):
 		r.m.Expired.Inc()
-		r.log.Info("resource version expired, relisting", "err", err)
+		r.log.Info("reflector: resource version expired, relisting", "err", err)
 	case errors.Is(err, ErrBadSource):
 		r.m.BadSource.Inc()
-		r.log.Error("source misbehaved, relisting", "err", err)
+		r.log.Error("reflector: source misbehaved, relisting", "err", err)
 	case errors.Is(err, ErrStore):
 		r.m.StoreErrors.Inc()
-		r.log.Error("store failed, relisting", "err", err)
+		r.log.Error("reflector: store failed, relisting", "err", err)
 	case errors.Is(err, ErrShortWatch):
 		r.m.ShortWatches.Inc()
-		r.log.Warn("watch ended at once, relisting", "err", err)
+		r.log.Warn("reflector: watch ended at once, relisting", "err", err)
 	default:
-		r.log.Warn("list or watch failed, relisting", "err", err)
+		r.log.Warn("reflector: list or watch failed, relisting", "err", err)
 	}
 	if h := r.opts.WatchErrorHandler; h != nil {
 		h(err)
@@ -255,7 +255,7 @@ func (l *loop[T]) listSync(ctx context.Context) error {
 	if err != nil && l.rv != "" && ctx.Err() == nil &&
 		(errors.Is(err, source.ErrExpired) || errors.Is(err, source.ErrFutureVersion)) {
 		l.r.m.Expired.Inc()
-		l.r.log.Info("cannot list at the last synced version, listing the latest",
+		l.r.log.Info("reflector: cannot list at the last synced version, listing the latest",
 			"resourceVersion", l.rv, "err", err)
 		items, listRV, err = l.list(ctx, "")
 	}
@@ -269,7 +269,7 @@ func (l *loop[T]) listSync(ctx context.Context) error {
 		return fmt.Errorf("%w: Replace at %q: %w", ErrStore, listRV, err)
 	}
 	l.replaced(listRV)
-	l.r.log.Debug("listed", "items", len(items), "resourceVersion", listRV)
+	l.r.log.Debug("reflector: listed", "items", len(items), "resourceVersion", listRV)
 	return nil
 }
 
@@ -293,7 +293,7 @@ func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
 		if err != nil {
 			if opts.Continue != "" && !full && errors.Is(err, source.ErrExpired) {
 				r.m.Expired.Inc()
-				r.log.Info("continue token expired, listing in one call", "err", err)
+				r.log.Info("reflector: continue token expired, listing in one call", "err", err)
 				opts = source.ListOptions{ResourceVersion: rv}
 				pages, full = nil, true
 				continue

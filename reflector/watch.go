@@ -50,7 +50,7 @@ func (l *loop[T]) consume(ctx context.Context, ch <-chan source.Event[T], starte
 				}
 			}
 			if due(end, now) {
-				r.log.Debug("watch lifetime over, resuming", "resourceVersion", l.rv)
+				r.log.Debug("reflector: watch lifetime over, resuming", "resourceVersion", l.rv)
 				l.justListed = false
 				return nil
 			}
@@ -158,7 +158,7 @@ func (l *loop[T]) watchListSync(ctx context.Context) error {
 					return fmt.Errorf("%w: Replace at %q: %w", ErrStore, ev.ResourceVersion, err)
 				}
 				l.replaced(ev.ResourceVersion)
-				r.log.Debug("watch-listed", "items", len(items), "resourceVersion", ev.ResourceVersion)
+				r.log.Debug("reflector: watch-listed", "items", len(items), "resourceVersion", ev.ResourceVersion)
 				items = nil
 				return l.consume(ctx, ch, time.Now(), true)
 			case ev.Type == source.Bookmark:

@@ -169,7 +169,7 @@ func (q *Queue[T]) addNow(item T, prio int) {
 	if !q.shutdown.Load() {
 		before := q.c.ready
 		q.c.add(item, prio, now)
-		q.dispatch()
+		q.dispatchLocked()
 		deep = q.c.ready > before && q.c.ready > yieldDepth
 	}
 	q.mu.Unlock()
@@ -230,10 +230,10 @@ func (q *Queue[T]) addAt(item T, prio int, d time.Duration, now int64) {
 	if !q.shutdown.Load() {
 		if d <= 0 {
 			q.c.add(item, prio, now)
-			q.dispatch()
+			q.dispatchLocked()
 		} else {
 			q.c.addAfter(item, prio, satAdd(now, int64(d)), now)
-			q.arm(now)
+			q.armLocked(now)
 		}
 	}
 	q.mu.Unlock()
@@ -270,10 +270,10 @@ func (q *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
 	return h.item, h.prio, h.shutdown
 }
 
-// dispatch hands ready items to parked Gets, one item per waiter, each
+// dispatchLocked hands ready items to parked Gets, one item per waiter, each
 // woken through its own channel (no broadcast, no thundering herd).
 // Called with mu held.
-func (q *Queue[T]) dispatch() {
+func (q *Queue[T]) dispatchLocked() {
 	for len(q.waiters) > 0 && q.c.ready > 0 {
 		n := len(q.waiters) - 1
 		w := q.waiters[n]
@@ -290,8 +290,8 @@ func (q *Queue[T]) dispatch() {
 func (q *Queue[T]) Done(item T) {
 	q.mu.Lock()
 	if q.c.done(item, unknownTime) {
-		q.dispatch()
-		q.checkDrained()
+		q.dispatchLocked()
+		q.checkDrainedLocked()
 		q.mu.Unlock()
 		return
 	}
@@ -344,12 +344,12 @@ func (q *Queue[T]) shutDownLocked() {
 	}
 	q.waiters = q.waiters[:0]
 	q.log.Debug("workqueue: shutting down", "queue", q.name, "queued", q.c.ready, "processing", q.c.busy)
-	q.checkDrained()
+	q.checkDrainedLocked()
 }
 
-// checkDrained closes drained once the queue is shut down and nothing is
+// checkDrainedLocked closes drained once the queue is shut down and nothing is
 // queued or processing. Called with mu held.
-func (q *Queue[T]) checkDrained() {
+func (q *Queue[T]) checkDrainedLocked() {
 	if q.drained == nil || q.c.ready > 0 || q.c.busy > 0 {
 		return
 	}
@@ -394,9 +394,9 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) error {
 	}
 }
 
-// arm sets the timer for the earliest waiting item, unless it is already
+// armLocked sets the timer for the earliest waiting item, unless it is already
 // set for that time or earlier. Called with mu held.
-func (q *Queue[T]) arm(now int64) {
+func (q *Queue[T]) armLocked(now int64) {
 	at, ok := q.c.nextDeadline()
 	if !ok || (q.armed && q.armedAt <= at) {
 		return
@@ -422,6 +422,6 @@ func (q *Queue[T]) fire() {
 	}
 	now := q.nanotime()
 	q.c.advance(now)
-	q.dispatch()
-	q.arm(now)
+	q.dispatchLocked()
+	q.armLocked(now)
 }
