@@ -163,150 +163,191 @@ func main() {
 	}
 }
 
-// run plays the demo and writes its story to out.
+// run plays the demo and writes its story to out, in four steps: build
+// the sources, caches and controller; wire the events to the controller;
+// start everything; play the scenario.
 func run(out io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	logger := slog.New(slog.DiscardHandler) // the demo prints its own story
 
-	sets, err := fake.NewSource(setKey, fake.Options[*Set]{
+	d, err := newDemo(out)
+	if err != nil {
+		return err
+	}
+	if err := d.wire(); err != nil {
+		return err
+	}
+	stop := d.start(ctx)
+	defer stop()
+	return d.play(ctx)
+}
+
+// demo is the whole program: two sources, their informers, the controller
+// and what the scenario wants.
+type demo struct {
+	out    io.Writer
+	sets   *fake.Source[*Set]
+	pods   *fake.Source[*Pod]
+	setInf *informer.Informer[*Set]
+	podInf *informer.Informer[*Pod]
+	exp    *expectations.Expectations
+	ctrl   *setController
+	ctl    *reconcile.Controller[string]
+	want   map[string]int // replicas per set, as the scenario last asked
+}
+
+// newDemo builds the sources, the informers (pods indexed by owner), the
+// expectations, the read-your-writes gate and the controller. It starts
+// nothing.
+func newDemo(out io.Writer) (*demo, error) {
+	logger := slog.New(slog.DiscardHandler) // the demo prints its own story
+	d := &demo{out: out, want: map[string]int{}}
+	var err error
+	if d.sets, err = fake.NewSource(setKey, fake.Options[*Set]{
 		Copy: func(s *Set) *Set { c := *s; return &c },
-	})
-	if err != nil {
-		return err
+	}); err != nil {
+		return nil, err
 	}
-	pods, err := fake.NewSource(podKey, fake.Options[*Pod]{HistorySize: 200})
-	if err != nil {
-		return err
+	if d.pods, err = fake.NewSource(podKey, fake.Options[*Pod]{HistorySize: 200}); err != nil {
+		return nil, err
 	}
-	setInf, err := informer.New(sets, setKey, informer.Options[*Set]{Logger: logger})
-	if err != nil {
-		return err
+	if d.setInf, err = informer.New(d.sets, setKey, informer.Options[*Set]{Logger: logger}); err != nil {
+		return nil, err
 	}
-	podInf, err := informer.New(pods, podKey, informer.Options[*Pod]{
+	if d.podInf, err = informer.New(d.pods, podKey, informer.Options[*Pod]{
 		Logger: logger,
 		Indexers: indexer.Indexers[*Pod]{
 			"owner": func(p *Pod) ([]string, error) { return []string{p.Owner}, nil },
 		},
-	})
-	if err != nil {
-		return err
+	}); err != nil {
+		return nil, err
 	}
-	exp, err := expectations.New(expectations.Options{Logger: logger})
-	if err != nil {
-		return err
+	if d.exp, err = expectations.New(expectations.Options{Name: "sets", Logger: logger}); err != nil {
+		return nil, err
 	}
-	gate, err := reconcile.NewConsistency[string](podInf, pods)
+	gate, err := reconcile.NewConsistency[string](d.podInf, d.pods)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ctrl := &setController{sets: setInf.Lister(), pods: podInf.Lister(), src: pods, exp: exp, gate: gate}
-	ctl, err := reconcile.New("sets", ctrl, reconcile.Options[string]{
+	d.ctrl = &setController{sets: d.setInf.Lister(), pods: d.podInf.Lister(), src: d.pods, exp: d.exp, gate: gate}
+	d.ctl, err = reconcile.New("sets", d.ctrl, reconcile.Options[string]{
 		Workers:     4,
 		Logger:      logger,
 		Consistency: []*reconcile.Consistency[string]{gate},
 	})
-	if err != nil {
+	return d, err
+}
+
+// wire connects the informers to the controller: a set is reconciled by
+// its own key; a pod's events lower its owner's expectations and then
+// enqueue the owner. The controller waits for both registrations to sync.
+func (d *demo) wire() error {
+	if _, err := reconcile.Watch(d.ctl, d.setInf, reconcile.ByKey(setKey), reconcile.WatchOptions{}); err != nil {
 		return err
 	}
-	// A set is reconciled by its own key; a pod's events lower its owner's
-	// expectations and then enqueue the owner.
-	if _, err := reconcile.Watch(ctl, setInf, reconcile.ByKey(setKey), reconcile.WatchOptions{}); err != nil {
-		return err
-	}
-	reg, err := podInf.AddEventHandler(informer.HandlerFuncs[*Pod]{
+	reg, err := d.podInf.AddEventHandler(informer.HandlerFuncs[*Pod]{
 		AddFunc: func(p *Pod, _ bool) {
-			exp.CreationObserved(p.Owner)
-			ctl.Enqueue(p.Owner)
+			d.exp.CreationObserved(p.Owner)
+			d.ctl.Enqueue(p.Owner)
 		},
-		UpdateFunc: func(_, p *Pod) { ctl.Enqueue(p.Owner) },
+		UpdateFunc: func(_, p *Pod) { d.ctl.Enqueue(p.Owner) },
 		DeleteFunc: func(p *Pod, _ bool) {
-			exp.DeletionObserved(p.Owner)
-			ctl.Enqueue(p.Owner)
+			d.exp.DeletionObserved(p.Owner)
+			d.ctl.Enqueue(p.Owner)
 		},
 	}, informer.HandlerOptions{})
 	if err != nil {
 		return err
 	}
-	if err := ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
+	return d.ctl.AddSyncCheck(reg.HasSynced)
+}
 
+// start runs the informers and the controller, each on its own goroutine.
+// The function it returns cancels them and waits until every goroutine
+// has exited.
+func (d *demo) start(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = setInf.Run(ctx) })
-	wg.Go(func() { _ = podInf.Run(ctx) })
-	wg.Go(func() { _ = ctl.Run(ctx) })
-	defer func() {
+	wg.Go(func() { _ = d.setInf.Run(ctx) })
+	wg.Go(func() { _ = d.podInf.Run(ctx) })
+	wg.Go(func() { _ = d.ctl.Run(ctx) })
+	return func() {
 		cancel()
 		wg.Wait()
-		fmt.Fprintln(out, "shut down: every goroutine has exited")
-	}()
-
-	fmt.Fprintln(out, "ctrlkit quickstart: a ReplicaSet-style controller on the in-memory source")
-	want := map[string]int{}
-	apply := func(name string, replicas int) error {
-		want[name] = replicas
-		_, _, err := sets.Get(ctx, name)
-		switch {
-		case errors.Is(err, source.ErrNotFound):
-			_, err = sets.Create(ctx, &Set{Name: name, Replicas: replicas})
-		case err == nil:
-			_, err = sets.Update(ctx, &Set{Name: name, Replicas: replicas}, "")
-		}
-		return err
+		fmt.Fprintln(d.out, "shut down: every goroutine has exited")
 	}
+}
 
-	step := func(title string, change func() error) error {
-		fmt.Fprintln(out, "\n"+title)
-		if err := change(); err != nil {
+// play runs the scenario: create and scale sets, then inject faults into
+// the pod source, waiting after each step until the pods match and the
+// cache equals the source. It ends with what the controller did.
+func (d *demo) play(ctx context.Context) error {
+	fmt.Fprintln(d.out, "ctrlkit quickstart: a ReplicaSet-style controller on the in-memory source")
+	steps := []struct {
+		title  string
+		change func() error
+	}{
+		{"create sets web=3, api=2, batch=5", func() error {
+			return errors.Join(d.apply(ctx, "web", 3), d.apply(ctx, "api", 2), d.apply(ctx, "batch", 5))
+		}},
+		{"scale web to 6, batch to 1", func() error {
+			return errors.Join(d.apply(ctx, "web", 6), d.apply(ctx, "batch", 1))
+		}},
+		{"fault: cut every pod watch, and scale api to 4 meanwhile", func() error {
+			n := d.pods.CutWatches(nil)
+			fmt.Fprintf(d.out, "  cut %d watch(es); the reflector resumes from its last resourceVersion\n", n)
+			return d.apply(ctx, "api", 4)
+		}},
+		{"fault: a pod is deleted behind the controller's back, and its event is lost", func() error {
+			return d.loseDelete(ctx, "web-0")
+		}},
+		{"delete set batch (scale to 0)", func() error {
+			return d.apply(ctx, "batch", 0)
+		}},
+	}
+	for _, st := range steps {
+		fmt.Fprintln(d.out, "\n"+st.title)
+		if err := st.change(); err != nil {
 			return err
 		}
-		return settle(ctx, out, pods, podInf, want)
-	}
-
-	if err := step("create sets web=3, api=2, batch=5", func() error {
-		return errors.Join(apply("web", 3), apply("api", 2), apply("batch", 5))
-	}); err != nil {
-		return err
-	}
-	if err := step("scale web to 6, batch to 1", func() error {
-		return errors.Join(apply("web", 6), apply("batch", 1))
-	}); err != nil {
-		return err
-	}
-	if err := step("fault: cut every pod watch, and scale api to 4 meanwhile", func() error {
-		n := pods.CutWatches(nil)
-		fmt.Fprintf(out, "  cut %d watch(es); the reflector resumes from its last resourceVersion\n", n)
-		return apply("api", 4)
-	}); err != nil {
-		return err
-	}
-	if err := step("fault: a pod is deleted behind the controller's back, and its event is lost", func() error {
-		pods.MissNextEvents(1)
-		_, err := pods.Delete(ctx, "web-0", "")
-		fmt.Fprintln(out, "  deleted web-0 silently; the watch never reports it")
-		if err != nil {
+		if err := settle(ctx, d.out, d.pods, d.podInf, d.want); err != nil {
 			return err
 		}
-		pods.Compact()
-		pods.FailLists(2, errors.New("injected list failure"))
-		n := pods.CutWatches(fmt.Errorf("injected: %w", source.ErrExpired))
-		fmt.Fprintf(out, "  compacted the history, expired %d watch(es), failed the next 2 lists\n", n)
-		fmt.Fprintln(out, "  the reflector backs off, relists, infers the delete, and the controller replaces web-0")
-		return nil
-	}); err != nil {
-		return err
 	}
-	if err := step("delete set batch (scale to 0)", func() error {
-		return apply("batch", 0)
-	}); err != nil {
-		return err
-	}
+	wrote, stale := d.ctrl.writes()
+	fmt.Fprintf(d.out, "\npods in the source: %d; creates and deletes by the controller: %d\n", d.pods.Len(), wrote)
+	fmt.Fprintf(d.out, "writes refused because the controller acted on a stale cache: %d\n", stale)
+	fmt.Fprintf(d.out, "pod watches opened: %d, pod lists: %d\n", d.pods.WatchCalls(), d.pods.ListCalls())
+	return nil
+}
 
-	wrote, stale := ctrl.writes()
-	fmt.Fprintf(out, "\npods in the source: %d; creates and deletes by the controller: %d\n", pods.Len(), wrote)
-	fmt.Fprintf(out, "writes refused because the controller acted on a stale cache: %d\n", stale)
-	fmt.Fprintf(out, "pod watches opened: %d, pod lists: %d\n", pods.WatchCalls(), pods.ListCalls())
+// apply creates or updates the set name to ask for replicas pods.
+func (d *demo) apply(ctx context.Context, name string, replicas int) error {
+	d.want[name] = replicas
+	_, _, err := d.sets.Get(ctx, name)
+	switch {
+	case errors.Is(err, source.ErrNotFound):
+		_, err = d.sets.Create(ctx, &Set{Name: name, Replicas: replicas})
+	case err == nil:
+		_, err = d.sets.Update(ctx, &Set{Name: name, Replicas: replicas}, "")
+	}
+	return err
+}
+
+// loseDelete deletes pod with its event lost, then compacts the history,
+// expires the watches and fails two lists, so that only a relist after a
+// backoff can find the delete.
+func (d *demo) loseDelete(ctx context.Context, pod string) error {
+	d.pods.MissNextEvents(1)
+	if _, err := d.pods.Delete(ctx, pod, ""); err != nil {
+		return err
+	}
+	fmt.Fprintf(d.out, "  deleted %s silently; the watch never reports it\n", pod)
+	d.pods.Compact()
+	d.pods.FailLists(2, errors.New("injected list failure"))
+	n := d.pods.CutWatches(fmt.Errorf("injected: %w", source.ErrExpired))
+	fmt.Fprintf(d.out, "  compacted the history, expired %d watch(es), failed the next 2 lists\n", n)
+	fmt.Fprintf(d.out, "  the reflector backs off, relists, infers the delete, and the controller replaces %s\n", pod)
 	return nil
 }
 
