@@ -81,7 +81,7 @@ func BenchmarkList(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				l, err := s.List(ctx, source.ListOptions{ResourceVersion: tc.rv, Limit: 500})
+				l, err := s.List(ctx, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: tc.rv, Limit: 500})
 				if err != nil || len(l.Items) != 500 {
 					b.Fatal(err, len(l.Items))
 				}

@@ -155,7 +155,7 @@ func requireErr(t *testing.T, err, want error) {
 
 // listPages lists everything at rv in pages of limit.
 func listPages(ctx context.Context, s *fake.Source[*pod], rv string, limit int64) ([]*pod, string, error) {
-	l, err := s.List(ctx, source.ListOptions{ResourceVersion: rv, Limit: limit})
+	l, err := s.List(ctx, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: rv, Limit: limit})
 	if err != nil {
 		return nil, "", err
 	}

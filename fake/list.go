@@ -15,10 +15,13 @@ import (
 // order as they were at exactly one revision:
 //
 //   - opts.ResourceVersion "": the current revision;
-//   - a version v: exactly revision v, reconstructed from the history;
-//     an error wrapping source.ErrExpired when v is older than the
-//     history, source.ErrFutureVersion when v is newer than the last
-//     write;
+//   - a version v with source.NotOlderThan (the default): the current
+//     revision, which is at least v; source.ErrFutureVersion when v is
+//     newer than the last write (an old v is never expired);
+//   - a version v with source.Exact: exactly revision v, reconstructed
+//     from the history; an error wrapping source.ErrExpired when v is
+//     older than the history, source.ErrFutureVersion when v is newer
+//     than the last write;
 //   - opts.Continue (opts.ResourceVersion is then ignored): the next page
 //     of the list that returned the token, at that list's revision. The
 //     token expires (source.ErrExpired) once that revision has left the
@@ -40,6 +43,7 @@ func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.L
 	}
 	var (
 		at       int64 = -1
+		floor    int64 = -1
 		after    string
 		hasAfter bool
 		err      error
@@ -48,8 +52,13 @@ func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.L
 	case opts.Continue != "":
 		at, after, err = decodeContinue(opts.Continue)
 		hasAfter = true
-	case opts.ResourceVersion != "":
+	case opts.ResourceVersion == "":
+	case opts.ResourceVersionMatch == source.Exact:
 		at, err = source.ParseRevision(opts.ResourceVersion)
+	case opts.ResourceVersionMatch == source.NotOlderThan:
+		floor, err = source.ParseRevision(opts.ResourceVersion)
+	default:
+		err = fmt.Errorf("unknown resourceVersionMatch %v", opts.ResourceVersionMatch)
 	}
 	if err != nil {
 		return out, fmt.Errorf("fake: list: %w", err)
@@ -57,10 +66,15 @@ func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.L
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if at < 0 {
+	switch {
+	case floor > s.rev:
+		return out, fmt.Errorf("fake: list: resource version %d is newer than the current %d: %w", floor, s.rev, source.ErrFutureVersion)
+	case at < 0:
 		at = s.rev
-	} else if err := s.checkRevLocked("list", at); err != nil {
-		return out, err
+	default:
+		if err := s.checkRevLocked("list", at); err != nil {
+			return out, err
+		}
 	}
 	items, last, more := s.pageLocked(at, after, hasAfter, opts.Limit)
 	out.Items = items

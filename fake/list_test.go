@@ -66,7 +66,7 @@ func TestListAtEveryRevision(t *testing.T) {
 
 	for rev := range want {
 		for _, limit := range []int64{0, 1, 2, 3, 100} {
-			items, rv := listAll(t, s, source.ListOptions{ResourceVersion: strconv.Itoa(rev), Limit: limit})
+			items, rv := listAll(t, s, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: strconv.Itoa(rev), Limit: limit})
 			assert.Equal(t, strconv.Itoa(rev), rv)
 			assert.Equal(t, want[rev], names(items), "rev %d limit %d", rev, limit)
 		}
@@ -111,15 +111,15 @@ func TestListExpiryAndErrors(t *testing.T) {
 		must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
 	}
 	// History holds writes 3, 4, 5: the state at 2 is the oldest left.
-	_, err := s.List(ctx, source.ListOptions{ResourceVersion: "1"})
+	_, err := s.List(ctx, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: "1"})
 	require.ErrorIs(t, err, source.ErrExpired)
-	l, err := s.List(ctx, source.ListOptions{ResourceVersion: "2"})
+	l, err := s.List(ctx, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: "2"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"0=", "1="}, names(l.Items))
 
-	_, err = s.List(ctx, source.ListOptions{ResourceVersion: "6"})
+	_, err = s.List(ctx, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: "6"})
 	require.ErrorIs(t, err, source.ErrFutureVersion)
-	_, err = s.List(ctx, source.ListOptions{ResourceVersion: "x"})
+	_, err = s.List(ctx, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: "x"})
 	require.ErrorContains(t, err, "fake: list: source: malformed resource version")
 	_, err = s.List(ctx, source.ListOptions{Limit: -1})
 	require.ErrorContains(t, err, "negative limit")
@@ -130,9 +130,9 @@ func TestListExpiryAndErrors(t *testing.T) {
 	}
 
 	s.Compact()
-	_, err = s.List(ctx, source.ListOptions{ResourceVersion: "4"})
+	_, err = s.List(ctx, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: "4"})
 	require.ErrorIs(t, err, source.ErrExpired)
-	l, err = s.List(ctx, source.ListOptions{ResourceVersion: "5"})
+	l, err = s.List(ctx, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: "5"})
 	require.NoError(t, err, "the current revision survives compaction")
 	assert.Len(t, l.Items, 5)
 }

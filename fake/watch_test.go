@@ -319,7 +319,7 @@ func TestMissNextEvents(t *testing.T) {
 		l, err := s.List(ctx, source.ListOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"a=missed", "b=missed", "c=seen"}, names(l.Items), "a relist does")
-		l, err = s.List(ctx, source.ListOptions{ResourceVersion: "2"})
+		l, err = s.List(ctx, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: "2"})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"a=missed"}, names(l.Items), "and so does a list at a revision")
 	})

@@ -29,6 +29,15 @@
 //	ErrAlreadyExists  a create found the key taken
 //	ErrConflict       a write's resourceVersion precondition is stale
 //	ErrUnsupported    the source does not support a requested option
+//	ErrTransient      retry the same request after a backoff (429, a
+//	                  refused connection): the version is still good
+//
+// # List versions
+//
+// A list at a resourceVersion is read as ListOptions.ResourceVersionMatch
+// says, as in Kubernetes: NotOlderThan (the default) is any state at
+// least that new — the source serves its latest, so a relist repairs
+// whatever a watch lost — and Exact is that very snapshot, or ErrExpired.
 //
 // Package sourcetest holds the conformance suite every source passes.
 package source

@@ -14,11 +14,14 @@ import (
 type ListWatcher[T any] interface {
 	// List returns the objects at one consistent resourceVersion.
 	//
-	// opts.ResourceVersion "" asks for the latest state; any other value
-	// asks for a state at least as new as that version (a source may
-	// serve exactly that version). A version the source no longer
-	// retains, or an expired opts.Continue token, yields an error for
-	// which errors.Is(err, ErrExpired) is true.
+	// opts.ResourceVersion "" asks for the latest state. Any other value
+	// is read as opts.ResourceVersionMatch says: NotOlderThan (the
+	// default) asks for a state at least as new as that version, and
+	// the source serves its latest; Exact asks for exactly that version,
+	// and a version the source no longer retains yields an error for
+	// which errors.Is(err, ErrExpired) is true. A version newer than the
+	// source's yields ErrFutureVersion. An expired opts.Continue token
+	// yields ErrExpired.
 	//
 	// When opts.Limit > 0 the source may return at most Limit items and a
 	// non-empty List.Continue token; passing that token back in
@@ -35,12 +38,45 @@ type ListWatcher[T any] interface {
 
 // ListOptions selects what List returns.
 type ListOptions struct {
-	// ResourceVersion is the minimum version to list at; "" is the latest.
+	// ResourceVersion is the version to list at, read as
+	// ResourceVersionMatch says; "" is the latest.
 	ResourceVersion string
+	// ResourceVersionMatch says how ResourceVersion is read. The zero
+	// value is NotOlderThan.
+	ResourceVersionMatch ResourceVersionMatch
 	// Limit is the maximum number of items in one page; 0 means no limit.
 	Limit int64
 	// Continue is a token returned by a previous page of the same list.
 	Continue string
+}
+
+// ResourceVersionMatch says how List reads ListOptions.ResourceVersion;
+// it is Kubernetes' resourceVersionMatch. The two meanings of a list
+// version differ exactly where it matters: a relist must not travel back
+// in time but must see every change since (NotOlderThan), while a
+// paginated or reproducible read needs one fixed snapshot (Exact).
+type ResourceVersionMatch uint8
+
+// The ways to read a list's ResourceVersion.
+const (
+	// NotOlderThan: any state at least as new as ResourceVersion; the
+	// source serves the latest it has. Never ErrExpired: an old version
+	// only sets a floor. This is what a reflector's relist asks for.
+	NotOlderThan ResourceVersionMatch = iota
+	// Exact: the state at exactly ResourceVersion, or ErrExpired when
+	// the source no longer retains it.
+	Exact
+)
+
+// String returns the match's Kubernetes name.
+func (m ResourceVersionMatch) String() string {
+	switch m {
+	case NotOlderThan:
+		return "NotOlderThan"
+	case Exact:
+		return "Exact"
+	}
+	return "ResourceVersionMatch(" + strconv.Itoa(int(m)) + ")"
 }
 
 // List is one page of a list.
@@ -155,6 +191,13 @@ var (
 	// ErrUnsupported means the source does not support a requested option
 	// (for example WatchOptions.SendInitialEvents).
 	ErrUnsupported = errors.New("source: unsupported by this source")
+	// ErrTransient means a request failed for a reason that leaves the
+	// caller's resourceVersion valid — too many requests, a refused
+	// connection, a stream that broke — so the same request may be
+	// retried after a backoff: a reflector re-watches from its last
+	// version instead of relisting. Sources wrap it (with %w) around
+	// such errors; the kube adapter maps HTTP 429 to it.
+	ErrTransient = errors.New("source: transient failure, retry")
 	// ErrFutureVersion means a resourceVersion is newer than the source's
 	// current one.
 	ErrFutureVersion = errors.New("source: resource version is in the future")

@@ -47,6 +47,7 @@ var checks = []struct {
 	{"PaginationSeesOneSnapshot", testPagination},
 	{"ExpiredContinue", testExpiredContinue},
 	{"ExpiredList", testExpiredList},
+	{"ListNotOlderThanIsFresh", testListNotOlderThan},
 	{"ExpiredWatch", testExpiredWatch},
 	{"FutureVersion", testFutureVersion},
 	{"MalformedVersion", testMalformedVersion},

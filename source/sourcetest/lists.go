@@ -29,7 +29,7 @@ func testListConsistent(h *harness) {
 	h.checkItems(`List ""`, l.Items, l.ResourceVersion)
 
 	for _, rv := range rvs {
-		l := h.list(source.ListOptions{ResourceVersion: rv})
+		l := h.list(source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: rv})
 		if h.cmp(l.ResourceVersion, rv) < 0 {
 			h.t.Fatalf("List at %s is at the older %s", rv, l.ResourceVersion)
 		}
@@ -143,10 +143,10 @@ func testExpiredList(h *harness) {
 	h.mustUpdate("a", "2")
 	cur := h.mustUpdate("a", "3")
 	h.compact()
-	if _, err := h.src.List(h.ctx, source.ListOptions{ResourceVersion: old}); !errors.Is(err, source.ErrExpired) {
+	if _, err := h.src.List(h.ctx, source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: old}); !errors.Is(err, source.ErrExpired) {
 		h.t.Fatalf("List at compacted version %s: got %v, want ErrExpired", old, err)
 	}
-	l := h.list(source.ListOptions{ResourceVersion: cur})
+	l := h.list(source.ListOptions{ResourceVersionMatch: source.Exact, ResourceVersion: cur})
 	h.checkItems("List at the compaction version", l.Items, l.ResourceVersion)
 	l = h.list(source.ListOptions{})
 	h.checkItems(`List "" after compaction`, l.Items, l.ResourceVersion)
@@ -164,4 +164,36 @@ func testExpiredWatch(h *harness) {
 	ch := h.watch(h.ctx, source.WatchOptions{ResourceVersion: cur})
 	h.mustUpdate("a", "4")
 	h.expect(ch, h.after(cur), false, cur)
+}
+
+// testListNotOlderThan: a not-older-than list at an old version serves a
+// state at least as new as every write made before it — the latest — and
+// is never expired, even after compaction. A source that served the old
+// snapshot would let a relist repair nothing that a watch lost.
+func testListNotOlderThan(h *harness) {
+	first := h.mustCreate("a", "1")
+	h.mustCreate("b", "1")
+	last := h.mustUpdate("a", "2")
+	for _, when := range []string{"", " after compaction"} {
+		if when != "" {
+			h.compact()
+		}
+		l := h.list(source.ListOptions{ResourceVersion: first, ResourceVersionMatch: source.NotOlderThan})
+		if h.cmp(l.ResourceVersion, last) < 0 {
+			h.t.Fatalf("List not older than %s%s is at %s, older than the last write %s before it",
+				first, when, l.ResourceVersion, last)
+		}
+		h.checkItems("List not older than "+first+when, l.Items, l.ResourceVersion)
+	}
+	// Paginated, the first page sets the snapshot the later pages follow.
+	l := h.list(source.ListOptions{ResourceVersion: first, Limit: 1})
+	if h.cmp(l.ResourceVersion, last) < 0 {
+		h.t.Fatalf("paginated List not older than %s is at %s, older than %s", first, l.ResourceVersion, last)
+	}
+	items := l.Items
+	for l.Continue != "" && len(items) < 10 {
+		l = h.list(source.ListOptions{Limit: 1, Continue: l.Continue})
+		items = append(items, l.Items...)
+	}
+	h.checkItems("paginated List not older than "+first, items, l.ResourceVersion)
 }

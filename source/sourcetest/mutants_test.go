@@ -215,6 +215,16 @@ var mutants = map[string]struct {
 			return l, err
 		}}
 	}},
+	"NotOlderThanServesTheOldSnapshot": {"ListNotOlderThanIsFresh", func(t *testing.T) sourcetest.Source {
+		// The bug that kept relists from repairing lost events: a list
+		// not older than v served exactly v.
+		return listMutant{newBase(t), func(b base, ctx context.Context, opts source.ListOptions) (source.List[*sourcetest.Object], error) {
+			if opts.Continue == "" && opts.ResourceVersion != "" {
+				opts.ResourceVersionMatch = source.Exact
+			}
+			return b.List(ctx, opts)
+		}}
+	}},
 	"PagesAtLatest": {"PaginationSeesOneSnapshot", func(t *testing.T) sourcetest.Source {
 		// Continue tokens carry the first page's version and the last
 		// key, but later pages are cut from the latest state.
