@@ -52,8 +52,7 @@ func checkConsistent(t *testing.T, s *Snapshot[*obj]) {
 // TestConcurrentReadersAndWriters: snapshots iterated while writers run
 // stay consistent, and nothing races (run with -race).
 func TestConcurrentReadersAndWriters(t *testing.T) {
-	smallLeaves(t) // many leaves, so writers keep copying shared ones
-	x := newTest(t)
+	x := newTuned(t, smallTuning()) // many leaves, so writers keep copying shared ones
 	const writers, readers, rounds = 2, 2, 300
 	var wg sync.WaitGroup
 	for w := range writers {

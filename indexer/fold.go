@@ -2,7 +2,7 @@ package indexer
 
 // The fold: a log's changes, bucketed by group and sorted by key, reduce to
 // one net change per entry, applied by a descent per change when they are
-// few and by one pass that rebuilds the seq otherwise (see oplog.go).
+// few and by one pass that rebuilds the tree otherwise (see oplog.go).
 
 // op is a net change of the entry (grp, c.key), the result of folding
 // every logged change of that entry.
@@ -10,15 +10,15 @@ type op[T any] struct {
 	grp  string
 	c    *cell[T]
 	kind opKind // opSet or opDel
-	// expect says that the entry was in the seq before the log: a delete
+	// expect says that the entry was in the tree before the log: a delete
 	// that finds nothing reveals a stale index.
 	expect bool
 }
 
-// fold applies the log to s and empties it. It returns the seq that holds
+// fold applies the log to s and empties it. It returns the tree that holds
 // the result: s itself, changed (copy-on-write where s shares leaves with
-// a snapshot), or a new seq built from s and the log.
-func fold[T any](s *seq[T], l *oplog[T]) *seq[T] {
+// a snapshot), or a new tree built from s and the log.
+func fold[T any](s *leafTree[T], l *oplog[T]) *leafTree[T] {
 	if l.empty() {
 		return s
 	}
@@ -66,7 +66,7 @@ func fold[T any](s *seq[T], l *oplog[T]) *seq[T] {
 	}
 
 	var missing []string // keys whose expected entry was not there
-	if len(nets)*mergeRatio < s.n {
+	if len(nets)*s.tune.mergeRatio < s.n {
 		for _, o := range nets {
 			if o.kind == opSet {
 				s.set(o.grp, o.c)
@@ -84,89 +84,106 @@ func fold[T any](s *seq[T], l *oplog[T]) *seq[T] {
 	return s
 }
 
-// merge returns a new seq holding s's entries changed by nets (net
+// merge returns a new tree holding s's entries changed by nets (net
 // changes sorted by entry), built in one pass over s's leaves; and the
 // keys of expected entries that were missing. A leaf that no change falls
 // in is taken over as it is (it stays shared with s, so a later write
 // copies it), and its cells are not touched.
-func merge[T any](s *seq[T], nets []op[T]) (*seq[T], []string) {
-	b := newBuilder[T]()
+func merge[T any](s *leafTree[T], nets []op[T]) (*leafTree[T], []string) {
+	m := mergeCursor[T]{nets: nets, b: newBuilder[T](s.tune)}
 	// Above every generation of s's leaves: adopted leaves count as
 	// shared, and are copied before they are written.
-	b.s.gen = s.gen + 1
-	var missing []string
-	// put applies a net change to an entry that s does not hold.
-	put := func(o op[T]) {
-		switch {
-		case o.kind == opSet:
-			b.add(o.grp, o.c)
-		case o.expect:
-			missing = append(missing, o.c.key)
-		}
-	}
-	i := 0
-	// leaf merges the leaf of f, whose keys are below the fence of the
-	// next leaf of its group (next, if ok).
-	leaf := func(f fence[T], next fence[T], ok bool) {
-		grp, cs := f.grp, f.l.cs
-		// Changes before the leaf's fence.
-		for i < len(nets) && (nets[i].grp < grp || nets[i].grp == grp && nets[i].c.key < f.lo) {
-			put(nets[i])
-			i++
-		}
-		j := i
-		for j < len(nets) && nets[j].grp == grp && (!ok || nets[j].c.key < next.lo) {
-			j++
-		}
-		if i == j {
-			b.adopt(grp, f.l)
-			return
-		}
-		dense := (j-i)*8 >= len(cs)
-		p := 0
-		for _, o := range nets[i:j] {
-			key := o.c.key
-			q := p
-			if key > cs[len(cs)-1].key {
-				q = len(cs) // past the end of the leaf: an append
-			} else if dense {
-				for q < len(cs) && cs[q].key < key {
-					q++
-				}
-			} else {
-				d, _ := search(cs[p:], key)
-				q += d
-			}
-			b.addRun(grp, cs[p:q])
-			p = q
-			if p < len(cs) && cs[p].key == key {
-				if o.kind == opSet {
-					b.add(grp, o.c)
-				}
-				p++
-			} else {
-				put(o)
-			}
-		}
-		b.addRun(grp, cs[p:])
-		i = j
-	}
+	m.b.s.gen = s.gen + 1
 	var prev fence[T]
 	have := false
-	s.tree.Ascend(func(f fence[T]) bool {
+	s.fences.Ascend(func(f fence[T]) bool {
 		if have {
-			leaf(prev, f, f.grp == prev.grp)
+			m.leaf(prev, f, f.grp == prev.grp)
 		}
 		prev, have = f, true
 		return true
 	})
 	if have {
-		leaf(prev, prev, false)
+		m.leaf(prev, prev, false)
 	}
-	for ; i < len(nets); i++ {
-		put(nets[i])
+	for _, o := range m.nets {
+		m.put(o)
 	}
-	return b.done(), missing
+	return m.b.done(), m.missing
+}
+
+// mergeCursor is merge's position in the net changes as it walks s's
+// leaves in order, and what it has built so far.
+type mergeCursor[T any] struct {
+	nets    []op[T] // the net changes not yet applied, sorted by entry
+	b       *builder[T]
+	missing []string // keys of expected entries that were not there
+}
+
+// put applies a net change to an entry that s does not hold.
+func (m *mergeCursor[T]) put(o op[T]) {
+	switch {
+	case o.kind == opSet:
+		m.b.add(o.grp, o.c)
+	case o.expect:
+		m.missing = append(m.missing, o.c.key)
+	}
+}
+
+// take returns the changes that fall in the leaf of f, whose keys are
+// below next's fence when ok (next is the following leaf of f's group),
+// first applying the changes that sort before f; it advances past them.
+func (m *mergeCursor[T]) take(f, next fence[T], ok bool) []op[T] {
+	grp := f.grp
+	i := 0
+	for i < len(m.nets) && (m.nets[i].grp < grp || m.nets[i].grp == grp && m.nets[i].c.key < f.lo) {
+		m.put(m.nets[i])
+		i++
+	}
+	j := i
+	for j < len(m.nets) && m.nets[j].grp == grp && (!ok || m.nets[j].c.key < next.lo) {
+		j++
+	}
+	in := m.nets[i:j]
+	m.nets = m.nets[j:]
+	return in
+}
+
+// leaf merges the leaf of f with the changes that fall in it (see take).
+func (m *mergeCursor[T]) leaf(f, next fence[T], ok bool) {
+	in := m.take(f, next, ok)
+	grp, cs := f.grp, f.l.cs
+	if len(in) == 0 {
+		m.b.adopt(grp, f.l)
+		return
+	}
+	dense := len(in)*8 >= len(cs)
+	p := 0
+	for _, o := range in {
+		key := o.c.key
+		q := p
+		if key > cs[len(cs)-1].key {
+			q = len(cs) // past the end of the leaf: an append
+		} else if dense {
+			for q < len(cs) && cs[q].key < key {
+				q++
+			}
+		} else {
+			d, _ := search(cs[p:], key)
+			q += d
+		}
+		m.b.addRun(grp, cs[p:q])
+		p = q
+		if p < len(cs) && cs[p].key == key {
+			if o.kind == opSet {
+				m.b.add(grp, o.c)
+			}
+			p++
+		} else {
+			m.put(o)
+		}
+	}
+	m.b.addRun(grp, cs[p:])
 }
 
 // rescan removes every entry of the keys scanned or missing that the net
@@ -174,7 +191,7 @@ func merge[T any](s *seq[T], nets []op[T]) (*seq[T], []string) {
 // its last write set, and anything else (left by an index func that is not
 // deterministic or a stored object modified in place) is stale. It visits
 // every leaf once.
-func rescan[T any](s *seq[T], nets []op[T], lastScan map[string]uint32, missing []string) {
+func rescan[T any](s *leafTree[T], nets []op[T], lastScan map[string]uint32, missing []string) {
 	keep := map[string]map[string]bool{} // key -> groups it keeps
 	for k := range lastScan {
 		keep[k] = map[string]bool{}
@@ -189,7 +206,7 @@ func rescan[T any](s *seq[T], nets []op[T], lastScan map[string]uint32, missing 
 	}
 	type entry struct{ grp, key string }
 	var stale []entry
-	s.tree.Ascend(func(f fence[T]) bool {
+	s.fences.Ascend(func(f fence[T]) bool {
 		for k, groups := range keep {
 			if _, found := search(f.l.cs, k); found && !groups[f.grp] {
 				stale = append(stale, entry{f.grp, k})

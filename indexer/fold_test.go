@@ -53,20 +53,20 @@ func TestSortKeys(t *testing.T) {
 }
 
 // TestFoldAgainstModel logs random changes of the kinds the Indexer makes
-// and folds them at random moments, by both ways, into a seq that
-// snapshots share; the seq must equal a model that applies every change
+// and folds them at random moments, by both ways, into a tree that
+// snapshots share; the tree must equal a model that applies every change
 // at once, and every clone the model of its time.
 func TestFoldAgainstModel(t *testing.T) {
 	for _, ratio := range []int{1, 1 << 20} { // always merge, never merge
 		t.Run(fmt.Sprint("mergeRatio=", ratio), func(t *testing.T) {
-			smallLeaves(t)
-			mergeRatio = ratio
+			tune := smallTuning()
+			tune.mergeRatio = ratio
 			r := rand.New(rand.NewPCG(uint64(ratio), 7))
-			s := newSeq[int]()
-			var l oplog[int]
+			s := newLeafTree[int](tune)
+			l := newOplog[int](tune)
 			model := map[[2]string]int{}
 			type frozen struct {
-				s     *seq[int]
+				s     *leafTree[int]
 				model map[[2]string]int
 			}
 			var clones []frozen
@@ -85,17 +85,17 @@ func TestFoldAgainstModel(t *testing.T) {
 				case 8:
 					s = fold(s, &l)
 					require.True(t, l.empty())
-					require.Equal(t, model, checkSeq(t, s), "step %d", step)
+					require.Equal(t, model, checkTree(t, s), "step %d", step)
 				case 9:
 					s = fold(s, &l)
 					clones = append(clones, frozen{s.clone(), maps.Clone(model)})
 				}
 			}
 			s = fold(s, &l)
-			require.Equal(t, model, checkSeq(t, s))
+			require.Equal(t, model, checkTree(t, s))
 			require.NotEmpty(t, clones)
 			for i, c := range clones {
-				require.Equal(t, c.model, checkSeq(t, c.s), "clone %d", i)
+				require.Equal(t, c.model, checkTree(t, c.s), "clone %d", i)
 			}
 		})
 	}
@@ -106,10 +106,10 @@ func TestFoldAgainstModel(t *testing.T) {
 func TestFoldRepairs(t *testing.T) {
 	for _, ratio := range []int{1, 1 << 20} {
 		t.Run(fmt.Sprint("mergeRatio=", ratio), func(t *testing.T) {
-			smallLeaves(t)
-			mergeRatio = ratio
-			s := newSeq[int]()
-			var l oplog[int]
+			tune := smallTuning()
+			tune.mergeRatio = ratio
+			s := newLeafTree[int](tune)
+			l := newOplog[int](tune)
 			for _, g := range []string{"a", "b", "c", "d"} {
 				for i := range 6 {
 					if i != 1 || g < "c" { // k1 only under a and b
@@ -130,7 +130,7 @@ func TestFoldRepairs(t *testing.T) {
 			// k3 is deleted with unknown values.
 			l.addScan("k3")
 			s = fold(s, &l)
-			got := checkSeq(t, s)
+			got := checkTree(t, s)
 			for _, k := range []string{"k1", "k2", "k3"} {
 				var groups []string
 				for e := range got {
@@ -151,8 +151,8 @@ func TestFoldRepairs(t *testing.T) {
 
 // TestLogChunks: a log larger than a chunk keeps every change, in order.
 func TestLogChunks(t *testing.T) {
-	smallLeaves(t)
-	var l oplog[int]
+	tune := smallTuning()
+	l := newOplog[int](tune)
 	for i := range 23 {
 		l.add(opSet, fmt.Sprint(i%3), &cell[int]{key: fmt.Sprintf("k%02d", 22-i), obj: i})
 	}
@@ -170,7 +170,7 @@ func TestLogChunks(t *testing.T) {
 	}
 	require.Equal(t, 23, total)
 	// A log of sets of one group keeps no tags until a delete comes.
-	var st oplog[int]
+	st := newOplog[int](tune)
 	for i := range 7 {
 		st.add(opSet, "", &cell[int]{key: fmt.Sprint(i)})
 	}
@@ -186,7 +186,7 @@ func TestLogChunks(t *testing.T) {
 	require.Len(t, items, 9)
 	require.True(t, items[7].del)
 	require.False(t, items[6].del || items[8].del)
-	s := fold(newSeq[int](), &l)
+	s := fold(newLeafTree[int](tune), &l)
 	require.Equal(t, 23, s.n)
 	require.True(t, l.empty())
 }

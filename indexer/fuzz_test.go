@@ -155,7 +155,6 @@ func collect[V any](seq func(func(string, V) bool)) []string {
 // step, and that every snapshot taken along the way still agrees with the
 // model of its time at the end.
 func runProgram(t *testing.T, prog []byte) {
-	smallLeaves(t)
 	pos := 0
 	next := func() byte {
 		if pos >= len(prog) {
@@ -188,7 +187,7 @@ func runProgram(t *testing.T, prog []byte) {
 		return &obj{NS: ns, Name: name, Labels: labels, Ver: ver}
 	}
 
-	x, err := New(objKey, testIndexers())
+	x, err := newIndexer(objKey, testIndexers(), smallTuning())
 	require.NoError(t, err)
 	m := &model{objs: map[string]*obj{}}
 	type frozen struct {
@@ -281,7 +280,7 @@ func runProgram(t *testing.T, prog []byte) {
 	}
 }
 
-// checkLive folds x's logs and checks its seqs and that its hash table
+// checkLive folds x's logs and checks its trees and that its hash table
 // holds exactly the cells of its store.
 func checkLive(t *testing.T, x *Indexer[*obj]) {
 	t.Helper()
@@ -298,8 +297,8 @@ func checkLive(t *testing.T, x *Indexer[*obj]) {
 		return true
 	})
 	for _, ix := range x.live.indexes {
-		ix.seq.groups(func(v string) bool {
-			ix.seq.ascend(v, "", func(c *cell[*obj]) bool {
+		ix.tree.groups(func(v string) bool {
+			ix.tree.ascend(v, "", func(c *cell[*obj]) bool {
 				got, ok := x.tab.get(c.key)
 				require.True(t, ok && got == c, "index %s holds a cell the table does not", ix.name)
 				return true
@@ -309,13 +308,13 @@ func checkLive(t *testing.T, x *Indexer[*obj]) {
 	}
 }
 
-// checkLayout checks the invariants of every seq of a view.
+// checkLayout checks the invariants of every tree of a view.
 func checkLayout(t *testing.T, v *view[*obj]) {
 	t.Helper()
-	checkSeq(t, v.items)
+	checkTree(t, v.items)
 	require.True(t, slices.IsSortedFunc(v.indexes, func(a, b index[*obj]) int { return strings.Compare(a.name, b.name) }))
 	for _, ix := range v.indexes {
-		checkSeq(t, ix.seq)
+		checkTree(t, ix.tree)
 	}
 }
 

@@ -48,29 +48,74 @@ type Indexer[T any] struct {
 
 	mu sync.RWMutex
 	// Guarded by mu:
-	tab  *table[T] // every stored cell, by key
-	live view[T]   // the ordered seqs, as of their last fold
-	// logs[0] holds the changes not yet folded into live.items,
-	// logs[i+1] those of live.indexes[i].
-	logs  []oplog[T]
+	tab   *table[T]    // every stored cell, by key
+	live  view[T]      // the ordered trees, as of their last fold
+	logs  pending[T]   // the changes not yet folded into live
 	dirty bool         // some log is not empty
 	gen   uint64       // cells of this generation may be written in place
 	snap  *Snapshot[T] // a snapshot of the current contents, nil once they change
 	vals  [][]string   // scratch for the new index values of a write
+
+	tune *tuning // never changes
+}
+
+// pending is the changes not yet folded into the live trees: one log per
+// tree.
+type pending[T any] struct {
+	store   oplog[T]   // into live.items
+	indexes []oplog[T] // indexes[i] into live.indexes[i].tree
+}
+
+func newPending[T any](tune *tuning, indexes int) pending[T] {
+	p := pending[T]{store: newOplog[T](tune), indexes: make([]oplog[T], indexes)}
+	for i := range p.indexes {
+		p.indexes[i] = newOplog[T](tune)
+	}
+	return p
+}
+
+// tuning is the layout and fold parameters of an Indexer and of its trees
+// and logs. New uses defaultTuning; internal tests pass tiny values (see
+// newIndexer) so that a few dozen objects exercise leaf splits and merges,
+// fence trees of several levels, chunked logs and both ways of folding.
+// A tuning never changes once an Indexer uses it.
+type tuning struct {
+	leafMax     int // most entries a leaf holds
+	fenceDegree int // degree of the google/btree that orders the leaves
+	// foldMin is the length below which a log is only folded when read;
+	// above it, a log is folded once it holds more than foldMin +
+	// foldMul*n changes for an Indexer of n objects.
+	foldMin, foldMul int
+	chunkMax         int // most changes a chunk of a log holds
+	// mergeRatio: a log of k net changes to a tree of n entries is applied
+	// in one pass over all its leaves when k*mergeRatio >= n, and by one
+	// descent per change otherwise.
+	mergeRatio int
+}
+
+// defaultTuning returns the parameters New uses.
+func defaultTuning() *tuning {
+	return &tuning{leafMax: 128, fenceDegree: 32, foldMin: 512, foldMul: 2, chunkMax: 1024, mergeRatio: 64}
 }
 
 // New returns an empty Indexer that keys objects with keyFunc and
 // maintains the given indexes. A nil keyFunc or a nil index func is an
 // error.
 func New[T any](keyFunc func(T) string, indexers Indexers[T]) (*Indexer[T], error) {
+	return newIndexer(keyFunc, indexers, defaultTuning())
+}
+
+// newIndexer is New with the given tuning.
+func newIndexer[T any](keyFunc func(T) string, indexers Indexers[T], tune *tuning) (*Indexer[T], error) {
 	if keyFunc == nil {
 		return nil, errors.New("indexer: nil key func")
 	}
 	x := &Indexer[T]{
 		keyFunc: keyFunc,
 		tab:     newTable[T](0),
-		live:    view[T]{items: newSeq[T]()},
-		logs:    make([]oplog[T], 1),
+		live:    view[T]{items: newLeafTree[T](tune)},
+		logs:    newPending[T](tune, 0),
+		tune:    tune,
 	}
 	if err := x.AddIndexers(indexers); err != nil {
 		return nil, err
@@ -109,42 +154,55 @@ func (x *Indexer[T]) Update(obj T) error {
 // Upsert is Add that also returns the object it replaced, if any: one
 // lookup where Get followed by Update takes two.
 func (x *Indexer[T]) Upsert(obj T) (old T, replaced bool, err error) {
-	_, old, replaced, _, err = x.upsert(obj, nil)
+	r, err := x.upsert(obj, nil)
 	if err != nil {
 		var zero T
 		return zero, false, err
 	}
-	return old, replaced, nil
+	return r.Old, r.Existed, nil
+}
+
+// UpsertResult is what UpsertFunc found and did.
+type UpsertResult[T any] struct {
+	// Key is obj's key: the stored key string when the key was present
+	// (so that callers can share it), else the key func's result.
+	Key string
+	// Old is the object stored under Key before the call, if Existed.
+	Old T
+	// Existed reports whether an object was stored under Key.
+	Existed bool
+	// Written reports whether obj was stored.
+	Written bool
 }
 
 // UpsertFunc is Upsert made conditional, for a caller that decides from
 // the stored object whether to write (an informer dropping a stale
 // version): under the Indexer's lock it calls write with the object
 // stored under obj's key, if any, and stores obj only if write returns
-// true. It returns the key (the stored key string when the key is
-// present), the stored object and whether there was one, and whether obj
-// was written. write must not call back into the Indexer. A failing key
-// func or index func makes it return an error and write nothing, as Add.
-func (x *Indexer[T]) UpsertFunc(obj T, write func(old T, cached bool) bool) (key string, old T, cached, written bool, err error) {
+// true. write must not call back into the Indexer. A failing key func or
+// index func makes it return an error and write nothing, as Add; the
+// result then holds what was found, as far as the key func got.
+func (x *Indexer[T]) UpsertFunc(obj T, write func(old T, cached bool) bool) (UpsertResult[T], error) {
 	return x.upsert(obj, write)
 }
 
-func (x *Indexer[T]) upsert(obj T, write func(old T, cached bool) bool) (key string, old T, cached, written bool, err error) {
-	key, err = callKey(x.keyFunc, obj)
+func (x *Indexer[T]) upsert(obj T, write func(old T, cached bool) bool) (UpsertResult[T], error) {
+	key, err := callKey(x.keyFunc, obj)
 	if err != nil {
-		return "", old, false, false, err
+		return UpsertResult[T]{}, err
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	h := x.tab.hash(key)
 	s := x.tab.find(key, h)
 	var c *cell[T]
+	r := UpsertResult[T]{Key: key}
 	if s >= 0 {
 		c = x.tab.cells[s]
-		key, old, cached = c.key, c.obj, true
+		r = UpsertResult[T]{Key: c.key, Old: c.obj, Existed: true}
 	}
-	if write != nil && !write(old, cached) {
-		return key, old, cached, false, nil
+	if write != nil && !write(r.Old, r.Existed) {
+		return r, nil
 	}
 	ixs := x.live.indexes
 	// Compute every new index value before changing anything.
@@ -153,21 +211,22 @@ func (x *Indexer[T]) upsert(obj T, write func(old T, cached bool) bool) (key str
 	for i := range ixs {
 		v, err := ixs[i].values(obj, key)
 		if err != nil {
-			return key, old, cached, false, err
+			return r, err
 		}
 		vals = append(vals, v)
 	}
 	x.snap = nil
 	x.dirty = true
-	if !cached {
+	r.Written = true
+	if !r.Existed {
 		c := &cell[T]{key: key, obj: obj, gen: x.gen}
 		x.tab.insert(c, h)
-		x.logs[0].add(opSet, "", c)
+		x.logs.store.add(opSet, "", c)
 		for i := range ixs {
-			x.logValues(i+1, opSet, vals[i], c)
+			x.logValues(i, opSet, vals[i], c)
 		}
 		x.foldDue()
-		return key, old, false, true, nil
+		return r, nil
 	}
 	nc := c // the key's cell from now on
 	if c.gen == x.gen {
@@ -177,35 +236,37 @@ func (x *Indexer[T]) upsert(obj T, write func(old T, cached bool) bool) (key str
 		// which replaces c in the store and in c's index entries.
 		nc = &cell[T]{key: c.key, obj: obj, gen: x.gen}
 		x.tab.cells[s] = nc
-		x.logs[0].add(opSet, "", nc)
+		x.logs.store.add(opSet, "", nc)
 	}
 	for i := range ixs {
-		ov, err := ixs[i].values(old, key)
+		ov, err := ixs[i].values(r.Old, key)
 		switch {
 		case err != nil:
 			// The old entries are unknown: the fold finds them by a scan.
-			x.logs[i+1].addScan(c.key)
-			x.logValues(i+1, opSet, vals[i], nc)
+			x.logs.indexes[i].addScan(c.key)
+			x.logValues(i, opSet, vals[i], nc)
 		case slices.Equal(ov, vals[i]):
 			// Same values: the entries stay, holding the cell.
 			if nc != c {
-				x.logValues(i+1, opSet, vals[i], nc)
+				x.logValues(i, opSet, vals[i], nc)
 			}
 		default:
-			x.logValues(i+1, opDel, ov, c)
-			x.logValues(i+1, opSet, vals[i], nc)
+			x.logValues(i, opDel, ov, c)
+			x.logValues(i, opSet, vals[i], nc)
 		}
 	}
 	x.foldDue()
-	return key, old, true, true, nil
+	return r, nil
 }
 
-// logValues logs an op on (v, c.key) for every distinct value v of vals
-// (index funcs may return a value twice; it is indexed once).
-func (x *Indexer[T]) logValues(log int, kind opKind, vals []string, c *cell[T]) {
+// logValues logs an op on (v, c.key) to the log of index ix for every
+// distinct value v of vals (index funcs may return a value twice; it is
+// indexed once).
+func (x *Indexer[T]) logValues(ix int, kind opKind, vals []string, c *cell[T]) {
+	l := &x.logs.indexes[ix]
 	for j, v := range vals {
 		if !dup(vals, j) {
-			x.logs[log].add(kind, v, c)
+			l.add(kind, v, c)
 		}
 	}
 }
@@ -214,25 +275,25 @@ func (x *Indexer[T]) logValues(log int, kind opKind, vals []string, c *cell[T]) 
 // ordered reads cannot grow them without bound.
 func (x *Indexer[T]) foldDue() {
 	n := x.tab.n
-	if x.logs[0].due(n) {
-		x.live.items = fold(x.live.items, &x.logs[0])
+	if x.logs.store.due(n) {
+		x.live.items = fold(x.live.items, &x.logs.store)
 	}
 	for i := range x.live.indexes {
-		if ix := &x.live.indexes[i]; x.logs[i+1].due(n) {
-			ix.seq = fold(ix.seq, &x.logs[i+1])
+		if l := &x.logs.indexes[i]; l.due(n) {
+			x.live.indexes[i].tree = fold(x.live.indexes[i].tree, l)
 		}
 	}
 }
 
-// foldAll brings every seq up to date.
+// foldAll brings every tree up to date.
 func (x *Indexer[T]) foldAll() {
 	if !x.dirty {
 		return
 	}
-	x.live.items = fold(x.live.items, &x.logs[0])
+	x.live.items = fold(x.live.items, &x.logs.store)
 	for i := range x.live.indexes {
 		ix := &x.live.indexes[i]
-		ix.seq = fold(ix.seq, &x.logs[i+1])
+		ix.tree = fold(ix.tree, &x.logs.indexes[i])
 	}
 	x.dirty = false
 }
@@ -256,12 +317,12 @@ func (x *Indexer[T]) Delete(obj T) error {
 	x.tab.remove(s)
 	x.snap = nil
 	x.dirty = true
-	x.logs[0].add(opDel, "", c)
+	x.logs.store.add(opDel, "", c)
 	for i := range x.live.indexes {
 		if ov, err := x.live.indexes[i].values(c.obj, key); err != nil {
-			x.logs[i+1].addScan(c.key)
+			x.logs.indexes[i].addScan(c.key)
 		} else {
-			x.logValues(i+1, opDel, ov, c)
+			x.logValues(i, opDel, ov, c)
 		}
 	}
 	x.foldDue()
@@ -298,7 +359,7 @@ func (x *Indexer[T]) Replace(items []T, rv string) error {
 	cs = cs[:w]
 
 	tab := newTable[T](len(cs))
-	b := newBuilder[T]()
+	b := newBuilder[T](x.tune)
 	for _, c := range cs {
 		tab.insert(c, tab.hash(c.key))
 		b.add("", c)
@@ -312,19 +373,19 @@ func (x *Indexer[T]) Replace(items []T, rv string) error {
 		x.mu.RUnlock()
 		ixs := make([]index[T], len(cur))
 		for i := range cur {
-			// Only name and fn: a fold may replace cur[i].seq meanwhile.
+			// Only name and fn: a fold may replace cur[i].tree meanwhile.
 			ixs[i] = index[T]{name: cur[i].name, fn: cur[i].fn}
-			s, err := buildIndex(&ixs[i], cs)
+			s, err := buildIndex(&ixs[i], cs, x.tune)
 			if err != nil {
 				return err
 			}
-			ixs[i].seq = s
+			ixs[i].tree = s
 		}
 		x.mu.Lock()
 		if len(x.live.indexes) == len(cur) && (len(cur) == 0 || &x.live.indexes[0] == &cur[0]) {
 			x.tab = tab
 			x.live = view[T]{items: store, indexes: ixs, rv: rv}
-			x.logs = make([]oplog[T], len(ixs)+1)
+			x.logs = newPending[T](x.tune, len(ixs))
 			x.dirty = false
 			x.snap = nil
 			x.mu.Unlock()
@@ -335,7 +396,7 @@ func (x *Indexer[T]) Replace(items []T, rv string) error {
 }
 
 // buildIndex computes ix over cs (sorted by key, without duplicates).
-func buildIndex[T any](ix *index[T], cs []*cell[T]) (*seq[T], error) {
+func buildIndex[T any](ix *index[T], cs []*cell[T], tune *tuning) (*leafTree[T], error) {
 	type pair struct {
 		grp string
 		c   *cell[T]
@@ -354,7 +415,7 @@ func buildIndex[T any](ix *index[T], cs []*cell[T]) (*seq[T], error) {
 	}
 	// cs is sorted by key, so a stable sort by value sorts by (value, key).
 	slices.SortStableFunc(pairs, func(a, b pair) int { return strings.Compare(a.grp, b.grp) })
-	b := newBuilder[T]()
+	b := newBuilder[T](tune)
 	for _, p := range pairs {
 		b.add(p.grp, p.c)
 	}
@@ -389,16 +450,16 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 			return fmt.Errorf("indexer: index %q: nil index func", name)
 		}
 		ix := index[T]{name: name, fn: fn}
-		s, err := buildIndex(&ix, cs)
+		s, err := buildIndex(&ix, cs, x.tune)
 		if err != nil {
 			return err
 		}
-		ix.seq = s
+		ix.tree = s
 		ixs = append(ixs, ix)
 	}
 	slices.SortFunc(ixs, func(a, b index[T]) int { return cmp.Compare(a.name, b.name) })
 	x.live.indexes = ixs
-	x.logs = make([]oplog[T], len(ixs)+1) // every log is empty after foldAll
+	x.logs = newPending[T](x.tune, len(ixs)) // every log is empty after foldAll
 	x.snap = nil
 	return nil
 }
@@ -427,8 +488,8 @@ func (x *Indexer[T]) LastSyncResourceVersion() string {
 
 // Snapshot returns an immutable, consistent view of the store and its
 // indexes. It first folds the changes made since the last ordered read
-// into the ordered seqs (a sorted merge, in O(changes) amortized over the
-// writes that made them), then shares those seqs copy-on-write, in
+// into the ordered trees (a sorted merge, in O(changes) amortized over the
+// writes that made them), then shares those trees copy-on-write, in
 // O(number of indexes). Until the next write, repeated calls return the
 // same snapshot.
 func (x *Indexer[T]) Snapshot() *Snapshot[T] {

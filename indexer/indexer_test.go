@@ -50,7 +50,13 @@ func testIndexers() Indexers[*obj] {
 
 func newTest(t *testing.T, objs ...*obj) *Indexer[*obj] {
 	t.Helper()
-	x, err := New(objKey, testIndexers())
+	return newTuned(t, defaultTuning(), objs...)
+}
+
+// newTuned is newTest with the given tuning (see smallTuning).
+func newTuned(t *testing.T, tune *tuning, objs ...*obj) *Indexer[*obj] {
+	t.Helper()
+	x, err := newIndexer(objKey, testIndexers(), tune)
 	require.NoError(t, err)
 	for _, o := range objs {
 		require.NoError(t, x.Add(o))
@@ -167,37 +173,36 @@ func TestUpsertFunc(t *testing.T) {
 	stored, _ := x.Get("a/1")
 	never := func(*obj, bool) bool { return false }
 	// Declined: nothing changes, the stored object and key come back.
-	key, old, cached, written, err := x.UpsertFunc(o("a", "1", 2, "db"), never)
+	r, err := x.UpsertFunc(o("a", "1", 2, "db"), never)
 	require.NoError(t, err)
-	require.Equal(t, "a/1", key)
-	require.Same(t, stored, old)
-	require.True(t, cached)
-	require.False(t, written)
+	require.Equal(t, "a/1", r.Key)
+	require.Same(t, stored, r.Old)
+	require.True(t, r.Existed)
+	require.False(t, r.Written)
 	got, _ := x.Get("a/1")
 	require.Same(t, stored, got)
 	// Declined for a missing key: nothing is added.
-	_, old, cached, written, err = x.UpsertFunc(o("b", "1", 1), never)
+	r, err = x.UpsertFunc(o("b", "1", 1), never)
 	require.NoError(t, err)
-	require.Nil(t, old)
-	require.False(t, cached || written)
+	require.Equal(t, UpsertResult[*obj]{Key: "b/1"}, r)
 	require.Equal(t, 1, x.Len())
 	// Accepted: write sees the stored object and obj replaces it.
 	var seen *obj
-	key, old, cached, written, err = x.UpsertFunc(o("a", "1", 3, "db"), func(old *obj, cached bool) bool {
+	r, err = x.UpsertFunc(o("a", "1", 3, "db"), func(old *obj, cached bool) bool {
 		seen = old
 		return cached && old.Ver < 3
 	})
 	require.NoError(t, err)
-	require.Equal(t, "a/1", key)
+	require.Equal(t, "a/1", r.Key)
 	require.Same(t, stored, seen)
-	require.Same(t, stored, old)
-	require.True(t, cached && written)
+	require.Same(t, stored, r.Old)
+	require.True(t, r.Existed && r.Written)
 	keys, _ := x.IndexKeys("label", "db")
 	require.Equal(t, []string{"a/1"}, keys)
 	// A failing index func rejects an accepted write.
-	_, _, _, written, err = x.UpsertFunc(o("a", "1", 4, "ERR"), func(*obj, bool) bool { return true })
+	r, err = x.UpsertFunc(o("a", "1", 4, "ERR"), func(*obj, bool) bool { return true })
 	require.ErrorIs(t, err, ErrIndexFunc)
-	require.False(t, written)
+	require.False(t, r.Written)
 	got, _ = x.Get("a/1")
 	require.Equal(t, 3, got.Ver)
 }
@@ -509,8 +514,7 @@ func TestAddIndexers(t *testing.T) {
 // TestSnapshotIsolation: a snapshot keeps answering every read as of the
 // moment it was taken, whatever the Indexer does afterwards.
 func TestSnapshotIsolation(t *testing.T) {
-	smallLeaves(t) // many leaves: every write lands on shared ones
-	x := newTest(t)
+	x := newTuned(t, smallTuning()) // many leaves: every write lands on shared ones
 	for i := range 40 {
 		require.NoError(t, x.Add(o(fmt.Sprint("ns", i%3), fmt.Sprintf("p%02d", i), 1, fmt.Sprint("l", i%5))))
 	}

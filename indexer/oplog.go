@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// Writes reach the hash table at once and the ordered seqs lazily: each
-// write appends what it changes in a seq to that seq's log, and the log is
-// folded into the seq when an ordered read or a snapshot needs the seq, or
+// Writes reach the hash table at once and the ordered trees lazily: each
+// write appends what it changes in a tree to that tree's log, and the log is
+// folded into the tree when an ordered read or a snapshot needs the tree, or
 // when the log has grown to twice the number of objects (so that churn
 // without reads cannot grow it without bound). A fold sorts the changes
 // and applies them in one pass over the leaves, instead of one descent of
@@ -16,22 +16,6 @@ import (
 // A logged change costs 12 bytes (8 for an insert into the store), about
 // what the entry it becomes costs in a leaf, so a log does not make the
 // Indexer much larger than folding at once would.
-
-// Tunables of the log. Tests lower them so that small inputs exercise
-// chunking and both ways of applying a log.
-var (
-	// foldMin is the length below which a log is only folded when read.
-	foldMin = 512
-	// foldMul: a log is folded when it holds more than foldMin +
-	// n*foldMul changes for an Indexer of n objects.
-	foldMul = 2
-	// chunkMax is the most changes a chunk of a log holds.
-	chunkMax = 1024
-	// mergeRatio: a log of k net changes to a seq of n entries is applied
-	// in one pass over all its leaves when k*mergeRatio >= n, and by one
-	// descent per change otherwise.
-	mergeRatio = 64
-)
 
 type opKind uint8
 
@@ -45,11 +29,11 @@ const (
 // tagKindShift places the kind of a change above its group's index.
 const tagKindShift = 31
 
-// oplog is the changes not yet applied to a seq, in log order. A change is
+// oplog is the changes not yet applied to a tree, in log order. A change is
 // a cell (the key's; for a delete only its key matters) and a tag: the
 // index of its group in grps and its kind. Groups are interned, so that
 // the fold buckets changes by group without comparing strings. The
-// changes are kept in chunks of up to chunkMax, so that a large log wastes
+// changes are kept in chunks of up to tune.chunkMax, so that a large log wastes
 // at most one chunk's spare room.
 type oplog[T any] struct {
 	full  []chunk[T] // full chunks, in log order
@@ -58,8 +42,12 @@ type oplog[T any] struct {
 	scans []scan     // opScan records, in log order
 	grps  []string   // distinct groups of the changes
 	ids   map[string]uint32
-	last  uint32 // index of the group used last
+	last  uint32  // index of the group used last
+	tune  *tuning // chunkMax; foldMin and foldMul for due
 }
+
+// newOplog returns an empty log that chunks and comes due by tune.
+func newOplog[T any](tune *tuning) oplog[T] { return oplog[T]{tune: tune} }
 
 // chunk holds changes; tags is nil while every tag is 0 (sets of the
 // first group: the store's log of inserts, the common case).
@@ -77,6 +65,7 @@ type scan struct {
 }
 
 func (l *oplog[T]) add(kind opKind, grp string, c *cell[T]) {
+	chunkMax := l.tune.chunkMax
 	tag := l.group(grp) | uint32(kind)<<tagKindShift
 	if len(l.cur.cs) == cap(l.cur.cs) {
 		if len(l.cur.cs) >= chunkMax {
@@ -127,10 +116,11 @@ func (l *oplog[T]) empty() bool { return l.n == 0 && len(l.scans) == 0 }
 // due reports whether the log should be folded before it grows further,
 // for an Indexer holding n objects.
 func (l *oplog[T]) due(n int) bool {
-	return l.n+len(l.scans) > foldMin+foldMul*n || l.n >= 1<<tagKindShift-1
+	return l.n+len(l.scans) > l.tune.foldMin+l.tune.foldMul*n || l.n >= 1<<tagKindShift-1
 }
 
 func (l *oplog[T]) reset() {
+	chunkMax := l.tune.chunkMax
 	small := l.n <= chunkMax
 	l.full = nil
 	if small {

@@ -8,11 +8,11 @@ import (
 )
 
 // index is one named index: for every value its func returns, a group of
-// (key, object) entries in its seq.
+// (key, object) entries in its tree.
 type index[T any] struct {
 	name string
 	fn   IndexFunc[T]
-	seq  *seq[T]
+	tree *leafTree[T]
 }
 
 // values calls the index func on obj, turning an error or a panic into an
@@ -44,7 +44,7 @@ func dup(vals []string, i int) bool {
 // version. The Indexer's view changes under its lock; a Snapshot's view is
 // a clone that never changes.
 type view[T any] struct {
-	items   *seq[T]
+	items   *leafTree[T]
 	indexes []index[T] // sorted by name; replaced, never modified in place
 	rv      string
 }
@@ -53,7 +53,7 @@ type view[T any] struct {
 func (v *view[T]) clone() view[T] {
 	c := view[T]{items: v.items.clone(), indexes: make([]index[T], len(v.indexes)), rv: v.rv}
 	for i, ix := range v.indexes {
-		c.indexes[i] = index[T]{name: ix.name, fn: ix.fn, seq: ix.seq.clone()}
+		c.indexes[i] = index[T]{name: ix.name, fn: ix.fn, tree: ix.tree.clone()}
 	}
 	return c
 }
@@ -97,8 +97,8 @@ func (v *view[T]) byIndex(name, value string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]T, 0, ix.seq.count(value))
-	ix.seq.ascend(value, "", func(c *cell[T]) bool {
+	out := make([]T, 0, ix.tree.count(value))
+	ix.tree.ascend(value, "", func(c *cell[T]) bool {
 		out = append(out, c.obj)
 		return true
 	})
@@ -110,8 +110,8 @@ func (v *view[T]) indexKeys(name, value string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, 0, ix.seq.count(value))
-	ix.seq.ascend(value, "", func(c *cell[T]) bool {
+	out := make([]string, 0, ix.tree.count(value))
+	ix.tree.ascend(value, "", func(c *cell[T]) bool {
 		out = append(out, c.key)
 		return true
 	})
@@ -124,7 +124,7 @@ func (v *view[T]) indexValues(name string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	ix.seq.groups(func(value string) bool {
+	ix.tree.groups(func(value string) bool {
 		out = append(out, value)
 		return true
 	})
@@ -158,7 +158,7 @@ func (v *view[T]) indexOf(name string, obj T, keyFunc func(T) string) ([]T, erro
 		if dup(vals, i) {
 			continue
 		}
-		ix.seq.ascend(value, "", func(c *cell[T]) bool {
+		ix.tree.ascend(value, "", func(c *cell[T]) bool {
 			hits = append(hits, hit{c.key, c.obj})
 			return true
 		})

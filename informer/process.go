@@ -43,7 +43,7 @@ func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool)
 	// One lookup: the version check runs on the cached object inside the
 	// cache's write.
 	var order versionOrder
-	key, old, cached, written, err := inf.idx.UpsertFunc(d.Object, func(old T, cached bool) bool {
+	r, err := inf.idx.UpsertFunc(d.Object, func(old T, cached bool) bool {
 		if !cached {
 			return true
 		}
@@ -53,11 +53,12 @@ func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool)
 		order = inf.compareObjects(old, d.Object)
 		return order != versionSame && order != versionOlder
 	})
+	key := r.Key
 	if err != nil {
 		inf.cacheError(d, key, err)
 		return
 	}
-	if !written {
+	if !r.Written {
 		if order == versionOlder {
 			inf.metrics.StaleDeltas.Inc()
 			inf.logger.Warn("informer: dropping a delta older than the cached object",
@@ -68,11 +69,11 @@ func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool)
 	if inf.mutations != nil {
 		inf.mutations.record(key, d.Object)
 	}
-	if !cached {
+	if !r.Existed {
 		inf.notifyLocked(key, notification[T]{kind: kindAdd, flag: isInInitialList, obj: d.Object})
 		return
 	}
-	inf.notifyLocked(key, notification[T]{kind: kindUpdate, old: old, obj: d.Object})
+	inf.notifyLocked(key, notification[T]{kind: kindUpdate, old: r.Old, obj: d.Object})
 }
 
 // deleteLocked applies a Deleted delta.

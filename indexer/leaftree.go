@@ -7,44 +7,36 @@ import (
 	"github.com/google/btree"
 )
 
-// Tunables of the sequence layout. Tests lower them so that small inputs
-// exercise splits, merges and multi-level fence trees.
-var (
-	// leafMax is the most entries a leaf holds.
-	leafMax = 128
-	// fenceDegree is the degree of the google/btree that orders the leaves.
-	fenceDegree = 32
-)
-
-// frozenGen is the generation of a cloned (read-only) seq: no leaf ever has
-// it, so a frozen seq could never mutate a shared leaf in place.
+// frozenGen is the generation of a cloned (read-only) tree: no leaf ever has
+// it, so a frozen tree could never mutate a shared leaf in place.
 const frozenGen = math.MaxUint64
 
-// seq is an ordered set of (group, key) -> cell entries, the key being the
-// cell's: the ordered storage of the store (one group, "") and of every
-// index (one group per index value).
+// leafTree is an ordered set of (group, key) -> cell entries, the key
+// being the cell's: the ordered storage of the store (one group, "") and
+// of every index (one group per index value).
 //
 // It is a B+tree whose leaf level is ours and whose inner levels are a
-// google/btree of fences. A leaf holds up to max cells of a single group
-// sorted by key; its fence (group, lo) is a lower bound of its keys, and the
-// leaves of a group partition the key space in fence order: a key belongs
-// to the leaf with the greatest fence <= (group, key).
+// google/btree of fences (hence the name: a tree of our leaves). A leaf
+// holds up to tune.leafMax cells of a single group sorted by key; its
+// fence (group, lo) is a lower bound of its keys, and the leaves of a
+// group partition the key space in fence order: a key belongs to the leaf
+// with the greatest fence <= (group, key).
 //
 // Owning the leaves keeps memory close to a pointer per entry: sorted
 // inserts fill leaves completely (a full leaf is never split by an append
-// at its end), capacities grow in steps of 1.25x up to max, and sparse
+// at its end), capacities grow in steps of 1.25x up to leafMax, and sparse
 // leaves merge with their successor.
 //
 // Copy-on-write: clone shares every node and leaf with the clone and bumps
 // the live generation; a leaf whose generation is not the live one is
 // copied before it is written, and the btree copies its own nodes lazily.
-// A seq is not safe for concurrent use; a clone is immutable and may be
+// A tree is not safe for concurrent use; a clone is immutable and may be
 // read concurrently.
-type seq[T any] struct {
-	tree *btree.BTreeG[fence[T]]
-	gen  uint64 // leaves with this generation may be written in place
-	n    int    // number of entries
-	max  int    // most entries per leaf
+type leafTree[T any] struct {
+	fences *btree.BTreeG[fence[T]]
+	gen    uint64  // leaves with this generation may be written in place
+	n      int     // number of entries
+	tune   *tuning // leafMax, fenceDegree; mergeRatio for fold
 }
 
 // leaf is a run of cells of one group, sorted by key.
@@ -98,8 +90,8 @@ func fenceLess[T any](a, b fence[T]) bool {
 	return a.lo < b.lo
 }
 
-func newSeq[T any]() *seq[T] {
-	return &seq[T]{tree: btree.NewG(fenceDegree, fenceLess[T]), max: leafMax}
+func newLeafTree[T any](tune *tuning) *leafTree[T] {
+	return &leafTree[T]{fences: btree.NewG(tune.fenceDegree, fenceLess[T]), tune: tune}
 }
 
 // search returns the position of key in cs, or where it would go.
@@ -118,8 +110,8 @@ func search[T any](cs []*cell[T], key string) (int, bool) {
 
 // floor returns the fence of the leaf of grp that key belongs to, if grp
 // has a leaf whose fence is <= key.
-func (s *seq[T]) floor(grp, key string) (f fence[T], ok bool) {
-	s.tree.DescendLessOrEqual(mkFence[T](grp, key, nil), func(x fence[T]) bool {
+func (s *leafTree[T]) floor(grp, key string) (f fence[T], ok bool) {
+	s.fences.DescendLessOrEqual(mkFence[T](grp, key, nil), func(x fence[T]) bool {
 		f, ok = x, x.grp == grp
 		return false
 	})
@@ -127,8 +119,8 @@ func (s *seq[T]) floor(grp, key string) (f fence[T], ok bool) {
 }
 
 // ceil returns the first fence >= (grp, key) if it belongs to grp.
-func (s *seq[T]) ceil(grp, key string) (f fence[T], ok bool) {
-	s.tree.AscendGreaterOrEqual(mkFence[T](grp, key, nil), func(x fence[T]) bool {
+func (s *leafTree[T]) ceil(grp, key string) (f fence[T], ok bool) {
+	s.fences.AscendGreaterOrEqual(mkFence[T](grp, key, nil), func(x fence[T]) bool {
 		f, ok = x, x.grp == grp
 		return false
 	})
@@ -136,8 +128,8 @@ func (s *seq[T]) ceil(grp, key string) (f fence[T], ok bool) {
 }
 
 // next returns the fence after f if it belongs to the same group.
-func (s *seq[T]) next(f fence[T]) (n fence[T], ok bool) {
-	s.tree.AscendGreaterOrEqual(f, func(x fence[T]) bool {
+func (s *leafTree[T]) next(f fence[T]) (n fence[T], ok bool) {
+	s.fences.AscendGreaterOrEqual(f, func(x fence[T]) bool {
 		if x.lo == f.lo && x.grp == f.grp {
 			return true
 		}
@@ -148,7 +140,7 @@ func (s *seq[T]) next(f fence[T]) (n fence[T], ok bool) {
 }
 
 // get returns the cell stored under (grp, key).
-func (s *seq[T]) get(grp, key string) (*cell[T], bool) {
+func (s *leafTree[T]) get(grp, key string) (*cell[T], bool) {
 	f, ok := s.floor(grp, key)
 	if !ok {
 		return nil, false
@@ -177,19 +169,19 @@ func alloc[E any](src []E, n, c int) []E {
 
 // newLeaf returns an owned leaf holding a copy of cs with room for a
 // little growth.
-func (s *seq[T]) newLeaf(cs []*cell[T]) *leaf[T] {
-	return &leaf[T]{gen: s.gen, cs: alloc(cs, len(cs), room(len(cs), s.max))}
+func (s *leafTree[T]) newLeaf(cs []*cell[T]) *leaf[T] {
+	return &leaf[T]{gen: s.gen, cs: alloc(cs, len(cs), room(len(cs), s.tune.leafMax))}
 }
 
 // own returns f's leaf, writable: a leaf shared with a clone is copied
 // first and the copy replaces it in the tree.
-func (s *seq[T]) own(f *fence[T]) *leaf[T] {
+func (s *leafTree[T]) own(f *fence[T]) *leaf[T] {
 	if f.l.gen == s.gen {
 		return f.l
 	}
 	l := &leaf[T]{gen: s.gen, cs: alloc(f.l.cs, len(f.l.cs), cap(f.l.cs))}
 	f.l = l
-	s.tree.ReplaceOrInsert(*f)
+	s.fences.ReplaceOrInsert(*f)
 	return l
 }
 
@@ -207,31 +199,31 @@ func (l *leaf[T]) removeAt(i int) {
 }
 
 // addLeaf adds a leaf holding the single cell c, fenced at its key.
-func (s *seq[T]) addLeaf(grp string, c *cell[T]) {
+func (s *leafTree[T]) addLeaf(grp string, c *cell[T]) {
 	l := &leaf[T]{gen: s.gen, cs: alloc([]*cell[T]{c}, 1, 4)}
-	s.tree.ReplaceOrInsert(mkFence(grp, c.key, l))
+	s.fences.ReplaceOrInsert(mkFence(grp, c.key, l))
 }
 
 // set stores c under (grp, c.key) and returns the cell it replaced.
-func (s *seq[T]) set(grp string, c *cell[T]) (old *cell[T], replaced bool) {
+func (s *leafTree[T]) set(grp string, c *cell[T]) (old *cell[T], replaced bool) {
 	key := c.key
 	f, ok := s.floor(grp, key)
 	if !ok {
 		// key sorts before every leaf of grp.
 		s.n++
 		f, ok = s.ceil(grp, key)
-		if !ok || len(f.l.cs) >= s.max {
+		if !ok || len(f.l.cs) >= s.tune.leafMax {
 			s.addLeaf(grp, c)
 			return nil, false
 		}
 		// Lower the first leaf's fence to key and prepend.
-		s.tree.Delete(f)
+		s.fences.Delete(f)
 		if f.l.gen != s.gen {
 			f.l = s.newLeaf(f.l.cs)
 		}
 		f.lo, f.pl = key, prefix8(key)
-		f.l.insertAt(0, c, s.max)
-		s.tree.ReplaceOrInsert(f)
+		f.l.insertAt(0, c, s.tune.leafMax)
+		s.fences.ReplaceOrInsert(f)
 		return nil, false
 	}
 	i, found := search(f.l.cs, key)
@@ -241,8 +233,8 @@ func (s *seq[T]) set(grp string, c *cell[T]) (old *cell[T], replaced bool) {
 		return old, true
 	}
 	s.n++
-	if len(f.l.cs) < s.max {
-		s.own(&f).insertAt(i, c, s.max)
+	if len(f.l.cs) < s.tune.leafMax {
+		s.own(&f).insertAt(i, c, s.tune.leafMax)
 		return nil, false
 	}
 	if i == len(f.l.cs) {
@@ -256,18 +248,18 @@ func (s *seq[T]) set(grp string, c *cell[T]) (old *cell[T], replaced bool) {
 	left := s.newLeaf(f.l.cs[:mid])
 	right := s.newLeaf(f.l.cs[mid:])
 	if i < mid {
-		left.insertAt(i, c, s.max)
+		left.insertAt(i, c, s.tune.leafMax)
 	} else {
-		right.insertAt(i-mid, c, s.max)
+		right.insertAt(i-mid, c, s.tune.leafMax)
 	}
 	f.l = left
-	s.tree.ReplaceOrInsert(f)
-	s.tree.ReplaceOrInsert(mkFence(grp, right.cs[0].key, right))
+	s.fences.ReplaceOrInsert(f)
+	s.fences.ReplaceOrInsert(mkFence(grp, right.cs[0].key, right))
 	return nil, false
 }
 
 // del removes (grp, key) and returns the cell it held.
-func (s *seq[T]) del(grp, key string) (old *cell[T], ok bool) {
+func (s *leafTree[T]) del(grp, key string) (old *cell[T], ok bool) {
 	f, ok := s.floor(grp, key)
 	if !ok {
 		return nil, false
@@ -279,12 +271,12 @@ func (s *seq[T]) del(grp, key string) (old *cell[T], ok bool) {
 	old = f.l.cs[i]
 	s.n--
 	if len(f.l.cs) == 1 {
-		s.tree.Delete(f)
+		s.fences.Delete(f)
 		return old, true
 	}
 	l := s.own(&f)
 	l.removeAt(i)
-	if len(l.cs) <= s.max/4 {
+	if len(l.cs) <= s.tune.leafMax/4 {
 		s.compact(f)
 	}
 	return old, true
@@ -292,13 +284,13 @@ func (s *seq[T]) del(grp, key string) (old *cell[T], ok bool) {
 
 // compact merges the sparse, owned leaf of f with its successor when the
 // result is at most half full, and otherwise returns spare capacity.
-func (s *seq[T]) compact(f fence[T]) {
+func (s *leafTree[T]) compact(f fence[T]) {
 	l := f.l
-	if n, ok := s.next(f); ok && len(l.cs)+len(n.l.cs) <= s.max/2 {
+	if n, ok := s.next(f); ok && len(l.cs)+len(n.l.cs) <= s.tune.leafMax/2 {
 		m := s.newLeaf(append(l.cs, n.l.cs...))
-		s.tree.Delete(n)
+		s.fences.Delete(n)
 		f.l = m
-		s.tree.ReplaceOrInsert(f)
+		s.fences.ReplaceOrInsert(f)
 		return
 	}
 	if cap(l.cs) > 2*len(l.cs)+8 {
@@ -309,13 +301,13 @@ func (s *seq[T]) compact(f fence[T]) {
 // ascend calls yield for the cells of grp with key >= from, in key order,
 // until yield returns false. It reports whether yield always returned
 // true.
-func (s *seq[T]) ascend(grp, from string, yield func(*cell[T]) bool) bool {
+func (s *leafTree[T]) ascend(grp, from string, yield func(*cell[T]) bool) bool {
 	start := mkFence[T](grp, from, nil)
 	if f, ok := s.floor(grp, from); ok {
 		start = f
 	}
 	first, done := true, true
-	s.tree.AscendGreaterOrEqual(start, func(f fence[T]) bool {
+	s.fences.AscendGreaterOrEqual(start, func(f fence[T]) bool {
 		if f.grp != grp {
 			return false
 		}
@@ -337,9 +329,9 @@ func (s *seq[T]) ascend(grp, from string, yield func(*cell[T]) bool) bool {
 }
 
 // count returns the number of entries of grp.
-func (s *seq[T]) count(grp string) int {
+func (s *leafTree[T]) count(grp string) int {
 	n := 0
-	s.tree.AscendGreaterOrEqual(mkFence[T](grp, "", nil), func(f fence[T]) bool {
+	s.fences.AscendGreaterOrEqual(mkFence[T](grp, "", nil), func(f fence[T]) bool {
 		if f.grp != grp {
 			return false
 		}
@@ -350,9 +342,9 @@ func (s *seq[T]) count(grp string) int {
 }
 
 // groups calls yield for every group that has an entry, in order.
-func (s *seq[T]) groups(yield func(string) bool) {
+func (s *leafTree[T]) groups(yield func(string) bool) {
 	prev, seen := "", false
-	s.tree.Ascend(func(f fence[T]) bool {
+	s.fences.Ascend(func(f fence[T]) bool {
 		if seen && f.grp == prev {
 			return true
 		}
@@ -363,25 +355,25 @@ func (s *seq[T]) groups(yield func(string) bool) {
 
 // clone returns an immutable copy in O(1); later writes to s copy the
 // leaves and nodes they touch.
-func (s *seq[T]) clone() *seq[T] {
-	c := &seq[T]{tree: s.tree.Clone(), gen: frozenGen, n: s.n, max: s.max}
+func (s *leafTree[T]) clone() *leafTree[T] {
+	c := &leafTree[T]{fences: s.fences.Clone(), gen: frozenGen, n: s.n, tune: s.tune}
 	s.gen++
 	return c
 }
 
-// builder builds a new seq from entries given in (group, key) order
+// builder builds a new tree from entries given in (group, key) order
 // without duplicates, filling leaves to 7/8 so that a few inserts fit
 // before a leaf splits.
 type builder[T any] struct {
-	s    *seq[T]
+	s    *leafTree[T]
 	fill int
 	grp  string
 	cs   []*cell[T]
 }
 
-func newBuilder[T any]() *builder[T] {
-	s := newSeq[T]()
-	return &builder[T]{s: s, fill: max(1, s.max*7/8), cs: make([]*cell[T], 0, s.max)}
+func newBuilder[T any](tune *tuning) *builder[T] {
+	s := newLeafTree[T](tune)
+	return &builder[T]{s: s, fill: max(1, tune.leafMax*7/8), cs: make([]*cell[T], 0, tune.leafMax)}
 }
 
 // add appends the entry (grp, c.key) -> c.
@@ -408,10 +400,10 @@ func (b *builder[T]) addRun(grp string, cs []*cell[T]) {
 
 // adopt appends the entries of l, a leaf of grp that follows every entry
 // added so far, taking l itself over when it can: l must not be written
-// by its old seq any more, and the new seq copies it before writing it.
+// by its old tree any more, and the new tree copies it before writing it.
 func (b *builder[T]) adopt(grp string, l *leaf[T]) {
 	switch {
-	case len(b.cs) > 0 && grp == b.grp && len(b.cs)+len(l.cs) <= b.s.max:
+	case len(b.cs) > 0 && grp == b.grp && len(b.cs)+len(l.cs) <= b.s.tune.leafMax:
 		// Room for all of it in the leaf being built: this realigns the
 		// built leaves with the adopted ones after a change.
 		b.cs = append(b.cs, l.cs...)
@@ -424,21 +416,21 @@ func (b *builder[T]) adopt(grp string, l *leaf[T]) {
 		if len(b.cs) > 0 {
 			b.flush()
 		}
-		b.s.tree.ReplaceOrInsert(mkFence(grp, l.cs[0].key, l))
+		b.s.fences.ReplaceOrInsert(mkFence(grp, l.cs[0].key, l))
 		b.s.n += len(l.cs)
 	}
 }
 
 func (b *builder[T]) flush() {
 	l := &leaf[T]{gen: b.s.gen, cs: alloc(b.cs, len(b.cs), len(b.cs))}
-	b.s.tree.ReplaceOrInsert(mkFence(b.grp, l.cs[0].key, l))
+	b.s.fences.ReplaceOrInsert(mkFence(b.grp, l.cs[0].key, l))
 	b.s.n += len(b.cs)
 	clear(b.cs)
 	b.cs = b.cs[:0]
 }
 
-// done returns the built seq.
-func (b *builder[T]) done() *seq[T] {
+// done returns the built tree.
+func (b *builder[T]) done() *leafTree[T] {
 	if len(b.cs) > 0 {
 		b.flush()
 	}

@@ -9,36 +9,31 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// smallLeaves makes every seq created during the test use tiny leaves and a
-// minimal fence tree, and folds logs early and often by both ways, so that
-// a few dozen entries exercise splits, merges, fence lowering, several
-// btree levels and the fold.
-func smallLeaves(tb testing.TB) {
-	tb.Helper()
-	oldLeaf, oldDegree, oldMin, oldRatio, oldChunk := leafMax, fenceDegree, foldMin, mergeRatio, chunkMax
-	leafMax, fenceDegree, foldMin, mergeRatio, chunkMax = 4, 2, 3, 4, 5
-	tb.Cleanup(func() {
-		leafMax, fenceDegree, foldMin, mergeRatio, chunkMax = oldLeaf, oldDegree, oldMin, oldRatio, oldChunk
-	})
+// smallTuning returns tiny leaves and a minimal fence tree, and folds logs
+// early and often by both ways, so that a few dozen entries exercise
+// splits, merges, fence lowering, several btree levels, chunked logs and
+// the fold. Each call returns a fresh tuning that the test may change.
+func smallTuning() *tuning {
+	return &tuning{leafMax: 4, fenceDegree: 2, foldMin: 3, foldMul: 2, chunkMax: 5, mergeRatio: 4}
 }
 
 // mk returns a cell holding v under key.
 func mk(key string, v int) *cell[int] { return &cell[int]{key: key, obj: v} }
 
-// checkSeq verifies the layout invariants of s and returns its entries'
+// checkTree verifies the layout invariants of s and returns its entries'
 // objects.
-func checkSeq[T comparable](tb testing.TB, s *seq[T]) map[[2]string]T {
+func checkTree[T comparable](tb testing.TB, s *leafTree[T]) map[[2]string]T {
 	tb.Helper()
 	out := map[[2]string]T{}
 	var prev fence[T]
 	first := true
-	s.tree.Ascend(func(f fence[T]) bool {
+	s.fences.Ascend(func(f fence[T]) bool {
 		cs := f.l.cs
 		switch {
 		case len(cs) == 0:
 			tb.Fatalf("empty leaf at %q/%q", f.grp, f.lo)
-		case len(cs) > s.max:
-			tb.Fatalf("leaf at %q/%q holds %d > %d", f.grp, f.lo, len(cs), s.max)
+		case len(cs) > s.tune.leafMax:
+			tb.Fatalf("leaf at %q/%q holds %d > %d", f.grp, f.lo, len(cs), s.tune.leafMax)
 		case f.lo > cs[0].key:
 			tb.Fatalf("fence %q/%q above its first key %q", f.grp, f.lo, cs[0].key)
 		case !first && prev.grp == f.grp && prev.l.cs[len(prev.l.cs)-1].key >= f.lo:
@@ -54,22 +49,21 @@ func checkSeq[T comparable](tb testing.TB, s *seq[T]) map[[2]string]T {
 		return true
 	})
 	if len(out) != s.n {
-		tb.Fatalf("seq counts %d entries, holds %d", s.n, len(out))
+		tb.Fatalf("tree counts %d entries, holds %d", s.n, len(out))
 	}
 	return out
 }
 
-func TestSeqScripted(t *testing.T) {
-	smallLeaves(t)
-	s := newSeq[int]()
+func TestLeafTreeScripted(t *testing.T) {
+	s := newLeafTree[int](smallTuning())
 	// Ascending inserts leave full leaves behind.
 	for i := range 12 {
 		s.set("g", mk(fmt.Sprintf("k%02d", i), i))
 	}
-	checkSeq(t, s)
+	checkTree(t, s)
 	full := 0
-	s.tree.Ascend(func(f fence[int]) bool {
-		if len(f.l.cs) == s.max {
+	s.fences.Ascend(func(f fence[int]) bool {
+		if len(f.l.cs) == s.tune.leafMax {
 			full++
 		}
 		return true
@@ -80,7 +74,7 @@ func TestSeqScripted(t *testing.T) {
 	for i := 11; i >= 0; i-- {
 		s.set("a", mk(fmt.Sprintf("k%02d", i), -i))
 	}
-	checkSeq(t, s)
+	checkTree(t, s)
 	require.Equal(t, 12, s.count("a"))
 	require.Equal(t, 12, s.count("g"))
 	require.Equal(t, 0, s.count("b"))
@@ -100,7 +94,7 @@ func TestSeqScripted(t *testing.T) {
 	// Middle inserts split.
 	s.set("g", mk("k05a", 1))
 	s.set("g", mk("k05b", 2))
-	checkSeq(t, s)
+	checkTree(t, s)
 
 	var groups []string
 	s.groups(func(g string) bool { groups = append(groups, g); return true })
@@ -120,7 +114,7 @@ func TestSeqScripted(t *testing.T) {
 		old, ok := s.del("a", fmt.Sprintf("k%02d", i))
 		require.True(t, ok)
 		require.Equal(t, -i, old.obj)
-		checkSeq(t, s)
+		checkTree(t, s)
 	}
 	_, ok = s.del("a", "k00")
 	require.False(t, ok)
@@ -129,15 +123,14 @@ func TestSeqScripted(t *testing.T) {
 	require.Equal(t, []string{"g"}, groups)
 }
 
-// TestSeqRandomAgainstMap drives a seq and its clones with random
+// TestLeafTreeRandomAgainstMap drives a tree and its clones with random
 // operations and compares them with maps after every step.
-func TestSeqRandomAgainstMap(t *testing.T) {
-	smallLeaves(t)
+func TestLeafTreeRandomAgainstMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
-	s := newSeq[int]()
+	s := newLeafTree[int](smallTuning())
 	model := map[[2]string]int{}
 	type frozen struct {
-		s     *seq[int]
+		s     *leafTree[int]
 		model map[[2]string]int
 	}
 	var clones []frozen
@@ -159,19 +152,19 @@ func TestSeqRandomAgainstMap(t *testing.T) {
 		case 9:
 			clones = append(clones, frozen{s.clone(), maps.Clone(model)})
 		}
-		if got := checkSeq(t, s); !maps.Equal(model, got) {
-			t.Fatalf("step %d: seq holds %v, want %v", step, got, model)
+		if got := checkTree(t, s); !maps.Equal(model, got) {
+			t.Fatalf("step %d: tree holds %v, want %v", step, got, model)
 		}
 	}
 	require.NotEmpty(t, clones)
 	for i, c := range clones {
-		require.Equal(t, c.model, checkSeq(t, c.s), "clone %d", i)
+		require.Equal(t, c.model, checkTree(t, c.s), "clone %d", i)
 	}
 }
 
 func TestBuilder(t *testing.T) {
-	smallLeaves(t)
-	b := newBuilder[int]()
+	tune := smallTuning()
+	b := newBuilder[int](tune)
 	model := map[[2]string]int{}
 	for g := range 3 {
 		var run []*cell[int]
@@ -187,16 +180,16 @@ func TestBuilder(t *testing.T) {
 		b.addRun(fmt.Sprint(g), run)
 	}
 	s := b.done()
-	require.Equal(t, model, checkSeq(t, s))
-	// A built seq stays valid under further writes.
+	require.Equal(t, model, checkTree(t, s))
+	// A built tree stays valid under further writes.
 	s.set("1", mk("k3a", 99))
 	s.set("0", mk("a", 98))
 	s.del("2", "k0")
 	model[[2]string{"1", "k3a"}] = 99
 	model[[2]string{"0", "a"}] = 98
 	delete(model, [2]string{"2", "k0"})
-	require.Equal(t, model, checkSeq(t, s))
-	require.Equal(t, 0, newBuilder[int]().done().n)
+	require.Equal(t, model, checkTree(t, s))
+	require.Equal(t, 0, newBuilder[int](tune).done().n)
 }
 
 func TestPrefix8Orders(t *testing.T) {
@@ -216,20 +209,21 @@ func TestPrefix8Orders(t *testing.T) {
 	}
 }
 
-// TestSeqShrinks: a leaf emptied to a quarter, with no neighbour to merge
+// TestLeafTreeShrinks: a leaf emptied to a quarter, with no neighbour to merge
 // with, gives back its spare capacity.
-func TestSeqShrinks(t *testing.T) {
-	s := newSeq[int]()
-	for i := range s.max {
+func TestLeafTreeShrinks(t *testing.T) {
+	s := newLeafTree[int](defaultTuning())
+	max := s.tune.leafMax
+	for i := range max {
 		s.set("", mk(fmt.Sprintf("k%03d", i), i))
 	}
-	for i := range s.max - s.max/4 {
+	for i := range max - max/4 {
 		_, ok := s.del("", fmt.Sprintf("k%03d", i))
 		require.True(t, ok)
 	}
-	checkSeq(t, s)
+	checkTree(t, s)
 	f, ok := s.floor("", "k999")
 	require.True(t, ok)
-	require.Len(t, f.l.cs, s.max/4)
-	require.Less(t, cap(f.l.cs), s.max/2, "spare capacity returned")
+	require.Len(t, f.l.cs, max/4)
+	require.Less(t, cap(f.l.cs), max/2, "spare capacity returned")
 }
