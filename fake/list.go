@@ -32,7 +32,7 @@ import (
 func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.List[T], error) {
 	s.listCalls.Add(1)
 	var out source.List[T]
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return out, err
 	}
 	if err := s.injected(ctx, &s.faults.lists); err != nil {

@@ -140,7 +140,7 @@ func NewSource[T any](keyFunc func(T) string, opts Options[T]) (*Source[T], erro
 // last write, or an error wrapping source.ErrNotFound.
 func (s *Source[T]) Get(ctx context.Context, key string) (T, string, error) {
 	var zero T
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return zero, "", err
 	}
 	s.mu.Lock()
@@ -215,4 +215,15 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// errNilContext is returned by every call given a nil context.
+var errNilContext = errors.New("fake: context is nil")
+
+// ctxErr is ctx.Err(), or errNilContext for a nil ctx.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return errNilContext
+	}
+	return ctx.Err()
 }

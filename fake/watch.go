@@ -35,7 +35,7 @@ const maxBatch = 128
 // interval. Deleted events carry the object's last state.
 func (s *Source[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[T], error) {
 	s.watchCalls.Add(1)
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.injected(ctx, &s.faults.watches); err != nil {

@@ -67,7 +67,7 @@ func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string
 // keeps the resourceVersion of its last write; the event carries the
 // delete's).
 func (s *Source[T]) Delete(ctx context.Context, key string, ifVersion string) (string, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return "", err
 	}
 	if key == "" {
@@ -93,7 +93,7 @@ func (s *Source[T]) Delete(ctx context.Context, key string, ifVersion string) (s
 // prepare computes obj's key and the object to store, turning a panic of
 // the user's key or copy function into an error.
 func (s *Source[T]) prepare(ctx context.Context, op string, obj T) (key string, stored T, err error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return "", stored, err
 	}
 	defer func() {

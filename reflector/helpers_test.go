@@ -334,7 +334,7 @@ func (c *counter) get() int { return int(c.n.Load()) }
 // counts is a reflector.MetricsProvider whose counters count.
 type counts struct {
 	Lists, Watches, Events, Replaces, Resyncs, Expired, Backoffs, BadSource,
-	StoreErrors, ShortWatches, WatchListFallbacks counter
+	StoreErrors, ShortWatches, WatchListFallbacks, TransientErrors counter
 }
 
 func (c *counts) ReflectorMetrics(string) reflector.Metrics {
@@ -342,6 +342,7 @@ func (c *counts) ReflectorMetrics(string) reflector.Metrics {
 		Lists: &c.Lists, Watches: &c.Watches, Events: &c.Events, Replaces: &c.Replaces,
 		Resyncs: &c.Resyncs, Expired: &c.Expired, Backoffs: &c.Backoffs, BadSource: &c.BadSource,
 		StoreErrors: &c.StoreErrors, ShortWatches: &c.ShortWatches, WatchListFallbacks: &c.WatchListFallbacks,
+		TransientErrors: &c.TransientErrors,
 	}
 }
 

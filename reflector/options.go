@@ -230,6 +230,10 @@ type Metrics struct {
 	ShortWatches metrics.Counter
 	// WatchListFallbacks counts switches from watch-list to List+Watch.
 	WatchListFallbacks metrics.Counter
+	// TransientErrors counts failures marked source.ErrTransient: a
+	// watch that fails so is watched again from the last version, after
+	// a backoff, without a relist.
+	TransientErrors metrics.Counter
 }
 
 // fill replaces nil fields with no-ops.
@@ -237,6 +241,7 @@ func (m *Metrics) fill() {
 	for _, c := range []*metrics.Counter{
 		&m.Lists, &m.Watches, &m.Events, &m.Replaces, &m.Resyncs, &m.Expired,
 		&m.Backoffs, &m.BadSource, &m.StoreErrors, &m.ShortWatches, &m.WatchListFallbacks,
+		&m.TransientErrors,
 	} {
 		*c = metrics.Or(*c)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -63,10 +64,10 @@ type Reflector[T any] struct {
 // call Run. It returns an error if lw or store is nil or opts is invalid.
 func New[T any](lw source.ListWatcher[T], store Store[T], opts Options) (*Reflector[T], error) {
 	var errs []error
-	if lw == nil {
+	if isNil(lw) {
 		errs = append(errs, errors.New("reflector: ListWatcher is nil"))
 	}
-	if store == nil {
+	if isNil(store) {
 		errs = append(errs, errors.New("reflector: Store is nil"))
 	}
 	o, err := opts.validate(typeName[T]())
@@ -108,6 +109,9 @@ func (r *Reflector[T]) LastSyncResourceVersion() string {
 //
 // Run may be called only once; a second call returns an error at once.
 func (r *Reflector[T]) Run(ctx context.Context) error {
+	if ctx == nil {
+		return errNilContext
+	}
 	if !r.started.CompareAndSwap(false, true) {
 		return errors.New("reflector: Run called more than once")
 	}
@@ -139,8 +143,11 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		if err == nil {
 			continue
 		}
-		l.synced = false
-		r.report(err)
+		rewatch := l.synced && transient(err)
+		if !rewatch {
+			l.synced = false
+		}
+		r.report(err, rewatch)
 		var fb *fallbackError
 		switch {
 		case errors.As(err, &fb):
@@ -161,10 +168,22 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	}
 }
 
-// report logs, counts and hands err to the WatchErrorHandler.
-func (r *Reflector[T]) report(err error) {
+// transient reports whether err leaves the last synced version good: the
+// source marked it source.ErrTransient, and it is neither a breach of the
+// contract nor a store failure (both call for a relist).
+func transient(err error) bool {
+	return errors.Is(err, source.ErrTransient) && !errors.Is(err, ErrBadSource) && !errors.Is(err, ErrStore)
+}
+
+// report logs, counts and hands err to the WatchErrorHandler; rewatch
+// says that the reflector watches again from its last version rather
+// than relisting.
+func (r *Reflector[T]) report(err error, rewatch bool) {
 	var fb *fallbackError
 	switch {
+	case rewatch:
+		r.m.TransientErrors.Inc()
+		r.log.Info("reflector: watch failed transiently, watching again from the last version", "err", err)
 	case errors.As(err, &fb):
 		r.m.WatchListFallbacks.Inc()
 		r.log.Info("reflector: watch-list unavailable, falling back to list and watch", "err", err)
@@ -177,6 +196,9 @@ func (r *Reflector[T]) report(err error) {
 	case errors.Is(err, ErrStore):
 		r.m.StoreErrors.Inc()
 		r.log.Error("reflector: store failed, relisting", "err", err)
+	case errors.Is(err, source.ErrTransient):
+		r.m.TransientErrors.Inc()
+		r.log.Info("reflector: list failed transiently, listing again", "err", err)
 	case errors.Is(err, ErrShortWatch):
 		r.m.ShortWatches.Inc()
 		r.log.Warn("reflector: watch ended at once, relisting", "err", err)
@@ -289,7 +311,7 @@ func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
 			return nil, "", err
 		}
 		r.m.Lists.Inc()
-		got, err := r.lw.List(ctx, opts)
+		got, err := r.callList(ctx, opts)
 		if err != nil {
 			if opts.Continue != "" && !full && errors.Is(err, source.ErrExpired) {
 				r.m.Expired.Inc()
@@ -313,6 +335,10 @@ func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
 			}
 			listRV = got.ResourceVersion
 		}
+		if len(pages) > 0 && got.ResourceVersion != listRV {
+			return nil, "", fmt.Errorf("%w: page %d of a list is at resourceVersion %q, the first page at %q",
+				ErrBadSource, len(pages)+1, got.ResourceVersion, listRV)
+		}
 		pages = append(pages, got.Items)
 		if got.Continue == "" {
 			return slices.Concat(pages...), listRV, nil
@@ -324,4 +350,42 @@ func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
 		// pager asks (Kubernetes refuses both together).
 		opts = source.ListOptions{Limit: opts.Limit, Continue: got.Continue}
 	}
+}
+
+// errNilContext is returned by Run when its context is nil.
+var errNilContext = errors.New("reflector: context is nil")
+
+// isNil reports whether v is nil or an interface holding a nil pointer,
+// map, channel, func or slice (a typed nil, which would panic on use).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// callList calls the source's List, turning a panic into an error that
+// wraps ErrBadSource.
+func (r *Reflector[T]) callList(ctx context.Context, opts source.ListOptions) (l source.List[T], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: List panicked: %v", ErrBadSource, p)
+		}
+	}()
+	return r.lw.List(ctx, opts)
+}
+
+// callWatch calls the source's Watch, turning a panic into an error that
+// wraps ErrBadSource.
+func (r *Reflector[T]) callWatch(ctx context.Context, opts source.WatchOptions) (ch <-chan source.Event[T], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ch, err = nil, fmt.Errorf("%w: Watch panicked: %v", ErrBadSource, p)
+		}
+	}()
+	return r.lw.Watch(ctx, opts)
 }

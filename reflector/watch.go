@@ -18,7 +18,7 @@ func (l *loop[T]) watch(ctx context.Context) error {
 	defer cancel()
 	r.m.Watches.Inc()
 	started := time.Now()
-	ch, err := r.lw.Watch(wctx, source.WatchOptions{ResourceVersion: l.rv, AllowBookmarks: true})
+	ch, err := r.callWatch(wctx, source.WatchOptions{ResourceVersion: l.rv, AllowBookmarks: true})
 	if err != nil {
 		return fmt.Errorf("reflector: watch from %q: %w", l.rv, err)
 	}
@@ -121,7 +121,7 @@ func (l *loop[T]) watchListSync(ctx context.Context) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.m.Watches.Inc()
-	ch, err := r.lw.Watch(wctx, source.WatchOptions{AllowBookmarks: true, SendInitialEvents: true})
+	ch, err := r.callWatch(wctx, source.WatchOptions{AllowBookmarks: true, SendInitialEvents: true})
 	if err != nil {
 		err = fmt.Errorf("reflector: watch-list: %w", err)
 		if errors.Is(err, source.ErrUnsupported) {
