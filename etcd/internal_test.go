@@ -1,11 +1,18 @@
 package etcd
 
 import (
+	"errors"
 	"strconv"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // FuzzContinueToken: tokens round-trip, and decoding anything never
@@ -75,4 +82,21 @@ func BenchmarkWatchEvent(b *testing.B) {
 		benchmarkEvent(b, JSONCodec[*benchObject]{}, []byte(`{"key":"ns/name","value":"`+strconv.Itoa(1234567)+`"}`))
 	})
 	b.Run("Raw", func(b *testing.B) { benchmarkEvent(b, rawCodec{}, []byte("1234567")) })
+}
+
+// Errors that leave a version good are marked transient, so a reflector
+// re-watches instead of relisting (issue 12.3).
+func TestMapErrMarksTransient(t *testing.T) {
+	for _, err := range []error{
+		status.Error(codes.Unavailable, "no leader"),
+		status.Error(codes.ResourceExhausted, "too many requests"),
+		rpctypes.ErrGRPCNoLeader,
+		rpctypes.ErrTooManyRequests,
+	} {
+		require.ErrorIs(t, mapErr(err), source.ErrTransient, err.Error())
+	}
+	for _, err := range []error{errors.New("boom"), status.Error(codes.InvalidArgument, "bad")} {
+		require.NotErrorIs(t, mapErr(err), source.ErrTransient, err.Error())
+	}
+	require.ErrorIs(t, mapErr(rpctypes.ErrCompacted), source.ErrExpired)
 }

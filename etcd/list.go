@@ -3,6 +3,7 @@ package etcd
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,10 +17,14 @@ import (
 // one revision, in key order.
 //
 //   - opts.ResourceVersion "": the latest revision (a linearizable read);
-//   - a version v: exactly revision v; an error wrapping
-//     source.ErrExpired when etcd has compacted v away (and for "0",
-//     which precedes etcd's first revision), source.ErrFutureVersion
-//     when v is newer than the cluster's revision;
+//   - a version v with source.NotOlderThan (the default): the latest
+//     revision, which is at least v (source.ErrFutureVersion when v is
+//     newer than the cluster's revision; an old v is never expired);
+//   - a version v with source.Exact: exactly revision v; an error
+//     wrapping source.ErrExpired when etcd has compacted v away (and for
+//     "0", which precedes etcd's first revision),
+//     source.ErrFutureVersion when v is newer than the cluster's
+//     revision;
 //   - opts.Continue (opts.ResourceVersion is then ignored): the next page
 //     of the list that returned the token, at that list's revision; the
 //     token expires (source.ErrExpired) when that revision is
@@ -28,14 +33,18 @@ import (
 // With opts.Limit > 0 at most Limit items are returned, and List.Continue
 // is non-empty exactly when more keys follow. Without a limit the whole
 // prefix is returned, read in pages of Options.PageSize at one revision.
-// A value that does not decode fails the List with a *DecodeError.
+// A value that does not decode is left out (see DecodeError).
 func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.List[T], error) {
 	var out source.List[T]
 	if opts.Limit < 0 {
 		return out, fmt.Errorf("etcd: list: negative limit %d", opts.Limit)
 	}
+	if ctx == nil {
+		return out, errNilContext
+	}
 	var (
 		rev   int64
+		floor int64
 		start = s.opts.Prefix
 		err   error
 	)
@@ -46,13 +55,20 @@ func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.L
 			return out, err
 		}
 		start = s.opts.Prefix + after + "\x00"
-	case opts.ResourceVersion != "":
+	case opts.ResourceVersion == "":
+	case opts.ResourceVersionMatch == source.NotOlderThan:
+		if floor, err = source.ParseRevision(opts.ResourceVersion); err != nil {
+			return out, fmt.Errorf("etcd: list: %w", err)
+		}
+	case opts.ResourceVersionMatch == source.Exact:
 		if rev, err = source.ParseRevision(opts.ResourceVersion); err != nil {
 			return out, fmt.Errorf("etcd: list: %w", err)
 		}
 		if rev == 0 {
 			return out, fmt.Errorf("etcd: list at revision 0, before etcd's first revision: %w", source.ErrExpired)
 		}
+	default:
+		return out, fmt.Errorf("etcd: list: unknown resourceVersionMatch %v", opts.ResourceVersionMatch)
 	}
 	pageSize := s.opts.PageSize
 	if opts.Limit > 0 {
@@ -64,6 +80,9 @@ func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.L
 			return out, fmt.Errorf("etcd: list: %w", err)
 		}
 		rev = p.rev
+		if rev < floor {
+			return out, fmt.Errorf("etcd: list: resource version %d is newer than the cluster's %d: %w", floor, rev, source.ErrFutureVersion)
+		}
 		if out.Items == nil {
 			out.Items = p.items
 		} else {
@@ -115,7 +134,8 @@ func (s *Source[T]) page(ctx context.Context, start string, rev, limit int64) (p
 	for _, kv := range resp.Kvs {
 		obj, err := s.decode(kv)
 		if err != nil {
-			return p, err
+			s.quarantine(err)
+			continue
 		}
 		p.items = append(p.items, obj)
 	}
@@ -149,4 +169,18 @@ func decodeContinue(token string) (rev int64, key string, err error) {
 		}
 	}
 	return 0, "", fmt.Errorf("etcd: list: malformed continue token %q", token)
+}
+
+// quarantine logs a value that does not decode and hands it to
+// Options.OnDecodeError.
+func (s *Source[T]) quarantine(err error) {
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		de = &DecodeError{Err: err}
+	}
+	s.opts.Logger.Warn("etcd: leaving out a stored value that does not decode",
+		"key", de.Key, "revision", de.Revision, "err", de.Err)
+	if f := s.opts.OnDecodeError; f != nil {
+		f(de)
+	}
 }

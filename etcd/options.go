@@ -73,8 +73,15 @@ type Options[T any] struct {
 	BookmarkInterval time.Duration
 
 	// Logger receives the source's log lines (watch streams that broke
-	// and are left to the caller to resume). Default slog.Default().
+	// and are left to the caller to resume, values that do not decode).
+	// Default slog.Default().
 	Logger *slog.Logger
+
+	// OnDecodeError, if set, is called with every stored value that List
+	// or a watch leaves out because the Codec cannot decode it (it is
+	// logged at warning level either way). It runs on the caller's or
+	// the watch's goroutine and must return quickly. Default: none.
+	OnDecodeError func(err *DecodeError)
 }
 
 func (o *Options[T]) defaults() error {
@@ -106,7 +113,11 @@ func (o *Options[T]) defaults() error {
 }
 
 // DecodeError reports a stored value that the Codec could not decode.
-// List and Get return it; a watch sends it in an Error event and ends.
+// Get returns it. List and Watch quarantine the value instead: they leave
+// it out, log it and pass it to Options.OnDecodeError, and go on with
+// every other key, so that one bad value never stops a reader; a reader
+// keeps the object's last good state (or never sees it) until a good
+// value is written to the key.
 type DecodeError struct {
 	// Key is the etcd key of the value (Prefix included).
 	Key string

@@ -8,6 +8,8 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -48,6 +50,9 @@ func (s *Source[T]) Prefix() string { return s.opts.Prefix }
 // source.ErrNotFound. The read is linearizable.
 func (s *Source[T]) Get(ctx context.Context, key string) (T, string, error) {
 	var zero T
+	if ctx == nil {
+		return zero, "", errNilContext
+	}
 	if key == "" {
 		return zero, "", errors.New("etcd: get: empty key")
 	}
@@ -120,5 +125,24 @@ func mapErr(err error) error {
 	case errors.Is(err, rpctypes.ErrFutureRev):
 		return fmt.Errorf("%w: %w", source.ErrFutureVersion, err)
 	}
+	switch grpcCode(err) {
+	case codes.Unavailable, codes.ResourceExhausted:
+		// No member to serve the request, or too many requests: the
+		// same request may succeed after a backoff.
+		return fmt.Errorf("%w: %w", source.ErrTransient, err)
+	}
 	return err
 }
+
+// grpcCode returns the gRPC status code of err, as the client's typed
+// errors or a plain gRPC status carry it.
+func grpcCode(err error) codes.Code {
+	var ee rpctypes.EtcdError
+	if errors.As(err, &ee) {
+		return ee.Code()
+	}
+	return status.Code(err)
+}
+
+// errNilContext is returned by every call given a nil context.
+var errNilContext = errors.New("etcd: context is nil")

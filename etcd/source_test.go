@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,19 +45,38 @@ func TestNewValidatesOptions(t *testing.T) {
 	require.ErrorContains(t, err, `malformed resource version "x"`)
 }
 
-// TestUndecodableValuesAreReported stores garbage under the prefix: every
-// read that meets it fails with a *DecodeError naming the key, and a
-// watch ends with an Error event carrying it — nothing is skipped.
-func TestUndecodableValuesAreReported(t *testing.T) {
+// TestUndecodableValuesAreQuarantined stores garbage under the prefix:
+// Get fails with a *DecodeError naming the key; List and Watch leave the
+// bad values out, report each to OnDecodeError, and go on with every
+// other key — one bad value never keeps a reader from syncing (issue
+// 12.2: 0 of 50 good objects were cached before).
+func TestUndecodableValuesAreQuarantined(t *testing.T) {
 	c := etcdtest.New(t, etcdtest.Options{})
 	cli := newClient(t, c)
-	src := objectSource(t, cli, "/bad/")
+	var mu sync.Mutex
+	var reported []string
+	src := objectSource(t, cli, "/bad/", func(o *etcd.Options[*sourcetest.Object]) {
+		o.OnDecodeError = func(err *etcd.DecodeError) {
+			mu.Lock()
+			defer mu.Unlock()
+			reported = append(reported, err.Key)
+		}
+	})
+	takeReported := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := reported
+		reported = nil
+		return out
+	}
 	ctx := t.Context()
 	start, err := src.Create(ctx, &sourcetest.Object{Key: "a", Value: "fine"})
 	require.NoError(t, err)
 	_, err = cli.Put(ctx, "/bad/b", "{not json")
 	require.NoError(t, err)
 	_, err = cli.Put(ctx, "/bad/c", "null")
+	require.NoError(t, err)
+	_, err = src.Create(ctx, &sourcetest.Object{Key: "d", Value: "fine"})
 	require.NoError(t, err)
 
 	requireDecodeError := func(err error, key string) {
@@ -72,41 +92,62 @@ func TestUndecodableValuesAreReported(t *testing.T) {
 	_, _, err = src.Get(ctx, "c")
 	requireDecodeError(err, "/bad/c")
 	require.ErrorContains(t, err, "the stored value is null")
-	_, err = src.List(ctx, source.ListOptions{})
-	requireDecodeError(err, "/bad/b")
-	_, err = src.Watch(ctx, source.WatchOptions{SendInitialEvents: true})
-	requireDecodeError(err, "/bad/b")
 
-	ch, err := src.Watch(ctx, source.WatchOptions{ResourceVersion: start})
-	require.NoError(t, err)
-	ev := <-ch
-	require.Equal(t, source.Error, ev.Type)
-	requireDecodeError(ev.Err, "/bad/b")
-	_, open := <-ch
-	require.False(t, open, "the watch ends after the Error event")
-
-	// The delete of a bad value carries it as the last state: an error too.
-	_, err = cli.Delete(ctx, "/bad/c")
-	require.NoError(t, err)
-	_, err = cli.Delete(ctx, "/bad/b")
-	require.NoError(t, err)
+	keys := func(items []*sourcetest.Object) []string {
+		var out []string
+		for _, o := range items {
+			out = append(out, o.Key)
+		}
+		return out
+	}
 	l, err := src.List(ctx, source.ListOptions{})
 	require.NoError(t, err)
-	require.Len(t, l.Items, 1)
-	put, err := cli.Put(ctx, "/bad/d", "[]")
+	require.Equal(t, []string{"a", "d"}, keys(l.Items))
+	require.Equal(t, []string{"/bad/b", "/bad/c"}, takeReported())
+
+	// In pages too, and in a watch's initial events.
+	l, err = src.List(ctx, source.ListOptions{Limit: 2})
 	require.NoError(t, err)
-	_, err = cli.Delete(ctx, "/bad/d")
+	require.Equal(t, []string{"a"}, keys(l.Items))
+	takeReported()
+	ch, err := src.Watch(ctx, source.WatchOptions{SendInitialEvents: true})
 	require.NoError(t, err)
-	// From the put on, so the delete is the only event.
-	ch, err = src.Watch(ctx, source.WatchOptions{ResourceVersion: fmt.Sprint(put.Header.Revision)})
-	require.NoError(t, err)
+	var initial []string
 	for ev := range ch {
-		if ev.Type == source.Error {
-			requireDecodeError(ev.Err, "/bad/d")
-			return
+		if ev.InitialEventsEnd {
+			break
 		}
+		require.Equal(t, source.Added, ev.Type)
+		initial = append(initial, ev.Object.Key)
 	}
-	t.Fatal("the watch closed without reporting the undecodable value")
+	require.Equal(t, []string{"a", "d"}, initial)
+	require.Equal(t, []string{"/bad/b", "/bad/c"}, takeReported())
+
+	// A watch skips the bad events and delivers the good ones after them.
+	ch, err = src.Watch(ctx, source.WatchOptions{ResourceVersion: start})
+	require.NoError(t, err)
+	ev := <-ch
+	require.Equal(t, source.Added, ev.Type)
+	require.Equal(t, "d", ev.Object.Key)
+	require.Equal(t, []string{"/bad/b", "/bad/c"}, takeReported())
+
+	// A good value written over a bad one is taken normally.
+	_, err = src.Update(ctx, &sourcetest.Object{Key: "b", Value: "repaired"}, "")
+	require.NoError(t, err)
+	ev = <-ch
+	require.Equal(t, source.Modified, ev.Type)
+	require.Equal(t, "repaired", ev.Object.Value)
+
+	// The delete of a bad value has no good last state: it is left out
+	// too (a relist infers it).
+	_, err = cli.Delete(ctx, "/bad/c")
+	require.NoError(t, err)
+	_, err = src.Delete(ctx, "a", "")
+	require.NoError(t, err)
+	ev = <-ch
+	require.Equal(t, source.Deleted, ev.Type)
+	require.Equal(t, "a", ev.Object.Key)
+	require.Equal(t, []string{"/bad/c"}, takeReported())
 }
 
 // failingCodec fails to encode objects whose value is "poison".
@@ -149,8 +190,25 @@ func TestBadInputIsAnError(t *testing.T) {
 	require.ErrorContains(t, err, "etcd: get: empty key")
 	_, err = src.List(ctx, source.ListOptions{Limit: -1})
 	require.ErrorContains(t, err, "etcd: list: negative limit")
-	_, err = src.List(ctx, source.ListOptions{ResourceVersion: "0"})
+	_, err = src.List(ctx, source.ListOptions{ResourceVersion: "0", ResourceVersionMatch: source.Exact})
 	require.ErrorIs(t, err, source.ErrExpired)
+	_, err = src.List(ctx, source.ListOptions{ResourceVersion: "99999"})
+	require.ErrorIs(t, err, source.ErrFutureVersion, "not older than a future version")
+
+	// A nil context is an error from every call (issue 12.6).
+	var nilCtx context.Context
+	_, _, err = src.Get(nilCtx, "a")
+	require.ErrorContains(t, err, "etcd: context is nil")
+	_, err = src.List(nilCtx, source.ListOptions{})
+	require.ErrorContains(t, err, "etcd: context is nil")
+	_, err = src.Watch(nilCtx, source.WatchOptions{})
+	require.ErrorContains(t, err, "etcd: context is nil")
+	_, err = src.Create(nilCtx, &sourcetest.Object{Key: "a"})
+	require.ErrorContains(t, err, "etcd: context is nil")
+	_, err = src.Update(nilCtx, &sourcetest.Object{Key: "a"}, "")
+	require.ErrorContains(t, err, "etcd: context is nil")
+	_, err = src.Delete(nilCtx, "a", "")
+	require.ErrorContains(t, err, "etcd: context is nil")
 
 	// Nothing was written.
 	resp, err := cli.Get(ctx, "/input/", clientv3.WithPrefix(), clientv3.WithCountOnly())
@@ -183,7 +241,7 @@ func TestListReadsPagesAtOneRevision(t *testing.T) {
 		}
 		return out
 	}
-	at, err := src.List(ctx, source.ListOptions{ResourceVersion: mid})
+	at, err := src.List(ctx, source.ListOptions{ResourceVersion: mid, ResourceVersionMatch: source.Exact})
 	require.NoError(t, err)
 	require.Equal(t, mid, at.ResourceVersion)
 	require.Empty(t, at.Continue)

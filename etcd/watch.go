@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,9 +21,9 @@ import (
 // newer than the cluster's revision (source.ErrFutureVersion). Once the
 // channel is returned, compaction of the history the watch still needs
 // (it fell behind, or was compacted between the check and the start)
-// ends the stream with an Error event wrapping source.ErrExpired, and
-// a stored value that does not decode ends it with an Error event
-// carrying a *DecodeError. A stream that breaks for another reason (the
+// ends the stream with an Error event wrapping source.ErrExpired. A
+// stored value that does not decode is quarantined (see DecodeError):
+// its event is left out and the stream goes on. A stream that breaks for another reason (the
 // member lost its leader: watches require one, so a partitioned member
 // cannot hold a watch silently; the client was closed) is logged and the
 // channel is closed without an Error event, so that the caller resumes
@@ -43,6 +44,9 @@ import (
 // goroutine, which exits after the etcd watch has been torn down. Cancel
 // ctx to release a watch you stop reading.
 func (s *Source[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[T], error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -180,6 +184,12 @@ func (w *watch[T]) run(ctx context.Context, first page[T], from int64) {
 			}
 			for _, ev := range resp.Events {
 				e, err := w.event(ev)
+				var de *DecodeError
+				if errors.As(err, &de) {
+					w.src.quarantine(de)
+					last = ev.Kv.ModRevision
+					continue
+				}
 				if err != nil {
 					w.send(ctx, source.Event[T]{Type: source.Error, Err: err})
 					return

@@ -19,6 +19,9 @@ import (
 // the new resourceVersion is stamped into obj after the write (objects read
 // back from etcd are stamped with their own revision anyway).
 func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
+	if ctx == nil {
+		return "", errNilContext
+	}
 	key, data, err := s.prepare("create", obj)
 	if err != nil {
 		return "", err
@@ -44,6 +47,9 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 // A missing key fails with an error wrapping source.ErrNotFound. The
 // check and the write are one transaction. Stamping works as for Create.
 func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string, error) {
+	if ctx == nil {
+		return "", errNilContext
+	}
 	key, data, err := s.prepare("update", obj)
 	if err != nil {
 		return "", err
@@ -60,6 +66,9 @@ func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string
 // resourceVersion of the delete. ifVersion works as for Update. Watchers
 // receive a Deleted event that carries the object's last state.
 func (s *Source[T]) Delete(ctx context.Context, key string, ifVersion string) (string, error) {
+	if ctx == nil {
+		return "", errNilContext
+	}
 	if key == "" {
 		return "", errors.New("etcd: delete: empty key")
 	}

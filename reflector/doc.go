@@ -18,16 +18,19 @@
 // # What Run does
 //
 //  1. Sync. It lists at the last synced resourceVersion ("" the first
-//     time, meaning the latest), in pages of Options.PageSize when that is
-//     set, following Continue tokens to the end (later pages are asked
-//     with the token, the Limit and ResourceVersion "", as client-go's
-//     pager does), and calls
-//     Store.Replace(items, listRV) once with every page. If the list at
-//     the last synced version is expired (ErrExpired, or ErrFutureVersion
-//     after the source was reset) it lists the latest at once. If a
-//     continue token expires mid-way, it lists again in one unpaginated
-//     call. A relist never asks for a version older than the one synced;
-//     with a VersionComparer, a list older than asked for is refused.
+//     time, meaning the latest) with source.NotOlderThan, so the source
+//     serves its latest state: a relist repairs whatever a watch lost,
+//     and a version the store refused is never served again once a
+//     newer one exists. It lists in pages of Options.PageSize when that
+//     is set, following Continue tokens to the end (later pages are
+//     asked with the token, the Limit and ResourceVersion "", as
+//     client-go's pager does; every page must carry the first page's
+//     resourceVersion), and calls Store.Replace(items, listRV) once with
+//     every page. If the source still answers ErrExpired (or
+//     ErrFutureVersion after it was reset) it lists the latest at once.
+//     If a continue token expires mid-way, it lists again in one
+//     unpaginated call. With a VersionComparer, a list older than asked
+//     for is refused.
 //  2. Watch. It watches from the last synced resourceVersion with
 //     bookmarks allowed, and hands each event to the store with its
 //     resourceVersion: Added → Add, Modified → Update, Deleted → Delete,
@@ -45,12 +48,20 @@
 //     applied since the last sync began, in which case it backs off
 //     first, so a source that expires versions faster than they can be
 //     listed cannot cause a hot loop.
-//  5. Errors. Any other error — from List or Watch, an Error event, a
-//     breach of the source contract (ErrBadSource), a store error
-//     (ErrStore), a short watch — is logged, counted (Options.Metrics),
-//     passed to Options.WatchErrorHandler, and followed by a backoff
-//     (Options.Backoff: 800ms, ×2, capped at 30s, up to 50% jitter taken
-//     off, reset after 2 minutes without failures) and a relist.
+//  5. Errors. A watch that fails with an error wrapping
+//     source.ErrTransient (too many requests, a refused connection) is
+//     watched again from the last synced version after a backoff,
+//     without a relist: the version is still good, and a relist per
+//     transient error is the load spike that takes API servers down. It
+//     never turns into a relist by repetition; if the version expires
+//     meanwhile, the source says ErrExpired and step 4 applies. Any other
+//     error — from List or Watch, an Error event, a breach of the source
+//     contract (ErrBadSource, a panicking List or Watch included), a
+//     store error (ErrStore), a short watch — is logged, counted
+//     (Options.Metrics), passed to Options.WatchErrorHandler, and
+//     followed by a backoff (Options.Backoff: 800ms, ×2, capped at 30s,
+//     up to 50% jitter taken off, reset after 2 minutes without
+//     failures) and a relist.
 //  6. Watch-list. With Options.UseWatchList, the sync is one Watch with
 //     SendInitialEvents: the initial Added events are buffered until the
 //     Bookmark with InitialEventsEnd, then handed to the store in one
@@ -69,11 +80,14 @@
 // event of unknown type or without a resourceVersion, an event older than
 // the last synced version (only detectable when the ListWatcher implements
 // VersionComparer; equal versions are accepted), a nil channel without an
-// error, a list without a resourceVersion or with a repeated continue
-// token, a Modified or Deleted event among the initial events of a
-// watch-list — is logged, counted in Metrics.BadSource and handled like any
-// other error: backoff, then relist. The reflector stops reading a stream
-// after its first Error event. It never panics on a source's input.
+// error, a list without a resourceVersion, with a repeated continue
+// token or with pages at different resourceVersions, a Modified or
+// Deleted event among the initial events of a watch-list, a List or Watch
+// that panics — is logged, counted in Metrics.BadSource and handled like
+// any other error: backoff, then relist. The reflector stops reading a
+// stream after its first Error event. It never panics on a source's
+// input, and New refuses a nil (or typed-nil) ListWatcher or Store; Run
+// refuses a nil context.
 //
 // A store that returns an error (a closed DeltaFIFO, say) is treated the
 // same way: the error, wrapped in ErrStore, is logged and counted, and the
@@ -85,8 +99,8 @@
 //
 // New starts nothing. Run runs the whole loop on the calling goroutine and
 // starts no other; it returns ctx.Err() once ctx ends, and returns only
-// after the List or Watch call in progress has returned (sources must
-// honour their context). The store is called from Run's goroutine only,
+// after the List or Watch call in progress has returned: a source whose
+// List ignores its context holds shutdown hostage until it returns. The store is called from Run's goroutine only,
 // one call at a time, so a slow store slows the reflector and nothing
 // else. The context passed to Watch is cancelled when the reflector
 // stops reading the stream; the reflector does not wait for the source
