@@ -146,3 +146,9 @@ func grpcCode(err error) codes.Code {
 
 // errNilContext is returned by every call given a nil context.
 var errNilContext = errors.New("etcd: context is nil")
+
+var (
+	_ source.ListWatcher[int] = (*Source[int])(nil)
+	_ source.Writer[int]      = (*Source[int])(nil)
+	_ source.VersionComparer  = (*Source[int])(nil)
+)

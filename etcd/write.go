@@ -40,10 +40,16 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 	return s.written("create", key, obj, resp.Header.Revision)
 }
 
-// Update replaces the object stored under obj's key and returns the
-// resourceVersion of the write. ifVersion "" updates unconditionally;
-// otherwise the key's last write must be at revision ifVersion (etcd's mod
-// revision), or Update fails with an error wrapping source.ErrConflict.
+// Update replaces the object stored under obj's key, on the condition
+// that the key's last write is at the version obj carries, and returns
+// the resourceVersion of the write. The precondition is ifVersion when it
+// is not empty, and otherwise obj's own resourceVersion (when T
+// implements source.Versioned and it is not empty), as in Kubernetes; the
+// key's last write must be at that revision (etcd's mod revision), or
+// Update fails with an error wrapping source.ErrConflict. An object that
+// carries no version, with ifVersion "", is written unconditionally.
+// Every update is a new revision, even one that changes nothing, as in
+// etcd itself (the cluster store drops no-op updates above it).
 // A missing key fails with an error wrapping source.ErrNotFound. The
 // check and the write are one transaction. Stamping works as for Create.
 func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string, error) {
@@ -53,6 +59,9 @@ func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string
 	key, data, err := s.prepare("update", obj)
 	if err != nil {
 		return "", err
+	}
+	if ifVersion == "" {
+		ifVersion = source.ResourceVersionOf(obj)
 	}
 	k := s.opts.Prefix + key
 	rev, err := s.guarded(ctx, "update", key, ifVersion, clientv3.OpPut(k, string(data)))

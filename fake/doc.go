@@ -22,6 +22,23 @@
 // source.VersionSetter the source stamps each written object with its
 // revision.
 //
+// # Writes, as kube-apiserver makes them
+//
+// Two rules make code ported from client-go behave as it does against a
+// real cluster. Update's precondition is, unless given explicitly, the
+// resourceVersion the object itself carries: read, change, write back,
+// and a concurrent writer makes it fail with source.ErrConflict instead
+// of being overwritten. And an Update that changes nothing (by
+// Options.Equal, reflect.DeepEqual by default) is not written: no new
+// revision, no event — a controller that writes its status on every sync
+// would otherwise wake itself forever, and inside a testing/synctest
+// bubble such a hot loop stops virtual time and hangs the test. Set
+// Options.Equal to NeverEqual for etcd's behaviour, where every write is
+// a revision.
+//
+// Source implements source.Writer; Recorder wraps any Writer and records
+// every call, for tests to assert what a controller wrote.
+//
 // # Objects are shared
 //
 // By default the source stores the object a caller writes and hands that

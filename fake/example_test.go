@@ -71,3 +71,30 @@ func ExampleSource_MissNextEvents() {
 	// list: ghost at 1
 	// list: seen at 2
 }
+
+// A Recorder in front of a source records what a controller wrote, for a
+// test to assert.
+func ExampleRecorder() {
+	type widget struct{ Name, Color string }
+	key := func(w *widget) string { return w.Name }
+	src, _ := fake.NewSource(key, fake.Options[*widget]{})
+	rec := fake.NewRecorder[*widget](src, key)
+	ctx := context.Background()
+
+	// The code under test writes through rec.
+	_, _ = rec.Create(ctx, &widget{Name: "a", Color: "red"})
+	_, _ = rec.Create(ctx, &widget{Name: "a", Color: "blue"}) // already exists
+	_, _ = rec.Update(ctx, &widget{Name: "a", Color: "green"}, "")
+	_, _ = rec.Delete(ctx, "a", "")
+
+	for _, a := range rec.Actions() {
+		fmt.Println(a.Verb, a.Key, a.ResourceVersion, a.Err != nil)
+	}
+	fmt.Println("writes accepted:", len(rec.Writes()))
+	// Output:
+	// create a 1 false
+	// create a  true
+	// update a 2 false
+	// delete a 3 false
+	// writes accepted: 3
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +56,14 @@ type Options[T any] struct {
 	// readers and must be treated as read-only.
 	Copy func(T) T
 
+	// Equal decides whether an Update changes nothing, comparing the
+	// stored object with the new one (given the stored one's
+	// resourceVersion first); such an update is not written and sends
+	// no event, as kube-apiserver drops no-op writes. Default (nil):
+	// reflect.DeepEqual, which is right for plain data; set
+	// NeverEqual to make every Update a new revision, as etcd does.
+	Equal func(stored, updated T) bool
+
 	// Logger receives the source's rare log lines (evicted watchers).
 	// Default slog.Default().
 	Logger *slog.Logger
@@ -78,8 +87,17 @@ func (o *Options[T]) defaults() error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.Equal == nil {
+		o.Equal = deepEqual[T]
+	}
 	return nil
 }
+
+func deepEqual[T any](a, b T) bool { return reflect.DeepEqual(a, b) }
+
+// NeverEqual is an Options.Equal that makes every Update a new revision,
+// as etcd does, even one that changes nothing.
+func NeverEqual[T any](stored, updated T) bool { return false }
 
 // Source is an in-memory, versioned store of objects of type T that can be
 // listed, watched and written. It implements source.ListWatcher[T] and
@@ -227,3 +245,9 @@ func ctxErr(ctx context.Context) error {
 	}
 	return ctx.Err()
 }
+
+var (
+	_ source.ListWatcher[int] = (*Source[int])(nil)
+	_ source.Writer[int]      = (*Source[int])(nil)
+	_ source.VersionComparer  = (*Source[int])(nil)
+)

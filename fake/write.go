@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -31,18 +32,29 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 	return rec.rv, nil
 }
 
-// Update replaces the object stored under obj's key and returns the
-// resourceVersion of the write. ifVersion "" updates unconditionally;
-// otherwise it must equal the resourceVersion of the stored object's last
-// write, or Update fails with an error wrapping source.ErrConflict. A
-// missing key fails with an error wrapping source.ErrNotFound. The
-// resourceVersion carried by obj itself is ignored.
+// Update replaces the object stored under obj's key, on the condition
+// that the stored object is at the version obj carries, and returns the
+// resourceVersion of the write. The precondition is ifVersion when it is
+// not empty, and otherwise obj's own resourceVersion (when T implements
+// source.Versioned and it is not empty), as in Kubernetes: an object read,
+// changed and written back fails with an error wrapping
+// source.ErrConflict if someone wrote it meanwhile. An object that carries
+// no version, with ifVersion "", is written unconditionally. A missing
+// key fails with an error wrapping source.ErrNotFound.
+//
+// An update that changes nothing (Options.Equal) is not written, as
+// kube-apiserver drops such writes: Update returns the stored object's
+// version, and no event is sent. A controller that writes its status on
+// every sync would otherwise wake itself up forever.
 //
 // Stamping works as for Create.
 func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string, error) {
 	key, stored, err := s.prepare(ctx, "update", obj)
 	if err != nil {
 		return "", err
+	}
+	if ifVersion == "" {
+		ifVersion = source.ResourceVersionOf(obj)
 	}
 	want, err := parseIfVersion("update", key, ifVersion)
 	if err != nil {
@@ -53,6 +65,9 @@ func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string
 	cur, err := s.preconditionLocked("update", key, want)
 	if err != nil {
 		return "", err
+	}
+	if s.unchangedLocked(cur, stored) {
+		return cur.rv, nil
 	}
 	rec := record[T]{typ: source.Modified, key: key, obj: stored, prev: cur.obj}
 	if err := s.commitLocked(&rec); err != nil {
@@ -165,4 +180,24 @@ func (s *Source[T]) commitLocked(rec *record[T]) error {
 		s.notifyLocked(rec)
 	}
 	return nil
+}
+
+// unchangedLocked reports whether writing stored over cur would change
+// nothing: Options.Equal says so once stored carries cur's version. The
+// stored object itself (the caller's, changed in place) always counts as
+// a change, since the source can no longer see what it was.
+func (s *Source[T]) unchangedLocked(cur item[T], stored T) bool {
+	if s.opts.Equal == nil || samePointer(cur.obj, stored) {
+		return false
+	}
+	if err := source.StampResourceVersion(stored, cur.rv); err != nil {
+		return false
+	}
+	return s.opts.Equal(cur.obj, stored)
+}
+
+// samePointer reports whether a and b are the same non-nil pointer.
+func samePointer[T any](a, b T) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Kind() == reflect.Pointer && vb.Kind() == reflect.Pointer && !va.IsNil() && va.Pointer() == vb.Pointer()
 }

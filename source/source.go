@@ -36,6 +36,35 @@ type ListWatcher[T any] interface {
 	Watch(ctx context.Context, opts WatchOptions) (<-chan Event[T], error)
 }
 
+// Writer is the write side of a source: what a controller needs to read
+// one object and to create, update and delete objects with optimistic
+// concurrency. fake.Source, etcd.Source and the cluster store implement
+// it; fake.Recorder wraps one to record a controller's writes in tests.
+//
+// Implementations must be safe for concurrent use. Every method returns
+// an error wrapping ErrNotFound, ErrAlreadyExists or ErrConflict where
+// those apply, and stamps the written object's new resourceVersion into
+// it when it implements VersionSetter.
+type Writer[T any] interface {
+	// Get returns the object stored under key and the resourceVersion
+	// of its last write, or an error wrapping ErrNotFound.
+	Get(ctx context.Context, key string) (T, string, error)
+	// Create stores obj under its key and returns the resourceVersion
+	// of the write; ErrAlreadyExists when the key is taken.
+	Create(ctx context.Context, obj T) (string, error)
+	// Update replaces the object stored under obj's key on the
+	// condition that it is at ifVersion — or, when ifVersion is "", at
+	// obj's own resourceVersion (ResourceVersionOf) if it has one, as in
+	// Kubernetes — and returns the resourceVersion of the write;
+	// ErrConflict when the condition fails, ErrNotFound when the key is
+	// missing.
+	Update(ctx context.Context, obj T, ifVersion string) (string, error)
+	// Delete removes the object stored under key on the condition that
+	// it is at ifVersion ("": unconditionally) and returns the
+	// resourceVersion of the delete.
+	Delete(ctx context.Context, key, ifVersion string) (string, error)
+}
+
 // ListOptions selects what List returns.
 type ListOptions struct {
 	// ResourceVersion is the version to list at, read as
@@ -241,4 +270,21 @@ func StampResourceVersion[T any](obj T, rv string) (err error) {
 	}()
 	vs.SetResourceVersion(rv)
 	return nil
+}
+
+// ResourceVersionOf returns obj's resourceVersion when obj implements
+// Versioned, and "" otherwise. A getter that panics counts as no version.
+// Writers use it to take an update's precondition from the object, as
+// Kubernetes does.
+func ResourceVersionOf[T any](obj T) (rv string) {
+	v, ok := any(obj).(Versioned)
+	if !ok {
+		return ""
+	}
+	defer func() {
+		if recover() != nil {
+			rv = ""
+		}
+	}()
+	return v.GetResourceVersion()
 }
