@@ -1,0 +1,157 @@
+package api
+
+// HorizontalPodAutoscaler scales a workload on observed metrics
+// (autoscaling/v2). Only resource metrics are modelled.
+type HorizontalPodAutoscaler struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata,omitzero"`
+
+	// Spec is the desired autoscaler.
+	Spec HorizontalPodAutoscalerSpec `json:"spec,omitzero"`
+	// Status is the observed autoscaler.
+	Status HorizontalPodAutoscalerStatus `json:"status,omitzero"`
+}
+
+// CrossVersionObjectReference names the scaled workload.
+type CrossVersionObjectReference struct {
+	// Kind of the workload, e.g. "Deployment".
+	Kind string `json:"kind"`
+	// Name of the workload.
+	Name string `json:"name"`
+	// APIVersion of the workload.
+	APIVersion string `json:"apiVersion,omitempty"`
+}
+
+// HorizontalPodAutoscalerSpec is the desired state of an autoscaler.
+type HorizontalPodAutoscalerSpec struct {
+	// ScaleTargetRef is the scaled workload.
+	ScaleTargetRef CrossVersionObjectReference `json:"scaleTargetRef"`
+	// MinReplicas defaults to 1.
+	MinReplicas *int32 `json:"minReplicas,omitempty"`
+	// MaxReplicas is the upper bound.
+	MaxReplicas int32 `json:"maxReplicas"`
+	// Metrics to scale on; defaults to 80% average CPU utilization.
+	Metrics []MetricSpec `json:"metrics,omitempty"`
+	// Behavior tunes scaling up and down.
+	Behavior *HorizontalPodAutoscalerBehavior `json:"behavior,omitempty"`
+}
+
+// HorizontalPodAutoscalerBehavior tunes scaling in each direction.
+type HorizontalPodAutoscalerBehavior struct {
+	// ScaleUp rules.
+	ScaleUp *HPAScalingRules `json:"scaleUp,omitempty"`
+	// ScaleDown rules.
+	ScaleDown *HPAScalingRules `json:"scaleDown,omitempty"`
+}
+
+// HPAScalingRules bound the rate of scaling in one direction.
+type HPAScalingRules struct {
+	// StabilizationWindowSeconds over which recommendations are smoothed.
+	StabilizationWindowSeconds *int32 `json:"stabilizationWindowSeconds,omitempty"`
+	// SelectPolicy is Max, Min or Disabled.
+	SelectPolicy *string `json:"selectPolicy,omitempty"`
+	// Policies bound the change per period.
+	Policies []HPAScalingPolicy `json:"policies,omitempty"`
+	// Tolerance is the ratio change below which no scaling happens.
+	Tolerance *Quantity `json:"tolerance,omitempty"`
+}
+
+// HPAScalingPolicy allows a change of Value pods or percent per PeriodSeconds.
+type HPAScalingPolicy struct {
+	// Type is Pods or Percent.
+	Type string `json:"type"`
+	// Value of the change.
+	Value int32 `json:"value"`
+	// PeriodSeconds of the window.
+	PeriodSeconds int32 `json:"periodSeconds"`
+}
+
+// MetricSourceType is the kind of a metric; only "Resource" is modelled.
+type MetricSourceType string
+
+// MetricSpec is one metric to scale on.
+type MetricSpec struct {
+	// Type is "Resource".
+	Type MetricSourceType `json:"type"`
+	// Resource is a per-pod resource metric such as CPU.
+	Resource *ResourceMetricSource `json:"resource,omitempty"`
+}
+
+// ResourceMetricSource targets a resource of the pods, e.g. cpu utilization.
+type ResourceMetricSource struct {
+	// Name of the resource.
+	Name ResourceName `json:"name"`
+	// Target value.
+	Target MetricTarget `json:"target"`
+}
+
+// MetricTargetType is Utilization, Value or AverageValue.
+type MetricTargetType string
+
+// MetricTarget is the target of a metric.
+type MetricTarget struct {
+	// Type of the target.
+	Type MetricTargetType `json:"type"`
+	// Value target.
+	Value *Quantity `json:"value,omitempty"`
+	// AverageValue target across pods.
+	AverageValue *Quantity `json:"averageValue,omitempty"`
+	// AverageUtilization target, percent of the request.
+	AverageUtilization *int32 `json:"averageUtilization,omitempty"`
+}
+
+// HorizontalPodAutoscalerStatus is the observed state of an autoscaler.
+type HorizontalPodAutoscalerStatus struct {
+	// ObservedGeneration is the generation the status reflects.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+	// LastScaleTime is when the autoscaler last scaled.
+	LastScaleTime *Time `json:"lastScaleTime,omitempty"`
+	// CurrentReplicas observed.
+	CurrentReplicas int32 `json:"currentReplicas,omitempty"`
+	// DesiredReplicas computed.
+	DesiredReplicas int32 `json:"desiredReplicas"`
+	// CurrentMetrics observed.
+	CurrentMetrics []MetricStatus `json:"currentMetrics,omitempty"`
+	// Conditions of the autoscaler.
+	Conditions []HorizontalPodAutoscalerCondition `json:"conditions,omitempty"`
+}
+
+// MetricStatus is one observed metric.
+type MetricStatus struct {
+	// Type is "Resource".
+	Type MetricSourceType `json:"type"`
+	// Resource is the observed resource metric.
+	Resource *ResourceMetricStatus `json:"resource,omitempty"`
+}
+
+// ResourceMetricStatus is an observed resource metric.
+type ResourceMetricStatus struct {
+	// Name of the resource.
+	Name ResourceName `json:"name"`
+	// Current value.
+	Current MetricValueStatus `json:"current"`
+}
+
+// MetricValueStatus is the current value of a metric.
+type MetricValueStatus struct {
+	// Value observed.
+	Value *Quantity `json:"value,omitempty"`
+	// AverageValue across pods.
+	AverageValue *Quantity `json:"averageValue,omitempty"`
+	// AverageUtilization across pods, percent of the request.
+	AverageUtilization *int32 `json:"averageUtilization,omitempty"`
+}
+
+// HorizontalPodAutoscalerCondition is one condition of an autoscaler.
+type HorizontalPodAutoscalerCondition struct {
+	// Type is AbleToScale, ScalingActive or ScalingLimited.
+	Type string `json:"type"`
+	// Status of the condition.
+	Status ConditionStatus `json:"status"`
+	// LastTransitionTime is when Status last changed.
+	LastTransitionTime Time `json:"lastTransitionTime,omitzero"`
+	// Reason is a CamelCase reason.
+	Reason string `json:"reason,omitempty"`
+	// Message explains the condition.
+	Message string `json:"message,omitempty"`
+}

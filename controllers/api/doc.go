@@ -1,0 +1,76 @@
+// Package api is ctrlkit's Kubernetes object model: the kinds that the
+// reference controllers and the scheduler under controllers/ read and
+// write, with the JSON field names of Kubernetes so that a manifest written
+// for a real cluster decodes unchanged. It imports nothing from k8s.io.
+//
+// # Kinds
+//
+// Pod, Node, Service, Endpoints, ReplicaSet, ReplicationController,
+// Deployment, StatefulSet, DaemonSet, ControllerRevision, Job, CronJob,
+// Namespace, ResourceQuota, ServiceAccount, ConfigMap, Secret,
+// PersistentVolume, PersistentVolumeClaim, StorageClass,
+// HorizontalPodAutoscaler (autoscaling/v2), Lease and Event, at their
+// current versions (Kinds lists them). Each embeds TypeMeta inline and
+// ObjectMeta as "metadata", as in k8s.io/api; optional scalars are pointers
+// where Kubernetes has pointers (spec.replicas is *int32), so "unset" and
+// "zero" stay distinct. Timestamps are Time (RFC 3339, seconds) or
+// MicroTime; resource amounts are Quantity; ports and surge bounds that are
+// "a number or a name/percentage" are IntOrString.
+//
+// A pointer to every kind implements Object: its metadata, its
+// GroupVersionKind, DeepCopyObject, and GetResourceVersion /
+// SetResourceVersion, so *Pod etc. satisfy source.Versioned and
+// source.VersionSetter and sources can stamp them. Key gives the cache
+// key "namespace/name" (client-go's MetaNamespaceKeyFunc) of any of them,
+// e.g. as the key function of an indexer of *api.Pod.
+//
+// # Copies and sharing
+//
+// Objects are plain structs with maps, slices and pointers; they are not
+// safe for concurrent mutation. Objects read from a shared cache must be
+// treated as read-only: copy (DeepCopy, generated for every type) before
+// changing one. Quantity, Time, MicroTime and IntOrString are values that
+// may be copied by assignment and shared freely.
+//
+// # Manifests
+//
+// Decode and DecodeFile read YAML or JSON streams — several documents,
+// List objects, a top-level sequence of objects — into Objects of the
+// concrete types, strictly by default: an unknown field is an error naming
+// its path, the kind, the object and the document, as kubectl's
+// server-side strict validation reports it. Older apiVersions with the
+// same schema (batch/v1beta1 CronJob, extensions/v1beta1 and
+// apps/v1beta1/v1beta2 workloads, …) decode into the current type, and
+// the object's TypeMeta is rewritten to the current version. Decode does
+// not apply Kubernetes' defaults (replicas 1, restartPolicy Always, …):
+// unset fields stay unset and the controllers apply the defaults they
+// document. Encode writes an object back as YAML; decoding that again
+// gives an equal object.
+//
+// # Selection and scheduling helpers
+//
+// LabelSelector.AsSelector and ParseSelector (the `kubectl -l` syntax)
+// produce a Selector; SelectorFromSet turns the map selector of a Service or
+// ReplicationController into one. NodeSelectorTerm.Matches and
+// PodMatchesNode implement node affinity; Toleration.ToleratesTaint and
+// FindUntoleratedTaint implement taint-based filtering, with Kubernetes'
+// matching rules.
+//
+// YAML is read as sigs.k8s.io/yaml (and so kubectl) reads it: YAML 1.1,
+// where an unquoted y, n, yes, no, on or off is a boolean ("name: n" is an
+// error for a string field), and where content after a top-level flow
+// collection ("{…}" then more text in the same document) is ignored.
+//
+// # Deliberately left out
+//
+// Defaulting, validation beyond what decoding needs, field selectors,
+// managedFields and selfLink, typed List kinds (a "PodList" document still
+// decodes, into Pods), protobuf, ephemeral containers, dynamic resource
+// claims, in-place resize status, the cloud and legacy volume plugins
+// (only hostPath, emptyDir, configMap, secret, persistentVolumeClaim, nfs,
+// projected, downwardAPI and csi are modelled; PersistentVolumes: hostPath,
+// local, nfs, csi), and HPA metric sources other than Resource. A manifest
+// that uses one of these fails strict decoding with an error naming the
+// field, and decodes without it with DecodeOptions.Lenient. Kubernetes' cap
+// of BinarySI quantities at 2^63-1 is not applied.
+package api
