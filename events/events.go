@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -127,7 +128,7 @@ func (l logRecorder) Event(regarding Ref, typ Type, reason, message string) {
 	if typ == Warning {
 		level = slog.LevelWarn
 	}
-	l.logger.Log(nil, level, "events: "+reason+": "+message, //nolint:staticcheck // no context to pass
+	l.logger.Log(context.Background(), level, "events: "+reason+": "+message,
 		"component", l.component, "type", string(typ), "kind", regarding.Kind,
 		"namespace", regarding.Namespace, "name", regarding.Name)
 }

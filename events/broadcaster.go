@@ -1,0 +1,188 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/ctrlkit/ctrlkit/metrics"
+)
+
+// Sink is where a Broadcaster writes correlated events: the cluster store
+// writes Event objects. Calls come from Broadcaster.Run's goroutine, one
+// at a time.
+type Sink interface {
+	// Create writes the first occurrence of an event.
+	Create(ctx context.Context, ev Event) error
+	// Update writes a repeated event: the one created under ev.Name
+	// with its Count and Last changed.
+	Update(ctx context.Context, ev Event) error
+}
+
+// Options configures a Broadcaster.
+type Options struct {
+	// Component names the reporting component on every event (for
+	// example "replicaset-controller"). Required.
+	Component string
+	// QueueSize bounds the events waiting for Run's goroutine; an event
+	// that finds the queue full is dropped. Default 1000; negative is an
+	// error.
+	QueueSize int
+	// Burst is how many events about one object may be written at once.
+	// Default 25, as client-go; negative is an error.
+	Burst int
+	// Refill is how often one more event about an object may be
+	// written once its burst is spent. Default 5 minutes, as client-go;
+	// negative is an error.
+	Refill time.Duration
+	// CacheSize bounds the events remembered for correlation (the
+	// oldest is forgotten first). Default 4096, as client-go; negative
+	// is an error.
+	CacheSize int
+	// Logger receives sink errors. Default slog.Default().
+	Logger *slog.Logger
+	// Metrics, if set, is asked once, by NewBroadcaster, for the
+	// broadcaster's counters. Default: none.
+	Metrics MetricsProvider
+}
+
+// MetricsProvider creates the instruments of one Broadcaster.
+type MetricsProvider interface {
+	// EventsMetrics is called once, with Options.Component.
+	EventsMetrics(component string) Metrics
+}
+
+// Metrics are the counters of one Broadcaster. A nil field is not
+// recorded.
+type Metrics struct {
+	// Written counts events created or updated in the sink.
+	Written metrics.Counter
+	// Dropped counts events dropped: queue full, over the rate limit, or
+	// refused by the sink.
+	Dropped metrics.Counter
+}
+
+// Broadcaster is a Recorder that correlates events and writes them to a
+// Sink from Run's goroutine. See the package documentation.
+type Broadcaster struct {
+	sink  Sink
+	opts  Options
+	m     Metrics
+	queue chan Event
+	// Run's goroutine owns the rest.
+	seen    *lru[string, Event]
+	buckets *lru[string, *rate.Limiter]
+}
+
+// NewBroadcaster returns a Broadcaster writing to sink. It starts
+// nothing: events queue up until Run is called.
+func NewBroadcaster(sink Sink, opts Options) (*Broadcaster, error) {
+	var errs []error
+	if sink == nil {
+		errs = append(errs, errors.New("events: Sink is nil"))
+	}
+	if opts.Component == "" {
+		errs = append(errs, errors.New("events: Options.Component is empty"))
+	}
+	for name, v := range map[string]int64{"QueueSize": int64(opts.QueueSize), "Burst": int64(opts.Burst),
+		"Refill": int64(opts.Refill), "CacheSize": int64(opts.CacheSize)} {
+		if v < 0 {
+			errs = append(errs, fmt.Errorf("events: Options.%s is negative", name))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if opts.QueueSize == 0 {
+		opts.QueueSize = 1000
+	}
+	if opts.Burst == 0 {
+		opts.Burst = 25
+	}
+	if opts.Refill == 0 {
+		opts.Refill = 5 * time.Minute
+	}
+	if opts.CacheSize == 0 {
+		opts.CacheSize = 4096
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	b := &Broadcaster{
+		sink: sink, opts: opts,
+		queue:   make(chan Event, opts.QueueSize),
+		seen:    newLRU[string, Event](opts.CacheSize),
+		buckets: newLRU[string, *rate.Limiter](opts.CacheSize),
+	}
+	if opts.Metrics != nil {
+		b.m = opts.Metrics.EventsMetrics(opts.Component)
+	}
+	b.m.Written = metrics.Or(b.m.Written)
+	b.m.Dropped = metrics.Or(b.m.Dropped)
+	return b, nil
+}
+
+// Event implements Recorder. It never blocks.
+func (b *Broadcaster) Event(regarding Ref, typ Type, reason, message string) {
+	ev := newEvent(regarding, typ, reason, message, b.opts.Component, time.Now())
+	select {
+	case b.queue <- ev:
+	default:
+		b.m.Dropped.Inc()
+	}
+}
+
+// Eventf implements Recorder.
+func (b *Broadcaster) Eventf(regarding Ref, typ Type, reason, format string, args ...any) {
+	b.Event(regarding, typ, reason, fmt.Sprintf(format, args...))
+}
+
+// Run writes queued events to the sink until ctx ends, then returns
+// ctx.Err(). Events still queued then are dropped. Run may be called
+// once at a time.
+func (b *Broadcaster) Run(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("events: context is nil")
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev := <-b.queue:
+			b.write(ctx, ev)
+		}
+	}
+}
+
+// write correlates ev with what was written before and writes it.
+func (b *Broadcaster) write(ctx context.Context, ev Event) {
+	r := ev.Regarding
+	object := r.APIVersion + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name + "\x00" + r.UID
+	lim, ok := b.buckets.get(object)
+	if !ok {
+		lim = rate.NewLimiter(rate.Every(b.opts.Refill), b.opts.Burst)
+		b.buckets.put(object, lim)
+	}
+	if !lim.AllowN(ev.Last, 1) {
+		b.m.Dropped.Inc()
+		return
+	}
+	key := object + "\x00" + string(ev.Type) + "\x00" + ev.Reason + "\x00" + ev.Message
+	write := b.sink.Create
+	if prev, ok := b.seen.get(key); ok {
+		prev.Count++
+		prev.Last = ev.Last
+		ev, write = prev, b.sink.Update
+	}
+	if err := write(ctx, ev); err != nil {
+		b.m.Dropped.Inc()
+		b.opts.Logger.Warn("events: the sink refused an event", "name", ev.Name, "reason", ev.Reason, "err", err)
+		return
+	}
+	b.seen.put(key, ev)
+	b.m.Written.Inc()
+}

@@ -1,0 +1,177 @@
+package events_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/events"
+	"github.com/ctrlkit/ctrlkit/metrics"
+)
+
+var pod = events.Ref{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "web-0", UID: "u1"}
+
+// sink records what a Broadcaster wrote.
+type sink struct {
+	mu      sync.Mutex
+	created []events.Event
+	updated []events.Event
+	fail    error
+}
+
+func (s *sink) Create(_ context.Context, ev events.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return s.fail
+	}
+	s.created = append(s.created, ev)
+	return nil
+}
+
+func (s *sink) Update(_ context.Context, ev events.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.updated = append(s.updated, ev)
+	return nil
+}
+
+type count struct{ atomic.Int64 }
+
+func (c *count) Inc() { c.Add(1) }
+
+type counts struct{ written, dropped count }
+
+func (c *counts) EventsMetrics(string) events.Metrics {
+	return events.Metrics{Written: &c.written, Dropped: &c.dropped}
+}
+
+var _ metrics.Counter = (*count)(nil)
+
+func start(t *testing.T, s *sink, opts events.Options) (*events.Broadcaster, *counts) {
+	t.Helper()
+	m := &counts{}
+	opts.Metrics = m
+	opts.Logger = slog.New(slog.DiscardHandler)
+	if opts.Component == "" {
+		opts.Component = "test-controller"
+	}
+	b, err := events.NewBroadcaster(s, opts)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.ErrorIs(t, <-done, context.Canceled)
+	})
+	return b, m
+}
+
+// A repeated event bumps the count of the one written first, as
+// client-go's correlator does.
+func TestRepeatedEventsAreCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sink{}
+		b, m := start(t, s, events.Options{})
+		t0 := time.Now()
+		for range 3 {
+			b.Event(pod, events.Warning, "BackOff", "restarting failed container")
+			synctest.Wait()
+			time.Sleep(time.Second)
+		}
+		b.Eventf(pod, events.Normal, "Pulled", "image %q pulled", "nginx")
+		synctest.Wait()
+		require.Len(t, s.created, 2)
+		first := s.created[0]
+		require.Equal(t, fmt.Sprintf("web-0.%x", t0.UnixNano()), first.Name)
+		require.Equal(t, "default", first.Namespace)
+		require.Equal(t, "test-controller", first.Component)
+		require.Equal(t, `Normal Pulled image "nginx" pulled`, s.created[1].String())
+		require.Len(t, s.updated, 2)
+		last := s.updated[1]
+		require.Equal(t, first.Name, last.Name, "updates name the event first written")
+		require.Equal(t, 3, last.Count)
+		require.Equal(t, t0, last.First)
+		require.Equal(t, t0.Add(2*time.Second), last.Last)
+		require.EqualValues(t, 4, m.written.Load())
+	})
+}
+
+// Events about one object are rate-limited: a burst, then one per
+// refill.
+func TestBurstsAreRateLimited(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sink{}
+		b, m := start(t, s, events.Options{Burst: 5, Refill: time.Minute})
+		for i := range 8 {
+			b.Eventf(pod, events.Normal, "Scaled", "step %d", i)
+		}
+		other := pod
+		other.Name = "web-1"
+		b.Event(other, events.Normal, "Scaled", "another object has its own bucket")
+		synctest.Wait()
+		require.Len(t, s.created, 6)
+		require.EqualValues(t, 3, m.dropped.Load())
+		time.Sleep(time.Minute)
+		b.Event(pod, events.Normal, "Scaled", "after a refill")
+		b.Event(pod, events.Normal, "Scaled", "one too many")
+		synctest.Wait()
+		require.Len(t, s.created, 7)
+		require.Equal(t, "after a refill", s.created[6].Message)
+	})
+}
+
+// Recording never blocks: a full queue drops, and so does a sink error.
+func TestNeverBlocks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sink{}
+		m := &counts{}
+		b, err := events.NewBroadcaster(s, events.Options{Component: "c", QueueSize: 2, Metrics: m})
+		require.NoError(t, err)
+		for i := range 5 { // Run has not started: the queue fills
+			b.Eventf(pod, events.Normal, "R", "%d", i)
+		}
+		require.EqualValues(t, 3, m.dropped.Load())
+
+		s.fail = errors.New("store down")
+		b2, m2 := start(t, s, events.Options{})
+		b2.Event(pod, events.Normal, "R", "x")
+		synctest.Wait()
+		require.EqualValues(t, 1, m2.dropped.Load())
+		require.Empty(t, s.created)
+	})
+}
+
+func TestBadOptions(t *testing.T) {
+	_, err := events.NewBroadcaster(nil, events.Options{QueueSize: -1})
+	require.ErrorContains(t, err, "events: Sink is nil")
+	require.ErrorContains(t, err, "Options.Component is empty")
+	require.ErrorContains(t, err, "Options.QueueSize is negative")
+	b, err := events.NewBroadcaster(&sink{}, events.Options{Component: "c"})
+	require.NoError(t, err)
+	//lint:ignore SA1012 a nil context is the input under test
+	require.ErrorContains(t, b.Run(nil), "events: context is nil") //nolint:staticcheck
+}
+
+func TestMemoryAndLog(t *testing.T) {
+	m := events.NewMemory()
+	m.Event(pod, events.Normal, "Created", "created web-0")
+	m.Eventf(pod, events.Warning, "Failed", "exit %d", 1)
+	require.Equal(t, []string{"Normal Created created web-0", "Warning Failed exit 1"}, m.Strings())
+	require.Equal(t, pod, m.Events()[1].Regarding)
+
+	var buf bytes.Buffer
+	l := events.NewLog(slog.New(slog.NewTextHandler(&buf, nil)), "kubelet")
+	l.Eventf(pod, events.Warning, "BackOff", "restarting %s", "nginx")
+	require.Contains(t, buf.String(), `level=WARN msg="events: BackOff: restarting nginx" component=kubelet type=Warning kind=Pod namespace=default name=web-0`)
+}
