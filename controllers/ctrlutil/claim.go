@@ -1,0 +1,130 @@
+package ctrlutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// Claimer decides which objects a controller owns, adopting and releasing
+// them as kube-controller-manager's ControllerRefManager does. Make one
+// per sync: it reads the owner's live state at most once.
+type Claimer[T api.Object] struct {
+	owner    api.Object
+	selector api.Selector
+	live     func(ctx context.Context) (api.Object, error)
+	writer   source.Writer[T]
+
+	checked  bool
+	adoptErr error
+}
+
+// NewClaimer returns a Claimer for the children of owner that selector
+// picks. live reads owner from the source — not from a cache — and is
+// called before the first adoption, so that a controller deleted (or
+// deleted and re-created under the same name) since its cache was filled
+// adopts nothing. writer updates the children's owner references.
+func NewClaimer[T api.Object](owner api.Object, selector api.Selector, live func(ctx context.Context) (api.Object, error), writer source.Writer[T]) *Claimer[T] {
+	return &Claimer[T]{owner: owner, selector: selector, live: live, writer: writer}
+}
+
+// Claim returns those of children the owner controls once it has acted
+// on them:
+//
+//   - a child controlled by another object is left alone;
+//   - a child it controls that the selector still picks is kept;
+//   - a child it controls that the selector no longer picks is released
+//     (its owner reference removed) — unless the owner is being deleted;
+//   - an orphan the selector picks, not itself being deleted and in the
+//     owner's namespace, is adopted (a controller reference added) —
+//     unless the owner is being deleted or the live read finds it gone.
+//
+// children come from a cache and are not changed: writes go to deep
+// copies, with the cached version as their precondition. A child that is
+// gone meanwhile is skipped. The errors of failed writes (and of the live
+// check) are joined; the children claimed are returned either way.
+func (c *Claimer[T]) Claim(ctx context.Context, children []T) ([]T, error) {
+	om := c.owner.GetObjectMeta()
+	deleting := om.DeletionTimestamp != nil
+	var out []T
+	var errs []error
+	for _, child := range children {
+		m := child.GetObjectMeta()
+		matches := c.selector.Matches(m.Labels)
+		if ref := m.ControllerRef(); ref != nil {
+			if ref.UID != om.UID {
+				continue
+			}
+			if matches {
+				out = append(out, child)
+				continue
+			}
+			if deleting {
+				continue
+			}
+			cp, err := deepCopy(child)
+			if err == nil {
+				RemoveOwnerReference(cp, om.UID)
+				_, err = c.writer.Update(ctx, cp, "")
+			}
+			if err != nil && !errors.Is(err, source.ErrNotFound) {
+				errs = append(errs, fmt.Errorf("ctrlutil: release %q: %w", m.Name, err))
+			}
+			continue
+		}
+		if deleting || !matches || m.DeletionTimestamp != nil || (om.Namespace != "" && m.Namespace != om.Namespace) {
+			continue
+		}
+		if err := c.canAdopt(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("ctrlutil: adopt %q: %w", m.Name, err))
+			continue
+		}
+		cp, err := deepCopy(child)
+		if err == nil {
+			if err = SetControllerReference(c.owner, cp); err == nil {
+				_, err = c.writer.Update(ctx, cp, "")
+			}
+		}
+		switch {
+		case errors.Is(err, source.ErrNotFound):
+		case err != nil:
+			errs = append(errs, fmt.Errorf("ctrlutil: adopt %q: %w", m.Name, err))
+		default:
+			out = append(out, cp)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// canAdopt reads the owner live, once: it must still exist with the same
+// UID and not be being deleted.
+func (c *Claimer[T]) canAdopt(ctx context.Context) error {
+	if c.checked {
+		return c.adoptErr
+	}
+	c.checked = true
+	om := c.owner.GetObjectMeta()
+	kind := c.owner.GroupVersionKind().Kind
+	fresh, err := c.live(ctx)
+	switch {
+	case err != nil:
+		c.adoptErr = fmt.Errorf("cannot read %s %q: %w", kind, om.Name, err)
+	case fresh.GetObjectMeta().UID != om.UID:
+		c.adoptErr = fmt.Errorf("the original %s %q is gone: got uid %s, wanted %s", kind, om.Name, fresh.GetObjectMeta().UID, om.UID)
+	case fresh.GetObjectMeta().DeletionTimestamp != nil:
+		c.adoptErr = fmt.Errorf("%s %q is being deleted", kind, om.Name)
+	}
+	return c.adoptErr
+}
+
+// deepCopy copies a cached object before it is changed.
+func deepCopy[T api.Object](obj T) (T, error) {
+	cp, ok := obj.DeepCopyObject().(T)
+	if !ok {
+		return cp, fmt.Errorf("DeepCopyObject of %T returned %T", obj, obj.DeepCopyObject())
+	}
+	return cp, nil
+}
