@@ -72,12 +72,36 @@
 // with a write (read-your-writes). An ignored delete, a dropped object and
 // a Bookmark count as processed as soon as everything before them is.
 //
-// # Errors
+// # Bad objects and errors
 //
-// A key func that returns "" or panics and a Transform that fails or
-// panics drop that object and make the call return an error prefixed with
-// "deltafifo:" (its resourceVersion still counts, so waiting for versions
-// cannot hang on it). An error returned by process is returned by Pop and
+// One object the FIFO cannot take never stops the others, so a reflector
+// is never made to relist by a single bad object. An object whose key
+// func returns "" or panics, or whose Transform fails or panics, is
+// quarantined: it is left out, logged at error level with its key (if
+// any), delta type and resourceVersion, and handed to Options.OnBadObject
+// as a *BadObjectError; the call goes on with everything else and returns
+// nil. Its resourceVersion still counts, so waiting for versions cannot
+// hang on it. What the consumer keeps for it is its last good state:
+//
+//   - Add or Update: the change is dropped; the consumer keeps whatever
+//     it had for the key (nothing, if it never had a good version).
+//   - Replace: an item with a key counts as listed, so no delete is
+//     inferred for it and the consumer keeps its last good state; an item
+//     without a key cannot be matched to a cached one and counts as
+//     absent (a known object it may have been is inferred deleted).
+//   - Delete: with a key, the delete still applies, carrying the last
+//     object the FIFO knows for the key; without one it is dropped (a
+//     later relist infers it).
+//
+// Keeping the last good state rather than dropping the key is deliberate:
+// dropping would tell the consumer that an object which still exists was
+// deleted, and a controller would act on that (recreate it, release what
+// it owns), whereas a state that is one version old is what a lagging
+// cache shows anyway. A later good version of the object is taken as
+// usual.
+//
+// Add, Update, Delete, Replace and Resync return an error only after
+// Close (ErrClosed). An error returned by process is returned by Pop and
 // does not re-queue the deltas.
 //
 // # Cost

@@ -47,6 +47,24 @@
 // handler that reads the Lister sees the state it was told about or a
 // newer one.
 //
+// # Bad objects
+//
+// One object the informer cannot take never stops the others. An object
+// whose key func returns "" or panics, or whose Options.Transform fails
+// or panics, is quarantined by the FIFO (see deltafifo, "Bad objects and
+// errors"): it is logged with its key (if any) and resourceVersion,
+// counted (Metrics.Quarantined) and handed to Options.OnBadObject, and
+// the list or watch goes on; it never makes the reflector relist. A delta
+// the cache rejects because an index function fails is logged, counted
+// (Metrics.CacheErrors) and reported the same way. In both cases the
+// cache keeps the object's last good state (nothing, if no version of it
+// was ever taken) and handlers are not told; a later good version is
+// taken as usual. A delete still applies even when its object cannot be
+// transformed. Keeping the last good state rather than dropping the key
+// is deliberate: dropping would tell handlers that a live object was
+// deleted, which a controller acts on, whereas a state one version old is
+// what a lagging cache shows anyway.
+//
 // # Handlers
 //
 // Each registration (AddEventHandler) has its own goroutine and its own

@@ -57,6 +57,8 @@ type Informer[T any] struct {
 	cmp source.VersionComparer
 	// versioned: T's values may implement source.Versioned.
 	versioned bool
+	// onBad is Options.OnBadObject, or nil.
+	onBad func(error)
 
 	idx       *indexer.Indexer[T]
 	fifo      *deltafifo.DeltaFIFO[T]
@@ -72,6 +74,9 @@ type Informer[T any] struct {
 	listeners []*listener[T]  // guarded by mu
 	runCtx    context.Context // guarded by mu; set by Run
 	added     int             // guarded by mu; registrations so far
+	// rejected holds the cache rejections of the process call under way,
+	// reported to onBad once mu is released; guarded by mu.
+	rejected []error
 	// wg counts the goroutines Run owns, listeners added later included;
 	// Add is called only under mu while state is stateRunning.
 	wg sync.WaitGroup
@@ -104,9 +109,11 @@ func New[T any](lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T
 	if err != nil {
 		return nil, fmt.Errorf("informer: %w", err)
 	}
+	inf := &Informer[T]{}
 	fifo, err := deltafifo.New(keyFunc, deltafifo.Options[T]{
 		KnownObjects: idx,
 		Transform:    o.Transform,
+		OnBadObject:  inf.quarantined,
 		Logger:       logger,
 	})
 	if err != nil {
@@ -125,13 +132,14 @@ func New[T any](lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T
 		return nil, fmt.Errorf("informer: %w", err)
 	}
 	typ := reflect.TypeFor[T]()
-	inf := &Informer[T]{
+	*inf = Informer[T]{
 		name:       o.Name,
 		keyFunc:    keyFunc,
 		logger:     logger,
 		provider:   o.Metrics,
 		resync:     o.ResyncPeriod,
 		versioned:  typ.Kind() == reflect.Interface || typ.Implements(reflect.TypeFor[source.Versioned]()),
+		onBad:      o.OnBadObject,
 		idx:        idx,
 		fifo:       fifo,
 		refl:       refl,
