@@ -75,12 +75,20 @@
 //     last one a handler gets for a key matches the cache's final state
 //     for it (present with that object, or deleted);
 //   - a handler is never called concurrently with itself;
-//   - pending notifications coalesce: update+update becomes one update
-//     from the first old to the last new object, add+update an add of the
-//     newest, add+delete nothing at all, update+delete a delete of the
-//     newest, delete+add stays a delete followed by an add. A slow
-//     handler's backlog is therefore bounded by the number of keys, never
-//     by the number of events, and it skips intermediate states;
+//   - pending notifications coalesce, at most two per key, and a delete
+//     is never swallowed: update+update becomes one update from the
+//     first old to the last new object; add+update an add of the newest;
+//     add+delete a delete carrying the last object (so a handler may be
+//     told of the deletion of an object it never got OnAdd for: a
+//     controller that created it still hears of it); update+delete a
+//     delete of the last object; delete+add stays a delete followed by
+//     an add (of the newest object); delete+add+delete stays two deletes,
+//     each with its incarnation's last object; and when a further add
+//     would make three, the older of the two deletes is dropped (the
+//     handler then sees the newest delete and the add). A slow handler's
+//     backlog is therefore bounded by the number of keys, never by the
+//     number of events, and it skips intermediate states (updates, and a
+//     deleted incarnation followed by two more);
 //   - a panic in a handler is recovered, logged and counted
 //     (Registration.Panics, Metrics); the handler keeps receiving.
 //
