@@ -13,10 +13,13 @@ import (
 // Add, Update, Delete, Replace and Resync after Close.
 var ErrClosed = errors.New("deltafifo: closed")
 
+// ErrNilContext is wrapped by the error Pop returns for a nil context
+// (the FIFO's only call that takes one); it never panics on one.
+var ErrNilContext = errors.New("deltafifo: context is nil")
+
 var (
 	errNilKeyFunc = errors.New("deltafifo: key func is nil")
 	errNilProcess = errors.New("deltafifo: process func is nil")
-	errNilContext = errors.New("deltafifo: context is nil")
 	// errEmptyKey is a cause: BadObjectError adds the package prefix.
 	errEmptyKey = errors.New("key func returned an empty key")
 )

@@ -313,7 +313,7 @@ func TestPop(t *testing.T) {
 	ctx := context.Background()
 	f := newFIFO(t, Options[*obj]{})
 	require.ErrorContains(t, f.Pop(ctx, nil), "deltafifo: process func is nil")
-	require.ErrorContains(t, f.Pop(nil, func(Deltas[*obj], bool) error { return nil }), "deltafifo: context is nil")
+	require.ErrorIs(t, f.Pop(nil, func(Deltas[*obj], bool) error { return nil }), ErrNilContext)
 
 	require.NoError(t, f.Add(o("a", 1), "1"))
 	require.NoError(t, f.Add(o("b", 1), "2"))

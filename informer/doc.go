@@ -90,7 +90,10 @@
 //     number of events, and it skips intermediate states (updates, and a
 //     deleted incarnation followed by two more);
 //   - a panic in a handler is recovered, logged and counted
-//     (Registration.Panics, Metrics); the handler keeps receiving.
+//     (Registration.Panics, HandlerMetrics.Panics); so is a handler call
+//     that ends in runtime.Goexit (t.FailNow in a test), which the
+//     registration survives on a new goroutine; either way the handler
+//     keeps receiving, from the next notification on.
 //
 // A handler registered before Run gets the first list as OnAdd(obj, true);
 // one registered later first gets OnAdd(obj, true) for every cached object,
@@ -98,7 +101,11 @@
 // Registration.HasSynced is true once the informer has synced and that
 // handler has returned from every call of its initial batch.
 // RemoveEventHandler returns only when the handler will never be called
-// again. AddEventHandler after Run has returned fails with ErrStopped.
+// again; called from inside that handler it returns an error instead of
+// waiting for itself. Registration.Pending counts the keys waiting in the
+// handler's buffer plus the unfinished ones of the batch (up to 64 keys)
+// being delivered. AddEventHandler after Run has returned fails with
+// ErrStopped.
 //
 // Resync is per handler: a handler whose HandlerOptions.ResyncPeriod
 // (default Options.ResyncPeriod, rounded up to a multiple of it) has
@@ -127,7 +134,14 @@
 // notifications are dropped when ctx ends. AddEventHandler,
 // RemoveEventHandler and the readers are safe from any goroutine;
 // RemoveEventHandler blocks for the duration of a handler call in
-// progress and so must not be called from that handler itself.
+// progress (from inside that very handler it returns an error instead).
 // WaitForCacheSync and WaitForResourceVersion block on timers and
 // channels only, so they work in testing/synctest bubbles.
+//
+// Bad input never panics. A nil context makes every call that returns an
+// error return one wrapping ErrNilContext (Run, WaitForResourceVersion),
+// makes WaitForCacheSync and Factory.WaitForCacheSync report false, and
+// makes Factory.Start log an error and start nothing. A panic in
+// Options.OnBadObject or MutationCheck.OnMutation is recovered, logged
+// and counted (Metrics.CallbackPanics).
 package informer
