@@ -57,8 +57,9 @@ type Options[T any] struct {
 	// OnBadObject, if set, is called with every object the FIFO could
 	// not take (see BadObjectError), after the FIFO has logged it and
 	// released its lock, from the goroutine of the Add, Update, Delete or
-	// Replace call that handed it in. It must return quickly. Default:
-	// nil (bad objects are logged either way).
+	// Replace call that handed it in. It must return quickly; a panic in
+	// it is recovered and logged. Default: nil (bad objects are logged
+	// either way).
 	OnBadObject func(*BadObjectError)
 	// Logger receives debug logs (ignored deletes, Replace summaries) and
 	// an error log per bad object. Default slog.Default().
@@ -278,10 +279,21 @@ func (f *DeltaFIFO[T]) reportBad(bad []*BadObjectError) {
 	for _, b := range bad {
 		f.logger.Error("deltafifo: quarantined an object it cannot take",
 			"key", b.Key, "type", b.Type.String(), "resourceVersion", b.ResourceVersion, "err", b.Err)
-		if f.onBad != nil {
-			f.onBad(b)
-		}
+		f.callOnBad(b)
 	}
+}
+
+// callOnBad calls OnBadObject, recovering and logging a panic.
+func (f *DeltaFIFO[T]) callOnBad(b *BadObjectError) {
+	if f.onBad == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			f.logger.Error("deltafifo: OnBadObject panicked", "key", b.Key, "panic", fmt.Sprint(r))
+		}
+	}()
+	f.onBad(b)
 }
 
 // prepare computes obj's key and applies Transform, turning an empty key

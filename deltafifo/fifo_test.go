@@ -430,3 +430,16 @@ func TestCloseDrainsThenReturnsErrClosed(t *testing.T) {
 	err := f.Pop(context.Background(), func(Deltas[*obj], bool) error { return nil })
 	require.ErrorIs(t, err, ErrClosed)
 }
+
+// A panicking OnBadObject is recovered: the call still succeeds and the
+// good items are queued.
+func TestPanickingOnBadObjectIsRecovered(t *testing.T) {
+	f := newFIFO(t, Options[*obj]{
+		Transform:   func(x *obj) (*obj, error) { return x, errors.New("no") },
+		OnBadObject: func(*BadObjectError) { panic("callback") },
+	})
+	require.NoError(t, f.Add(o("a", 1), "1"))
+	require.NoError(t, f.Replace([]*obj{o("b", 1)}, "2"))
+	assert.Equal(t, 0, f.Len())
+	assert.Equal(t, "2", f.LastResourceVersion())
+}

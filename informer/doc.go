@@ -1,7 +1,11 @@
 // Package informer provides Informer, the shared index informer: a cache
-// of the objects of one source that stays equal to the source through any
-// sequence of faults, and any number of event handlers that are told about
-// every change to it.
+// of the objects of one source, kept in step with it by a reflector's
+// lists and watches, and any number of event handlers that are told about
+// its changes (coalesced per key when a handler lags). The cache converges
+// to the source after the faults the reflector repairs (see package
+// reflector for which ones: a lost event is repaired only by a relist
+// that serves newer data), except for objects it cannot take, which it
+// keeps at their last good state (see "Bad objects").
 //
 // # Usage
 //
@@ -39,9 +43,12 @@
 //     source.VersionComparer) the delta is stale and dropped; otherwise
 //     the cache is updated and every handler gets OnUpdate(cached, new).
 //     Without Versioned objects every relisted object counts as changed.
+//   - Sync of a cached key: nothing (resync is per handler, below).
 //   - Deleted of a cached key: the object is removed;
-//     OnDelete(obj, finalStateUnknown), with the last known object and
-//     finalStateUnknown true when the delete was inferred from a relist.
+//     OnDelete(obj, finalStateUnknown), with the delta's object (or the
+//     cached one if the delta's is older) and finalStateUnknown true when
+//     the delete was inferred from a relist. Deleted of a key that is not
+//     cached: nothing, as nobody was told of the object.
 //
 // The indexer is written before the handlers hear of the change, so a
 // handler that reads the Lister sees the state it was told about or a
@@ -121,17 +128,24 @@
 //
 // # Read your writes
 //
-// WaitForResourceVersion(ctx, rv) returns once every change up to rv has
-// been applied to the cache, using the source's VersionComparer; a
-// controller that wrote an object at rv calls it before it reads the cache
-// again, so it never acts on a state older than its own write.
+// WaitForResourceVersion(ctx, rv) returns once the informer has applied
+// to the cache every change up to rv that its source delivered, using the
+// source's VersionComparer; a controller that wrote an object at rv calls
+// it before it reads the cache again, so it does not act on a state older
+// than its own write. Two exceptions: a quarantined write counts as
+// applied (the cache then holds the object's last good state), and a
+// change the source never delivered (a lost event) is not waited for.
 //
 // # Concurrency and blocking
 //
 // Constructors start nothing. Run owns every goroutine (the reflector, the
 // pop loop, one per handler, the resync timer and the mutation checker)
 // and returns ctx.Err() only after all of them have exited; pending
-// notifications are dropped when ctx ends. AddEventHandler,
+// notifications are dropped when ctx ends. So user code that does not
+// return holds shutdown hostage: a handler call blocked forever (Run
+// waits for it, as does RemoveEventHandler), a ListWatcher's List or
+// Watch that ignores its context, and a key func, Transform, index func,
+// OnBadObject or OnMutation that never returns. AddEventHandler,
 // RemoveEventHandler and the readers are safe from any goroutine;
 // RemoveEventHandler blocks for the duration of a handler call in
 // progress (from inside that very handler it returns an error instead).

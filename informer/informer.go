@@ -42,7 +42,7 @@ const (
 )
 
 // Informer keeps a cache of the objects of one ListWatcher and tells any
-// number of handlers about every change: one reflector feeds one DeltaFIFO,
+// number of handlers about its changes: one reflector feeds one DeltaFIFO,
 // whose deltas the informer applies to an indexer.Indexer and then hands
 // to the handlers, each through its own coalescing buffer and goroutine.
 // See the package documentation for the contract.

@@ -127,8 +127,8 @@ type MetricsProvider interface {
 // they must be fast and must not block.
 type Metrics struct {
 	// CacheErrors counts deltas the cache rejected (an index function
-	// failed or a key function panicked); they are logged and not
-	// notified.
+	// failed or a key function panicked); they are logged, reported to
+	// Options.OnBadObject and not notified.
 	CacheErrors metrics.Counter
 	// StaleDeltas counts deltas dropped because they carried an object
 	// older than the cached one (only when the source can order
@@ -157,7 +157,8 @@ func (m *Metrics) fill() {
 // HandlerMetrics are the counters of one handler registration. A nil
 // field is not recorded.
 type HandlerMetrics struct {
-	// Panics counts handler calls that panicked (recovered).
+	// Panics counts handler calls that panicked or called
+	// runtime.Goexit (both recovered from).
 	Panics metrics.Counter
 }
 
