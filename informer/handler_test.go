@@ -263,3 +263,37 @@ func TestLaggingHandlerHearsEveryDelete(t *testing.T) {
 		require.Zero(t, slowReg.Pending())
 	})
 }
+
+// TestPendingCountsBufferAndBatch: Registration.Pending is bounded by the
+// keys with pending changes plus the batch in flight, not by the keys
+// alone (as its doc used to claim): a key of the batch being delivered
+// can be pending in the buffer again.
+func TestPendingCountsBufferAndBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t)
+		inf := newInformer(t, src, Options[*obj]{})
+		gate := make(chan struct{})
+		reg, err := inf.AddEventHandler(&recorder{t: t, gate: gate}, HandlerOptions{})
+		require.NoError(t, err)
+		start(t, inf)
+		synctest.Wait()
+		create(t, src, "blocker", 0)
+		synctest.Wait() // inside OnAdd(blocker)
+		for i := range batchSize {
+			create(t, src, fmt.Sprint("k", i), 0)
+		}
+		synctest.Wait()
+		require.Equal(t, 1+batchSize, reg.Pending())
+		gate <- struct{}{} // OnAdd(blocker) returns; the next batch is all k*
+		synctest.Wait()    // inside OnAdd(k0)
+		require.Equal(t, batchSize, reg.Pending())
+		for i := range batchSize {
+			update(t, src, fmt.Sprint("k", i), 1)
+		}
+		synctest.Wait()
+		require.Equal(t, 2*batchSize, reg.Pending(), "buffer plus batch: more than the %d keys there are", batchSize+1)
+		close(gate)
+		synctest.Wait()
+		require.Zero(t, reg.Pending())
+	})
+}
