@@ -1,7 +1,8 @@
 // Package deltafifo provides DeltaFIFO, the queue between a reflector and
 // the cache of an informer: client-go's DeltaFIFO contract, generic over
-// the object type, with typed deletes and without holding a lock while the
-// consumer works.
+// the object type, with typed deletes, without holding a lock while the
+// consumer works, and quarantining an object it cannot take instead of
+// failing the call (see "Bad objects and errors").
 //
 // # Usage
 //
@@ -29,14 +30,17 @@
 //     it. Pop hands out a key's deltas oldest first.
 //  2. Only two consecutive Deleted deltas collapse into one (the observed
 //     delete is kept over an inferred one; of two observed deletes, the
-//     older). No other coalescing happens.
-//  3. Delete of a key that is neither queued nor known is ignored.
+//     older; of two inferred ones, the newer). No other coalescing
+//     happens.
+//  3. Delete of a key that is neither queued, nor being processed (see
+//     below), nor known is ignored.
 //  4. Replace queues a Replaced delta per listed item, then infers deletes
 //     (Delta.FinalStateUnknown) for the keys the consumer has or will have
 //     but the list lacks: queued keys whose newest delta is not a delete,
 //     keys being processed, and known keys. A delta never carries an
 //     object the FIFO did not get from its caller or from KnownObjects; a
-//     key that vanished from KnownObjects meanwhile is skipped.
+//     key that vanished from KnownObjects meanwhile is skipped. Items it
+//     cannot take are quarantined (see "Bad objects and errors").
 //  5. Resync queues a Sync delta for every known key that is neither
 //     queued nor being processed.
 //  6. Options.Transform runs once per object handed in, before it is
@@ -69,16 +73,47 @@
 // ProcessedResourceVersion is the newest version up to which every change
 // has been popped and processed, with a channel that is closed when it
 // moves, which is what an informer needs to wait for its cache to catch up
-// with a write (read-your-writes). An ignored delete, a dropped object and
-// a Bookmark count as processed as soon as everything before them is.
+// with a write (read-your-writes). An ignored delete, a quarantined object
+// and a Bookmark count as processed as soon as everything before them is.
+// A change the source never handed in (a lost event) is not waited for:
+// the version moves past it.
 //
-// # Errors
+// # Bad objects and errors
 //
-// A key func that returns "" or panics and a Transform that fails or
-// panics drop that object and make the call return an error prefixed with
-// "deltafifo:" (its resourceVersion still counts, so waiting for versions
-// cannot hang on it). An error returned by process is returned by Pop and
-// does not re-queue the deltas.
+// One object the FIFO cannot take never stops the others, so a reflector
+// is never made to relist by a single bad object. An object whose key
+// func returns "" or panics, or whose Transform fails or panics, is
+// quarantined: it is left out, logged at error level with its key (if
+// any), delta type and resourceVersion, and handed to Options.OnBadObject
+// as a *BadObjectError; the call goes on with everything else and returns
+// nil. Its resourceVersion still counts, so waiting for versions cannot
+// hang on it. What the consumer keeps for it is its last good state:
+//
+//   - Add or Update: the change is dropped; the consumer keeps whatever
+//     it had for the key (nothing, if it never had a good version).
+//   - Replace: an item with a key counts as listed, so no delete is
+//     inferred for it and the consumer keeps its last good state; an item
+//     without a key cannot be matched to a cached one and counts as
+//     absent (a known object it may have been is inferred deleted).
+//   - Delete: with a key, the delete still applies, carrying the last
+//     object the FIFO knows for the key; without one it is dropped (a
+//     later relist infers it).
+//
+// client-go's DeltaFIFO returns the failure instead (a KeyError for the
+// key func), and a failed Replace makes its reflector relist, which meets
+// the same object again. Keeping
+// the last good state rather than dropping the key is deliberate:
+// dropping would tell the consumer that an object which still exists was
+// deleted, and a controller would act on that (recreate it, release what
+// it owns), whereas a state that is one version old is what a lagging
+// cache shows anyway. A later good version of the object is taken as
+// usual.
+//
+// Add, Update, Delete, Replace and Resync return an error only after
+// Close (ErrClosed). A panic in Options.OnBadObject is recovered and
+// logged. An error returned by process is returned by Pop and does not
+// re-queue the deltas; Pop with a nil ctx or process returns an error
+// (for ctx, wrapping ErrNilContext) and never panics.
 //
 // # Cost
 //

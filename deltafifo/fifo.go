@@ -13,10 +13,15 @@ import (
 // Add, Update, Delete, Replace and Resync after Close.
 var ErrClosed = errors.New("deltafifo: closed")
 
+// ErrNilContext is wrapped by the error Pop returns for a nil context
+// (the FIFO's only call that takes one); it never panics on one.
+var ErrNilContext = errors.New("deltafifo: context is nil")
+
 var (
 	errNilKeyFunc = errors.New("deltafifo: key func is nil")
 	errNilProcess = errors.New("deltafifo: process func is nil")
-	errNilContext = errors.New("deltafifo: context is nil")
+	// errEmptyKey is a cause: BadObjectError adds the package prefix.
+	errEmptyKey = errors.New("key func returned an empty key")
 )
 
 // KnownObjects is what the FIFO consults to learn which objects the
@@ -45,14 +50,52 @@ type Options[T any] struct {
 	// and Sync deltas carry objects that were transformed already and are
 	// not transformed again. It must not change the object's key (the key
 	// is computed from the object before Transform runs). An object whose
-	// Transform returns an error or panics is dropped and the call
-	// returns an error naming its key. Default nil: objects are queued
-	// as they are.
+	// Transform returns an error or panics is quarantined (see
+	// BadObjectError); the call still succeeds. Default nil: objects are
+	// queued as they are.
 	Transform func(T) (T, error)
-	// Logger receives debug logs (ignored deletes, Replace summaries).
-	// Default slog.Default().
+	// OnBadObject, if set, is called with every object the FIFO could
+	// not take (see BadObjectError), after the FIFO has logged it and
+	// released its lock, from the goroutine of the Add, Update, Delete or
+	// Replace call that handed it in. It must return quickly; a panic in
+	// it is recovered and logged. Default: nil (bad objects are logged
+	// either way).
+	OnBadObject func(*BadObjectError)
+	// Logger receives debug logs (ignored deletes, Replace summaries) and
+	// an error log per bad object. Default slog.Default().
 	Logger *slog.Logger
 }
+
+// BadObjectError describes an object the FIFO could not take: its key
+// func returned "" or panicked, or Transform failed or panicked. The FIFO
+// quarantines such an object instead of failing the call that handed it
+// in (see the package documentation, "Bad objects"): it logs it, reports
+// it to Options.OnBadObject and goes on with everything else.
+type BadObjectError struct {
+	// Key is the object's key; "" when the key func failed.
+	Key string
+	// ResourceVersion is the version the object was handed in with: the
+	// event's for Add, Update and Delete, the list's for Replace.
+	ResourceVersion string
+	// Type is the delta the object would have made (Added, Updated,
+	// Deleted or Replaced).
+	Type DeltaType
+	// Err is the cause: the Transform's error, or a description of the
+	// key func's failure or of the panic.
+	Err error
+}
+
+// Error describes the object and the cause.
+func (e *BadObjectError) Error() string {
+	key := e.Key
+	if key == "" {
+		key = "(no key)"
+	}
+	return fmt.Sprintf("deltafifo: bad object %s in %s at resourceVersion %q: %v", key, e.Type, e.ResourceVersion, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *BadObjectError) Unwrap() error { return e.Err }
 
 func (o *Options[T]) defaults() {
 	if o.Logger == nil {
@@ -69,6 +112,7 @@ type DeltaFIFO[T any] struct {
 	keyFunc   func(T) string
 	known     KnownObjects[T]
 	transform func(T) (T, error)
+	onBad     func(*BadObjectError)
 	logger    *slog.Logger
 
 	mu   sync.Mutex
@@ -165,6 +209,7 @@ func New[T any](keyFunc func(T) string, opts Options[T]) (*DeltaFIFO[T], error) 
 		keyFunc:   keyFunc,
 		known:     opts.KnownObjects,
 		transform: opts.Transform,
+		onBad:     opts.OnBadObject,
 		logger:    opts.Logger,
 		items:     make(map[string]*entry[T]),
 		synced:    make(chan struct{}),
@@ -173,10 +218,12 @@ func New[T any](keyFunc func(T) string, opts Options[T]) (*DeltaFIFO[T], error) 
 	return f, nil
 }
 
-// Add queues an Added delta for obj, seen at rv.
+// Add queues an Added delta for obj, seen at rv. It returns an error only
+// after Close (ErrClosed); an object the FIFO cannot take is quarantined
+// (see BadObjectError) and Add returns nil.
 func (f *DeltaFIFO[T]) Add(obj T, rv string) error { return f.change(Added, obj, rv) }
 
-// Update queues an Updated delta for obj, seen at rv.
+// Update queues an Updated delta for obj, seen at rv. Errors as for Add.
 func (f *DeltaFIFO[T]) Update(obj T, rv string) error { return f.change(Updated, obj, rv) }
 
 // Delete queues a Deleted delta for obj (its last state), seen at rv. A
@@ -185,19 +232,33 @@ func (f *DeltaFIFO[T]) Update(obj T, rv string) error { return f.change(Updated,
 // A key being processed counts as known exactly when the newest delta
 // being processed is not itself a delete, because that is what the
 // consumer's cache will hold once process returns.
+//
+// Errors as for Add, except that a delete whose Transform fails still
+// applies when the key is present: the Deleted delta then carries the
+// last object the FIFO knows for the key (never the rejected one).
 func (f *DeltaFIFO[T]) Delete(obj T, rv string) error { return f.change(Deleted, obj, rv) }
 
 func (f *DeltaFIFO[T]) change(typ DeltaType, obj T, rv string) error {
 	key, obj, err := f.prepare(obj)
+	var bad *BadObjectError
+	if err != nil {
+		bad = &BadObjectError{Key: key, ResourceVersion: rv, Type: typ, Err: err}
+	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.closed {
+		f.mu.Unlock()
 		return ErrClosed
 	}
 	st := f.beginLocked(rv)
 	f.populated = true
 	switch {
-	case err != nil:
+	case bad != nil && typ == Deleted && key != "":
+		// The delete still applies: it carries the last object the
+		// FIFO knows for key instead of the one Transform rejected.
+		if last, ok := f.lastObjectLocked(key); ok {
+			f.appendLocked(key, Delta[T]{Type: Deleted, Object: last, ResourceVersion: rv}, st)
+		}
+	case bad != nil:
 	case typ == Deleted && !f.presentLocked(key):
 		f.logger.Debug("deltafifo: ignoring delete of an unknown key", "key", key, "resourceVersion", rv)
 	default:
@@ -205,25 +266,53 @@ func (f *DeltaFIFO[T]) change(typ DeltaType, obj T, rv string) error {
 	}
 	f.advanceLocked()
 	f.checkSyncedLocked()
-	return err
+	f.mu.Unlock()
+	if bad != nil {
+		f.reportBad([]*BadObjectError{bad})
+	}
+	return nil
+}
+
+// reportBad logs every bad object and hands it to OnBadObject. It is
+// called without the lock.
+func (f *DeltaFIFO[T]) reportBad(bad []*BadObjectError) {
+	for _, b := range bad {
+		f.logger.Error("deltafifo: quarantined an object it cannot take",
+			"key", b.Key, "type", b.Type.String(), "resourceVersion", b.ResourceVersion, "err", b.Err)
+		f.callOnBad(b)
+	}
+}
+
+// callOnBad calls OnBadObject, recovering and logging a panic.
+func (f *DeltaFIFO[T]) callOnBad(b *BadObjectError) {
+	if f.onBad == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			f.logger.Error("deltafifo: OnBadObject panicked", "key", b.Key, "panic", fmt.Sprint(r))
+		}
+	}()
+	f.onBad(b)
 }
 
 // prepare computes obj's key and applies Transform, turning an empty key
-// or a panic in user code into an error.
+// or a panic in user code into an error (the cause of a BadObjectError,
+// which carries the package prefix and the key).
 func (f *DeltaFIFO[T]) prepare(obj T) (key string, out T, err error) {
 	inTransform := false
 	defer func() {
 		if r := recover(); r != nil {
 			if inTransform {
-				err = fmt.Errorf("deltafifo: transform of %q panicked: %v", key, r)
+				err = fmt.Errorf("transform panicked: %v", r)
 			} else {
-				key, err = "", fmt.Errorf("deltafifo: key func panicked: %v", r)
+				key, err = "", fmt.Errorf("key func panicked: %v", r)
 			}
 		}
 	}()
 	key = f.keyFunc(obj)
 	if key == "" {
-		return "", obj, errors.New("deltafifo: key func returned an empty key")
+		return "", obj, errEmptyKey
 	}
 	if f.transform == nil {
 		return key, obj, nil
@@ -231,7 +320,7 @@ func (f *DeltaFIFO[T]) prepare(obj T) (key string, out T, err error) {
 	inTransform = true
 	out, err = f.transform(obj)
 	if err != nil {
-		return key, out, fmt.Errorf("deltafifo: transform of %q: %w", key, err)
+		return key, out, fmt.Errorf("transform: %w", err)
 	}
 	return key, out, nil
 }
@@ -245,9 +334,13 @@ func (f *DeltaFIFO[T]) prepare(obj T) (key string, out T, err error) {
 // nor queued, nor being processed, an inferred delete carrying the known
 // object (a key that vanished from KnownObjects meanwhile is skipped).
 //
-// Items whose key func or Transform fails are left out and count as
-// present (no delete is inferred for them); every other item is still
-// applied, and Replace returns the failures joined into one error.
+// Items whose key func or Transform fails are quarantined (see
+// BadObjectError): left out, logged and reported to Options.OnBadObject,
+// and every other item is still applied. An item with a key counts as
+// present, so no delete is inferred for it and the consumer keeps its
+// last good state; an item without a key cannot be matched to anything
+// and so counts as absent. Replace returns an error only after Close
+// (ErrClosed).
 //
 // The first Replace, unless an Add, Update or Delete came before it,
 // defines the initial list: HasSynced becomes true once every key it
@@ -255,10 +348,21 @@ func (f *DeltaFIFO[T]) prepare(obj T) (key string, out T, err error) {
 //
 // Replace runs the key func and Transform with the FIFO's lock held.
 func (f *DeltaFIFO[T]) Replace(items []T, rv string) error {
+	bad, err := f.replace(items, rv)
+	if err != nil {
+		return err
+	}
+	f.reportBad(bad)
+	return nil
+}
+
+// replace does Replace's work under the lock and returns the bad objects
+// for Replace to report once the lock is released.
+func (f *DeltaFIFO[T]) replace(items []T, rv string) ([]*BadObjectError, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return ErrClosed
+		return nil, ErrClosed
 	}
 	st := f.beginLocked(rv)
 	first := !f.populated
@@ -271,12 +375,12 @@ func (f *DeltaFIFO[T]) Replace(items []T, rv string) error {
 	}
 	queuedBefore := f.queue.len()
 
-	var errs []error
+	var bad []*BadObjectError
 	var failed map[string]struct{} // keys of items that could not be queued
 	for _, item := range items {
 		key, obj, err := f.prepare(item)
 		if err != nil {
-			errs = append(errs, err)
+			bad = append(bad, &BadObjectError{Key: key, ResourceVersion: rv, Type: Replaced, Err: err})
 			if key != "" {
 				if failed == nil {
 					failed = make(map[string]struct{})
@@ -330,8 +434,8 @@ func (f *DeltaFIFO[T]) Replace(items []T, rv string) error {
 	f.advanceLocked()
 	f.checkSyncedLocked()
 	f.logger.Debug("deltafifo: replaced", "resourceVersion", rv, "items", len(items),
-		"inferredDeletes", inferred, "failed", len(errs), "initial", first)
-	return errors.Join(errs...)
+		"inferredDeletes", inferred, "quarantined", len(bad), "initial", first)
+	return bad, nil
 }
 
 // Resync queues a Sync delta for every key of KnownObjects that is neither
@@ -457,6 +561,25 @@ func (f *DeltaFIFO[T]) presentLocked(key string) bool {
 	}
 	_, ok := f.known.Get(key)
 	return ok
+}
+
+// lastObjectLocked returns the newest object the consumer has, or will
+// have, under key: the newest queued delta's, else the newest delta being
+// processed (unless it is a delete), else KnownObjects'.
+func (f *DeltaFIFO[T]) lastObjectLocked(key string) (obj T, ok bool) {
+	if e := f.items[key]; e != nil {
+		return e.deltas[len(e.deltas)-1].Object, true
+	}
+	if i := f.flightIndexLocked(key); i >= 0 {
+		if fl := f.inflight[i].newest; fl.Type != Deleted {
+			return fl.Object, true
+		}
+		return obj, false
+	}
+	if f.known == nil {
+		return obj, false
+	}
+	return f.known.Get(key)
 }
 
 // flightIndexLocked returns the index of key in inflight, or -1. Linear:

@@ -233,53 +233,79 @@ func TestTransformRunsOncePerObjectHandedIn(t *testing.T) {
 	}, popAll(t, f, known))
 }
 
-func TestTransformFailureDropsTheObject(t *testing.T) {
+// Bad objects: a Transform failure is quarantined — the call succeeds,
+// the object is reported with its key, type and version, and everything
+// else goes on; a listed bad item keeps its last good state.
+func TestTransformFailureQuarantinesTheObject(t *testing.T) {
 	boom := errors.New("boom")
-	known := newStore(o("bad", 1), o("gone", 1))
-	f := newFIFO(t, Options[*obj]{KnownObjects: known, Transform: func(x *obj) (*obj, error) {
-		switch x.Val {
-		case 13:
-			return nil, boom
-		case 66:
-			panic("transform panic")
-		}
-		return x, nil
-	}})
-	err := f.Add(o("a", 13), "1")
-	require.ErrorIs(t, err, boom)
-	assert.Contains(t, err.Error(), `deltafifo: transform of "a"`)
-	err = f.Update(o("a", 66), "2")
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "panicked")
+	known := newStore(o("bad", 1), o("gone", 1), o("del", 1))
+	var bad []*BadObjectError
+	f := newFIFO(t, Options[*obj]{KnownObjects: known, OnBadObject: func(e *BadObjectError) { bad = append(bad, e) },
+		Transform: func(x *obj) (*obj, error) {
+			switch x.Val {
+			case 13:
+				return nil, boom
+			case 66:
+				panic("transform panic")
+			}
+			return x, nil
+		}})
+	require.NoError(t, f.Add(o("a", 13), "1"))
+	require.NoError(t, f.Update(o("a", 66), "2"))
 	assert.Equal(t, 0, f.Len())
 	assert.Equal(t, "2", f.LastResourceVersion())
 	rv, _ := f.ProcessedResourceVersion()
-	assert.Equal(t, "2", rv, "a dropped change counts as processed")
+	assert.Equal(t, "2", rv, "a quarantined change counts as processed")
+	require.Len(t, bad, 2)
+	assert.Equal(t, BadObjectError{Key: "a", ResourceVersion: "1", Type: Added, Err: bad[0].Err}, *bad[0])
+	require.ErrorIs(t, bad[0], boom)
+	assert.Equal(t, `deltafifo: bad object a in Added at resourceVersion "1": transform: boom`, bad[0].Error())
+	assert.Equal(t, "a", bad[1].Key)
+	assert.Contains(t, bad[1].Error(), "transform panicked: transform panic")
+
+	// A good version of the same object is taken normally.
+	require.NoError(t, f.Add(o("a", 1), "3"))
 
 	// Replace applies the good items; a failed item counts as present,
 	// so no delete is inferred for it.
-	err = f.Replace([]*obj{o("bad", 13), o("ok", 1)}, "3")
-	require.ErrorIs(t, err, boom)
-	assert.Equal(t, []string{"Replaced:ok=1@3", "Deleted:gone=1@3!"}, popAll(t, f, known))
+	bad = nil
+	require.NoError(t, f.Replace([]*obj{o("bad", 13), o("ok", 1), o("del", 1)}, "4"))
+	require.Len(t, bad, 1)
+	assert.Equal(t, BadObjectError{Key: "bad", ResourceVersion: "4", Type: Replaced, Err: bad[0].Err}, *bad[0])
+
+	// A delete whose Transform fails still applies, with the last known
+	// object.
+	require.NoError(t, f.Delete(o("del", 13), "5"))
+	assert.Equal(t, []string{"Added:a=1@3 Deleted:a=1@4!", "Replaced:ok=1@4", "Replaced:del=1@4 Deleted:del=1@5", "Deleted:gone=1@4!"},
+		popAll(t, f, known))
+	require.Len(t, bad, 2)
+	assert.Equal(t, Deleted, bad[1].Type)
 }
 
-func TestKeyFuncErrors(t *testing.T) {
+func TestKeyFuncErrorsAreQuarantined(t *testing.T) {
+	var bad []*BadObjectError
 	f, err := New(func(x *obj) string {
 		if x == nil {
 			panic("nil object")
 		}
 		return x.Key
-	}, Options[*obj]{})
+	}, Options[*obj]{Logger: quiet, OnBadObject: func(e *BadObjectError) { bad = append(bad, e) }})
 	require.NoError(t, err)
-	err = f.Add(o("", 1), "1")
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "deltafifo: key func returned an empty key")
-	err = f.Add(nil, "2")
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "deltafifo: key func panicked")
-	err = f.Replace([]*obj{nil, o("a", 1)}, "3")
-	require.Error(t, err)
+	require.NoError(t, f.Add(o("", 1), "1"))
+	require.NoError(t, f.Add(nil, "2"))
+	require.NoError(t, f.Replace([]*obj{nil, o("a", 1)}, "3"))
+	require.NoError(t, f.Delete(nil, "4"))
 	assert.Equal(t, []string{"Replaced:a=1@3"}, popAll(t, f, nil))
+	require.Len(t, bad, 4)
+	assert.Equal(t, `deltafifo: bad object (no key) in Added at resourceVersion "1": key func returned an empty key`, bad[0].Error())
+	assert.Contains(t, bad[1].Error(), "key func panicked: nil object")
+	assert.Equal(t, Replaced, bad[2].Type)
+	assert.Equal(t, Deleted, bad[3].Type)
+	for _, b := range bad {
+		assert.Empty(t, b.Key)
+	}
+	rv, _ := f.ProcessedResourceVersion()
+	assert.Equal(t, "4", rv)
 }
 
 // Semantic 8: Pop's contract for a single caller.
@@ -287,7 +313,7 @@ func TestPop(t *testing.T) {
 	ctx := context.Background()
 	f := newFIFO(t, Options[*obj]{})
 	require.ErrorContains(t, f.Pop(ctx, nil), "deltafifo: process func is nil")
-	require.ErrorContains(t, f.Pop(nil, func(Deltas[*obj], bool) error { return nil }), "deltafifo: context is nil")
+	require.ErrorIs(t, f.Pop(nil, func(Deltas[*obj], bool) error { return nil }), ErrNilContext)
 
 	require.NoError(t, f.Add(o("a", 1), "1"))
 	require.NoError(t, f.Add(o("b", 1), "2"))
@@ -403,4 +429,17 @@ func TestCloseDrainsThenReturnsErrClosed(t *testing.T) {
 	assert.Equal(t, "Added:a=1@1", popOne(t, f, nil))
 	err := f.Pop(context.Background(), func(Deltas[*obj], bool) error { return nil })
 	require.ErrorIs(t, err, ErrClosed)
+}
+
+// A panicking OnBadObject is recovered: the call still succeeds and the
+// good items are queued.
+func TestPanickingOnBadObjectIsRecovered(t *testing.T) {
+	f := newFIFO(t, Options[*obj]{
+		Transform:   func(x *obj) (*obj, error) { return x, errors.New("no") },
+		OnBadObject: func(*BadObjectError) { panic("callback") },
+	})
+	require.NoError(t, f.Add(o("a", 1), "1"))
+	require.NoError(t, f.Replace([]*obj{o("b", 1)}, "2"))
+	assert.Equal(t, 0, f.Len())
+	assert.Equal(t, "2", f.LastResourceVersion())
 }

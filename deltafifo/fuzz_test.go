@@ -38,6 +38,7 @@ type model struct {
 	done     int    // changes[:done] are processed
 	doneRV   string // the newest rv in changes[:done]
 
+	bad               int // objects quarantined so far
 	populated, synced bool
 	initialRemaining  int
 	lastRV            string
@@ -104,7 +105,16 @@ func (m *model) change(typ DeltaType, x *obj, rv string) error {
 	m.checkSynced()
 	tx, err := fuzzTransform(x)
 	if err != nil {
-		return err
+		m.bad++
+		if typ != Deleted {
+			return nil
+		}
+		// A delete still applies, carrying the last known object.
+		last, ok := m.last(x.Key)
+		if !ok {
+			return nil
+		}
+		tx = last
 	}
 	if typ == Deleted && m.queued(x.Key) == nil {
 		if e := m.flying(x.Key); e != nil {
@@ -119,6 +129,21 @@ func (m *model) change(typ DeltaType, x *obj, rv string) error {
 	return nil
 }
 
+// last is the newest object the consumer has or will have under key.
+func (m *model) last(key string) (*obj, bool) {
+	if e := m.queued(key); e != nil {
+		return e.deltas[len(e.deltas)-1].Object, true
+	}
+	if e := m.flying(key); e != nil {
+		if d := e.deltas[len(e.deltas)-1]; d.Type != Deleted {
+			return d.Object, true
+		}
+		return nil, false
+	}
+	x, ok := m.known[key]
+	return x, ok
+}
+
 func (m *model) replace(items []*obj, rv string) error {
 	ch := m.begin(rv)
 	first := !m.populated
@@ -130,12 +155,11 @@ func (m *model) replace(items []*obj, rv string) error {
 		}
 	}
 	listed := map[string]bool{}
-	var errs []error
 	for _, x := range items {
 		listed[x.Key] = true
 		tx, err := fuzzTransform(x)
 		if err != nil {
-			errs = append(errs, err)
+			m.bad++
 			continue
 		}
 		touch(m.enqueue(x.Key, Delta[*obj]{Type: Replaced, Object: tx, ResourceVersion: rv}, ch))
@@ -159,7 +183,7 @@ func (m *model) replace(items []*obj, rv string) error {
 		}
 	}
 	m.checkSynced()
-	return errors.Join(errs...)
+	return nil
 }
 
 func (m *model) resync() {
@@ -249,6 +273,7 @@ type fuzzRun struct {
 	f     *DeltaFIFO[*obj]
 	known *store
 	m     *model
+	bad   int // reported by OnBadObject
 	rv    int
 	val   int
 	depth int
@@ -361,6 +386,7 @@ func (r *fuzzRun) check(what, rvBefore string, changed <-chan struct{}) {
 	t, f, m := r.t, r.f, r.m
 	t.Helper()
 	require.Equal(t, len(m.queue), f.Len(), "after %s: Len", what)
+	require.Equal(t, m.bad, r.bad, "after %s: bad objects reported", what)
 	require.Equal(t, m.lastRV, f.LastResourceVersion(), "after %s: LastResourceVersion", what)
 	rv, _ := f.ProcessedResourceVersion()
 	require.Equal(t, m.processedRV(), rv, "after %s: ProcessedResourceVersion", what)
@@ -375,9 +401,11 @@ func (r *fuzzRun) check(what, rvBefore string, changed <-chan struct{}) {
 
 func runFuzz(t *testing.T, data []byte) {
 	known := newStore()
-	f, err := New(keyOf, Options[*obj]{KnownObjects: known, Transform: fuzzTransform})
+	r := &fuzzRun{t: t, data: data, known: known, m: &model{known: map[string]*obj{}}}
+	f, err := New(keyOf, Options[*obj]{KnownObjects: known, Transform: fuzzTransform, Logger: quiet,
+		OnBadObject: func(*BadObjectError) { r.bad++ }})
 	require.NoError(t, err)
-	r := &fuzzRun{t: t, data: data, f: f, known: known, m: &model{known: map[string]*obj{}}}
+	r.f = f
 	for r.step() {
 	}
 	// Drain: everything left pops in model order, and the cache ends

@@ -3,6 +3,8 @@ package deltafifo
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -88,8 +90,14 @@ func fmtDeltas(ds Deltas[*obj]) string {
 	return strings.Join(parts, " ")
 }
 
+// quiet discards logs (bad objects are logged at error level).
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
 func newFIFO(t testing.TB, opts Options[*obj]) *DeltaFIFO[*obj] {
 	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
 	f, err := New(keyOf, opts)
 	require.NoError(t, err)
 	return f

@@ -2,6 +2,7 @@ package deltafifo
 
 import (
 	"context"
+	"fmt"
 	"slices"
 )
 
@@ -12,7 +13,8 @@ import (
 //
 // Pop blocks until a key is ready, the FIFO is closed and drained
 // (ErrClosed), or ctx ends (ctx.Err(); a ctx that is already done makes
-// Pop return at once without popping).
+// Pop return at once without popping). A nil ctx or process is an error
+// (for ctx, wrapping ErrNilContext).
 //
 // The FIFO's lock is not held while process runs: writers and other Pops
 // proceed meanwhile. Per-key order is still kept: a key that is being
@@ -27,7 +29,7 @@ import (
 // caller of Pop after the FIFO has recorded the key as processed.
 func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(Deltas[T], bool) error) error {
 	if ctx == nil {
-		return errNilContext
+		return fmt.Errorf("deltafifo: Pop: %w", ErrNilContext)
 	}
 	if process == nil {
 		return errNilProcess

@@ -94,8 +94,12 @@ func Shared[T any](f *Factory, name string, lw source.ListWatcher[T], keyFunc fu
 // Start runs every informer of f that has not been started yet, each in a
 // goroutine of its own, until ctx ends or Shutdown is called. It may be
 // called again to start informers created since; after Shutdown it does
-// nothing.
+// nothing. With a nil ctx it logs an error and starts nothing.
 func (f *Factory) Start(ctx context.Context) {
+	if ctx == nil {
+		f.logger.Error("informer: Factory.Start: " + ErrNilContext.Error() + "; nothing started")
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.shutdown {
@@ -122,8 +126,8 @@ func (f *Factory) Start(ctx context.Context) {
 }
 
 // WaitForCacheSync waits until every informer f has started has synced and
-// reports true, or reports false once ctx ends (see the package function
-// WaitForCacheSync).
+// reports true, or reports false once ctx ends, or at once for a nil ctx
+// (see the package function WaitForCacheSync).
 func (f *Factory) WaitForCacheSync(ctx context.Context) bool {
 	f.mu.Lock()
 	var synced []func() bool

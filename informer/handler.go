@@ -18,7 +18,10 @@ type Handler[T any] interface {
 	// OnDelete is called with the last known state of a deleted object.
 	// finalStateUnknown is true when the informer did not see the
 	// deletion itself but inferred it from a relist, so obj may be older
-	// than the object's state when it was deleted.
+	// than the object's state when it was deleted. A handler that lags
+	// may get OnDelete for an object it never got OnAdd for: the object
+	// was created and deleted before the handler got to it (see the
+	// package documentation, "Handlers").
 	OnDelete(obj T, finalStateUnknown bool)
 }
 

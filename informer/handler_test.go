@@ -150,15 +150,15 @@ func TestSlowHandlerCoalesces(t *testing.T) {
 
 		close(slow.gate)
 		synctest.Wait()
-		// k1 and new cancelled out (add ... delete never seen). k2..k9: one
-		// add of the newest state. k0, which the handler had seen: its
-		// first delete (of the state after round 1's update) and an add of
-		// the newest.
-		var want []string
+		// k1 and new: a delete of their last state (add ... delete). k2..k9:
+		// one add of the newest state. k0, which the handler had seen: the
+		// delete of its newest deleted incarnation (round 50's) and an
+		// add of the newest.
+		want := []string{fmt.Sprintf("delete k1 %d false", rounds)}
 		for i := 2; i < keys; i++ {
 			want = append(want, fmt.Sprintf("add k%d %d false", i, rounds))
 		}
-		want = append(want, "delete k0 1 false", "add k0 50 false")
+		want = append(want, "delete k0 50 false", "add k0 50 false", "delete new 1 false")
 		require.Equal(t, append([]string{"add k0 0 false"}, want...), slow.take())
 	})
 }
@@ -216,4 +216,84 @@ func TestHandlerFuncsIgnoresNilFuncs(t *testing.T) {
 	h.OnUpdate(&obj{Key: "a"}, &obj{Key: "b"})
 	h.OnDelete(&obj{Key: "c"}, true)
 	require.Equal(t, []string{"add atrue", "update ab", "delete ctrue"}, got)
+}
+
+// TestLaggingHandlerHearsEveryDelete: objects created and deleted while a
+// handler is stuck used to coalesce to nothing (add+delete), so a
+// controller never heard of a pod it created that was deleted meanwhile
+// and its expectation waited out its TTL. Now each one reaches the
+// handler as a delete carrying its last state, while a fast handler sees
+// both events of each.
+func TestLaggingHandlerHearsEveryDelete(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t)
+		inf := newInformer(t, src, Options[*obj]{})
+		slow := &recorder{t: t, gate: make(chan struct{})}
+		fast := &recorder{t: t}
+		slowReg, err := inf.AddEventHandler(slow, HandlerOptions{})
+		require.NoError(t, err)
+		_, err = inf.AddEventHandler(fast, HandlerOptions{})
+		require.NoError(t, err)
+		start(t, inf)
+		synctest.Wait()
+		create(t, src, "blocker", 0)
+		synctest.Wait() // slow is now inside OnAdd(blocker)
+
+		const n = 100
+		for i := range n {
+			key := fmt.Sprint("short-", i)
+			create(t, src, key, i)
+			synctest.Wait()
+			update(t, src, key, i+1000)
+			synctest.Wait()
+			remove(t, src, key)
+			synctest.Wait()
+		}
+		require.LessOrEqual(t, slowReg.Pending(), n+1, "memory stays O(keys)")
+		require.Equal(t, 1+3*n, fast.count())
+
+		close(slow.gate)
+		synctest.Wait()
+		got := slow.take()
+		require.Len(t, got, 1+n)
+		require.Equal(t, "add blocker 0 false", got[0])
+		for i := range n {
+			require.Equal(t, fmt.Sprintf("delete short-%d %d false", i, i+1000), got[1+i])
+		}
+		require.Zero(t, slowReg.Pending())
+	})
+}
+
+// TestPendingCountsBufferAndBatch: Registration.Pending is bounded by the
+// keys with pending changes plus the batch in flight, not by the keys
+// alone (as its doc used to claim): a key of the batch being delivered
+// can be pending in the buffer again.
+func TestPendingCountsBufferAndBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t)
+		inf := newInformer(t, src, Options[*obj]{})
+		gate := make(chan struct{})
+		reg, err := inf.AddEventHandler(&recorder{t: t, gate: gate}, HandlerOptions{})
+		require.NoError(t, err)
+		start(t, inf)
+		synctest.Wait()
+		create(t, src, "blocker", 0)
+		synctest.Wait() // inside OnAdd(blocker)
+		for i := range batchSize {
+			create(t, src, fmt.Sprint("k", i), 0)
+		}
+		synctest.Wait()
+		require.Equal(t, 1+batchSize, reg.Pending())
+		gate <- struct{}{} // OnAdd(blocker) returns; the next batch is all k*
+		synctest.Wait()    // inside OnAdd(k0)
+		require.Equal(t, batchSize, reg.Pending())
+		for i := range batchSize {
+			update(t, src, fmt.Sprint("k", i), 1)
+		}
+		synctest.Wait()
+		require.Equal(t, 2*batchSize, reg.Pending(), "buffer plus batch: more than the %d keys there are", batchSize+1)
+		close(gate)
+		synctest.Wait()
+		require.Zero(t, reg.Pending())
+	})
 }

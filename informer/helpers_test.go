@@ -207,9 +207,11 @@ func (c namedCounter) Inc() {
 
 func (m *countingMetrics) InformerMetrics(string) Metrics {
 	return Metrics{
-		CacheErrors: namedCounter{m, "cache_errors/"},
-		StaleDeltas: namedCounter{m, "stale_deltas/"},
-		Mutations:   namedCounter{m, "mutations/"},
+		CacheErrors:    namedCounter{m, "cache_errors/"},
+		StaleDeltas:    namedCounter{m, "stale_deltas/"},
+		Mutations:      namedCounter{m, "mutations/"},
+		Quarantined:    namedCounter{m, "quarantined/"},
+		CallbackPanics: namedCounter{m, "callback_panics/"},
 	}
 }
 

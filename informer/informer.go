@@ -25,6 +25,12 @@ var (
 	ErrStopped = errors.New("informer: stopped")
 	// ErrAlreadyStarted is returned by a second call of Run.
 	ErrAlreadyStarted = errors.New("informer: Run was already called")
+	// ErrNilContext is wrapped by the error of every call of this
+	// package that returns an error and was given a nil context (Run,
+	// WaitForResourceVersion). Calls that report a bool instead
+	// (WaitForCacheSync, Factory.WaitForCacheSync) report false, and
+	// Factory.Start logs the mistake and starts nothing; none panics.
+	ErrNilContext = errors.New("informer: context is nil")
 )
 
 type runState uint8
@@ -36,7 +42,7 @@ const (
 )
 
 // Informer keeps a cache of the objects of one ListWatcher and tells any
-// number of handlers about every change: one reflector feeds one DeltaFIFO,
+// number of handlers about its changes: one reflector feeds one DeltaFIFO,
 // whose deltas the informer applies to an indexer.Indexer and then hands
 // to the handlers, each through its own coalescing buffer and goroutine.
 // See the package documentation for the contract.
@@ -57,6 +63,8 @@ type Informer[T any] struct {
 	cmp source.VersionComparer
 	// versioned: T's values may implement source.Versioned.
 	versioned bool
+	// onBad is Options.OnBadObject, or nil.
+	onBad func(error)
 
 	idx       *indexer.Indexer[T]
 	fifo      *deltafifo.DeltaFIFO[T]
@@ -72,8 +80,13 @@ type Informer[T any] struct {
 	listeners []*listener[T]  // guarded by mu
 	runCtx    context.Context // guarded by mu; set by Run
 	added     int             // guarded by mu; registrations so far
+	// rejected holds the cache rejections of the process call under way,
+	// reported to onBad once mu is released; guarded by mu.
+	rejected []error
 	// wg counts the goroutines Run owns, listeners added later included;
-	// Add is called only under mu while state is stateRunning.
+	// Add is called only under mu while state is stateRunning, or by a
+	// goroutine wg already counts (a listener going on after a Goexit in
+	// its handler, see listener.run), so it never races with Wait at zero.
 	wg sync.WaitGroup
 
 	resyncKick chan struct{} // capacity 1: the resync deadlines changed
@@ -104,9 +117,11 @@ func New[T any](lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T
 	if err != nil {
 		return nil, fmt.Errorf("informer: %w", err)
 	}
+	inf := &Informer[T]{}
 	fifo, err := deltafifo.New(keyFunc, deltafifo.Options[T]{
 		KnownObjects: idx,
 		Transform:    o.Transform,
+		OnBadObject:  inf.quarantined,
 		Logger:       logger,
 	})
 	if err != nil {
@@ -125,13 +140,14 @@ func New[T any](lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T
 		return nil, fmt.Errorf("informer: %w", err)
 	}
 	typ := reflect.TypeFor[T]()
-	inf := &Informer[T]{
+	*inf = Informer[T]{
 		name:       o.Name,
 		keyFunc:    keyFunc,
 		logger:     logger,
 		provider:   o.Metrics,
 		resync:     o.ResyncPeriod,
 		versioned:  typ.Kind() == reflect.Interface || typ.Implements(reflect.TypeFor[source.Versioned]()),
+		onBad:      o.OnBadObject,
 		idx:        idx,
 		fifo:       fifo,
 		refl:       refl,
@@ -144,7 +160,7 @@ func New[T any](lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T
 	inf.metrics.fill()
 	inf.cmp, _ = lw.(source.VersionComparer)
 	if o.MutationCheck != nil {
-		inf.mutations = newMutationDetector(o.MutationCheck, logger, inf.metrics.Mutations)
+		inf.mutations = newMutationDetector(o.MutationCheck, logger, inf.metrics.Mutations, inf.metrics.CallbackPanics)
 	}
 	return inf, nil
 }
@@ -154,10 +170,10 @@ func New[T any](lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T
 // (reflector, handler goroutines, resync and mutation checks) has exited.
 // Handlers stop at once when ctx ends: notifications still pending are
 // dropped. Run may be called only once; a second call returns
-// ErrAlreadyStarted.
+// ErrAlreadyStarted, and a nil ctx an error wrapping ErrNilContext.
 func (inf *Informer[T]) Run(ctx context.Context) error {
 	if ctx == nil {
-		return errors.New("informer: Run: context is nil")
+		return fmt.Errorf("informer: Run: %w", ErrNilContext)
 	}
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
@@ -210,7 +226,7 @@ func (inf *Informer[T]) startLocked(l *listener[T], now time.Time) {
 	}
 	if l.markStarted() {
 		ctx := inf.runCtx
-		inf.wg.Go(func() { l.run(ctx) })
+		inf.wg.Go(func() { l.run(ctx, inf.wg.Go) })
 	}
 }
 
@@ -286,10 +302,11 @@ func effectiveResync(requested, check time.Duration) time.Duration {
 // RemoveEventHandler unregisters reg and returns once its handler will
 // never be called again: a call in progress is waited for, pending
 // notifications are dropped. Removing a registration twice is not an
-// error. It must not be called from inside reg's own handler (it would
-// wait for itself); a handler that wants to stop itself can call it from
-// a new goroutine. It returns an error if reg is nil or belongs to another
-// informer.
+// error. Called from inside reg's own handler it would wait for itself,
+// so it does nothing and returns an error instead; a handler that wants
+// to stop itself can call it from a new goroutine (which then waits for
+// the handler call to return). It returns an error if reg is nil or
+// belongs to another informer.
 func (inf *Informer[T]) RemoveEventHandler(reg *Registration) error {
 	if reg == nil || reg.l == nil {
 		return errors.New("informer: RemoveEventHandler: registration is nil")
@@ -297,6 +314,9 @@ func (inf *Informer[T]) RemoveEventHandler(reg *Registration) error {
 	l, ok := reg.l.(*listener[T])
 	if !ok || reg.owner != any(inf) {
 		return errors.New("informer: RemoveEventHandler: registration belongs to another informer")
+	}
+	if id := l.caller.Load(); id != 0 && id == goid() {
+		return fmt.Errorf("informer: RemoveEventHandler: called from inside the handler of %q, which it would wait for; call it from another goroutine", l.name)
 	}
 	inf.mu.Lock()
 	for i, x := range inf.listeners {
@@ -317,9 +337,12 @@ func (inf *Informer[T]) RemoveEventHandler(reg *Registration) error {
 // then read its write, or a newer state, from the Lister. It uses the
 // source's source.VersionComparer; without one it returns an error
 // wrapping source.ErrUnsupported. It also returns the comparer's error
-// for a malformed rv, ctx.Err() when ctx ends and ErrStopped once Run has
-// returned.
+// for a malformed rv, ctx.Err() when ctx ends, ErrStopped once Run has
+// returned, and an error wrapping ErrNilContext for a nil ctx.
 func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
+	if ctx == nil {
+		return fmt.Errorf("informer: WaitForResourceVersion: %w", ErrNilContext)
+	}
 	if inf.cmp == nil {
 		return fmt.Errorf("informer: WaitForResourceVersion: the source does not implement source.VersionComparer: %w",
 			source.ErrUnsupported)

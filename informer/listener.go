@@ -1,10 +1,13 @@
 package informer
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,11 +44,24 @@ type listener[T any] struct {
 
 	// inBatch counts the slots run has taken from buf and not finished.
 	inBatch atomic.Int64
-	halted  atomic.Bool   // set with stopped; read between handler calls
-	wake    chan struct{} // capacity 1: "the buffer is not empty"
-	stop    chan struct{} // closed when stopped is set
-	done    chan struct{} // closed once the handler will never run again
-	panics  atomic.Int64
+	// caller is the id of the goroutine delivering notifications (see
+	// goid); 0 before run starts.
+	caller atomic.Uint64
+
+	// Owned by the goroutine running run (one at a time, see run): the
+	// batch being delivered, the index bi of its slot being delivered and
+	// bj of that slot's next notification, and whether the handler call
+	// that just ended called runtime.Goexit.
+	batch    []poppedSlot[T]
+	bi       int
+	bj       uint8
+	goexited bool
+
+	halted atomic.Bool   // set with stopped; read between handler calls
+	wake   chan struct{} // capacity 1: "the buffer is not empty"
+	stop   chan struct{} // closed when stopped is set
+	done   chan struct{} // closed once the handler will never run again
+	panics atomic.Int64
 }
 
 func newListener[T any](owner any, name string, h Handler[T], logger *slog.Logger, m HandlerMetrics, synced func() bool) *listener[T] {
@@ -89,8 +105,8 @@ func (l *listener[T]) hasSynced() bool {
 	return !l.stopped && l.buf.initial == 0 && l.inFlightInitial == 0
 }
 
-// pending is the number of keys with notifications not yet handled,
-// including those of a call in progress.
+// pending is the number of keys with notifications not yet handled: the
+// keys in the buffer plus the unfinished slots of the batch in flight.
 func (l *listener[T]) pending() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -133,30 +149,30 @@ type poppedSlot[T any] struct {
 }
 
 // run delivers the buffer's notifications until the listener is halted or
-// ctx ends.
-func (l *listener[T]) run(ctx context.Context) {
-	defer close(l.done)
-	batch := make([]poppedSlot[T], 0, batchSize)
-	for {
-		batch = batch[:0]
-		l.mu.Lock()
-		for len(batch) < batchSize {
-			_, s, ok := l.buf.pop()
-			if !ok {
-				break
-			}
-			if s.n == 0 {
-				continue
-			}
-			p := poppedSlot[T]{s: s, initial: s.initial()}
-			if p.initial {
-				l.inFlightInitial++
-			}
-			batch = append(batch, p)
+// ctx ends, then closes done. A handler that calls runtime.Goexit (as
+// t.FailNow does) ends the goroutine run is on; run cannot stop that, so
+// it hands the rest of the work, from the notification after the one that
+// exited, to a new goroutine started with spawn (the informer's
+// WaitGroup.Go; the exiting goroutine is still counted, so the group
+// never reaches zero in between), and that one closes done in the end.
+func (l *listener[T]) run(ctx context.Context, spawn func(func())) {
+	defer func() {
+		if l.goexited {
+			l.goexited = false
+			spawn(func() { l.run(ctx, spawn) })
+			return
 		}
-		l.inBatch.Store(int64(len(batch)))
-		l.mu.Unlock()
-		if len(batch) == 0 {
+		close(l.done)
+	}()
+	l.caller.Store(goid())
+	l.deliver(ctx)
+}
+
+// deliver is run's loop; the batch and its cursor live in l so that a run
+// continuing after a Goexit resumes where the last one stopped.
+func (l *listener[T]) deliver(ctx context.Context) {
+	for {
+		if l.bi == len(l.batch) && !l.refill() {
 			select {
 			case <-l.wake:
 				continue
@@ -166,34 +182,70 @@ func (l *listener[T]) run(ctx context.Context) {
 				return
 			}
 		}
-		for i := range batch {
-			p := &batch[i]
-			for j := range p.s.n {
-				if l.halted.Load() {
-					return
-				}
-				l.call(p.s.at(j))
+		p := &l.batch[l.bi]
+		for l.bj < p.s.n {
+			if l.halted.Load() {
+				return
 			}
-			if p.initial {
-				l.mu.Lock()
-				l.inFlightInitial--
-				l.mu.Unlock()
-			}
-			l.inBatch.Add(-1)
-			*p = poppedSlot[T]{} // drop references to delivered objects
+			n := p.s.at(l.bj)
+			l.bj++ // before the call: a Goexit in it must not repeat it
+			l.call(n)
 		}
+		if p.initial {
+			l.mu.Lock()
+			l.inFlightInitial--
+			l.mu.Unlock()
+		}
+		l.inBatch.Add(-1)
+		*p = poppedSlot[T]{} // drop references to delivered objects
+		l.bi, l.bj = l.bi+1, 0
 	}
 }
 
-// call delivers one notification, recovering a panic.
+// refill takes the next batch of up to batchSize keys from the buffer;
+// false if the buffer was empty.
+func (l *listener[T]) refill() bool {
+	if l.batch == nil {
+		l.batch = make([]poppedSlot[T], 0, batchSize)
+	}
+	l.batch, l.bi, l.bj = l.batch[:0], 0, 0
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for len(l.batch) < batchSize {
+		_, s, ok := l.buf.pop()
+		if !ok {
+			break
+		}
+		p := poppedSlot[T]{s: s, initial: s.initial()}
+		if p.initial {
+			l.inFlightInitial++
+		}
+		l.batch = append(l.batch, p)
+	}
+	l.inBatch.Store(int64(len(l.batch)))
+	return len(l.batch) > 0
+}
+
+// call delivers one notification, recovering a panic and noticing a
+// runtime.Goexit (which cannot be stopped; see run). Both are logged and
+// counted as panics.
 func (l *listener[T]) call(n *notification[T]) {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
-			l.panics.Add(1)
-			l.metrics.Panics.Inc()
+		if returned {
+			return
+		}
+		r := recover()
+		l.panics.Add(1)
+		l.metrics.Panics.Inc()
+		if r != nil {
 			l.logger.Error("informer: handler panicked; it keeps receiving later notifications",
 				"handler", l.name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			return
 		}
+		l.goexited = true
+		l.logger.Error("informer: handler called runtime.Goexit (t.FailNow?); it keeps receiving later notifications",
+			"handler", l.name, "stack", string(debug.Stack()))
 	}()
 	switch n.kind {
 	case kindAdd:
@@ -203,6 +255,23 @@ func (l *listener[T]) call(n *notification[T]) {
 	case kindDelete:
 		l.handler.OnDelete(n.obj, n.flag)
 	}
+	returned = true
+}
+
+// goid returns the id of the calling goroutine, parsed from the first
+// line of its stack trace ("goroutine 123 [running]:"). Go offers no
+// other way to tell the goroutine that runs a handler from any other;
+// RemoveEventHandler needs it, and only then, to refuse to wait for
+// itself.
+func goid() uint64 {
+	var buf [64]byte
+	b := bytes.TrimPrefix(buf[:runtime.Stack(buf[:], false)], []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		if id, err := strconv.ParseUint(string(b[:i]), 10, 64); err == nil {
+			return id
+		}
+	}
+	return 0
 }
 
 // Registration is the handle of one AddEventHandler call.
@@ -244,7 +313,12 @@ func (r *Registration) Name() string {
 }
 
 // Pending returns the number of keys with notifications this handler has
-// not been given yet. Coalescing bounds it by the number of keys.
+// not finished handling: the keys waiting in its buffer plus those of the
+// batch being delivered that are not done yet (the call in progress
+// included). Coalescing bounds the first part by the number of distinct
+// keys with pending changes; the batch adds at most 64, and a key of the
+// batch can be pending in the buffer again, so the bound is that number
+// of keys plus 64.
 func (r *Registration) Pending() int {
 	if r == nil || r.l == nil {
 		return 0
@@ -252,7 +326,9 @@ func (r *Registration) Pending() int {
 	return r.l.pending()
 }
 
-// Panics returns how many handler calls of this registration panicked.
+// Panics returns how many handler calls of this registration panicked or
+// called runtime.Goexit (both are recovered from: the handler keeps
+// receiving later notifications).
 func (r *Registration) Panics() int64 {
 	if r == nil || r.l == nil {
 		return 0

@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"hash/maphash"
 	"log/slog"
 	"sync"
@@ -20,6 +21,7 @@ type mutationDetector[T any] struct {
 	period      time.Duration
 	logger      *slog.Logger
 	mutations   metrics.Counter
+	panics      metrics.Counter // OnMutation panicked
 	seed        maphash.Seed
 
 	mu   sync.Mutex
@@ -31,7 +33,7 @@ type tracked[T any] struct {
 	sum uint64
 }
 
-func newMutationDetector[T any](c *MutationCheck[T], logger *slog.Logger, m metrics.Counter) *mutationDetector[T] {
+func newMutationDetector[T any](c *MutationCheck[T], logger *slog.Logger, m, panics metrics.Counter) *mutationDetector[T] {
 	fp := c.Fingerprint
 	if fp == nil {
 		fp = func(obj T) ([]byte, error) { return json.Marshal(obj) }
@@ -42,6 +44,7 @@ func newMutationDetector[T any](c *MutationCheck[T], logger *slog.Logger, m metr
 		period:      c.Period,
 		logger:      logger,
 		mutations:   m,
+		panics:      panics,
 		seed:        maphash.MakeSeed(),
 		sums:        make(map[string]tracked[T]),
 	}
@@ -100,10 +103,24 @@ func (d *mutationDetector[T]) check(key string, t tracked[T]) bool {
 	d.mutations.Inc()
 	d.logger.Error("informer: a cached object was mutated; objects from the cache are shared and must not be changed",
 		"key", key)
-	if d.onMutation != nil {
-		d.onMutation(key)
-	}
+	d.callOnMutation(key)
 	return true
+}
+
+// callOnMutation calls OnMutation, recovering (logging and counting) a
+// panic: a broken callback must not crash the informer, which sometimes
+// calls it with its lock held.
+func (d *mutationDetector[T]) callOnMutation(key string) {
+	if d.onMutation == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			d.panics.Inc()
+			d.logger.Error("informer: MutationCheck.OnMutation panicked", "key", key, "panic", fmt.Sprint(r))
+		}
+	}()
+	d.onMutation(key)
 }
 
 // checkAll checks every tracked object; a mutated one is reported once

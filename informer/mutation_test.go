@@ -71,7 +71,7 @@ func TestMutationDetectorSkipsUnfingerprintable(t *testing.T) {
 			}
 			return []byte(o.Node), nil
 		},
-	}, quiet, metrics.Nop{})
+	}, quiet, metrics.Nop{}, metrics.Nop{})
 	d.record("bad", &obj{Key: "bad"})
 	d.record("panics", &obj{Key: "panics"})
 	good := &obj{Key: "good"}

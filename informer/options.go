@@ -32,10 +32,23 @@ type Options[T any] struct {
 	// Transform, if set, is applied once to every object before it is
 	// cached and handed to handlers (for example to drop fields the
 	// program never reads, saving memory). It must not change the
-	// object's key. An object whose Transform fails or panics is dropped
-	// and the failure reported as a store error, which makes the
-	// reflector relist after a backoff. Default: none.
+	// object's key. An object whose Transform fails or panics is
+	// quarantined (see OnBadObject): the cache keeps its last good state
+	// and everything else goes on. Default: none.
 	Transform func(T) (T, error)
+
+	// OnBadObject, if set, is called with every object the informer
+	// could not take, after it was logged and counted: one whose key
+	// func returned "" or panicked or whose Transform failed (counted as
+	// Metrics.Quarantined), or one the cache rejected because an index
+	// function failed (Metrics.CacheErrors). The error always wraps a
+	// *deltafifo.BadObjectError, which carries the key (if any), the
+	// resourceVersion and the cause; get it with errors.As. It is called
+	// from the reflector's or the pop loop's goroutine, holding no lock
+	// of the informer, and must return quickly; a panic in it is
+	// recovered and counted (Metrics.CallbackPanics). Default: none (bad
+	// objects are logged either way).
+	OnBadObject func(err error)
 
 	// WatchErrorHandler, if set, is called with every error that ends a
 	// list or a watch (see reflector.Options.WatchErrorHandler). Default:
@@ -62,7 +75,8 @@ type Options[T any] struct {
 
 	// Metrics, if set, is asked for the informer's instruments (by New)
 	// and for each handler registration's (by AddEventHandler): rejected
-	// cache writes, stale deltas, detected mutations, handler panics.
+	// cache writes, stale deltas, detected mutations, quarantined
+	// objects, callback and handler panics.
 	// Default: none.
 	Metrics MetricsProvider
 
@@ -90,8 +104,9 @@ type MutationCheck[T any] struct {
 	// OnMutation is called with the key of every object found mutated,
 	// once per mutation, from the informer's goroutines (sometimes while
 	// the informer holds its lock: it must return quickly and must not
-	// add or remove handlers). Default: none (the mutation is logged at
-	// error level and counted either way).
+	// add or remove handlers). A panic in it is recovered, logged and
+	// counted (Metrics.CallbackPanics). Default: none (the mutation is
+	// logged at error level and counted either way).
 	OnMutation func(key string)
 }
 
@@ -112,8 +127,8 @@ type MetricsProvider interface {
 // they must be fast and must not block.
 type Metrics struct {
 	// CacheErrors counts deltas the cache rejected (an index function
-	// failed or a key function panicked); they are logged and not
-	// notified.
+	// failed or a key function panicked); they are logged, reported to
+	// Options.OnBadObject and not notified.
 	CacheErrors metrics.Counter
 	// StaleDeltas counts deltas dropped because they carried an object
 	// older than the cached one (only when the source can order
@@ -122,18 +137,28 @@ type Metrics struct {
 	// Mutations counts cached objects found mutated by the mutation
 	// detector.
 	Mutations metrics.Counter
+	// Quarantined counts objects left out because their key func
+	// returned "" or panicked or their Transform failed or panicked (see
+	// Options.OnBadObject).
+	Quarantined metrics.Counter
+	// CallbackPanics counts panics recovered from Options.OnBadObject
+	// and MutationCheck.OnMutation.
+	CallbackPanics metrics.Counter
 }
 
 func (m *Metrics) fill() {
 	m.CacheErrors = metrics.Or(m.CacheErrors)
 	m.StaleDeltas = metrics.Or(m.StaleDeltas)
 	m.Mutations = metrics.Or(m.Mutations)
+	m.Quarantined = metrics.Or(m.Quarantined)
+	m.CallbackPanics = metrics.Or(m.CallbackPanics)
 }
 
 // HandlerMetrics are the counters of one handler registration. A nil
 // field is not recorded.
 type HandlerMetrics struct {
-	// Panics counts handler calls that panicked (recovered).
+	// Panics counts handler calls that panicked or called
+	// runtime.Goexit (both recovered from).
 	Panics metrics.Counter
 }
 

@@ -21,10 +21,10 @@ type notification[T any] struct {
 	obj T
 }
 
-// slot holds the pending notifications of one key: at most two, and when
-// there are two the first is a delete and the second an add (the key was
-// deleted and created again). n == 0 means the pending work cancelled out
-// (add then delete) while the key was still queued.
+// slot holds the pending notifications of one key: at most two. When
+// there are two, the first is a delete and the second an add (the key was
+// deleted and created again) or a delete (an object was created and
+// deleted again after an earlier one was deleted). n == 0 means empty.
 type slot[T any] struct {
 	n     uint8
 	first notification[T]
@@ -52,19 +52,26 @@ func (s *slot[T]) at(i uint8) *notification[T] {
 // top returns the newest pending notification; s.n must be > 0.
 func (s *slot[T]) top() *notification[T] { return s.at(s.n - 1) }
 
-// push coalesces x into s. The rules keep, per key, what a handler must see
-// to reach the same final state in the same order:
+// push coalesces x into s. The rules keep, per key, what a handler must
+// see to reach the same final state in the same order, and never swallow
+// a delete (a controller waiting for an object it created must hear of
+// it even if it was deleted before the handler got to it):
 //
-//	add(a)      + update(_, b) = add(b)          (initial-list flag kept)
-//	add(a)      + delete(_)    = nothing
-//	update(o,a) + update(_, b) = update(o, b)
-//	update(o,a) + delete(d)    = delete(d)
-//	delete(d)   + add(a)       = delete(d), add(a)
-//	delete(d)   + delete(_)    = delete(d)
+//	add(a)            + update(_, b) = add(b)             (initial-list flag kept)
+//	add(a)            + delete(d)    = delete(d)
+//	update(o,a)       + update(_, b) = update(o, b)
+//	update(o,a)       + delete(d)    = delete(d)
+//	delete(d)         + add(a)       = delete(d), add(a)
+//	delete(d), add(a) + update(_, b) = delete(d), add(b)
+//	delete(d), add(a) + delete(e)    = delete(d), delete(e)
+//	delete(d), delete(e) + add(a)    = delete(e), add(a)  (the older delete is dropped)
 //
-// Sequences a well-formed stream never produces (add after add or update,
-// update after delete) are folded in the same spirit: the newest object
-// wins and the key's add/update/delete shape stays well-formed.
+// So a delete always carries the last object of its incarnation, and when
+// two deletes must merge to keep the slot at two the newest wins. The
+// flag of a delete (finalStateUnknown) is the delete's own. Sequences a
+// well-formed stream never produces (add after add or update, update
+// after delete, delete right after delete) are folded in the same spirit:
+// the newest object wins and the shape stays one of the above.
 func (s *slot[T]) push(x notification[T]) {
 	if s.n == 0 {
 		s.first = x
@@ -81,9 +88,7 @@ func (s *slot[T]) push(x notification[T]) {
 				t.flag = t.flag || x.flag
 			}
 		case kindDelete:
-			var zero notification[T]
-			*t = zero
-			s.n--
+			*t = x
 		}
 	case kindUpdate:
 		switch x.kind {
@@ -93,14 +98,19 @@ func (s *slot[T]) push(x notification[T]) {
 			*t = x
 		}
 	case kindDelete:
+		var next notification[T]
 		switch x.kind {
 		case kindAdd, kindUpdate:
-			// s.n is 1 here: a delete is only ever first.
-			s.last = notification[T]{kind: kindAdd, obj: x.obj, flag: x.kind == kindAdd && x.flag}
-			s.n = 2
+			next = notification[T]{kind: kindAdd, obj: x.obj, flag: x.kind == kindAdd && x.flag}
 		case kindDelete:
-			// A repeated delete adds nothing.
+			next = x
 		}
+		if s.n == 2 {
+			// delete, delete + x: drop the older delete.
+			s.first = s.last
+		}
+		s.last = next
+		s.n = 2
 	}
 }
 
@@ -109,8 +119,8 @@ func (s *slot[T]) push(x notification[T]) {
 // slot. Its size is bounded by the number of distinct keys, whatever the
 // number of events. It is not safe for concurrent use; listener guards it.
 type pendingBuffer[T any] struct {
-	// slots holds every queued key, including keys whose work cancelled
-	// out (n == 0) until they reach the head of the queue.
+	// slots holds every queued key; each slot holds one or two
+	// notifications.
 	slots map[string]slot[T]
 	// queue is a ring of keys; each key in slots appears exactly once.
 	queue []string
@@ -131,7 +141,7 @@ func newPendingBuffer[T any]() *pendingBuffer[T] {
 	return &pendingBuffer[T]{slots: make(map[string]slot[T])}
 }
 
-// len is the number of queued keys (cancelled ones included).
+// len is the number of queued keys.
 func (b *pendingBuffer[T]) len() int { return b.size }
 
 // push records x for key.
@@ -153,7 +163,7 @@ func (b *pendingBuffer[T]) push(key string, x notification[T]) {
 }
 
 // pop removes the oldest key and returns its slot; ok is false when the
-// buffer is empty. The returned slot may be empty (n == 0).
+// buffer is empty.
 func (b *pendingBuffer[T]) pop() (key string, s slot[T], ok bool) {
 	if b.size == 0 {
 		return "", s, false

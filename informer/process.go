@@ -13,12 +13,43 @@ import (
 // resulting notifications. It never fails: a delta the cache rejects is
 // logged, counted and skipped.
 func (inf *Informer[T]) process(ds deltafifo.Deltas[T], isInInitialList bool) error {
+	for _, err := range inf.applyAll(ds, isInInitialList) {
+		inf.reportBad(err)
+	}
+	return nil
+}
+
+// applyAll applies ds under mu and returns the cache rejections to report.
+func (inf *Informer[T]) applyAll(ds deltafifo.Deltas[T], isInInitialList bool) []error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	for i := range ds {
 		inf.applyLocked(&ds[i], isInInitialList)
 	}
-	return nil
+	rejected := inf.rejected
+	inf.rejected = nil
+	return rejected
+}
+
+// quarantined is the FIFO's OnBadObject: an object whose key func or
+// Transform failed was left out (the FIFO has logged it).
+func (inf *Informer[T]) quarantined(b *deltafifo.BadObjectError) {
+	inf.metrics.Quarantined.Inc()
+	inf.reportBad(b)
+}
+
+// reportBad hands err to Options.OnBadObject, recovering a panic.
+func (inf *Informer[T]) reportBad(err error) {
+	if inf.onBad == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			inf.metrics.CallbackPanics.Inc()
+			inf.logger.Error("informer: OnBadObject panicked", "panic", fmt.Sprint(r), "err", err)
+		}
+	}()
+	inf.onBad(err)
 }
 
 // applyLocked applies one delta: the cache first, then the notification.
@@ -55,7 +86,7 @@ func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool)
 	})
 	key := r.Key
 	if err != nil {
-		inf.cacheError(d, key, err)
+		inf.cacheErrorLocked(d, key, err)
 		return
 	}
 	if !r.Written {
@@ -80,7 +111,7 @@ func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool)
 func (inf *Informer[T]) deleteLocked(d *deltafifo.Delta[T]) {
 	key, err := inf.key(d.Object)
 	if err != nil {
-		inf.cacheError(d, "", err)
+		inf.cacheErrorLocked(d, "", err)
 		return
 	}
 	old, cached := inf.idx.Get(key)
@@ -89,7 +120,7 @@ func (inf *Informer[T]) deleteLocked(d *deltafifo.Delta[T]) {
 		return
 	}
 	if err := inf.idx.Delete(d.Object); err != nil {
-		inf.cacheError(d, key, err)
+		inf.cacheErrorLocked(d, key, err)
 		return
 	}
 	if inf.mutations != nil {
@@ -117,10 +148,16 @@ func (inf *Informer[T]) key(obj T) (key string, err error) {
 	return key, nil
 }
 
-func (inf *Informer[T]) cacheError(d *deltafifo.Delta[T], key string, err error) {
+// cacheErrorLocked logs and counts a delta the cache rejected, and keeps
+// it for process to hand to OnBadObject once mu is released.
+func (inf *Informer[T]) cacheErrorLocked(d *deltafifo.Delta[T], key string, err error) {
 	inf.metrics.CacheErrors.Inc()
 	inf.logger.Error("informer: cache rejected a delta; handlers are not notified",
 		"key", key, "type", d.Type.String(), "resourceVersion", d.ResourceVersion, "err", err)
+	if inf.onBad != nil {
+		inf.rejected = append(inf.rejected, fmt.Errorf("informer: cache rejected a delta: %w",
+			&deltafifo.BadObjectError{Key: key, ResourceVersion: d.ResourceVersion, Type: d.Type, Err: err}))
+	}
 }
 
 // notifyLocked queues n for every handler.

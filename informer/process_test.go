@@ -154,7 +154,7 @@ func TestProcessTable(t *testing.T) {
 			want:   "", cache: ""},
 		{name: "add, update, delete in one pop",
 			deltas: []deltafifo.Delta[*obj]{d(deltafifo.Added, "a", "1"), d(deltafifo.Updated, "a", "2"), d(deltafifo.Deleted, "a", "3")},
-			want:   "", cache: ""}, // coalesced away in the buffer
+			want:   "delete a@3 false", cache: ""}, // add+delete coalesces to the delete
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

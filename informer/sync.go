@@ -17,8 +17,11 @@ const (
 // returns false as soon as ctx ends. It waits on a timer and ctx.Done, so
 // it never spins and it works in virtual time (testing/synctest); it
 // checks at once, then at intervals that grow from 1ms to 100ms. A nil
-// function never reports synced.
+// function never reports synced; a nil ctx reports false at once.
 func WaitForCacheSync(ctx context.Context, synced ...func() bool) bool {
+	if ctx == nil {
+		return false
+	}
 	interval := syncPollMin
 	var timer *time.Timer
 	for {
