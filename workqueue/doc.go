@@ -111,6 +111,14 @@
 // ShutDownWithDrainContext then returns ErrDrainAborted. Both are
 // idempotent and safe from several goroutines.
 //
+// # Bad input
+//
+// A nil context is an error, never a panic, in every call that takes one
+// (ShutDownWithDrainContext, ParallelizeUntil): the call then does
+// nothing. The constructors cannot fail, so a nil interface argument or
+// Options field — or one holding a nil pointer — counts as unset (see
+// each one's doc) instead of panicking at its first use.
+//
 // # Goroutines
 //
 // New starts nothing, and a queue needs no Run: the only goroutine it

@@ -29,8 +29,8 @@ type Options[T comparable] struct {
 	// Name identifies the queue in logs and metrics. Default "".
 	Name string
 	// RateLimiter computes the delays of AddRateLimited and holds the
-	// failure counts behind Forget and NumRequeues. Default
-	// DefaultControllerRateLimiter[T]().
+	// failure counts behind Forget and NumRequeues. Default (nil, or a
+	// nil pointer): DefaultControllerRateLimiter[T]().
 	RateLimiter RateLimiter[T]
 	// AgingInterval is the waiting time worth one priority point: a ready
 	// item's effective priority is its priority plus the time it has
@@ -39,7 +39,8 @@ type Options[T comparable] struct {
 	// priorities strict.
 	AgingInterval time.Duration
 	// Metrics, when set, is asked once for the queue's metrics. Default
-	// nil: nothing is recorded and the clock is not read for metrics.
+	// (nil, or a nil pointer): nothing is recorded and the clock is not
+	// read for metrics.
 	Metrics MetricsProvider
 	// Logger receives the queue's few log lines (shutdown, drain, Done of
 	// an item not being processed, at debug level). Default
@@ -47,9 +48,15 @@ type Options[T comparable] struct {
 	Logger *slog.Logger
 }
 
+// defaults fills in the defaults. New cannot fail, so a nil pointer in
+// an interface field (a typed nil) counts as unset, like nil, instead of
+// panicking at its first use.
 func (o *Options[T]) defaults() {
-	if o.RateLimiter == nil {
+	if isNil(o.RateLimiter) {
 		o.RateLimiter = DefaultControllerRateLimiter[T]()
+	}
+	if isNil(o.Metrics) {
+		o.Metrics = nil
 	}
 	if o.AgingInterval == 0 {
 		o.AgingInterval = DefaultAgingInterval
