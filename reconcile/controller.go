@@ -52,12 +52,12 @@ type Controller[R comparable] struct {
 // New returns a Controller named name (used in logs and metrics, and as
 // its queue's name) that reconciles with r. It starts nothing: wire it
 // with Watch, then call Run. It returns an error if name is empty, r is
-// nil or opts is invalid.
+// nil (or a nil pointer or Func in the interface) or opts is invalid.
 func New[R comparable](name string, r Reconciler[R], opts Options[R]) (*Controller[R], error) {
 	if name == "" {
 		return nil, errors.New("reconcile: New: name is empty")
 	}
-	if f, ok := r.(Func[R]); r == nil || ok && f == nil {
+	if isNil(r) {
 		return nil, fmt.Errorf("reconcile: New %q: reconciler is nil", name)
 	}
 	opts, err := opts.validate()
@@ -129,8 +129,12 @@ func (c *Controller[R]) AddSyncCheck(hasSynced func() bool) error {
 // ctx is cancelled only if they outlast Options.ShutdownTimeout), and Run
 // returns ctx.Err() once every worker has exited — wrapped in an error
 // saying so if the ShutdownTimeout ran out. Afterwards the queue is shut
-// down and Enqueue does nothing. Run may be called only once.
+// down and Enqueue does nothing. Run may be called only once. A nil ctx
+// is an error: Run then returns at once and does not count as called.
 func (c *Controller[R]) Run(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("reconcile: controller %q: Run: context is nil", c.name)
+	}
 	c.mu.Lock()
 	if c.started {
 		c.mu.Unlock()
