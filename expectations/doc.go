@@ -6,8 +6,10 @@
 // events of those creates have arrived; without a guard it sees too few
 // pods and creates 3 more. Expectations remembers, per controller key
 // (usually the owner's "namespace/name"), how many creations and
-// deletions were issued but not yet observed, and Satisfied tells the
-// controller whether its cache can be trusted for that key.
+// deletions (optionally: of which names) were issued but not yet
+// observed, and Satisfied (or Remaining, which also tells how long the
+// wait may last) tells the controller whether its cache can be trusted
+// for that key.
 //
 // # Calling pattern
 //

@@ -79,11 +79,15 @@ func (o Options) withDefaults() (Options, error) {
 
 // Expectations records, per controller key, how many creations and
 // deletions of owned objects a controller has issued but not yet seen in
-// its cache. See the package documentation for the calling pattern.
+// its cache, and optionally which names it created. See the package
+// documentation for the calling pattern.
 //
-// Every method is safe for concurrent use and runs in O(1) under one
-// mutex; observations and Satisfied do not allocate. Records live until
-// Delete, so call Delete when the owner is deleted.
+// Every method is safe for concurrent use and runs under one mutex in
+// O(1), except ExpectCreationsOf (O(names)) and PendingCreations (O(n log
+// n) in the names still expected); observations, Satisfied and Remaining
+// do not allocate. A record holds at most the names of one
+// ExpectCreationsOf. Records live until Delete, so call Delete when the
+// owner is deleted.
 type Expectations struct {
 	c core
 }

@@ -54,8 +54,9 @@
 //
 // Run returns only after fn has returned and the term was resigned: an fn
 // that ignores its cancelled context keeps Run from returning, and so
-// does an Elector whose Campaign ignores ctx. A Resign that blocks is
-// bounded by the term's end, not by ctx.
+// does an Elector whose Campaign ignores ctx. Resign gets a context that
+// ends with the term, not with ctx; a Resign that ignores it holds Run
+// too.
 //
 // # Concurrency
 //
