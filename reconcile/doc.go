@@ -78,8 +78,9 @@
 // partial cache. Then the workers run until ctx ends. They stop taking
 // requests at once (what is queued is dropped: the next start lists
 // everything again), the reconciles in flight finish with a live ctx for
-// up to Options.ShutdownTimeout, after which their ctx is cancelled, and
-// Run returns once every worker has exited. A Reconcile that ignores its
+// up to Options.ShutdownTimeout, after which their ctx is cancelled (at
+// once if the controller's queue is ShutDown meanwhile, a second SIGTERM:
+// see Controller.Queue), and Run returns once every worker has exited. A Reconcile that ignores its
 // cancelled ctx therefore holds Run hostage: Run never abandons a worker.
 //
 // # Bad input
