@@ -59,7 +59,8 @@
 // arrives, and ignores names it does not expect. When names are not
 // known before the create, ExpectCreations(key, n) and CreationObserved
 // count instead (observe only adds then: a delete cannot tell whether its
-// add was counted).
+// add was counted). Use one of the two per controller: CreationObserved
+// does not know names, so a name observed both ways counts twice.
 //
 // Deletions mirror creations: ExpectDeletions(key, n) before the
 // deletes, DeletionObserved(key) for each failed delete, or UIDTracking
