@@ -668,9 +668,12 @@ func TestGarbageCollection(t *testing.T) {
 // processing once the delays stop and enough other items pass through.
 func TestDelayingQueueForgetsIdleItemsAfterQuiet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		type obj struct{ n int }
+		type obj struct {
+			n int
+			_ [64]byte // not tiny-allocated: no neighbour keeps it alive
+		}
 		q := New(Options[*obj]{})
-		o := &obj{1}
+		o := &obj{n: 1}
 		p := weak.Make(o)
 		q.AddAfter(o, time.Second)
 		time.Sleep(time.Second)
@@ -679,7 +682,7 @@ func TestDelayingQueueForgetsIdleItemsAfterQuiet(t *testing.T) {
 		q.Done(item)
 		o = nil
 		for i := range 4 * minIdle { // other items, never delayed
-			x := &obj{i}
+			x := &obj{n: i}
 			q.Add(x)
 			item, _ := q.Get()
 			q.Done(item)
