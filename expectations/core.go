@@ -3,6 +3,7 @@ package expectations
 import (
 	"context"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -25,6 +26,10 @@ type record struct {
 	// only; nil or empty otherwise). Observing a UID removes it, so a
 	// second observation of the same deletion is not counted.
 	uids map[string]struct{}
+	// names holds the names whose creation is still expected (set by
+	// ExpectCreationsOf; nil or empty otherwise). Observing a name
+	// removes it, so it counts once however often it is observed.
+	names map[string]struct{}
 }
 
 // verdict is what a record means for the controller at one instant.
@@ -83,16 +88,66 @@ func newCore(o Options) core {
 // when key already has one, so steady-state calls do not allocate.
 func (c *core) expect(key string, add, del int, now time.Time) {
 	c.mu.Lock()
+	r := c.replaceLocked(key, now)
+	r.add, r.del = add, del
+	c.mu.Unlock()
+	c.debug("expectations: set", key, add, del)
+}
+
+// replaceLocked replaces key's record by an empty one set at now and
+// returns it. The record struct and its sets are reused (emptied), so
+// steady-state replacements do not allocate.
+func (c *core) replaceLocked(key string, now time.Time) *record {
 	r := c.records[key]
 	if r == nil {
 		r = new(record)
 		c.records[key] = r
 	}
-	set := r.uids // kept, emptied, for a later expectUIDs to reuse
-	clear(set)
-	*r = record{add: add, del: del, at: now, uids: set}
+	uids, names := r.uids, r.names
+	clear(uids)
+	clear(names)
+	*r = record{at: now, uids: uids, names: names}
+	return r
+}
+
+// expectNames replaces key's record by one expecting the creation of each
+// distinct name in names (and no deletions), set at now.
+func (c *core) expectNames(key string, names []string, now time.Time) {
+	c.mu.Lock()
+	r := c.replaceLocked(key, now)
+	if r.names == nil {
+		r.names = make(map[string]struct{}, len(names))
+	}
+	for _, n := range names {
+		r.names[n] = struct{}{}
+	}
+	r.add = len(r.names)
+	add := r.add
 	c.mu.Unlock()
-	c.debug("expectations: set", key, add, del)
+	c.debug("expectations: set", key, add, 0)
+}
+
+// observeName records the creation (or the deletion, which implies it)
+// of the object named name for key. Only a name that key's record still
+// expects lowers the creation count, and it is then forgotten. It reports
+// whether the observation counted.
+func (c *core) observeName(key, name string) bool {
+	c.mu.Lock()
+	r := c.records[key]
+	var ok bool
+	var add, del int
+	if r != nil {
+		if _, ok = r.names[name]; ok {
+			delete(r.names, name)
+			r.add = satAdd(r.add, -1)
+			add, del = r.add, r.del
+		}
+	}
+	c.mu.Unlock()
+	if ok {
+		c.debug("expectations: adjusted", key, add, del)
+	}
+	return ok
 }
 
 // expectUIDs replaces key's record by one expecting the deletion of each
@@ -100,21 +155,16 @@ func (c *core) expect(key string, add, del int, now time.Time) {
 func (c *core) expectUIDs(key string, uids []string, now time.Time) {
 	c.mu.Lock()
 	r := c.records[key]
-	if r == nil {
-		r = new(record)
-		c.records[key] = r
+	clobbered := len(r.uidsOrNil())
+	r = c.replaceLocked(key, now)
+	if r.uids == nil {
+		r.uids = make(map[string]struct{}, len(uids))
 	}
-	clobbered := len(r.uids)
-	set := r.uids
-	if set == nil {
-		set = make(map[string]struct{}, len(uids))
-	}
-	clear(set)
 	for _, u := range uids {
-		set[u] = struct{}{}
+		r.uids[u] = struct{}{}
 	}
-	n := len(set)
-	*r = record{del: n, at: now, uids: set}
+	n := len(r.uids)
+	r.del = n
 	c.mu.Unlock()
 	if clobbered > 0 {
 		// Expectations are normally replaced only once satisfied, so
@@ -125,15 +175,20 @@ func (c *core) expectUIDs(key string, uids []string, now time.Time) {
 	c.debug("expectations: set", key, 0, n)
 }
 
-// adjust adds add and del to key's counts. It does nothing when key has no
-// record: there is nothing to wait for, and a late observation (say, of a
-// deleted owner's child) must not conjure one up.
-func (c *core) adjust(key string, add, del int) {
+// adjust adds add and del to key's counts (sign -1: subtracts them),
+// saturating at math.MaxInt and math.MinInt instead of wrapping around. It
+// does nothing when key has no record: there is nothing to wait for, and a
+// late observation (say, of a deleted owner's child) must not conjure one
+// up.
+func (c *core) adjust(key string, add, del, sign int) {
 	c.mu.Lock()
 	r := c.records[key]
 	if r != nil {
-		r.add += add
-		r.del += del
+		if sign < 0 {
+			r.add, r.del = satSub(r.add, add), satSub(r.del, del)
+		} else {
+			r.add, r.del = satAdd(r.add, add), satAdd(r.del, del)
+		}
 		add, del = r.add, r.del
 	}
 	c.mu.Unlock()
@@ -153,7 +208,7 @@ func (c *core) observeUID(key, uid string) bool {
 	var add, del int
 	if ok {
 		delete(r.uids, uid)
-		r.del--
+		r.del = satAdd(r.del, -1)
 		add, del = r.add, r.del
 	}
 	c.mu.Unlock()
@@ -174,9 +229,22 @@ func (r *record) uidsOrNil() map[string]struct{} {
 // satisfied reports whether key's controller may act at now. An expired
 // record is logged and counted the first time it is seen expired.
 func (c *core) satisfied(key string, now time.Time) bool {
+	_, waiting := c.remaining(key, now)
+	return !waiting
+}
+
+// remaining reports whether key's controller must still wait at now and,
+// if so, how long until the record expires: the first instant it is more
+// than the TTL old, so never less than 1ns. An expired record is logged
+// and counted the first time it is seen expired.
+func (c *core) remaining(key string, now time.Time) (time.Duration, bool) {
 	c.mu.Lock()
 	r := c.records[key]
 	v := decide(r, now, c.ttl)
+	var left time.Duration
+	if v == waiting {
+		left = r.at.Add(c.ttl).Sub(now) + time.Nanosecond
+	}
 	report := v == expired && !r.reported
 	var add, del int
 	var age time.Duration
@@ -190,7 +258,7 @@ func (c *core) satisfied(key string, now time.Time) bool {
 			"key", key, "add", add, "del", del, "age", age, "ttl", c.ttl)
 		c.metrics.Expired.Inc()
 	}
-	return v != waiting
+	return left, v == waiting
 }
 
 // get returns key's outstanding counts.
@@ -202,6 +270,22 @@ func (c *core) get(key string) (add, del int, ok bool) {
 		return 0, 0, false
 	}
 	return r.add, r.del, true
+}
+
+// pendingNames returns the names key still expects to see created, sorted.
+func (c *core) pendingNames(key string) []string {
+	c.mu.Lock()
+	var set map[string]struct{}
+	if r := c.records[key]; r != nil {
+		set = r.names
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	c.mu.Unlock()
+	slices.Sort(out)
+	return out
 }
 
 // pendingUIDs returns the UIDs key still expects to see deleted, sorted.
@@ -222,6 +306,28 @@ func (c *core) remove(key string) {
 	c.mu.Lock()
 	delete(c.records, key)
 	c.mu.Unlock()
+}
+
+// satAdd is a + b, saturating at math.MaxInt and math.MinInt.
+func satAdd(a, b int) int {
+	switch {
+	case b > 0 && a > math.MaxInt-b:
+		return math.MaxInt
+	case b < 0 && a < math.MinInt-b:
+		return math.MinInt
+	}
+	return a + b
+}
+
+// satSub is a - b, saturating at math.MaxInt and math.MinInt.
+func satSub(a, b int) int {
+	switch {
+	case b < 0 && a > math.MaxInt+b:
+		return math.MaxInt
+	case b > 0 && a < math.MinInt+b:
+		return math.MinInt
+	}
+	return a - b
 }
 
 // debug logs a record's counts at debug level. The Enabled check keeps

@@ -3,6 +3,7 @@ package expectations
 import (
 	"io"
 	"log/slog"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,8 +75,12 @@ func expectAt(add, del int, d time.Duration) op {
 func expectUIDsAt(d time.Duration, uids ...string) op {
 	return func(c *core) { c.expectUIDs(key, uids, t0.Add(d)) }
 }
-func adjust(add, del int) op     { return func(c *core) { c.adjust(key, add, del) } }
-func observeUID(uid string) op   { return func(c *core) { c.observeUID(key, uid) } }
+func adjust(add, del int) op   { return func(c *core) { c.adjust(key, add, del, +1) } }
+func observeUID(uid string) op { return func(c *core) { c.observeUID(key, uid) } }
+func expectNamesAt(d time.Duration, names ...string) op {
+	return func(c *core) { c.expectNames(key, names, t0.Add(d)) }
+}
+func observeName(name string) op { return func(c *core) { c.observeName(key, name) } }
 func remove() op                 { return func(c *core) { c.remove(key) } }
 func checkAt(d time.Duration) op { return func(c *core) { c.satisfied(key, t0.Add(d)) } }
 func repeat(n int, o op) op {
@@ -195,6 +200,26 @@ func TestCoreScripts(t *testing.T) {
 		{name: "stale uid of a deleted owner does not count for its successor",
 			ops:    []op{expectUIDsAt(0, "old1", "old2"), remove(), expectUIDsAt(time.Second, "new1"), observeUID("old1")},
 			wantOK: true, wantDel: 1, wantPending: []string{"new1"}},
+
+		// Creations by name.
+		{name: "names set the creation count",
+			ops: []op{expectNamesAt(0, "a", "b", "a")}, wantOK: true, wantAdd: 2},
+		{name: "a name observed twice counts once",
+			ops: []op{expectNamesAt(0, "a", "b"), observeName("a"), observeName("a")}, wantOK: true, wantAdd: 1},
+		{name: "all names observed",
+			ops: []op{expectNamesAt(0, "a", "b"), observeName("b"), observeName("a")}, wantOK: true, wantSatisfied: true},
+		{name: "unexpected name is ignored",
+			ops: []op{expectNamesAt(0, "a"), observeName("z")}, wantOK: true, wantAdd: 1},
+		{name: "a uid does not observe a name",
+			ops: []op{expectNamesAt(0, "a"), observeUID("a")}, wantOK: true, wantAdd: 1},
+		{name: "names combine with raised deletions",
+			ops: []op{expectNamesAt(0, "a"), adjust(0, 1), observeName("a")}, wantOK: true, wantDel: 1},
+		{name: "uids replace names",
+			ops: []op{expectNamesAt(0, "a"), expectUIDsAt(0, "p1"), observeName("a")}, wantOK: true, wantDel: 1, wantPending: []string{"p1"}},
+		{name: "name expectations expire",
+			ops: []op{expectNamesAt(0, "a")}, at: testTTL + 1, wantOK: true, wantAdd: 1, wantSatisfied: true, wantExpired: 1},
+		{name: "observing a name saturates",
+			ops: []op{expectNamesAt(0, "a"), adjust(math.MinInt, 0), observeName("a")}, wantOK: true, wantAdd: math.MinInt, wantSatisfied: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,11 +255,15 @@ func TestExpectReusesRecord(t *testing.T) {
 	c, _ := newTestCore(t)
 	c.expect(key, 1, 0, t0)
 	c.expectUIDs(key, []string{"a", "b"}, t0)
+	c.expectNames(key, []string{"a", "b"}, t0)
 	allocs := testing.AllocsPerRun(100, func() {
 		c.expect(key, 1, 0, t0)
+		c.expectNames(key, []string{"a", "b"}, t0)
+		c.observeName(key, "a")
+		c.remaining(key, t0)
 		c.expectUIDs(key, []string{"a", "b"}, t0)
 		c.observeUID(key, "a")
-		c.adjust(key, -1, 0)
+		c.adjust(key, 1, 0, -1)
 		c.satisfied(key, t0)
 	})
 	assert.Zero(t, allocs)

@@ -6,56 +6,87 @@
 // events of those creates have arrived; without a guard it sees too few
 // pods and creates 3 more. Expectations remembers, per controller key
 // (usually the owner's "namespace/name"), how many creations and
-// deletions were issued but not yet observed, and Satisfied tells the
-// controller whether its cache can be trusted for that key.
+// deletions (optionally: of which names) were issued but not yet
+// observed, and Satisfied (or Remaining, which also tells how long the
+// wait may last) tells the controller whether its cache can be trusted
+// for that key.
 //
 // # Calling pattern
 //
 // The pattern is the one kube-controller-manager's ReplicaSet controller
-// follows. In the reconcile (sync) of key:
+// follows, with two changes that make it converge when events are lost or
+// a handler lags: it requeues itself while it waits, and it tracks its
+// creations by name. In the reconcile (sync) of key:
 //
-//	if !exp.Satisfied(key) {
-//		return nil // wait: the awaited events requeue key
+//	if d, waiting := exp.Remaining(key); waiting {
+//		// The awaited events requeue key; if they were lost, the
+//		// expiry of the record does.
+//		return reconcile.Result{RequeueAfter: d}, nil
 //	}
-//	diff := desired - len(ownedInCache)
-//	exp.ExpectCreations(key, diff) // before the creates, never after
-//	for range diff {
-//		if err := create(ctx); err != nil {
-//			exp.CreationObserved(key) // failed: no watch event will come
+//	missing := desiredNames(owner) minus the names in the cache
+//	exp.ExpectCreationsOf(key, missing) // before the creates, never after
+//	for _, name := range missing {
+//		if err := create(ctx, name); err != nil {
+//			exp.CreationObservedOf(key, name) // no event will come (or, on
+//			                                  // "already exists", it came)
 //		}
 //	}
 //
 // In the informer's handlers of the owned type, with ownerKey the key of
 // the owner the object's controller reference resolves to:
 //
-//	OnAdd(obj):    exp.CreationObserved(ownerKey); enqueue(ownerKey)
-//	OnDelete(obj): exp.DeletionObserved(ownerKey); enqueue(ownerKey)
+//	OnAdd(obj):    exp.CreationObservedOf(ownerKey, name(obj)); enqueue(ownerKey)
+//	OnDelete(obj): exp.CreationObservedOf(ownerKey, name(obj))
+//	               exp.DeletionObserved(ownerKey); enqueue(ownerKey)
 //
 // and in the owner's OnDelete handler, exp.Delete(ownerKey).
 //
-// Deletions mirror creations: ExpectDeletions(key, n) before the
-// deletes, DeletionObserved(key) for each failed delete. Setting the
-// expectation before the writes matters: a watch event may arrive
-// before the write call returns, and an observation for a key without a
-// record is ignored. Lowering for a failed write matters too: otherwise
-// the key waits for an event that will never come, until the TTL.
-// Since a key that waits is requeued only by events, a controller whose
-// events may be lost should also requeue it after a delay (or rely on a
-// resync), so that an expired record is noticed.
+// Why Remaining and RequeueAfter: a reconcile that finds its key waiting
+// and returns the zero Result has nothing scheduled; if the awaited events
+// were lost, nothing enqueues the key again, the record's expiry goes
+// unnoticed and the owner stays short of children for good, as a
+// controller written with Satisfied and a bare return (which this package
+// used to teach) does.
+// Remaining tells how long until the record expires, so the reconcile
+// runs again by then at the latest. (If an event enqueues the key
+// earlier, that reconcile finds the record still waiting or not and
+// requeues itself again as needed.)
 //
-// # Satisfied and the TTL
+// Why names: a handler that lags may never see an object that was created
+// and deleted before it caught up (its add and delete coalesce), so a
+// count-only creation would wait out the whole TTL. CreationObservedOf
+// counts an expected name once, whichever of its add and its delete
+// arrives, and ignores names it does not expect. When names are not
+// known before the create, ExpectCreations(key, n) and CreationObserved
+// count instead (observe only adds then: a delete cannot tell whether its
+// add was counted). Use one of the two per controller: CreationObserved
+// does not know names, so a name observed both ways counts twice.
+//
+// Deletions mirror creations: ExpectDeletions(key, n) before the
+// deletes, DeletionObserved(key) for each failed delete, or UIDTracking
+// to track them by UID. Setting the expectation before the writes
+// matters: a watch event may arrive before the write call returns, and an
+// observation for a key without a record is ignored. Lowering for a
+// failed write matters too: otherwise the key waits for an event that
+// will never come, until the TTL.
+//
+// # Satisfied, Remaining and the TTL
 //
 // Satisfied is true when the key has no record, when both of its counts
 // are ≤ 0 (they may go negative: observations beyond the expectation are
 // harmless), or when the record is older than Options.TTL (default 5
-// minutes), counted from the ExpectCreations or ExpectDeletions that set
-// it. The TTL exists because a watch can lose events; an expiry lets the
-// controller act on a cache that may still lag, so it is logged as a
-// warning and reported to Metrics.Expired, once per record.
+// minutes), counted from the ExpectCreations, ExpectCreationsOf or
+// ExpectDeletions that set it. Remaining reports the same (waiting is
+// !Satisfied) with the time left until the expiry. The TTL exists because
+// a watch can lose events; an expiry lets the controller act on a cache
+// that may still lag, so it is logged as a warning and reported to
+// Metrics.Expired, once per record.
 //
-// ExpectCreations and ExpectDeletions replace the key's record;
-// RaiseExpectations, LowerExpectations and the observations change it
-// without restarting the TTL, and do nothing when the key has no record.
+// ExpectCreations, ExpectCreationsOf and ExpectDeletions replace the
+// key's record; RaiseExpectations, LowerExpectations and the
+// observations change it without restarting the TTL, and do nothing when
+// the key has no record. Counts saturate at math.MaxInt and math.MinInt
+// instead of wrapping around, so no amount of raising reads as satisfied.
 //
 // # An owner deleted and recreated under the same key
 //
@@ -71,8 +102,9 @@
 // handlers must map an object to its owner only when the controller
 // reference's UID matches the owner in the cache (as
 // kube-controller-manager's resolveControllerRef does), or use keys that
-// include the owner's UID. UIDTracking closes the gap for deletions by
-// itself: it counts only the UIDs the current record expects.
+// include the owner's UID. Names close the gap for creations (if the new
+// owner's children get names the old one's did not use) and UIDTracking
+// for deletions: each counts only what the current record expects.
 //
 // # Graceful deletion: UIDTracking
 //
@@ -88,6 +120,7 @@
 //
 // Every method is safe for concurrent use and returns promptly: one
 // mutex guards a map, and Metrics and the Logger are called with it
-// released. Nothing blocks and no goroutine is started. Satisfied, Get
-// and the observations do not allocate (except to log an expiry).
+// released. Nothing blocks and no goroutine is started. Satisfied,
+// Remaining, Get and the observations do not allocate (except to log an
+// expiry); replacing a record reuses its storage.
 package expectations

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ctrlkit/ctrlkit/expectations"
 )
@@ -31,10 +32,10 @@ func Example() {
 	}
 
 	// The informer's OnAdd for pods, with key resolved from the pod's
-	// controller reference.
+	// controller reference. (OnDelete would observe the name too.)
 	onAdd := func(name string) {
 		cache = append(cache, name)
-		exp.CreationObserved(key)
+		exp.CreationObservedOf(key, name)
 	}
 	deliver := func() {
 		for _, name := range inFlight {
@@ -43,29 +44,36 @@ func Example() {
 		inFlight = nil
 	}
 
-	// The controller's sync (reconcile) of key.
+	// The controller's sync (reconcile) of key. A real one returns
+	// reconcile.Result{RequeueAfter: d} when it waits, so that it runs
+	// again at the expiry even if the awaited events are lost.
 	sync := func() {
-		if !exp.Satisfied(key) {
-			add, _, _ := exp.Get(key)
-			fmt.Printf("sync: waiting for %d creations\n", add)
+		if d, waiting := exp.Remaining(key); waiting {
+			fmt.Printf("sync: waiting for %v (requeue within %v)\n",
+				slices.Collect(exp.PendingCreations(key)), d.Round(time.Minute))
 			return
 		}
-		diff := desired - len(cache)
-		if diff <= 0 {
+		var missing []string
+		for i := range desired {
+			if name := fmt.Sprintf("web-%d", i); !slices.Contains(cache, name) {
+				missing = append(missing, name)
+			}
+		}
+		if len(missing) == 0 {
 			fmt.Printf("sync: %d pods, nothing to do\n", len(cache))
 			return
 		}
-		exp.ExpectCreations(key, diff) // before the creates
+		exp.ExpectCreationsOf(key, missing) // before the creates
 		created := 0
-		for i := range diff {
-			if err := create(fmt.Sprintf("web-%d-%d", len(cache), i)); err != nil {
+		for _, name := range missing {
+			if err := create(name); err != nil {
 				fmt.Println("sync: create failed:", err)
-				exp.CreationObserved(key) // no event will come for it
+				exp.CreationObservedOf(key, name) // no event will come for it
 				continue
 			}
 			created++
 		}
-		fmt.Printf("sync: created %d of %d\n", created, diff)
+		fmt.Printf("sync: created %d of %d\n", created, len(missing))
 	}
 
 	sync()    // creates 2 of 3; the failed one is lowered at once
@@ -81,7 +89,7 @@ func Example() {
 	// Output:
 	// sync: create failed: quota exceeded
 	// sync: created 2 of 3
-	// sync: waiting for 2 creations
+	// sync: waiting for [web-1 web-2] (requeue within 5m0s)
 	// sync: created 1 of 1
 	// sync: 3 pods, nothing to do
 	// record after the owner is deleted: false

@@ -15,9 +15,10 @@ import (
 // does not expect — another controller's delete, or a stale one from an
 // owner deleted and recreated under the same key — counts nothing.
 //
-// Creations are counted as in Expectations. A record holds both the count
-// and the UID set; ExpectCreations, ExpectDeletions and Delete replace or
-// drop both together. Satisfied is decided by the counts alone, exactly as
+// Creations are counted, or tracked by name, as in Expectations. A record
+// holds the counts, the expected names and the UID set; ExpectCreations,
+// ExpectCreationsOf, ExpectDeletions and Delete replace or drop them all
+// together. Satisfied is decided by the counts alone, exactly as
 // for Expectations: the deletion count starts at the number of distinct
 // UIDs and each expected UID lowers it once.
 //
@@ -26,8 +27,8 @@ type UIDTracking struct {
 	c core
 }
 
-// NewUIDTracking returns an empty UIDTracking. The only error is a
-// negative TTL.
+// NewUIDTracking returns an empty UIDTracking. The only errors are a
+// negative TTL and an Options.Metrics holding a nil pointer.
 func NewUIDTracking(opts Options) (*UIDTracking, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -51,26 +52,48 @@ func (u *UIDTracking) ExpectDeletions(key string, uids []string) {
 	u.c.expectUIDs(key, uids, time.Now())
 }
 
+// ExpectCreationsOf replaces key's record, including any UIDs it still
+// expected to see deleted, by one that waits for the creation of each
+// distinct name in names, as Expectations.ExpectCreationsOf does. The
+// TTL starts now.
+func (u *UIDTracking) ExpectCreationsOf(key string, names []string) {
+	u.c.expectNames(key, names, time.Now())
+}
+
+// CreationObservedOf records that the object named name exists or
+// existed (call it on its add, on its delete, and for a failed create),
+// as Expectations.CreationObservedOf does: an expected name counts once.
+func (u *UIDTracking) CreationObservedOf(key, name string) {
+	u.c.observeName(key, name)
+}
+
+// PendingCreations yields, in sorted order, the names whose creation
+// key's record still expects, from a snapshot taken when it is called.
+func (u *UIDTracking) PendingCreations(key string) iter.Seq[string] {
+	return slices.Values(u.c.pendingNames(key))
+}
+
 // RaiseExpectations adds add creations and del deletions to key's
 // record, without restarting its TTL. Deletions raised here have no UID:
 // only LowerExpectations lowers them. It does nothing when key has no
-// record.
+// record. Counts saturate instead of wrapping around.
 func (u *UIDTracking) RaiseExpectations(key string, add, del int) {
-	u.c.adjust(key, add, del)
+	u.c.adjust(key, add, del, +1)
 }
 
 // LowerExpectations subtracts add creations and del deletions from key's
 // record, for example for creates that were planned but not issued. It
-// does nothing when key has no record. Counts may go negative.
+// does nothing when key has no record. Counts may go negative; they
+// saturate instead of wrapping around.
 func (u *UIDTracking) LowerExpectations(key string, add, del int) {
-	u.c.adjust(key, -add, -del)
+	u.c.adjust(key, add, del, -1)
 }
 
 // CreationObserved lowers key's outstanding creations by one. Call it
 // when the cache shows a new object owned by key, and for each create
 // that failed. It does nothing when key has no record.
 func (u *UIDTracking) CreationObserved(key string) {
-	u.c.adjust(key, -1, 0)
+	u.c.adjust(key, 1, 0, -1)
 }
 
 // DeletionObserved records that the object with this uid is gone or going
@@ -86,6 +109,12 @@ func (u *UIDTracking) DeletionObserved(key, uid string) {
 // Expectations.Satisfied does.
 func (u *UIDTracking) Satisfied(key string) bool {
 	return u.c.satisfied(key, time.Now())
+}
+
+// Remaining reports whether key's controller must still wait and, if
+// so, how long until the record expires, as Expectations.Remaining does.
+func (u *UIDTracking) Remaining(key string) (d time.Duration, waiting bool) {
+	return u.c.remaining(key, time.Now())
 }
 
 // Get returns key's outstanding creations and deletions, and whether key

@@ -42,6 +42,22 @@
 // the store checks (a fencing token, such as the election key's revision
 // in etcd, or an object's resourceVersion).
 //
+// # Bad input
+//
+// One rule for every call of this package that takes a context: a nil
+// ctx is an error, returned before anything happens (Run, Memory's
+// Campaign and its terms' Resign), never a panic. Run also returns an
+// error for a nil fn and for a nil Elector, including one holding a nil
+// pointer, and ends with an error if Campaign returns a nil Term.
+//
+// # What can hold Run hostage
+//
+// Run returns only after fn has returned and the term was resigned: an fn
+// that ignores its cancelled context keeps Run from returning, and so
+// does an Elector whose Campaign ignores ctx. Resign gets a context that
+// ends with the term, not with ctx; a Resign that ignores it holds Run
+// too.
+//
 // # Concurrency
 //
 // Run calls fn on the caller's goroutine and blocks until it returns;

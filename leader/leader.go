@@ -11,7 +11,8 @@ type Elector interface {
 	// Campaign blocks until this replica leads and returns the Term, or
 	// until ctx ends (then it returns ctx.Err()). Implementations retry
 	// transient failures of their backend themselves; any error they
-	// return ends leader.Run.
+	// return ends leader.Run. A nil ctx should be an error (Memory's is);
+	// leader.Run never passes one.
 	Campaign(ctx context.Context) (Term, error)
 }
 
@@ -34,13 +35,17 @@ type Term interface {
 // for fn to return, resigns, and campaigns again. It returns fn's own
 // result when fn returns without its context having been cancelled,
 // ctx.Err() when ctx ends, or a Campaign error. A panic in fn is recovered
-// and returned as an error (after resigning).
+// and returned as an error (after resigning). A nil ctx, e or fn (e
+// included when it holds a nil pointer) is an error, returned before
+// anything runs.
 func Run(ctx context.Context, e Elector, fn func(ctx context.Context) error) error {
-	if e == nil {
-		return errors.New("leader: Run: nil Elector")
-	}
-	if fn == nil {
-		return errors.New("leader: Run: nil fn")
+	switch {
+	case ctx == nil:
+		return errors.New("leader: Run: context is nil")
+	case isNil(e):
+		return errors.New("leader: Run: Elector is nil")
+	case fn == nil:
+		return errors.New("leader: Run: fn is nil")
 	}
 	for {
 		term, err := e.Campaign(ctx)
@@ -50,7 +55,7 @@ func Run(ctx context.Context, e Elector, fn func(ctx context.Context) error) err
 			}
 			return fmt.Errorf("leader: campaign: %w", err)
 		}
-		if term == nil {
+		if isNil(term) {
 			return errors.New("leader: campaign returned a nil Term")
 		}
 		select {

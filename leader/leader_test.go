@@ -44,13 +44,6 @@ func TestRunRecoversPanicAndResigns(t *testing.T) {
 	})
 }
 
-func TestRunRejectsNilArguments(t *testing.T) {
-	err := leader.Run(t.Context(), nil, func(context.Context) error { return nil })
-	require.ErrorContains(t, err, "leader: Run: nil Elector")
-	err = leader.Run(t.Context(), leader.NewMemory(), nil)
-	require.ErrorContains(t, err, "leader: Run: nil fn")
-}
-
 // TestRunStopsFnOnLossAndCampaignsAgain deposes the leader: fn's context
 // is cancelled, Run waits for fn (which takes its time to stop) before it
 // resigns, and then leads again with a fresh call of fn.

@@ -2,6 +2,7 @@ package leader
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 )
@@ -30,8 +31,11 @@ func NewMemory() *Memory {
 
 // Campaign implements Elector: it takes the seat as soon as it is free
 // and every earlier campaigner has had it, or returns ctx.Err() when ctx
-// ends first.
+// ends first. A nil ctx is an error.
 func (m *Memory) Campaign(ctx context.Context) (Term, error) {
+	if ctx == nil {
+		return nil, errors.New("leader: Memory.Campaign: context is nil")
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -101,8 +105,12 @@ type memoryTerm struct {
 
 func (t *memoryTerm) Done() <-chan struct{} { return t.done }
 
-// Resign ends the term and frees the seat. It never fails.
-func (t *memoryTerm) Resign(context.Context) error {
+// Resign ends the term and frees the seat. Its only error is a nil ctx,
+// which, as everywhere, changes nothing.
+func (t *memoryTerm) Resign(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("leader: Resign: context is nil")
+	}
 	m := t.m
 	m.mu.Lock()
 	defer m.mu.Unlock()

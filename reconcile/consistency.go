@@ -52,12 +52,12 @@ type Consistency[R comparable] struct {
 // NewConsistency returns a gate for cache, whose source orders
 // resourceVersions with cmp (for a fake.Source or any source that
 // implements source.VersionComparer, the source itself). It returns an
-// error if either is nil.
+// error if either is nil or holds a nil pointer.
 func NewConsistency[R comparable](cache Cache, cmp source.VersionComparer) (*Consistency[R], error) {
-	if cache == nil {
+	if isNil(cache) {
 		return nil, errors.New("reconcile: NewConsistency: cache is nil")
 	}
-	if cmp == nil {
+	if isNil(cmp) {
 		return nil, errors.New("reconcile: NewConsistency: comparer is nil")
 	}
 	return &Consistency[R]{cache: cache, cmp: cmp, rvs: make(map[R]string)}, nil

@@ -52,12 +52,12 @@ type Controller[R comparable] struct {
 // New returns a Controller named name (used in logs and metrics, and as
 // its queue's name) that reconciles with r. It starts nothing: wire it
 // with Watch, then call Run. It returns an error if name is empty, r is
-// nil or opts is invalid.
+// nil (or a nil pointer or Func in the interface) or opts is invalid.
 func New[R comparable](name string, r Reconciler[R], opts Options[R]) (*Controller[R], error) {
 	if name == "" {
 		return nil, errors.New("reconcile: New: name is empty")
 	}
-	if f, ok := r.(Func[R]); r == nil || ok && f == nil {
+	if isNil(r) {
 		return nil, fmt.Errorf("reconcile: New %q: reconciler is nil", name)
 	}
 	opts, err := opts.validate()
@@ -102,7 +102,10 @@ func (c *Controller[R]) Enqueue(req R) { c.queue.Add(req) }
 // Queue returns the controller's work queue, for custom event sources
 // that need delays or priorities (AddAfter, AddWithOptions) and for
 // inspection (Len, NumRequeues). Only the controller's workers may call
-// Get, GetWithPriority and Done, and only Run may shut it down.
+// Get, GetWithPriority and Done, and only Run may shut it down — with one
+// exception: a ShutDown while Run drains (after its ctx ended) forces the
+// shutdown, as a second SIGTERM does in client-go: the reconciles in
+// flight are cancelled at once instead of after Options.ShutdownTimeout.
 func (c *Controller[R]) Queue() *workqueue.Queue[R] { return c.queue }
 
 // AddSyncCheck adds hasSynced to what Run waits for before it starts the
@@ -128,9 +131,15 @@ func (c *Controller[R]) AddSyncCheck(hasSynced func() bool) error {
 // ones are dropped), the reconciles in flight run to completion (their
 // ctx is cancelled only if they outlast Options.ShutdownTimeout), and Run
 // returns ctx.Err() once every worker has exited — wrapped in an error
-// saying so if the ShutdownTimeout ran out. Afterwards the queue is shut
-// down and Enqueue does nothing. Run may be called only once.
+// saying so if the ShutdownTimeout ran out or if a ShutDown of the queue
+// (see Queue) forced the shutdown, in which case the error also wraps
+// workqueue.ErrDrainAborted. Afterwards the queue is shut
+// down and Enqueue does nothing. Run may be called only once. A nil ctx
+// is an error: Run then returns at once and does not count as called.
 func (c *Controller[R]) Run(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("reconcile: controller %q: Run: context is nil", c.name)
+	}
 	c.mu.Lock()
 	if c.started {
 		c.mu.Unlock()
@@ -161,14 +170,23 @@ func (c *Controller[R]) Run(ctx context.Context) error {
 	drainCtx, cancelDrain := context.WithTimeout(context.Background(), c.shutdownTimeout)
 	drainErr := c.queue.ShutDownWithDrainContext(drainCtx)
 	cancelDrain()
-	if drainErr != nil {
+	forced := errors.Is(drainErr, workqueue.ErrDrainAborted)
+	switch {
+	case forced:
+		c.log.Warn("reconcile: queue shut down during the drain; cancelling the reconciles in flight")
+		cancelWork()
+	case drainErr != nil:
 		c.log.Warn("reconcile: reconciles still running after the shutdown timeout; cancelling them",
 			"shutdownTimeout", c.shutdownTimeout)
 		cancelWork()
 	}
 	wg.Wait()
 	c.log.Info("reconcile: all workers exited")
-	if drainErr != nil {
+	switch {
+	case forced:
+		return fmt.Errorf("reconcile: controller %q: shutdown forced by a ShutDown of its queue; reconciles in flight were cancelled: %w",
+			c.name, errors.Join(drainErr, ctx.Err()))
+	case drainErr != nil:
 		return fmt.Errorf("reconcile: controller %q: reconciles outlasted ShutdownTimeout %v and were cancelled: %w",
 			c.name, c.shutdownTimeout, ctx.Err())
 	}

@@ -435,3 +435,39 @@ func TestRecoverPanicFalseCrashes(t *testing.T) {
 	require.Equal(t, 2, exit.ExitCode(), "a Go panic exits with status 2: %s", out)
 	require.Contains(t, string(out), "panic: deliberate panic in the child")
 }
+
+// TestQueueShutDownForcesTheDrain: once Run's ctx has ended, a ShutDown
+// of the controller's queue (a second SIGTERM) cancels the reconciles in
+// flight at once instead of after the ShutdownTimeout.
+func TestQueueShutDownForcesTheDrain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var sawCancel time.Duration
+		r := reconcile.Func[string](func(ctx context.Context, _ string) (reconcile.Result, error) {
+			<-ctx.Done()
+			sawCancel = time.Since(start)
+			return reconcile.Result{}, ctx.Err()
+		})
+		ctl, err := reconcile.New("stuck", r, reconcile.Options[string]{ShutdownTimeout: time.Hour, Logger: quiet})
+		require.NoError(t, err)
+		ctl.Enqueue("a")
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() { errc <- ctl.Run(ctx) }()
+		time.Sleep(time.Second)
+		cancel()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		select {
+		case err := <-errc:
+			t.Fatalf("Run returned before the drain: %v", err)
+		default:
+		}
+		ctl.Queue().ShutDown()
+		err = <-errc
+		require.ErrorIs(t, err, workqueue.ErrDrainAborted)
+		require.ErrorIs(t, err, context.Canceled)
+		require.Equal(t, 2*time.Second, sawCancel)
+		require.Equal(t, 2*time.Second, time.Since(start))
+	})
+}

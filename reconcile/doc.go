@@ -35,6 +35,19 @@
 //
 // Requeues keep the priority the request was queued with.
 //
+// # Waiting, and no periodic requeue
+//
+// A request is reconciled again only when something enqueues it: an
+// event mapped by Watch (including the informer's periodic resyncs, when
+// its ResyncPeriod is set), Enqueue, an error's backoff, or a
+// RequeueAfter. The Controller has no periodic requeue of its own, by
+// design: the informer's resync is the periodic safety net, and a
+// request that needs a deadline says so. So a Reconcile that decides to
+// wait — for expectations (see the expectations package: Remaining
+// returns how long), for an external system, for a deadline — must return
+// Result{RequeueAfter: d}: the zero Result waits for an event, which may
+// never come if events were lost.
+//
 // # Ordering and concurrency
 //
 // The queue never hands a request to two workers at once, so Reconcile is
@@ -65,8 +78,19 @@
 // partial cache. Then the workers run until ctx ends. They stop taking
 // requests at once (what is queued is dropped: the next start lists
 // everything again), the reconciles in flight finish with a live ctx for
-// up to Options.ShutdownTimeout, after which their ctx is cancelled, and
-// Run returns once every worker has exited.
+// up to Options.ShutdownTimeout, after which their ctx is cancelled (at
+// once if the controller's queue is ShutDown meanwhile, a second SIGTERM:
+// see Controller.Queue), and Run returns once every worker has exited. A Reconcile that ignores its
+// cancelled ctx therefore holds Run hostage: Run never abandons a worker.
+//
+// # Bad input
+//
+// One rule for every call of this package that takes a context: a nil
+// ctx is an error (Controller.Run returns one at once and does nothing
+// else), never a panic. Nil arguments, and interface arguments or
+// Options fields holding a nil pointer (a typed nil, such as a nil
+// *informer.Informer[T] passed to Watch), are errors of New, Watch,
+// NewConsistency and AddSyncCheck.
 //
 // # Read your writes: Consistency
 //

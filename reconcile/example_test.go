@@ -55,8 +55,10 @@ func (s *scaler) Reconcile(ctx context.Context, key string) (reconcile.Result, e
 	if !ok {
 		return reconcile.Result{}, nil // deleted: nothing to keep
 	}
-	if !s.exp.Satisfied(key) {
-		return reconcile.Result{}, nil // the awaited child events enqueue key again
+	if d, waiting := s.exp.Remaining(key); waiting {
+		// The awaited child events enqueue key again; if they are lost,
+		// this requeue notices the expiry.
+		return reconcile.Result{RequeueAfter: d}, nil
 	}
 	kids, err := s.children.ByIndex("parent", key)
 	if err != nil {
@@ -64,11 +66,12 @@ func (s *scaler) Reconcile(ctx context.Context, key string) (reconcile.Result, e
 	}
 	switch diff := p.Replicas - len(kids); {
 	case diff > 0:
-		s.exp.ExpectCreations(key, diff) // before the writes
-		for _, name := range freeNames(key, kids, diff) {
+		names := freeNames(key, kids, diff)
+		s.exp.ExpectCreationsOf(key, names) // before the writes
+		for _, name := range names {
 			rv, err := s.src.Create(ctx, &Child{Name: name, Parent: key})
 			if err != nil {
-				s.exp.CreationObserved(key) // no event will come for it
+				s.exp.CreationObservedOf(key, name) // no event will come for it
 				return reconcile.Result{}, err
 			}
 			fmt.Println("create", name)
@@ -163,11 +166,12 @@ func Example() {
 	// parent: one handler, so the observation always precedes the enqueue.
 	reg, err := childInf.AddEventHandler(informer.HandlerFuncs[*Child]{
 		AddFunc: func(c *Child, _ bool) {
-			exp.CreationObserved(c.Parent)
+			exp.CreationObservedOf(c.Parent, c.Name)
 			ctl.Enqueue(c.Parent)
 		},
 		UpdateFunc: func(_, c *Child) { ctl.Enqueue(c.Parent) },
 		DeleteFunc: func(c *Child, _ bool) {
+			exp.CreationObservedOf(c.Parent, c.Name) // in case its add never came
 			exp.DeletionObserved(c.Parent)
 			ctl.Enqueue(c.Parent)
 		},

@@ -18,7 +18,8 @@ const (
 )
 
 // Options configure a Controller. The zero value is valid: every field
-// has a default, stated in its doc comment.
+// has a default, stated in its doc comment. An interface field holding a
+// nil pointer (a typed nil) is an error, not the default.
 type Options[R comparable] struct {
 	// Workers is the number of requests reconciled concurrently
 	// (controller-runtime's MaxConcurrentReconciles). Default 1; negative
@@ -82,6 +83,17 @@ func (o Options[R]) validate() (Options[R], error) {
 	}
 	if o.ShutdownTimeout < 0 {
 		errs = append(errs, fmt.Errorf("reconcile: Options.ShutdownTimeout is negative (%v)", o.ShutdownTimeout))
+	}
+	// A nil pointer in an interface field is a mistake, not "unset": it
+	// would panic at the first use.
+	if o.RateLimiter != nil && isNil(o.RateLimiter) {
+		errs = append(errs, errors.New("reconcile: Options.RateLimiter holds a nil pointer"))
+	}
+	if o.Metrics != nil && isNil(o.Metrics) {
+		errs = append(errs, errors.New("reconcile: Options.Metrics holds a nil pointer"))
+	}
+	if o.QueueMetrics != nil && isNil(o.QueueMetrics) {
+		errs = append(errs, errors.New("reconcile: Options.QueueMetrics holds a nil pointer"))
 	}
 	for i, g := range o.Consistency {
 		if g == nil {

@@ -53,12 +53,13 @@ type WatchOptions struct {
 // mapFn runs on the registration's goroutine; it must not block, and may
 // return nil to ignore an object. A panic in it is recovered by the
 // informer (logged and counted there). Watch returns an error if an
-// argument is nil or the registration fails.
+// argument is nil (src included when it holds a nil pointer, such as a
+// nil *informer.Informer[T]) or the registration fails.
 func Watch[T any, R comparable](ctl *Controller[R], src EventSource[T], mapFn func(T) []R, opts WatchOptions) (*informer.Registration, error) {
 	switch {
 	case ctl == nil:
 		return nil, errors.New("reconcile: Watch: controller is nil")
-	case src == nil:
+	case isNil(src):
 		return nil, fmt.Errorf("reconcile: Watch (controller %q): event source is nil", ctl.name)
 	case mapFn == nil:
 		return nil, fmt.Errorf("reconcile: Watch (controller %q): map function is nil", ctl.name)

@@ -61,8 +61,11 @@ type core[T comparable] struct {
 	// Queues that delay items (retries, requeue-after) are the ones whose
 	// items keep coming back, so idleLimit follows peak: the most live
 	// entries seen when an item was delayed since the previous sweep (at
-	// least minIdle). A queue that never delays keeps minIdle. When idle
-	// entries exceed idleLimit, sweep deletes them all.
+	// least minIdle). When idle entries exceed idleLimit, sweep deletes
+	// them all. A queue that did not delay since its last sweep (one that
+	// never delays, in particular) has idleLimit 0 and keeps no idle
+	// entry: retire deletes the entry at once, so that nothing references
+	// an item after its Done.
 	items     map[T]*entry[T]
 	idle      int
 	idleLimit int
@@ -111,7 +114,6 @@ type core[T comparable] struct {
 
 func (c *core[T]) init(aging int64, m *QueueMetrics, now func() int64) {
 	c.items = make(map[T]*entry[T])
-	c.idleLimit = minIdle
 	c.levels = make(map[int]*level[T])
 	c.aging = aging
 	c.now = now

@@ -90,7 +90,9 @@
 //
 // Only Get (until an item is ready or the queue is shut down and empty)
 // and ShutDownWithDrain / ShutDownWithDrainContext (until every item that
-// was queued or processing has been Done). Everything else takes the
+// was queued or processing has been Done, a ShutDown ends the wait, or —
+// for the latter — its ctx ends). A worker that never calls Done holds
+// ShutDownWithDrain hostage until a ShutDown. Everything else takes the
 // queue's mutex briefly; Add and AddWithOptions, when they queue an item
 // while more than 256 are ready (not when the item was queued already),
 // also yield the processor (runtime.Gosched) so that workers catch up
@@ -103,8 +105,19 @@
 // After ShutDown, adds are ignored, queued items are still handed out, and
 // Get returns shutdown == true once none is left. ShutDownWithDrain
 // additionally waits until all of them — and the items being processed,
-// and the items marked dirty meanwhile — are Done. Both are idempotent
-// and safe from several goroutines.
+// and the items marked dirty meanwhile — are Done (client-go waits for
+// the processing ones only). As in client-go, a ShutDown while drains
+// wait ends them at once (a second SIGTERM forces the shutdown);
+// ShutDownWithDrainContext then returns ErrDrainAborted. Both are
+// idempotent and safe from several goroutines.
+//
+// # Bad input
+//
+// A nil context is an error, never a panic, in every call that takes one
+// (ShutDownWithDrainContext, ParallelizeUntil): the call then does
+// nothing. The constructors cannot fail, so a nil interface argument or
+// Options field — or one holding a nil pointer — counts as unset (see
+// each one's doc) instead of panicking at its first use.
 //
 // # Goroutines
 //
@@ -114,12 +127,15 @@
 //
 // # Memory
 //
-// A queue holds one small entry per item it knows about, recycled through
-// a free list, so steady-state operations do not allocate. A queue that
-// delays items (retries, requeue-after) also remembers, after Done, up to
-// about as many idle items as it recently held at once, because such items
-// come back: re-adding one is then a single map lookup. The rest are
-// forgotten in batches.
+// A queue holds one small entry per item that is queued, waiting or
+// processing, recycled through a free list, so steady-state operations do
+// not allocate. A queue that never delays items keeps nothing after Done:
+// the item is no longer referenced and can be garbage collected. A queue
+// that delays items (retries, requeue-after) also remembers, after Done,
+// up to about as many idle items as it held at once when it delayed them,
+// because such items come back: re-adding one is then a single map
+// lookup. Those are forgotten in batches, and once a batch passes with no
+// delay the queue again keeps nothing after Done.
 //
 // # Metrics
 //

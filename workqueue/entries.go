@@ -14,8 +14,9 @@ func (r idleRef[T]) current() bool { return r.e.state == 0 && r.e.seq == r.seq }
 // maxFreeEntries bounds the entry free list.
 const maxFreeEntries = 4096
 
-// minIdle is the least number of idle entries kept (see core.items);
-// small, so that a queue of a few items keeps the fast small-map path.
+// minIdle is the least number of idle entries kept (see core.items) by
+// a queue that delayed items since its last sweep; small, so that a
+// queue of a few items keeps the fast small-map path.
 const minIdle = 4
 
 func (c *core[T]) alloc(item T) *entry[T] {
@@ -57,9 +58,17 @@ func (c *core[T]) lookup(item T) (e *entry[T], fresh bool) {
 // live returns the number of entries with something pending.
 func (c *core[T]) live() int { return len(c.items) - c.idle }
 
-// retire makes e, which has nothing pending any more, idle.
+// retire makes e, which has nothing pending any more, idle — or, while
+// the queue keeps no idle entries (idleLimit 0: no delay since the last
+// sweep), forgets it at once, so that the queue no longer references the
+// item.
 func (c *core[T]) retire(e *entry[T]) {
 	e.prio = 0
+	if c.idleLimit == 0 && c.peak == 0 {
+		delete(c.items, e.item)
+		c.free1(e)
+		return
+	}
 	c.seq++
 	e.seq = c.seq
 	c.idleq = append(c.idleq, idleRef[T]{e, c.seq})
@@ -84,7 +93,10 @@ func (c *core[T]) sweep() {
 	clear(c.idleq)
 	c.idleq = c.idleq[:0]
 	c.idle = 0
-	c.idleLimit = max(minIdle, c.peak)
+	c.idleLimit = 0 // no delay since this sweep: keep nothing
+	if c.peak > 0 {
+		c.idleLimit = max(minIdle, c.peak)
+	}
 	c.peak = 0
 }
 

@@ -24,7 +24,7 @@ var ErrPanicked = errors.New("workqueue: piece panicked")
 func ParallelizeUntil(ctx context.Context, workers, pieces int, fn func(piece int)) error {
 	switch {
 	case ctx == nil:
-		return errors.New("workqueue: ParallelizeUntil: nil context")
+		return errors.New("workqueue: ParallelizeUntil: context is nil")
 	case fn == nil:
 		return errors.New("workqueue: ParallelizeUntil: nil fn")
 	case workers < 1:

@@ -80,6 +80,6 @@ func TestParallelizeUntilRejectsBadArguments(t *testing.T) {
 	require.ErrorContains(t, ParallelizeUntil(ctx, 1, -1, fn), "pieces must not be negative")
 	require.ErrorContains(t, ParallelizeUntil(ctx, 1, 1, nil), "nil fn")
 	//nolint:staticcheck // a nil context is the mistake under test
-	require.ErrorContains(t, ParallelizeUntil(nil, 1, 1, fn), "nil context")
+	require.ErrorContains(t, ParallelizeUntil(nil, 1, 1, fn), "workqueue: ParallelizeUntil: context is nil")
 	require.NoError(t, ParallelizeUntil(ctx, 1, 0, fn))
 }

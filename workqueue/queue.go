@@ -29,8 +29,8 @@ type Options[T comparable] struct {
 	// Name identifies the queue in logs and metrics. Default "".
 	Name string
 	// RateLimiter computes the delays of AddRateLimited and holds the
-	// failure counts behind Forget and NumRequeues. Default
-	// DefaultControllerRateLimiter[T]().
+	// failure counts behind Forget and NumRequeues. Default (nil, or a
+	// nil pointer): DefaultControllerRateLimiter[T]().
 	RateLimiter RateLimiter[T]
 	// AgingInterval is the waiting time worth one priority point: a ready
 	// item's effective priority is its priority plus the time it has
@@ -39,7 +39,8 @@ type Options[T comparable] struct {
 	// priorities strict.
 	AgingInterval time.Duration
 	// Metrics, when set, is asked once for the queue's metrics. Default
-	// nil: nothing is recorded and the clock is not read for metrics.
+	// (nil, or a nil pointer): nothing is recorded and the clock is not
+	// read for metrics.
 	Metrics MetricsProvider
 	// Logger receives the queue's few log lines (shutdown, drain, Done of
 	// an item not being processed, at debug level). Default
@@ -47,9 +48,15 @@ type Options[T comparable] struct {
 	Logger *slog.Logger
 }
 
+// defaults fills in the defaults. New cannot fail, so a nil pointer in
+// an interface field (a typed nil) counts as unset, like nil, instead of
+// panicking at its first use.
 func (o *Options[T]) defaults() {
-	if o.RateLimiter == nil {
+	if isNil(o.RateLimiter) {
 		o.RateLimiter = DefaultControllerRateLimiter[T]()
+	}
+	if isNil(o.Metrics) {
+		o.Metrics = nil
 	}
 	if o.AgingInterval == 0 {
 		o.AgingInterval = DefaultAgingInterval
@@ -80,9 +87,13 @@ type Queue[T comparable] struct {
 	c       core[T]       // guarded by mu
 	waiters []*waiter[T]  // parked Gets; non-empty only while nothing is ready; guarded by mu
 	drained chan struct{} // made by ShutDown, closed once nothing is queued or processing; guarded by mu
-	timer   *time.Timer   // fires at armedAt; guarded by mu
-	armed   bool          // a fire is due at or before armedAt; guarded by mu
-	armedAt int64         // guarded by mu
+	// release is closed by ShutDown to end the ShutDownWithDrain calls
+	// waiting at that moment; made by the first of them, nil while none
+	// waits. Guarded by mu.
+	release chan struct{}
+	timer   *time.Timer // fires at armedAt; guarded by mu
+	armed   bool        // a fire is due at or before armedAt; guarded by mu
+	armedAt int64       // guarded by mu
 
 	shutdown atomic.Bool // set once, under mu
 
@@ -320,11 +331,23 @@ func (q *Queue[T]) ShuttingDown() bool { return q.shutdown.Load() }
 // ShutDown makes the queue ignore further adds, drops items still waiting
 // for a delay, and stops the delay timer. Items already queued are still
 // handed out by Get; once none is left Get returns shutdown == true.
+//
+// ShutDown also ends every ShutDownWithDrain and ShutDownWithDrainContext
+// waiting at that moment, without waiting for the drain, as client-go's
+// does: a second ShutDown (a second SIGTERM) forces a shutdown that a
+// worker stuck before its Done would otherwise hold hostage. A drain
+// started after it waits again.
+//
 // ShutDown does not wait; it is idempotent and safe to call concurrently.
 func (q *Queue[T]) ShutDown() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.shutDownLocked()
+	if q.release != nil {
+		close(q.release)
+		q.release = nil
+		q.log.Debug("workqueue: drain ended by ShutDown", "queue", q.name, "queued", q.c.ready, "processing", q.c.busy)
+	}
 }
 
 func (q *Queue[T]) shutDownLocked() {
@@ -361,37 +384,61 @@ func (q *Queue[T]) checkDrainedLocked() {
 	}
 }
 
+// ErrDrainAborted is returned by ShutDownWithDrainContext when a
+// ShutDown ended the wait before the queue had drained.
+var ErrDrainAborted = errors.New("workqueue: drain ended by ShutDown before the queue drained")
+
 // ShutDownWithDrain shuts the queue down (see ShutDown) and waits until
 // every item that was queued or being processed has been handed out and
 // marked Done — including items added again while being processed.
-// Workers must keep calling Get and Done for it to return. Idempotent and
-// safe to call from several goroutines: all of them wait.
+// Workers must keep calling Get and Done for it to return: a worker that
+// never calls Done holds it hostage, until a ShutDown ends the wait
+// (ShutDownWithDrainContext bounds it by a context instead). Idempotent
+// and safe to call from several goroutines: all of them wait, and one
+// ShutDown ends all of them.
 func (q *Queue[T]) ShutDownWithDrain() {
-	q.mu.Lock()
-	q.shutDownLocked()
-	drained := q.drained
-	q.mu.Unlock()
-	<-drained
+	drained, release := q.startDrain()
+	select {
+	case <-drained:
+	case <-release:
+	}
 }
 
 // ShutDownWithDrainContext is ShutDownWithDrain bounded by ctx: it returns
-// nil once drained, or ctx.Err() if ctx ends first (the queue stays shut
-// down and keeps draining). A nil ctx is an error; the queue is then not
-// shut down.
+// nil once drained, ctx.Err() if ctx ends first, or ErrDrainAborted if a
+// ShutDown ends the wait first (the queue stays shut down and keeps
+// draining in the last two cases). A nil ctx is an error; the queue is
+// then not shut down.
 func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) error {
 	if ctx == nil {
-		return errors.New("workqueue: ShutDownWithDrainContext: nil context")
+		return errors.New("workqueue: ShutDownWithDrainContext: context is nil")
 	}
-	q.mu.Lock()
-	q.shutDownLocked()
-	drained := q.drained
-	q.mu.Unlock()
+	drained, release := q.startDrain()
 	select {
 	case <-drained:
 		return nil
+	case <-release:
+		select {
+		case <-drained: // both: report the drain
+			return nil
+		default:
+		}
+		return ErrDrainAborted
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// startDrain shuts the queue down and returns the channel closed once it
+// has drained and the one closed by the next ShutDown.
+func (q *Queue[T]) startDrain() (drained, release <-chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.shutDownLocked()
+	if q.release == nil {
+		q.release = make(chan struct{})
+	}
+	return q.drained, q.release
 }
 
 // armLocked sets the timer for the earliest waiting item, unless it is already

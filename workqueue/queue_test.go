@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"weak"
 
 	"github.com/stretchr/testify/require"
 )
@@ -240,13 +241,84 @@ func TestShutDownWithDrainFromSeveralGoroutines(t *testing.T) {
 				q.ShutDownWithDrain()
 				returned.Add(1)
 			})
-			wg.Go(q.ShutDown)
 		}
 		synctest.Wait()
 		require.Zero(t, returned.Load())
 		q.Done(item)
 		wg.Wait()
 		require.Equal(t, int32(3), returned.Load())
+	})
+}
+
+// TestShutDownEndsPendingDrain: as in client-go, a ShutDown after
+// ShutDownWithDrain (a second SIGTERM) ends the drain at once, even though
+// a worker never calls Done; a drain started afterwards waits again.
+func TestShutDownEndsPendingDrain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[string]{})
+		q.Add("stuck")
+		q.Add("queued")
+		item := mustGet(t, q) // this worker never calls Done (yet)
+		var returned atomic.Int32
+		var ctxErr atomic.Value
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				q.ShutDownWithDrain()
+				returned.Add(1)
+			})
+		}
+		wg.Go(func() {
+			ctxErr.Store(q.ShutDownWithDrainContext(context.Background()))
+			returned.Add(1)
+		})
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		require.Zero(t, returned.Load(), "a drain waits for the stuck worker")
+
+		q.ShutDown() // the second SIGTERM
+		wg.Wait()
+		require.Equal(t, int32(3), returned.Load())
+		require.ErrorIs(t, ctxErr.Load().(error), ErrDrainAborted)
+
+		// The queue is shut down but still hands out what was queued.
+		require.True(t, q.ShuttingDown())
+		require.Equal(t, "queued", mustGet(t, q))
+
+		// A drain started after the forcing ShutDown waits again.
+		var again atomic.Bool
+		go func() {
+			q.ShutDownWithDrain()
+			again.Store(true)
+		}()
+		synctest.Wait()
+		require.False(t, again.Load())
+		q.Done("queued")
+		q.Done(item)
+		synctest.Wait()
+		require.True(t, again.Load())
+		require.NoError(t, q.ShutDownWithDrainContext(context.Background()))
+	})
+}
+
+// TestShutDownBeforeDrainDoesNotEndIt: a ShutDown that comes before the
+// drain ends nothing; only one that comes while a drain waits does.
+func TestShutDownBeforeDrainDoesNotEndIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[string]{})
+		q.Add("a")
+		item := mustGet(t, q)
+		q.ShutDown()
+		var drained atomic.Bool
+		go func() {
+			q.ShutDownWithDrain()
+			drained.Store(true)
+		}()
+		synctest.Wait()
+		require.False(t, drained.Load())
+		q.Done(item)
+		synctest.Wait()
+		require.True(t, drained.Load())
 	})
 }
 
@@ -269,7 +341,7 @@ func TestShutDownWithDrainContextHonoursDeadline(t *testing.T) {
 func TestShutDownWithDrainContextRejectsNilContext(t *testing.T) {
 	q := New(Options[string]{})
 	//nolint:staticcheck // a nil context is the mistake under test
-	require.ErrorContains(t, q.ShutDownWithDrainContext(nil), "workqueue: ShutDownWithDrainContext: nil context")
+	require.ErrorContains(t, q.ShutDownWithDrainContext(nil), "workqueue: ShutDownWithDrainContext: context is nil")
 	require.False(t, q.ShuttingDown())
 	q.ShutDown()
 }
@@ -562,6 +634,61 @@ func TestDoneOfUnknownItemIsNoop(t *testing.T) {
 		q.Add("a")
 		q.Done("a") // queued, not processing
 		require.Equal(t, 1, q.Len())
+		q.ShutDown()
+	})
+}
+
+// TestGarbageCollection: as client-go's, an item added, handed out and
+// Done is no longer referenced by a queue that never delays.
+func TestGarbageCollection(t *testing.T) {
+	type bigObject struct{ data [64]byte }
+	q := New(Options[*bigObject]{})
+	var ptrs []weak.Pointer[bigObject]
+	for i := range 3 { // fewer than the idle entries a delaying queue keeps
+		o := &bigObject{data: [64]byte{byte(i)}}
+		ptrs = append(ptrs, weak.Make(o))
+		q.Add(o)
+		q.Add(o) // dedup
+		item, _ := q.Get()
+		q.Add(o) // dirty: queued again on Done
+		q.Done(item)
+		item, _ = q.Get()
+		q.Done(item)
+	}
+	runtime.GC()
+	for i, p := range ptrs {
+		require.True(t, p.Value() == nil, "item %d still referenced after Done", i)
+	}
+	runtime.KeepAlive(q)
+}
+
+// TestDelayingQueueForgetsIdleItemsAfterQuiet: a queue that delayed items
+// may remember a few idle ones (see the package doc), but every item it
+// holds is still referenced only while it is queued, waiting or
+// processing once the delays stop and enough other items pass through.
+func TestDelayingQueueForgetsIdleItemsAfterQuiet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		type obj struct {
+			n int
+			_ [64]byte // not tiny-allocated: no neighbour keeps it alive
+		}
+		q := New(Options[*obj]{})
+		o := &obj{n: 1}
+		p := weak.Make(o)
+		q.AddAfter(o, time.Second)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		item, _ := q.Get()
+		q.Done(item)
+		o = nil
+		for i := range 4 * minIdle { // other items, never delayed
+			x := &obj{n: i}
+			q.Add(x)
+			item, _ := q.Get()
+			q.Done(item)
+		}
+		runtime.GC()
+		require.True(t, p.Value() == nil, "delayed item still referenced")
 		q.ShutDown()
 	})
 }

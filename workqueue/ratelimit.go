@@ -221,11 +221,11 @@ type maxOf[T comparable] struct {
 // NewMaxOfRateLimiter returns a limiter whose When is the longest of the
 // limiters' delays (every limiter records the failure), whose Forget
 // forgets in all of them and whose NumRequeues is the largest count. Nil
-// limiters are skipped; with none, When returns 0.
+// limiters (and nil pointers) are skipped; with none, When returns 0.
 func NewMaxOfRateLimiter[T comparable](limiters ...RateLimiter[T]) RateLimiter[T] {
 	ls := make([]RateLimiter[T], 0, len(limiters))
 	for _, l := range limiters {
-		if l != nil {
+		if !isNil(l) {
 			ls = append(ls, l)
 		}
 	}
@@ -263,9 +263,9 @@ type withMaxWait[T comparable] struct {
 
 // NewWithMaxWaitRateLimiter returns l with every delay capped at maxWait
 // (a negative maxWait counts as zero). Forget and NumRequeues are l's.
-// A nil l behaves as a limiter that never delays.
+// A nil l (or a nil pointer) behaves as a limiter that never delays.
 func NewWithMaxWaitRateLimiter[T comparable](l RateLimiter[T], maxWait time.Duration) RateLimiter[T] {
-	if l == nil {
+	if isNil(l) {
 		l = NewMaxOfRateLimiter[T]()
 	}
 	return &withMaxWait[T]{l: l, maxWait: clampDuration(maxWait, 0)}

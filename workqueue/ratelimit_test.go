@@ -200,3 +200,26 @@ func TestRateLimitersAreSafeForConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestTypedNilLimitersAndProviders: the queue's constructors cannot fail,
+// so a nil pointer where an interface is expected counts as unset, as nil
+// does, instead of panicking at its first use.
+func TestTypedNilLimitersAndProviders(t *testing.T) {
+	var rl *typedNilLimiter
+	var mp *typedNilProvider
+	q := New(Options[string]{RateLimiter: rl, Metrics: mp})
+	q.AddRateLimited("a")
+	require.Equal(t, 1, q.NumRequeues("a"), "the default limiter is used")
+	q.Forget("a")
+	q.ShutDown()
+
+	m := NewMaxOfRateLimiter[string](rl, NewItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second))
+	require.Equal(t, time.Millisecond, m.When("a"))
+	w := NewWithMaxWaitRateLimiter[string](rl, time.Second)
+	require.Zero(t, w.When("a"))
+	require.Zero(t, w.NumRequeues("a"))
+}
+
+type typedNilLimiter struct{ RateLimiter[string] }
+
+type typedNilProvider struct{ MetricsProvider }
