@@ -219,10 +219,18 @@ func (a *auditor) verify(t *testing.T, want map[string]*obj) {
 }
 
 type chaosStats struct {
-	writes, faults, silent atomic.Int64
+	writes, faults, silent, poisoned, quarantined atomic.Int64
 }
 
+// poisonVal marks a version the informer cannot take (its Transform
+// fails): a writer writes one and fixes it at once, as a bad release
+// followed by a rollback would.
+const poisonVal = -1
+
+var errChaosPoison = errors.New("chaos: poisoned version")
+
 func runChaos(t *testing.T, seed uint64, ops int) {
+	var stats chaosStats
 	rng := rand.New(rand.NewPCG(seed, 1))
 	src, err := fake.NewSource(keyOf, fake.Options[*obj]{
 		Copy:             copyObj,
@@ -244,6 +252,18 @@ func runChaos(t *testing.T, seed uint64, ops int) {
 		},
 		ResyncPeriod: time.Duration(1+rng.IntN(5)) * time.Second,
 		UseWatchList: seed%3 == 1,
+		Transform: func(o *obj) (*obj, error) {
+			if o.Val == poisonVal {
+				return nil, errChaosPoison
+			}
+			return o, nil
+		},
+		OnBadObject: func(err error) {
+			if !errors.Is(err, errChaosPoison) {
+				t.Errorf("unexpected bad object: %v", err)
+			}
+			stats.quarantined.Add(1)
+		},
 		MutationCheck: &MutationCheck[*obj]{Period: 5 * time.Second, OnMutation: func(key string) {
 			t.Errorf("the cached object of %s was mutated", key)
 		}},
@@ -276,7 +296,6 @@ func runChaos(t *testing.T, seed uint64, ops int) {
 		<-runDone
 	}()
 
-	var stats chaosStats
 	var wg sync.WaitGroup
 	for w := range chaosWriters {
 		wrng := rand.New(rand.NewPCG(seed, uint64(100+w)))
@@ -318,7 +337,9 @@ func runChaos(t *testing.T, seed uint64, ops int) {
 	healCtx, healCancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer healCancel()
 	require.NoError(t, inf.WaitForResourceVersion(healCtx, fence), "the cache never reached the fence")
-	src.CutWatches(fmt.Errorf("chaos heal: %w", source.ErrExpired))
+	// A plain watch failure, no compaction: the relist it causes serves
+	// the latest state, which repairs every event the source never sent.
+	src.CutWatches(errors.New("chaos heal: stream broke"))
 	time.Sleep(45 * time.Second) // past the longest backoff (30s)
 	synctest.Wait()
 	require.NoError(t, inf.WaitForResourceVersion(healCtx, src.ResourceVersion()), "the cache never caught up")
@@ -374,8 +395,8 @@ func runChaos(t *testing.T, seed uint64, ops int) {
 	}
 	require.Positive(t, regs[2].Panics())
 
-	t.Logf("seed %d: %d writes (%d silent), %d faults, %d lists, %d watches; calls fast=%d slow=%d panicky=%d (panics %d) late=%d removed=%d",
-		seed, stats.writes.Load(), stats.silent.Load(), stats.faults.Load(), src.ListCalls(), src.WatchCalls(),
+	t.Logf("seed %d: %d writes (%d silent, %d poisoned, %d quarantined), %d faults, %d lists, %d watches; calls fast=%d slow=%d panicky=%d (panics %d) late=%d removed=%d",
+		seed, stats.writes.Load(), stats.silent.Load(), stats.poisoned.Load(), stats.quarantined.Load(), stats.faults.Load(), src.ListCalls(), src.WatchCalls(),
 		fast.calls, slow.calls, panicky.calls, regs[2].Panics(), late.calls, doomed.calls)
 }
 
@@ -415,7 +436,19 @@ func chaosWriter(t *testing.T, src *fake.Source[*obj], rng *rand.Rand, ops int, 
 			if rng.IntN(2) == 0 {
 				ifVersion = rv
 			}
-			_, err = src.Update(ctx, next, ifVersion)
+			if rng.IntN(25) == 0 {
+				// A poisoned version, fixed by the very next write.
+				poison := copyObj(next)
+				poison.Val = poisonVal
+				if _, err = src.Update(ctx, poison, ifVersion); err == nil {
+					stats.poisoned.Add(1)
+					next.RV = "" // the fix is unconditional
+					ifVersion = ""
+				}
+			}
+			if err == nil {
+				_, err = src.Update(ctx, next, ifVersion)
+			}
 		}
 		switch {
 		case err == nil:
@@ -439,7 +472,7 @@ func chaosFaults(src *fake.Source[*obj], rng *rand.Rand, stop <-chan struct{}, s
 		case <-time.After(time.Duration(20+rng.IntN(300)) * time.Millisecond):
 		}
 		stats.faults.Add(1)
-		switch rng.IntN(9) {
+		switch rng.IntN(11) {
 		case 0:
 			src.FailLists(1+rng.IntN(3), nil)
 		case 1:
@@ -461,6 +494,16 @@ func chaosFaults(src *fake.Source[*obj], rng *rand.Rand, stop <-chan struct{}, s
 		case 8:
 			src.FailLists(1, fmt.Errorf("chaos list: %w", source.ErrExpired))
 			src.CutWatches(expired)
+		case 9:
+			// Lost events, then a plain watch failure without compaction:
+			// the relist (not older than the last version) repairs them.
+			n := 1 + rng.IntN(5)
+			stats.silent.Add(int64(n))
+			src.MissNextEvents(n)
+			time.Sleep(time.Duration(rng.IntN(100)) * time.Millisecond)
+			src.CutWatches(errors.New("chaos: stream broke"))
+		case 10:
+			src.FailWatches(1+rng.IntN(3), fmt.Errorf("chaos: 429: %w", source.ErrTransient))
 		}
 	}
 }
