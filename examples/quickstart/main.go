@@ -82,8 +82,10 @@ func (c *setController) Reconcile(ctx context.Context, name string) (reconcile.R
 	} else {
 		c.exp.Delete(name)
 	}
-	if !c.exp.Satisfied(name) {
-		return reconcile.Result{}, nil // the events we wait for enqueue name again
+	if d, waiting := c.exp.Remaining(name); waiting {
+		// The events we wait for enqueue name again; if they were lost,
+		// the expiry of the record does.
+		return reconcile.Result{RequeueAfter: d}, nil
 	}
 	pods, err := c.pods.ByIndex("owner", name)
 	if err != nil {
@@ -91,11 +93,12 @@ func (c *setController) Reconcile(ctx context.Context, name string) (reconcile.R
 	}
 	switch diff := want - len(pods); {
 	case diff > 0:
-		c.exp.ExpectCreations(name, diff)
-		for _, pod := range freeNames(name, pods, diff) {
+		names := freeNames(name, pods, diff)
+		c.exp.ExpectCreationsOf(name, names) // before the creates, never after
+		for _, pod := range names {
 			rv, err := c.src.Create(ctx, &Pod{Name: pod, Owner: name})
 			if err != nil {
-				c.exp.CreationObserved(name) // no event will come for this one
+				c.exp.CreationObservedOf(name, pod) // no event will come for this one
 				if errors.Is(err, source.ErrAlreadyExists) {
 					c.count(&c.stale) // the cache was behind; the event is on its way
 					continue
@@ -247,11 +250,12 @@ func (d *demo) wire() error {
 	}
 	reg, err := d.podInf.AddEventHandler(informer.HandlerFuncs[*Pod]{
 		AddFunc: func(p *Pod, _ bool) {
-			d.exp.CreationObserved(p.Owner)
+			d.exp.CreationObservedOf(p.Owner, p.Name)
 			d.ctl.Enqueue(p.Owner)
 		},
 		UpdateFunc: func(_, p *Pod) { d.ctl.Enqueue(p.Owner) },
 		DeleteFunc: func(p *Pod, _ bool) {
+			d.exp.CreationObservedOf(p.Owner, p.Name) // its add may have coalesced away
 			d.exp.DeletionObserved(p.Owner)
 			d.ctl.Enqueue(p.Owner)
 		},
