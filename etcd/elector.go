@@ -135,6 +135,9 @@ func (e *Elector) Leader(ctx context.Context) (string, bool, error) {
 // or ctx ends, retrying failures (etcd unreachable, lease lost while
 // waiting) every RetryPeriod. The returned leader.Term is a *Term.
 func (e *Elector) Campaign(ctx context.Context) (leader.Term, error) {
+	if ctx == nil {
+		return nil, errors.New("etcd: Campaign: context is nil")
+	}
 	for {
 		t, err := e.campaign(ctx)
 		if err == nil {
@@ -349,6 +352,9 @@ func (t *Term) IsLeader() clientv3.Cmp {
 // itself, the revoke is bounded by the time the lease has left anyway
 // (TTL - RenewDeadline after the last renewal) whatever ctx allows.
 func (t *Term) Resign(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("etcd: Resign: context is nil")
+	}
 	t.resignOnce.Do(func() {
 		t.mcancel()
 		<-t.exited

@@ -196,9 +196,13 @@ func TestElectorTermFencesWrites(t *testing.T) {
 	c := etcdtest.New(t, etcdtest.Options{})
 	cli := newClient(t, c)
 	e := newElector(t, cli, "/elections/fence", "a")
+	var nilCtx context.Context
+	_, err := e.Campaign(nilCtx)
+	require.ErrorContains(t, err, "etcd: Campaign: context is nil")
 	lt, err := e.Campaign(t.Context())
 	require.NoError(t, err)
 	term := lt.(*etcd.Term)
+	require.ErrorContains(t, term.Resign(nilCtx), "etcd: Resign: context is nil")
 	require.Equal(t, "/elections/fence/", term.Key()[:len("/elections/fence/")])
 	require.Positive(t, term.Revision())
 
