@@ -12,7 +12,7 @@ import (
 var (
 	_ source.Versioned     = (*Pod)(nil)
 	_ source.VersionSetter = (*Pod)(nil)
-	_ Object                  = (*Event)(nil)
+	_ Object               = (*Event)(nil)
 )
 
 func TestKeys(t *testing.T) {

@@ -23,7 +23,9 @@ func podSource(t *testing.T, pods ...*api.Pod) *fake.Source[*api.Pod] {
 	return src
 }
 
-func labelled(app string) podOpt { return func(p *api.Pod) { p.Labels = map[string]string{"app": app} } }
+func labelled(app string) podOpt {
+	return func(p *api.Pod) { p.Labels = map[string]string{"app": app} }
+}
 func ownedBy(owner api.Object) podOpt {
 	return func(p *api.Pod) { p.OwnerReferences = []api.OwnerReference{api.NewControllerRef(owner)} }
 }

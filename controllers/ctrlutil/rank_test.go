@@ -25,9 +25,11 @@ func newPod(name string, opts ...podOpt) *api.Pod {
 	return p
 }
 
-func onNode(n string) podOpt           { return func(p *api.Pod) { p.Spec.NodeName = n } }
-func phase(ph api.PodPhase) podOpt     { return func(p *api.Pod) { p.Status.Phase = ph } }
-func created(ago time.Duration) podOpt { return func(p *api.Pod) { p.CreationTimestamp = api.NewTime(now.Add(-ago)) } }
+func onNode(n string) podOpt       { return func(p *api.Pod) { p.Spec.NodeName = n } }
+func phase(ph api.PodPhase) podOpt { return func(p *api.Pod) { p.Status.Phase = ph } }
+func created(ago time.Duration) podOpt {
+	return func(p *api.Pod) { p.CreationTimestamp = api.NewTime(now.Add(-ago)) }
+}
 func cost(c string) podOpt {
 	return func(p *api.Pod) { p.Annotations = map[string]string{ctrlutil.PodDeletionCostAnnotation: c} }
 }
@@ -67,7 +69,7 @@ func TestRankForDeletion(t *testing.T) {
 		{"doubled up first", []*api.Pod{newPod("a", onNode("n2")), newPod("b", onNode("n1"))},
 			[]*api.Pod{newPod("a", onNode("n2")), newPod("x", onNode("n2")), newPod("b", onNode("n1"))}},
 		{"ready for less time first", []*api.Pod{
-			newPod("a", readyFor(time.Minute)), newPod("b", readyFor(time.Hour)), newPod("c", readyFor(24 * time.Hour))}, nil},
+			newPod("a", readyFor(time.Minute)), newPod("b", readyFor(time.Hour)), newPod("c", readyFor(24*time.Hour))}, nil},
 		{"more restarts first", []*api.Pod{newPod("a", restarts(5)), newPod("b", restarts(1)), newPod("c")}, nil},
 		{"newer first", []*api.Pod{newPod("a", created(time.Minute)), newPod("b", created(time.Hour))}, nil},
 		{"zero creation time first", []*api.Pod{newPod("a", func(p *api.Pod) { p.CreationTimestamp = api.Time{} }), newPod("b")}, nil},
