@@ -55,3 +55,50 @@ func (l Lister[T]) IndexValues(name string) ([]string, error) { return l.idx.Ind
 
 // Len returns the number of cached objects.
 func (l Lister[T]) Len() int { return l.idx.Len() }
+
+// Namespace returns the view of one namespace, for objects keyed
+// "namespace/name" (client-go's MetaNamespaceKeyFunc; api.Key in
+// controllers/api): what client-go's generated Foos(namespace) listers
+// give, generic. ns "" is every namespace (metav1.NamespaceAll), and
+// Get then takes the whole key. The view reads a prefix range of the
+// ordered cache, so List costs O(log n + k) for k objects in the
+// namespace, as an index lookup does, with no index to register.
+func (l Lister[T]) Namespace(ns string) NamespaceLister[T] {
+	return NamespaceLister[T]{l: l, ns: ns}
+}
+
+// NamespaceLister is the read-only view of one namespace of a cache whose
+// keys are "namespace/name". See Lister.Namespace.
+type NamespaceLister[T any] struct {
+	l  Lister[T]
+	ns string
+}
+
+// Get returns the object named name in the namespace.
+func (n NamespaceLister[T]) Get(name string) (T, bool) {
+	if n.ns == "" {
+		return n.l.Get(name)
+	}
+	return n.l.Get(n.ns + "/" + name)
+}
+
+// List returns the namespace's objects for which filter returns true
+// (every object if filter is nil), ordered by key. A label selector is a
+// filter: func(p *api.Pod) bool { return sel.Matches(p.Labels) }.
+func (n NamespaceLister[T]) List(filter func(T) bool) []T {
+	var out []T
+	for _, obj := range n.All() {
+		if filter == nil || filter(obj) {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// All iterates over a snapshot of the namespace, ordered by key.
+func (n NamespaceLister[T]) All() iter.Seq2[string, T] {
+	if n.ns == "" {
+		return n.l.All()
+	}
+	return n.l.Range(n.ns + "/")
+}
