@@ -241,6 +241,18 @@ func (inf *Informer[T]) LastSyncResourceVersion() string {
 	return inf.refl.LastSyncResourceVersion()
 }
 
+// CachedResourceVersion returns the resourceVersion of the object cached
+// under key ("" when T does not implement source.Versioned) and whether
+// an object is cached there. With it an Informer is a
+// reconcile.KeyedCache, for a read-your-writes gate per key.
+func (inf *Informer[T]) CachedResourceVersion(key string) (rv string, cached bool) {
+	obj, ok := inf.idx.Get(key)
+	if !ok {
+		return "", false
+	}
+	return source.ResourceVersionOf(obj), true
+}
+
 // Lister returns a read-only view of the cache.
 func (inf *Informer[T]) Lister() Lister[T] { return Lister[T]{idx: inf.idx} }
 

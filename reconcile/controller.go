@@ -254,6 +254,7 @@ func (c *Controller[R]) process(ctx context.Context, req R, prio int) {
 		ctx, cancel = context.WithTimeout(ctx, c.reconcileTimeout)
 		defer cancel()
 	}
+	ctx = withRequest(ctx, req)
 	c.addActive(1)
 	start := time.Now()
 	res, err := c.call(ctx, req)
