@@ -44,6 +44,7 @@ type Controller[R comparable] struct {
 	mu      sync.Mutex
 	synced  []func() bool // guarded by mu; what Run waits for
 	started bool          // guarded by mu; Run was called
+	allOn   []allOn[R]    // guarded by mu; ReconcileAllOn registrations
 
 	activeMu sync.Mutex
 	active   int // guarded by activeMu; workers inside Reconcile
@@ -163,6 +164,11 @@ func (c *Controller[R]) Run(ctx context.Context) error {
 	for range c.workers {
 		wg.Go(func() { c.worker(ctx, workCtx) })
 	}
+	c.mu.Lock()
+	for _, a := range c.allOn {
+		wg.Go(func() { c.reconcileAllOn(ctx, a) })
+	}
+	c.mu.Unlock()
 	c.log.Info("reconcile: workers started", "workers", c.workers)
 
 	<-ctx.Done()
@@ -260,6 +266,9 @@ func (c *Controller[R]) process(ctx context.Context, req R, prio int) {
 	res, err := c.call(ctx, req)
 	c.m.ReconcileTime.Observe(time.Since(start).Seconds())
 	c.addActive(-1)
+	if res.Priority != nil {
+		prio = *res.Priority
+	}
 
 	switch {
 	case err != nil && errors.Is(err, ErrTerminal):
@@ -317,4 +326,44 @@ func (c *Controller[R]) addActive(d int) {
 	c.active += d
 	c.m.ActiveWorkers.Set(float64(c.active))
 	c.activeMu.Unlock()
+}
+
+// allOn is one ReconcileAllOn registration.
+type allOn[R comparable] struct {
+	signal <-chan struct{}
+	all    func() []R
+}
+
+// ReconcileAllOn makes Run enqueue every request all returns, at low
+// priority, each time signal delivers a value — kube-rs's
+// reconcile_all_on: a changed configuration, a rotated credential, a
+// node added to a pool. A closed signal stops it. Call it before Run; it
+// returns an error after.
+func (c *Controller[R]) ReconcileAllOn(signal <-chan struct{}, all func() []R) error {
+	if signal == nil || all == nil {
+		return fmt.Errorf("reconcile: controller %q: ReconcileAllOn: signal or all is nil", c.name)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return fmt.Errorf("reconcile: controller %q: ReconcileAllOn after Run", c.name)
+	}
+	c.allOn = append(c.allOn, allOn[R]{signal: signal, all: all})
+	return nil
+}
+
+func (c *Controller[R]) reconcileAllOn(ctx context.Context, a allOn[R]) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-a.signal:
+			if !ok {
+				return
+			}
+			for _, req := range a.all() {
+				c.queue.AddWithOptions(req, workqueue.AddOptions{Priority: workqueue.LowPriority})
+			}
+		}
+	}
 }

@@ -51,6 +51,11 @@ type Result struct {
 	// (once: the later time is then dropped, as the queue keeps the
 	// earliest).
 	RequeueAfter time.Duration
+	// Priority, when set, is the priority the request is queued with
+	// when it is requeued — after RequeueAfter, or with backoff after an
+	// error (controller-runtime's Result.Priority). Unset, a requeue
+	// keeps the priority the request was queued with.
+	Priority *int
 }
 
 // IsZero reports whether r is the zero Result.

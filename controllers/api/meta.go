@@ -99,6 +99,15 @@ type ObjectMeta struct {
 // access to its metadata.
 func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
 
+// GetGeneration returns m.Generation.
+func (m *ObjectMeta) GetGeneration() int64 { return m.Generation }
+
+// GetLabels returns m.Labels.
+func (m *ObjectMeta) GetLabels() map[string]string { return m.Labels }
+
+// GetAnnotations returns m.Annotations.
+func (m *ObjectMeta) GetAnnotations() map[string]string { return m.Annotations }
+
 // GetResourceVersion returns m.ResourceVersion (source.Versioned).
 func (m *ObjectMeta) GetResourceVersion() string { return m.ResourceVersion }
 
