@@ -8,4 +8,8 @@ require (
 	golang.org/x/time v0.16.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	go.yaml.in/yaml/v2 v2.4.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	sigs.k8s.io/yaml v1.6.0 // indirect
+)
