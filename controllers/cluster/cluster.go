@@ -132,11 +132,11 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	open(func() (e error) { c.configMaps, e = register(c, newKind[*api.ConfigMap]("configmaps")); return })
 	open(func() (e error) { c.secrets, e = register(c, newKind[*api.Secret]("secrets")); return })
 	open(func() (e error) {
-		c.persistentVolumes, e = register(c, newKind[*api.PersistentVolume]("persistentvolumes"))
+		c.persistentVolumes, e = register(c, persistentVolumeKind())
 		return
 	})
 	open(func() (e error) {
-		c.persistentVolumeClaims, e = register(c, newKind[*api.PersistentVolumeClaim]("persistentvolumeclaims"))
+		c.persistentVolumeClaims, e = register(c, persistentVolumeClaimKind())
 		return
 	})
 	open(func() (e error) {

@@ -172,3 +172,15 @@ func namespaceKind() *kind[*api.Namespace] {
 	}
 	return k
 }
+
+func persistentVolumeKind() *kind[*api.PersistentVolume] {
+	k := newKind[*api.PersistentVolume]("persistentvolumes")
+	k.prepareCreate = func(pv *api.PersistentVolume) { pv.Status.Phase = "Pending" }
+	return k
+}
+
+func persistentVolumeClaimKind() *kind[*api.PersistentVolumeClaim] {
+	k := newKind[*api.PersistentVolumeClaim]("persistentvolumeclaims")
+	k.prepareCreate = func(pvc *api.PersistentVolumeClaim) { pvc.Status.Phase = "Pending" }
+	return k
+}
