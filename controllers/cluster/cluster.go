@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -34,6 +35,10 @@ type Options struct {
 // documentation. It is safe for concurrent use and starts no goroutine.
 type Cluster struct {
 	opts Options
+
+	// allocMu serializes service creates, so that two never take the
+	// same cluster IP or node port.
+	allocMu sync.Mutex
 
 	pods                     *Store[*api.Pod]
 	nodes                    *Store[*api.Node]

@@ -49,6 +49,12 @@
 // and backoffLimit, service ports and types, cron job names of at most 52
 // characters.
 //
+// Services get a cluster IP (the lowest free one in 10.96.0.0/16, unless
+// headless or ExternalName) and, for NodePort and LoadBalancer types, node
+// ports (the lowest free in 30000-32767); a requested address that is
+// taken or out of range is invalid. Kubernetes picks random free
+// addresses; the lowest free one keeps tests predictable.
+//
 // Namespace lifecycle: a namespaced create in a missing namespace fails
 // with source.ErrNotFound, in a terminating one with ErrForbidden (events
 // excepted). default, kube-system and kube-public exist from New on and
@@ -123,7 +129,10 @@
 // at their current version); mutating admission; server-side apply,
 // patches and managedFields; the finalize subresource (Update may shrink a
 // namespace's spec.finalizers) and the scale, eviction and ephemeral
-// containers subresources; service cluster IP and node port allocation;
+// containers subresources; random service addresses, dual stack, and
+// address allocation across several Cluster values over one etcd (it is
+// serialized within one Cluster value) or on updates that change a
+// service's type;
 // the ServiceAccount, LimitRanger, PodSecurity, priority and quota
 // admission plugins (quota plugs into Options.Admission); pod QoS class and
 // the defaults of probes, volumes and security contexts beyond an empty

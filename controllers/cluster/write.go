@@ -46,6 +46,21 @@ func (s *Store[T]) Create(ctx context.Context, obj T) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if svc, ok := any(next).(*api.Service); ok {
+			// Allocation and the create that takes the addresses happen
+			// under one lock.
+			s.c.allocMu.Lock()
+			rv, retry, err := s.createService(ctx, svc, generated && attempt < generateNameAttempts)
+			s.c.allocMu.Unlock()
+			if retry {
+				continue
+			}
+			if err != nil {
+				return "", err
+			}
+			assign(obj, next)
+			return rv, nil
+		}
 		if err := s.c.admitCreate(ctx, s.kind.resource, s.kind.namespaced, next); err != nil {
 			return "", err
 		}
@@ -60,6 +75,26 @@ func (s *Store[T]) Create(ctx context.Context, obj T) (string, error) {
 		assign(obj, next)
 		return rv, nil
 	}
+}
+
+// createService allocates a service's addresses and creates it; the
+// caller holds c.allocMu. retry reports a generated name that was taken.
+func (s *Store[T]) createService(ctx context.Context, svc *api.Service, mayRetry bool) (rv string, retry bool, err error) {
+	if err := s.c.allocateServiceAddresses(ctx, svc); err != nil {
+		return "", false, err
+	}
+	if err := s.c.admitCreate(ctx, s.kind.resource, s.kind.namespaced, svc); err != nil {
+		return "", false, err
+	}
+	rv, err = s.c.services.s.Create(ctx, svc)
+	if errors.Is(err, source.ErrAlreadyExists) && mayRetry {
+		return "", true, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("cluster: create %s %q: %w", s.kind.resource, api.Key(svc), err)
+	}
+	svc.SetResourceVersion(rv)
+	return rv, false, nil
 }
 
 // prepareCreate turns a caller's object into the one to store and
