@@ -155,24 +155,29 @@ func (f *filter[T]) Watch(ctx context.Context, opts WatchOptions) (<-chan Event[
 		}
 		opts.ResourceVersion = l.ResourceVersion
 	}
-	in, err := f.lw.Watch(ctx, opts)
+	// The inner watch has a context of its own, so that a filter that
+	// stops early (a bad key) can end it.
+	innerCtx, cancel := context.WithCancel(ctx)
+	in, err := f.lw.Watch(innerCtx, opts)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	out := make(chan Event[T])
-	go f.run(ctx, in, out, known)
+	go f.run(ctx, cancel, in, out, known)
 	return out, nil
 }
 
 // run forwards the transitions of in to out until in closes or ctx ends.
-func (f *filter[T]) run(ctx context.Context, in <-chan Event[T], out chan<- Event[T], known map[string]T) {
-	defer close(out)
-	// Drain in after a cancellation so the inner watch's goroutine is
-	// never left blocked on a send; it closes in when ctx ends.
+func (f *filter[T]) run(ctx context.Context, cancel context.CancelFunc, in <-chan Event[T], out chan<- Event[T], known map[string]T) {
+	// On the way out: close out, end the inner watch, and drain it so
+	// that its goroutine is never left blocked on a send.
 	defer func() {
 		for range in {
 		}
 	}()
+	defer cancel()
+	defer close(out)
 	send := func(ev Event[T]) bool {
 		select {
 		case out <- ev:

@@ -276,3 +276,31 @@ func TestFilterCancelClosesAndBadInput(t *testing.T) {
 		t.Fatal("panicking match: no error")
 	}
 }
+
+// A key function that fails ends the watch with an Error event and a
+// closed channel, and ends the inner watch too.
+func TestFilterBadKeyEndsWatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newBalls(t)
+		key := func(b *ball) string {
+			if b.Name == "bad" {
+				return ""
+			}
+			return b.Name
+		}
+		ch, err := source.Filter[*ball](src, key, isRed).Watch(t.Context(), source.WatchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		put(t, src, "bad", "red")
+		synctest.Wait()
+		ev := <-ch
+		if ev.Type != source.Error || ev.Err == nil {
+			t.Fatalf("got %v, want an Error event", ev.Type)
+		}
+		if _, ok := <-ch; ok {
+			t.Fatal("channel open after the Error event")
+		}
+		// The bubble ends only if the inner watch's goroutine has ended.
+	})
+}

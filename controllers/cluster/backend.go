@@ -159,17 +159,21 @@ func (r *rawStorage[T]) List(ctx context.Context, opts source.ListOptions) (sour
 }
 
 func (r *rawStorage[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[T], error) {
-	in, err := r.raw.Watch(ctx, opts)
+	innerCtx, cancel := context.WithCancel(ctx)
+	in, err := r.raw.Watch(innerCtx, opts)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	out := make(chan source.Event[T])
 	go func() {
-		defer close(out)
+		// Close out, end the raw watch and drain it.
 		defer func() {
 			for range in {
 			}
 		}()
+		defer cancel()
+		defer close(out)
 		for ev := range in {
 			tev := source.Event[T]{Type: ev.Type, ResourceVersion: ev.ResourceVersion, InitialEventsEnd: ev.InitialEventsEnd, Err: ev.Err}
 			if ev.Object != nil {
