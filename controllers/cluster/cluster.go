@@ -135,7 +135,7 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		return
 	})
 	open(func() (e error) { c.configMaps, e = register(c, newKind[*api.ConfigMap]("configmaps")); return })
-	open(func() (e error) { c.secrets, e = register(c, newKind[*api.Secret]("secrets")); return })
+	open(func() (e error) { c.secrets, e = register(c, secretKind()); return })
 	open(func() (e error) {
 		c.persistentVolumes, e = register(c, persistentVolumeKind())
 		return
@@ -153,7 +153,7 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		return
 	})
 	open(func() (e error) { c.leases, e = register(c, newKind[*api.Lease]("leases")); return })
-	open(func() (e error) { c.events, e = register(c, newKind[*api.Event]("events")); return })
+	open(func() (e error) { c.events, e = register(c, eventKind()); return })
 	if err != nil {
 		return nil, err
 	}

@@ -184,3 +184,34 @@ func persistentVolumeClaimKind() *kind[*api.PersistentVolumeClaim] {
 	k.prepareCreate = func(pvc *api.PersistentVolumeClaim) { pvc.Status.Phase = "Pending" }
 	return k
 }
+
+func eventKind() *kind[*api.Event] {
+	k := newKind[*api.Event]("events")
+	k.fieldNames = []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+		"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+		"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}
+	k.fields = func(e *api.Event) map[string]string {
+		o := e.InvolvedObject
+		return map[string]string{
+			"involvedObject.kind":            o.Kind,
+			"involvedObject.namespace":       o.Namespace,
+			"involvedObject.name":            o.Name,
+			"involvedObject.uid":             string(o.UID),
+			"involvedObject.apiVersion":      o.APIVersion,
+			"involvedObject.resourceVersion": o.ResourceVersion,
+			"involvedObject.fieldPath":       o.FieldPath,
+			"reason":                         e.Reason,
+			"reportingComponent":             e.ReportingController,
+			"source":                         e.Source.Component,
+			"type":                           e.Type,
+		}
+	}
+	return k
+}
+
+func secretKind() *kind[*api.Secret] {
+	k := newKind[*api.Secret]("secrets")
+	k.fieldNames = []string{"type"}
+	k.fields = func(s *api.Secret) map[string]string { return map[string]string{"type": string(s.Type)} }
+	return k
+}

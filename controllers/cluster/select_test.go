@@ -167,6 +167,22 @@ func TestSelectFieldsOfKinds(t *testing.T) {
 			t.Errorf("%s: %d namespaces", sel, len(l.Items))
 		}
 	}
+	ev := &api.Event{ObjectMeta: api.ObjectMeta{Name: "e1"}, InvolvedObject: api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web-0"}, Reason: "Scheduled", Type: "Normal"}
+	if _, err := c.Events().Create(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	for sel, want := range map[string]int{"involvedObject.kind=Pod,involvedObject.name=web-0": 1, "reason=Killing": 0, "type=Normal": 1} {
+		lw, err := c.Events().Select(cluster.SelectOptions{FieldSelector: sel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, _ := lw.List(ctx, source.ListOptions{}); len(l.Items) != want {
+			t.Errorf("events %s: %d, want %d", sel, len(l.Items), want)
+		}
+	}
+	if _, err := c.Secrets().Select(cluster.SelectOptions{FieldSelector: "type=Opaque"}); err != nil {
+		t.Error(err)
+	}
 	if _, err := c.Nodes().Select(cluster.SelectOptions{FieldSelector: "spec.unschedulable=false"}); err != nil {
 		t.Error(err)
 	}

@@ -74,7 +74,10 @@ type SelectOptions struct {
 	// Every kind supports metadata.name and metadata.namespace; pods also
 	// spec.nodeName, spec.schedulerName, spec.restartPolicy,
 	// spec.serviceAccountName, status.phase and status.podIP; nodes
-	// spec.unschedulable; namespaces status.phase. "" selects everything.
+	// spec.unschedulable; namespaces status.phase; secrets type; events
+	// involvedObject.{kind,namespace,name,uid,apiVersion,resourceVersion,
+	// fieldPath}, reason, reportingComponent, source and type. ""
+	// selects everything.
 	FieldSelector string
 }
 

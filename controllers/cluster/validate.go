@@ -102,8 +102,14 @@ func validateMeta(m *api.ObjectMeta, resource string, namespaced bool, fs *field
 	for _, k := range sortedKeys(m.Annotations) {
 		checkQualifiedName(fs, "metadata.annotations", k)
 	}
+	controllers := 0
 	for i, r := range m.OwnerReferences {
 		p := fmt.Sprintf("metadata.ownerReferences[%d]", i)
+		if r.Controller != nil && *r.Controller {
+			if controllers++; controllers == 2 {
+				fs.invalid("metadata.ownerReferences", "", "Only one reference can have Controller set to true")
+			}
+		}
 		if r.APIVersion == "" {
 			fs.required(p+".apiVersion", "")
 		}
@@ -167,6 +173,12 @@ func validatePodSpec(fs *fieldErrors, path string, s *api.PodSpec, allowed ...ap
 	}
 	if g := s.TerminationGracePeriodSeconds; g != nil && *g < 0 {
 		fs.invalid(path+".terminationGracePeriodSeconds", strconv.FormatInt(*g, 10), "must be greater than or equal to 0")
+	}
+	if s.Hostname != "" {
+		checkDNS1123Label(fs, path+".hostname", s.Hostname)
+	}
+	if s.Subdomain != "" {
+		checkDNS1123Label(fs, path+".subdomain", s.Subdomain)
 	}
 	if s.NodeSelector != nil {
 		checkLabels(fs, path+".nodeSelector", s.NodeSelector)
@@ -322,7 +334,7 @@ func validateService(s *api.Service, fs *fieldErrors) {
 			fs.invalid(path+".port", strconv.Itoa(int(p.Port)), "must be between 1 and 65535, inclusive")
 		}
 		switch p.Protocol {
-		case api.ProtocolTCP, "UDP", "SCTP":
+		case api.ProtocolTCP, api.ProtocolUDP, api.ProtocolSCTP:
 		default:
 			fs.add(FieldUnsupported, path+".protocol", string(p.Protocol), `supported values: "SCTP", "TCP", "UDP"`)
 		}

@@ -71,6 +71,15 @@ func TestValidation(t *testing.T) {
 		{"OwnerReferenceUID", pod(func(p *api.Pod) {
 			p.OwnerReferences = []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs"}}
 		}), "metadata.ownerReferences[0].uid", cluster.FieldRequired},
+		{"OneControllerReference", pod(func(p *api.Pod) {
+			yes := true
+			p.OwnerReferences = []api.OwnerReference{
+				{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "a", UID: "1", Controller: &yes},
+				{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "b", UID: "2", Controller: &yes},
+			}
+		}), "metadata.ownerReferences", cluster.FieldInvalid},
+		{"PodHostname", pod(func(p *api.Pod) { p.Spec.Hostname = "Web.0" }), "spec.hostname", cluster.FieldInvalid},
+		{"PodSubdomain", pod(func(p *api.Pod) { p.Spec.Subdomain = "a_b" }), "spec.subdomain", cluster.FieldInvalid},
 		{"PodContainersRequired", pod(func(p *api.Pod) { p.Spec.Containers = nil }), "spec.containers", cluster.FieldRequired},
 		{"ContainerImage", pod(func(p *api.Pod) { p.Spec.Containers[0].Image = "" }), "spec.containers[0].image", cluster.FieldRequired},
 		{"ContainerName", pod(func(p *api.Pod) { p.Spec.Containers[0].Name = "App" }), "spec.containers[0].name", cluster.FieldInvalid},
