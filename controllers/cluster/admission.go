@@ -14,7 +14,9 @@ type Operation string
 
 // The operations.
 const (
+	// OperationCreate: Create (and CreateObject).
 	OperationCreate Operation = "CREATE"
+	// OperationUpdate: Update, UpdateStatus and Bind.
 	OperationUpdate Operation = "UPDATE"
 )
 

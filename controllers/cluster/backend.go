@@ -56,6 +56,8 @@ type RawStorage interface {
 // are what a distributed store keeps anyway. Open is called once per
 // resource by New.
 type Backend interface {
+	// Open returns the storage of resource r: an empty one for a new
+	// cluster, or the one holding r's objects for a cluster that exists.
 	Open(r Resource) (RawStorage, error)
 }
 

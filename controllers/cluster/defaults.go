@@ -15,9 +15,11 @@ const (
 	// DefaultTolerationSeconds is how long a pod tolerates, by default, a
 	// node that is not ready or unreachable.
 	DefaultTolerationSeconds int64 = 300
-	// TaintNodeNotReady and TaintNodeUnreachable are the node lifecycle
-	// taints the default tolerations are for.
-	TaintNodeNotReady    = "node.kubernetes.io/not-ready"
+	// TaintNodeNotReady is the node lifecycle taint of a node that is not
+	// ready; pods tolerate it for DefaultTolerationSeconds by default.
+	TaintNodeNotReady = "node.kubernetes.io/not-ready"
+	// TaintNodeUnreachable is the node lifecycle taint of a node whose
+	// kubelet stopped reporting; tolerated likewise.
 	TaintNodeUnreachable = "node.kubernetes.io/unreachable"
 )
 

@@ -32,7 +32,11 @@ const (
 
 // The finalizers the store adds for a propagation policy.
 const (
+	// FinalizerOrphanDependents asks the garbage collector to orphan the
+	// object's dependents before it goes.
 	FinalizerOrphanDependents = "orphan"
+	// FinalizerDeleteDependents asks the garbage collector to delete the
+	// object's blocking dependents before it goes.
 	FinalizerDeleteDependents = "foregroundDeletion"
 )
 

@@ -38,8 +38,6 @@ const (
 	FieldForbidden FieldErrorType = "Forbidden"
 	// FieldDuplicate: the value repeats one that must be unique.
 	FieldDuplicate FieldErrorType = "Duplicate value"
-	// FieldTooLong: the value is longer than allowed.
-	FieldTooLong FieldErrorType = "Too long"
 )
 
 // FieldError is one validation failure, at a field path written as

@@ -111,8 +111,12 @@ func daemonSetKind() *kind[*api.DaemonSet] {
 
 // The labels a job's generated selector uses (batch/v1).
 const (
-	LabelControllerUID       = "batch.kubernetes.io/controller-uid"
-	LabelJobName             = "batch.kubernetes.io/job-name"
+	// LabelControllerUID carries the job's uid; the generated selector
+	// selects it.
+	LabelControllerUID = "batch.kubernetes.io/controller-uid"
+	// LabelJobName carries the job's name.
+	LabelJobName = "batch.kubernetes.io/job-name"
+
 	legacyLabelControllerUID = "controller-uid"
 	legacyLabelJobName       = "job-name"
 )

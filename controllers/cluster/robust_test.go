@@ -10,6 +10,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster/clustertest"
+	"github.com/ctrlkit/ctrlkit/fake"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -156,5 +157,23 @@ func TestStoreFor(t *testing.T) {
 		if _, err := c.CreateObject(context.Background(), obj); errors.Is(err, cluster.ErrBadRequest) {
 			t.Errorf("%s: %v", gvk.Kind, err)
 		}
+	}
+}
+
+// A Store is a source.Writer: fake.Recorder records a controller's writes
+// through it.
+func TestRecorder(t *testing.T) {
+	ctx := context.Background()
+	c := newMemory(t, cluster.Options{})
+	rec := fake.NewRecorder[*api.Pod](c.Pods(), api.Key[*api.Pod])
+	p := clustertest.Pod("default", "p", nil)
+	if _, err := rec.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.Delete(ctx, "default/p", ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.Writes()); n != 2 {
+		t.Errorf("%d writes recorded, want 2", n)
 	}
 }
