@@ -71,3 +71,44 @@ spec:
 	// shop/web replicas=3 generation=1 strategy=RollingUpdate maxSurge=25% revisionHistoryLimit=10
 	// true
 }
+
+// A scheduler watches only the pods that no node has yet: binding a pod
+// moves it out of the selection, which the watch reports as a deletion.
+func ExampleStore_Select() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, err := cluster.New(ctx, cluster.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	unscheduled, err := c.Pods().Select(cluster.SelectOptions{FieldSelector: "spec.nodeName="})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	events, err := unscheduled.Watch(ctx, source.WatchOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pod := &api.Pod{
+		ObjectMeta: api.ObjectMeta{GenerateName: "web-"},
+		Spec:       api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}},
+	}
+	if _, err := c.Pods().Create(ctx, pod); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ev := <-events
+	fmt.Println(ev.Type, ev.Object.Spec.SchedulerName, len(ev.Object.Name))
+	if _, err := c.Bind(ctx, pod.Namespace, pod.Name, "node-1"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ev = <-events
+	fmt.Println(ev.Type, ev.Object.Name == pod.Name)
+	// Output:
+	// Added default-scheduler 9
+	// Deleted true
+}

@@ -107,8 +107,12 @@ func (k *kind[T]) copyStatus(dst, src T) {
 
 // jsonEqual compares two values by their JSON encoding, as kube-apiserver
 // compares the encoded bytes of an update with the stored ones: nil and
-// empty slices and maps are the same.
+// empty slices and maps are the same. Deeply equal values are equal
+// without encoding them.
 func jsonEqual(a, b any) bool {
+	if reflect.DeepEqual(a, b) {
+		return true // the common case, without encoding
+	}
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
