@@ -1,0 +1,118 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// Operation is the kind of write an admission function sees.
+type Operation string
+
+// The operations.
+const (
+	// OperationCreate: Create (and CreateObject).
+	OperationCreate Operation = "CREATE"
+	// OperationUpdate: Update, UpdateStatus and Bind.
+	OperationUpdate Operation = "UPDATE"
+)
+
+// Attributes describe a write to an admission function.
+type Attributes struct {
+	// Operation is CREATE or UPDATE.
+	Operation Operation
+	// Resource is the kind's resource name ("pods").
+	Resource string
+	// Subresource is "status" for UpdateStatus, "binding" for Bind,
+	// "" otherwise.
+	Subresource string
+	// Object is the object about to be stored: defaulted and valid.
+	// Admission functions must not change it.
+	Object api.Object
+	// OldObject is the stored object an update replaces; nil on create.
+	OldObject api.Object
+}
+
+// AdmissionFunc is a validating admission plugin: it sees each create and
+// update after defaulting, validation and the namespace lifecycle check,
+// and a non-nil error aborts the write (the store returns it wrapped, so
+// errors.Is finds the plugin's own sentinels). It runs on the writer's
+// goroutine and may read the cluster's stores.
+type AdmissionFunc func(ctx context.Context, a Attributes) error
+
+// admitCreate runs the namespace lifecycle check and Options.Admission.
+func (c *Cluster) admitCreate(ctx context.Context, resource string, namespaced bool, obj api.Object) error {
+	m := obj.GetObjectMeta()
+	if namespaced {
+		ns, _, err := c.namespaces.s.Get(ctx, m.Namespace)
+		switch {
+		case errors.Is(err, source.ErrNotFound):
+			return fmt.Errorf("cluster: create %s %q: namespace %q not found: %w", resource, api.Key(obj), m.Namespace, source.ErrNotFound)
+		case err != nil:
+			return fmt.Errorf("cluster: create %s %q: get namespace: %w", resource, api.Key(obj), err)
+		case (ns.DeletionTimestamp != nil || ns.Status.Phase == api.NamespaceTerminating) && resource != "events":
+			return fmt.Errorf("cluster: create %s %q: unable to create new content in namespace %s because it is being terminated: %w",
+				resource, api.Key(obj), m.Namespace, ErrForbidden)
+		}
+	}
+	return c.admit(ctx, Attributes{Operation: OperationCreate, Resource: resource, Object: obj})
+}
+
+// admitUpdate runs Options.Admission on an update.
+func (c *Cluster) admitUpdate(ctx context.Context, resource, op string, obj, old api.Object) error {
+	a := Attributes{Operation: OperationUpdate, Resource: resource, Object: obj, OldObject: old}
+	switch op {
+	case "update status":
+		a.Subresource = "status"
+	case "bind":
+		a.Subresource = "binding"
+	}
+	return c.admit(ctx, a)
+}
+
+func (c *Cluster) admit(ctx context.Context, a Attributes) error {
+	for _, f := range c.opts.Admission {
+		if err := f(ctx, a); err != nil {
+			return fmt.Errorf("cluster: %s %s %q: admission: %w", a.Operation, a.Resource, api.Key(a.Object), err)
+		}
+	}
+	return nil
+}
+
+// Bind assigns the pod namespace/name to nodeName, as a scheduler's
+// Binding does (a pod's spec.nodeName cannot be changed by Update): it
+// sets spec.nodeName and the PodScheduled condition. A pod already bound,
+// or being deleted, is ErrConflict. It returns the resourceVersion of the
+// write.
+func (c *Cluster) Bind(ctx context.Context, namespace, name, nodeName string) (string, error) {
+	if nodeName == "" {
+		return "", fmt.Errorf("cluster: bind pod %s/%s: empty node name: %w", namespace, name, ErrBadRequest)
+	}
+	s := c.pods
+	scratch := &api.Pod{}
+	return s.write(ctx, "bind", api.NamespacedKey(namespace, name), "", scratch, func(cur *api.Pod) (*api.Pod, error) {
+		if cur.Spec.NodeName != "" {
+			return nil, fmt.Errorf("cluster: bind pod %s/%s: pod is already assigned to node %q: %w", namespace, name, cur.Spec.NodeName, source.ErrConflict)
+		}
+		if cur.DeletionTimestamp != nil {
+			return nil, fmt.Errorf("cluster: bind pod %s/%s: pod is being deleted: %w", namespace, name, source.ErrConflict)
+		}
+		next := cur.DeepCopy()
+		next.Spec.NodeName = nodeName
+		setPodCondition(&next.Status, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: api.NewTime(now())})
+		return next, nil
+	})
+}
+
+func setPodCondition(st *api.PodStatus, c api.PodCondition) {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == c.Type {
+			st.Conditions[i] = c
+			return
+		}
+	}
+	st.Conditions = append(st.Conditions, c)
+}

@@ -1,0 +1,215 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// PropagationPolicy says what happens to an object's dependents when it
+// is deleted (Kubernetes' DeletionPropagation); the garbage collector
+// carries it out.
+type PropagationPolicy string
+
+// The propagation policies.
+const (
+	// DeletePropagationOrphan leaves the dependents, removing their owner
+	// references: the store adds the "orphan" finalizer.
+	DeletePropagationOrphan PropagationPolicy = "Orphan"
+	// DeletePropagationBackground deletes the object now and its
+	// dependents afterwards (the default).
+	DeletePropagationBackground PropagationPolicy = "Background"
+	// DeletePropagationForeground keeps the object, with the
+	// "foregroundDeletion" finalizer, until its blocking dependents are
+	// gone.
+	DeletePropagationForeground PropagationPolicy = "Foreground"
+)
+
+// The finalizers the store adds for a propagation policy.
+const (
+	// FinalizerOrphanDependents asks the garbage collector to orphan the
+	// object's dependents before it goes.
+	FinalizerOrphanDependents = "orphan"
+	// FinalizerDeleteDependents asks the garbage collector to delete the
+	// object's blocking dependents before it goes.
+	FinalizerDeleteDependents = "foregroundDeletion"
+)
+
+// Preconditions must hold for a delete to happen; empty fields are not
+// checked. A failed one is ErrConflict.
+type Preconditions struct {
+	// UID the object must have.
+	UID api.UID
+	// ResourceVersion the object must be at.
+	ResourceVersion string
+}
+
+// DeleteOptions are the options of DeleteWith (Kubernetes' DeleteOptions).
+// The zero value deletes with the object's default grace period and the
+// background policy.
+type DeleteOptions struct {
+	// GracePeriodSeconds is how long a pod has to stop; nil means the
+	// pod's spec.terminationGracePeriodSeconds (30 by default). 0 removes
+	// the pod at once — what the kubelet sends when its containers have
+	// stopped. Only pods bound to a node, not yet Succeeded or Failed,
+	// are deleted gracefully; other kinds ignore it.
+	GracePeriodSeconds *int64
+	// Preconditions must hold.
+	Preconditions Preconditions
+	// PropagationPolicy; "" keeps what the object's finalizers already
+	// ask for, and otherwise means Background.
+	PropagationPolicy PropagationPolicy
+}
+
+// Delete deletes the object stored under key on the condition that it is
+// at ifVersion ("": unconditionally): DeleteWith with that precondition
+// and default options (source.Writer).
+func (s *Store[T]) Delete(ctx context.Context, key, ifVersion string) (string, error) {
+	return s.DeleteWith(ctx, key, DeleteOptions{Preconditions: Preconditions{ResourceVersion: ifVersion}})
+}
+
+// DeleteWith deletes the object stored under key as kube-apiserver does.
+// An object with finalizers (after the propagation policy added or
+// removed "orphan" and "foregroundDeletion"), and a pod bound to a node
+// deleted with a non-zero grace period, are not removed: they get a
+// deletionTimestamp (now plus the grace period) and
+// deletionGracePeriodSeconds, their generation is bumped, and they stay
+// until their finalizers are removed (Update) and, for a pod, until it
+// is deleted again with grace period 0. A second delete may shorten a
+// pending grace period, never lengthen it. Deleting a namespace marks it
+// Terminating until its spec.finalizers are removed; deleting "default",
+// "kube-system" or "kube-public" is ErrForbidden.
+//
+// It returns the resourceVersion of its write: the removal, or the update
+// that marked the object. A missing object is ErrNotFound, a failed
+// precondition ErrConflict.
+func (s *Store[T]) DeleteWith(ctx context.Context, key string, opts DeleteOptions) (string, error) {
+	if ctx == nil {
+		return "", fmt.Errorf("cluster: delete %s %q: nil context", s.kind.resource, key)
+	}
+	switch opts.PropagationPolicy {
+	case "", DeletePropagationOrphan, DeletePropagationBackground, DeletePropagationForeground:
+	default:
+		return "", fmt.Errorf("cluster: delete %s %q: unknown propagation policy %q: %w", s.kind.resource, key, opts.PropagationPolicy, ErrBadRequest)
+	}
+	if opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds < 0 {
+		return "", fmt.Errorf("cluster: delete %s %q: negative grace period: %w", s.kind.resource, key, ErrBadRequest)
+	}
+	if s.kind.resource == "namespaces" && immortalNamespaces[key] {
+		return "", fmt.Errorf("cluster: delete namespaces %q: this namespace may not be deleted: %w", key, ErrForbidden)
+	}
+	for range maxRetries {
+		rv, retry, err := s.deleteOnce(ctx, key, opts)
+		if retry {
+			continue
+		}
+		return rv, err
+	}
+	return "", fmt.Errorf("cluster: delete %s %q: gave up after %d conflicting writes: %w", s.kind.resource, key, maxRetries, source.ErrConflict)
+}
+
+func (s *Store[T]) deleteOnce(ctx context.Context, key string, opts DeleteOptions) (rv string, retry bool, err error) {
+	fail := func(err error) (string, bool, error) {
+		return "", false, fmt.Errorf("cluster: delete %s %q: %w", s.kind.resource, key, err)
+	}
+	cur, curRV, err := s.s.Get(ctx, key)
+	if err != nil {
+		return fail(err)
+	}
+	m := cur.GetObjectMeta()
+	p := opts.Preconditions
+	if p.UID != "" && p.UID != m.UID {
+		return fail(fmt.Errorf("precondition failed: UID in precondition: %s, UID in object meta: %s: %w", p.UID, m.UID, source.ErrConflict))
+	}
+	if p.ResourceVersion != "" && p.ResourceVersion != curRV {
+		return fail(fmt.Errorf("precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s: %w", p.ResourceVersion, curRV, source.ErrConflict))
+	}
+	next := deepCopy(cur)
+	nm := next.GetObjectMeta()
+	nm.Finalizers = deletionFinalizers(m.Finalizers, opts.PropagationPolicy)
+
+	var grace int64
+	graceful := false
+	if s.kind.gracePeriod != nil {
+		grace, graceful = s.kind.gracePeriod(cur, opts.GracePeriodSeconds)
+	}
+	if !graceful {
+		grace = 0
+	} else if pending := m.DeletionGracePeriodSeconds; m.DeletionTimestamp != nil && pending != nil && *pending > 0 && grace >= *pending {
+		grace = *pending // a pending deletion may only be shortened
+	}
+	if !graceful && !s.kind.finalizing(next) {
+		rv, err := s.s.Delete(ctx, key, curRV)
+		if errors.Is(err, source.ErrConflict) && p.ResourceVersion == "" {
+			return "", true, nil
+		}
+		if err != nil {
+			return fail(err)
+		}
+		return rv, false, nil
+	}
+	t := now()
+	if m.DeletionTimestamp == nil || m.DeletionGracePeriodSeconds == nil || grace < *m.DeletionGracePeriodSeconds {
+		ts := api.NewTime(t.Add(time.Duration(grace) * time.Second))
+		nm.DeletionTimestamp = &ts
+		nm.DeletionGracePeriodSeconds = &grace
+	}
+	if m.DeletionTimestamp == nil {
+		if nm.Generation > 0 {
+			nm.Generation++
+		}
+		if s.kind.onDelete != nil {
+			s.kind.onDelete(next)
+		}
+	}
+	next.SetResourceVersion(curRV)
+	if jsonEqual(cur, next) {
+		return curRV, false, nil
+	}
+	rv, err = s.s.Update(ctx, next, curRV)
+	if errors.Is(err, source.ErrConflict) && p.ResourceVersion == "" {
+		return "", true, nil
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return rv, false, nil
+}
+
+// deletionFinalizers returns the finalizers after a delete with policy,
+// as kube-apiserver's deletionFinalizersForGarbageCollection computes
+// them: an explicit policy replaces "orphan" and "foregroundDeletion"
+// with its own (none for Background); no policy keeps them.
+func deletionFinalizers(fins []string, policy PropagationPolicy) []string {
+	orphan := slices.Contains(fins, FinalizerOrphanDependents)
+	foreground := slices.Contains(fins, FinalizerDeleteDependents)
+	switch policy {
+	case DeletePropagationOrphan:
+		orphan, foreground = true, false
+	case DeletePropagationForeground:
+		orphan, foreground = false, true
+	case DeletePropagationBackground:
+		orphan, foreground = false, false
+	}
+	out := make([]string, 0, len(fins)+1)
+	for _, f := range fins {
+		if f != FinalizerOrphanDependents && f != FinalizerDeleteDependents {
+			out = append(out, f)
+		}
+	}
+	if orphan {
+		out = append(out, FinalizerOrphanDependents)
+	}
+	if foreground {
+		out = append(out, FinalizerDeleteDependents)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,127 @@
+package cluster
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// kind is what a store knows about its objects beyond api.Object: the
+// Kubernetes strategy of the kind (kube-apiserver's rest.RESTCreateStrategy
+// and RESTUpdateStrategy), in plain functions. Every hook may be nil.
+type kind[T api.Object] struct {
+	// resource is the plural resource name, the etcd key segment.
+	resource string
+	// namespaced is true for namespaced kinds.
+	namespaced bool
+	// gvk is the kind's current group, version and kind.
+	gvk api.GroupVersionKind
+	// hasSpec and hasStatus say whether the kind has Spec and Status
+	// fields: generation tracks Spec, Update ignores Status.
+	hasSpec, hasStatus bool
+	// keepStatusOnCreate keeps the status a create carries (nodes, which
+	// their kubelet registers with a status); other kinds start with
+	// an empty status, as in Kubernetes.
+	keepStatusOnCreate bool
+
+	// defaults fills in unset fields, on create and on update.
+	defaults func(obj T)
+	// prepareCreate resets or derives server-owned fields on create,
+	// after the uid is set (a pod's status, a job's selector).
+	prepareCreate func(obj T)
+	// validate checks an object, on create and on update.
+	validate func(obj T, fs *fieldErrors)
+	// validateUpdate checks what may not change between old and obj.
+	validateUpdate func(old, obj T, fs *fieldErrors)
+	// fields returns the kind's field-selector fields beyond
+	// metadata.name and metadata.namespace.
+	fields func(obj T) map[string]string
+	// fieldNames are the keys fields returns.
+	fieldNames []string
+	// gracePeriod returns the grace period of a deletion requested with
+	// want (nil: the object's default), and whether the deletion is
+	// graceful at all; nil means never graceful (everything but pods).
+	gracePeriod func(obj T, want *int64) (int64, bool)
+	// specFinalizers returns a kind's finalizers held in its spec
+	// (namespaces' spec.finalizers); nil for other kinds.
+	specFinalizers func(obj T) int
+	// onDelete changes an object that enters graceful deletion (a
+	// namespace turns Terminating).
+	onDelete func(obj T)
+}
+
+func newKind[T api.Object](resource string) *kind[T] {
+	var zero T
+	t := reflect.TypeOf(zero).Elem()
+	_, spec := t.FieldByName("Spec")
+	_, status := t.FieldByName("Status")
+	obj := reflect.New(t).Interface().(T)
+	return &kind[T]{
+		resource:   resource,
+		namespaced: api.IsNamespaced(obj.GroupVersionKind().Kind),
+		gvk:        obj.GroupVersionKind(),
+		hasSpec:    spec,
+		hasStatus:  status,
+	}
+}
+
+// newObject returns a new zero object of the kind.
+func (k *kind[T]) newObject() T {
+	var zero T
+	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+}
+
+func deepCopy[T api.Object](obj T) T { return obj.DeepCopyObject().(T) }
+
+// assign overwrites *dst with *src (both pointers to the same struct).
+func assign[T api.Object](dst, src T) {
+	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src).Elem())
+}
+
+func field[T api.Object](obj T, name string) reflect.Value {
+	return reflect.ValueOf(obj).Elem().FieldByName(name)
+}
+
+// setTypeMeta writes the kind's current apiVersion and kind into obj.
+func (k *kind[T]) setTypeMeta(obj T) {
+	field(obj, "TypeMeta").Set(reflect.ValueOf(k.gvk.TypeMeta()))
+}
+
+// specEqual reports whether a and b have the same spec (true for kinds
+// without one).
+func (k *kind[T]) specEqual(a, b T) bool {
+	if !k.hasSpec {
+		return true
+	}
+	return jsonEqual(field(a, "Spec").Interface(), field(b, "Spec").Interface())
+}
+
+// copyStatus sets dst's status to src's (dst and src are private copies).
+func (k *kind[T]) copyStatus(dst, src T) {
+	if k.hasStatus {
+		field(dst, "Status").Set(field(src, "Status"))
+	}
+}
+
+// jsonEqual compares two values by their JSON encoding, as kube-apiserver
+// compares the encoded bytes of an update with the stored ones: nil and
+// empty slices and maps are the same. Deeply equal values are equal
+// without encoding them.
+func jsonEqual(a, b any) bool {
+	if reflect.DeepEqual(a, b) {
+		return true // the common case, without encoding
+	}
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
+
+// finalizing reports whether obj still has finalizers of any sort.
+func (k *kind[T]) finalizing(obj T) bool {
+	if len(obj.GetObjectMeta().Finalizers) > 0 {
+		return true
+	}
+	return k.specFinalizers != nil && k.specFinalizers(obj) > 0
+}

@@ -1,0 +1,221 @@
+package cluster
+
+import (
+	"strconv"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// The strategies of the kinds that have more than generic metadata
+// handling. Kinds registered with newKind alone get uid, generation,
+// metadata validation, status and deletion handling only.
+
+func podKind() *kind[*api.Pod] {
+	k := newKind[*api.Pod]("pods")
+	k.defaults = defaultPod
+	k.prepareCreate = func(p *api.Pod) {
+		p.Status = api.PodStatus{Phase: api.PodPending}
+		defaultTolerations(&p.Spec)
+	}
+	k.validate = validatePod
+	k.validateUpdate = validatePodUpdate
+	k.fieldNames = []string{"spec.nodeName", "spec.schedulerName", "spec.restartPolicy", "spec.serviceAccountName", "status.phase", "status.podIP"}
+	k.fields = func(p *api.Pod) map[string]string {
+		return map[string]string{
+			"spec.nodeName":           p.Spec.NodeName,
+			"spec.schedulerName":      p.Spec.SchedulerName,
+			"spec.restartPolicy":      string(p.Spec.RestartPolicy),
+			"spec.serviceAccountName": p.Spec.ServiceAccountName,
+			"status.phase":            string(p.Status.Phase),
+			"status.podIP":            p.Status.PodIP,
+		}
+	}
+	k.gracePeriod = podGracePeriod
+	return k
+}
+
+// podGracePeriod is the pod strategy's CheckGracefulDelete: the requested
+// grace period, else spec.terminationGracePeriodSeconds, else 30; but a
+// pod that was never scheduled, or has terminated, goes at once, having no
+// kubelet to stop it.
+func podGracePeriod(p *api.Pod, want *int64) (int64, bool) {
+	grace := DefaultTerminationGracePeriodSeconds
+	switch {
+	case want != nil:
+		grace = *want
+	case p.Spec.TerminationGracePeriodSeconds != nil:
+		grace = *p.Spec.TerminationGracePeriodSeconds
+	}
+	if p.Spec.NodeName == "" || p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed {
+		return 0, false
+	}
+	return grace, grace > 0
+}
+
+func nodeKind() *kind[*api.Node] {
+	k := newKind[*api.Node]("nodes")
+	k.keepStatusOnCreate = true
+	k.fieldNames = []string{"spec.unschedulable"}
+	k.fields = func(n *api.Node) map[string]string {
+		return map[string]string{"spec.unschedulable": strconv.FormatBool(n.Spec.Unschedulable)}
+	}
+	return k
+}
+
+func serviceKind() *kind[*api.Service] {
+	k := newKind[*api.Service]("services")
+	k.defaults = defaultService
+	k.validate = validateService
+	k.validateUpdate = validateServiceUpdate
+	return k
+}
+
+func replicaSetKind() *kind[*api.ReplicaSet] {
+	k := newKind[*api.ReplicaSet]("replicasets")
+	k.defaults = defaultReplicaSet
+	k.validate = validateReplicaSet
+	k.validateUpdate = validateReplicaSetUpdate
+	return k
+}
+
+func replicationControllerKind() *kind[*api.ReplicationController] {
+	k := newKind[*api.ReplicationController]("replicationcontrollers")
+	k.defaults = defaultReplicationController
+	k.validate = validateReplicationController
+	return k
+}
+
+func deploymentKind() *kind[*api.Deployment] {
+	k := newKind[*api.Deployment]("deployments")
+	k.defaults = defaultDeployment
+	k.validate = validateDeployment
+	k.validateUpdate = validateDeploymentUpdate
+	return k
+}
+
+func statefulSetKind() *kind[*api.StatefulSet] {
+	k := newKind[*api.StatefulSet]("statefulsets")
+	k.defaults = defaultStatefulSet
+	k.validate = validateStatefulSet
+	k.validateUpdate = validateStatefulSetUpdate
+	return k
+}
+
+func daemonSetKind() *kind[*api.DaemonSet] {
+	k := newKind[*api.DaemonSet]("daemonsets")
+	k.defaults = defaultDaemonSet
+	k.validate = validateDaemonSet
+	k.validateUpdate = validateDaemonSetUpdate
+	return k
+}
+
+// The labels a job's generated selector uses (batch/v1).
+const (
+	// LabelControllerUID carries the job's uid; the generated selector
+	// selects it.
+	LabelControllerUID = "batch.kubernetes.io/controller-uid"
+	// LabelJobName carries the job's name.
+	LabelJobName = "batch.kubernetes.io/job-name"
+
+	legacyLabelControllerUID = "controller-uid"
+	legacyLabelJobName       = "job-name"
+)
+
+func jobKind() *kind[*api.Job] {
+	k := newKind[*api.Job]("jobs")
+	k.defaults = defaultJob
+	k.prepareCreate = generateJobSelector
+	k.validate = validateJob
+	k.validateUpdate = validateJobUpdate
+	return k
+}
+
+// generateJobSelector gives a job without spec.manualSelector the
+// selector kube-apiserver generates: its uid, as a label on the template
+// (with the job's name) and as the selector.
+func generateJobSelector(j *api.Job) {
+	if j.Spec.ManualSelector != nil && *j.Spec.ManualSelector {
+		return
+	}
+	t := &j.Spec.Template
+	if t.Labels == nil {
+		t.Labels = map[string]string{}
+	}
+	uid := string(j.UID)
+	t.Labels[LabelControllerUID] = uid
+	t.Labels[legacyLabelControllerUID] = uid
+	t.Labels[LabelJobName] = j.Name
+	t.Labels[legacyLabelJobName] = j.Name
+	j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{LabelControllerUID: uid}}
+}
+
+func cronJobKind() *kind[*api.CronJob] {
+	k := newKind[*api.CronJob]("cronjobs")
+	k.defaults = defaultCronJob
+	k.validate = validateCronJob
+	return k
+}
+
+// FinalizerKubernetes is the spec finalizer of every namespace, removed by
+// the namespace controller once the namespace is empty.
+const FinalizerKubernetes = "kubernetes"
+
+func namespaceKind() *kind[*api.Namespace] {
+	k := newKind[*api.Namespace]("namespaces")
+	k.defaults = defaultNamespace
+	k.prepareCreate = func(n *api.Namespace) {
+		n.Status = api.NamespaceStatus{Phase: api.NamespaceActive}
+		n.Spec.Finalizers = []api.FinalizerName{FinalizerKubernetes}
+	}
+	k.validateUpdate = validateNamespaceUpdate
+	k.specFinalizers = func(n *api.Namespace) int { return len(n.Spec.Finalizers) }
+	k.onDelete = func(n *api.Namespace) { n.Status.Phase = api.NamespaceTerminating }
+	k.fieldNames = []string{"status.phase"}
+	k.fields = func(n *api.Namespace) map[string]string {
+		return map[string]string{"status.phase": string(n.Status.Phase)}
+	}
+	return k
+}
+
+func persistentVolumeKind() *kind[*api.PersistentVolume] {
+	k := newKind[*api.PersistentVolume]("persistentvolumes")
+	k.prepareCreate = func(pv *api.PersistentVolume) { pv.Status.Phase = "Pending" }
+	return k
+}
+
+func persistentVolumeClaimKind() *kind[*api.PersistentVolumeClaim] {
+	k := newKind[*api.PersistentVolumeClaim]("persistentvolumeclaims")
+	k.prepareCreate = func(pvc *api.PersistentVolumeClaim) { pvc.Status.Phase = "Pending" }
+	return k
+}
+
+func eventKind() *kind[*api.Event] {
+	k := newKind[*api.Event]("events")
+	k.fieldNames = []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+		"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+		"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}
+	k.fields = func(e *api.Event) map[string]string {
+		o := e.InvolvedObject
+		return map[string]string{
+			"involvedObject.kind":            o.Kind,
+			"involvedObject.namespace":       o.Namespace,
+			"involvedObject.name":            o.Name,
+			"involvedObject.uid":             string(o.UID),
+			"involvedObject.apiVersion":      o.APIVersion,
+			"involvedObject.resourceVersion": o.ResourceVersion,
+			"involvedObject.fieldPath":       o.FieldPath,
+			"reason":                         e.Reason,
+			"reportingComponent":             e.ReportingController,
+			"source":                         e.Source.Component,
+			"type":                           e.Type,
+		}
+	}
+	return k
+}
+
+func secretKind() *kind[*api.Secret] {
+	k := newKind[*api.Secret]("secrets")
+	k.fieldNames = []string{"type"}
+	k.fields = func(s *api.Secret) map[string]string { return map[string]string{"type": string(s.Type)} }
+	return k
+}
