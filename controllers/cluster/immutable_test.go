@@ -101,6 +101,7 @@ func TestImmutableFields(t *testing.T) {
 		pod("PodShortenDeadline", "", func(p *api.Pod) { p.Spec.ActiveDeadlineSeconds = ptr(int64(50)) }),
 		pod("PodLengthenDeadline", "spec", func(p *api.Pod) { p.Spec.ActiveDeadlineSeconds = ptr(int64(500)) }),
 		pod("PodRemoveSchedulingGate", "", func(p *api.Pod) { p.Spec.SchedulingGates = nil }),
+		pod("PodReplaceSchedulingGate", "spec", func(p *api.Pod) { p.Spec.SchedulingGates = []api.PodSchedulingGate{{Name: "other"}} }),
 		pod("PodNodeName", "spec", func(p *api.Pod) { p.Spec.NodeName = "n1" }),
 		pod("PodContainers", "spec", func(p *api.Pod) {
 			p.Spec.Containers = append(p.Spec.Containers, api.Container{Name: "side", Image: "busybox"})
