@@ -86,8 +86,9 @@ func (s *Store[T]) createObject(ctx context.Context, obj api.Object) (string, er
 var immortalNamespaces = map[string]bool{"default": true, "kube-system": true, "kube-public": true}
 
 // New returns a Cluster over opts.Backend (in memory by default) in which
-// the namespaces default, kube-system and kube-public exist (New creates
-// them unless the backend already holds them). It starts no goroutine.
+// the namespaces default, kube-system, kube-public and kube-node-lease
+// exist, as kube-apiserver creates them (New creates them unless the
+// backend already holds them). It starts no goroutine.
 func New(ctx context.Context, opts Options) (*Cluster, error) {
 	if ctx == nil {
 		return nil, errors.New("cluster: New: nil context")
@@ -157,7 +158,7 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"default", "kube-system", "kube-public"} {
+	for _, name := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
 		ns := &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}}
 		if _, err := c.namespaces.Create(ctx, ns); err != nil && !errors.Is(err, source.ErrAlreadyExists) {
 			return nil, fmt.Errorf("cluster: New: %w", err)

@@ -138,7 +138,6 @@ func defaultDeployment(d *api.Deployment) {
 			st.RollingUpdate.MaxSurge = ptr(api.FromString("25%"))
 		}
 	}
-	defaultTemplateLabels(&d.Spec.Template)
 	defaultPodSpec(&d.Spec.Template.Spec)
 }
 
@@ -235,7 +234,3 @@ func defaultNamespace(n *api.Namespace) {
 	// select by name.
 	n.Labels["kubernetes.io/metadata.name"] = n.Name
 }
-
-// defaultTemplateLabels is a no-op kept for symmetry with Kubernetes,
-// where apps/v1 no longer defaults a selector from the template.
-func defaultTemplateLabels(*api.PodTemplateSpec) {}

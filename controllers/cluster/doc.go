@@ -57,8 +57,9 @@
 //
 // Namespace lifecycle: a namespaced create in a missing namespace fails
 // with source.ErrNotFound, in a terminating one with ErrForbidden (events
-// excepted). default, kube-system and kube-public exist from New on and
-// cannot be deleted (ErrForbidden).
+// excepted). default, kube-system, kube-public and kube-node-lease (where
+// kubelets keep their leases) exist from New on; the first three cannot
+// be deleted (ErrForbidden).
 //
 // Options.Admission runs last, with the object about to be stored, on
 // creates and updates; its error aborts the write.

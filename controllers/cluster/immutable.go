@@ -41,12 +41,21 @@ func validatePodUpdate(old, cur *api.Pod, fs *fieldErrors) {
 	if containsAllTolerations(cur.Spec.Tolerations, old.Spec.Tolerations) {
 		allowed.Tolerations = cur.Spec.Tolerations
 	}
-	if len(cur.Spec.SchedulingGates) <= len(old.Spec.SchedulingGates) {
+	if gatesRemovedOnly(cur.Spec.SchedulingGates, old.Spec.SchedulingGates) {
 		allowed.SchedulingGates = cur.Spec.SchedulingGates
 	}
 	if !jsonEqual(allowed, &cur.Spec) {
 		fs.forbidden("spec", "pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.schedulingGates` (only removals)")
 	}
+}
+
+func gatesRemovedOnly(cur, old []api.PodSchedulingGate) bool {
+	for _, g := range cur {
+		if !slices.Contains(old, g) {
+			return false
+		}
+	}
+	return true
 }
 
 func containsAllTolerations(cur, old []api.Toleration) bool {

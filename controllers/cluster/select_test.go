@@ -163,7 +163,7 @@ func TestSelectFieldsOfKinds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sel == "metadata.name=default" && len(l.Items) != 1 || sel != "metadata.name=default" && len(l.Items) != 3 {
+		if sel == "metadata.name=default" && len(l.Items) != 1 || sel != "metadata.name=default" && len(l.Items) != 4 {
 			t.Errorf("%s: %d namespaces", sel, len(l.Items))
 		}
 	}

@@ -89,11 +89,14 @@ func Deployment(namespace, name string) *api.Deployment {
 func testDefaultNamespaces(t *testing.T, newCluster NewCluster) {
 	c := newCluster(t, cluster.Options{})
 	ctx := ctxOf(t)
-	for _, n := range []string{"default", "kube-system", "kube-public"} {
+	for _, n := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
 		ns, _, err := c.Namespaces().Get(ctx, n)
 		must(t, err)
 		if ns.Status.Phase != api.NamespaceActive {
 			t.Errorf("%s: phase %q", n, ns.Status.Phase)
+		}
+		if n == "kube-node-lease" {
+			continue
 		}
 		if _, err := c.Namespaces().Delete(ctx, n, ""); !errors.Is(err, cluster.ErrForbidden) {
 			t.Errorf("delete %s: %v, want ErrForbidden", n, err)
