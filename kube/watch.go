@@ -1,0 +1,141 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// InitialEventsEndAnnotation is the annotation with which the API server
+// marks the Bookmark that ends the initial events of a watch-list
+// (metav1.InitialEventsAnnotationKey); its value is "true".
+const InitialEventsEndAnnotation = metav1.InitialEventsAnnotationKey
+
+// versionV1 and parameterCodec encode metav1.ListOptions into query
+// parameters for any group, as the dynamic client does.
+var (
+	versionV1       = schema.GroupVersion{Version: "v1"}
+	parameterScheme = func() *runtime.Scheme {
+		s := runtime.NewScheme()
+		metav1.AddToGroupVersion(s, versionV1)
+		return s
+	}()
+	parameterCodec = runtime.NewParameterCodec(parameterScheme)
+)
+
+// Watch implements source.ListWatcher. The options map onto a Kubernetes
+// watch as follows:
+//
+//   - ResourceVersion x: resourceVersion=x, events strictly after x;
+//   - ResourceVersion "": sendInitialEvents=false with
+//     resourceVersionMatch=NotOlderThan, which starts at the most recent
+//     version (a bare watch without a version would first send the
+//     current state as Added events);
+//   - SendInitialEvents: sendInitialEvents=true,
+//     resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true; the
+//     Bookmark with the k8s.io/initial-events-end annotation becomes the
+//     Bookmark with InitialEventsEnd;
+//   - AllowBookmarks: allowWatchBookmarks=true. Other bookmarks are
+//     dropped when it is false.
+//
+// An ERROR event becomes an Error event with the *metav1.Status turned
+// into an error (apierrors.FromObject) and mapped like every other error
+// (410 → source.ErrExpired); the channel closes after it. The channel
+// also closes when ctx ends or the stream ends.
+func (s *Source[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[T], error) {
+	if ctx == nil {
+		return nil, errors.New("kube: Watch: nil context")
+	}
+	lo := metav1.ListOptions{
+		Watch:               true,
+		LabelSelector:       s.opts.LabelSelector,
+		FieldSelector:       s.opts.FieldSelector,
+		ResourceVersion:     opts.ResourceVersion,
+		AllowWatchBookmarks: opts.AllowBookmarks,
+	}
+	if opts.SendInitialEvents || opts.ResourceVersion == "" {
+		send := opts.SendInitialEvents
+		lo.SendInitialEvents = &send
+		lo.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+		lo.AllowWatchBookmarks = lo.AllowWatchBookmarks || send
+	}
+	w, err := s.watch(ctx, s.opts.Namespace, &lo)
+	if err != nil {
+		return nil, convertError("watch "+s.resource, err)
+	}
+	ch := make(chan source.Event[T])
+	go s.pump(ctx, w, ch, opts.AllowBookmarks)
+	return ch, nil
+}
+
+// watch opens a Kubernetes watch in namespace.
+func (s *Source[T]) watch(ctx context.Context, namespace string, lo *metav1.ListOptions) (watch.Interface, error) {
+	r := s.request("GET", namespace).SpecificallyVersionedParams(lo, parameterCodec, versionV1)
+	if s.accept != "" {
+		r = r.SetHeader("Accept", s.accept)
+	}
+	return r.Watch(ctx)
+}
+
+// pump converts the events of w into ch until ctx ends or w closes.
+func (s *Source[T]) pump(ctx context.Context, w watch.Interface, ch chan<- source.Event[T], bookmarks bool) {
+	defer close(ch)
+	defer w.Stop()
+	for {
+		var e watch.Event
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return
+		case e, ok = <-w.ResultChan():
+			if !ok {
+				return
+			}
+		}
+		ev, keep := s.convertEvent(e, bookmarks)
+		if !keep {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case ch <- ev:
+		}
+		if ev.Type == source.Error {
+			return
+		}
+	}
+}
+
+// convertEvent maps one Kubernetes watch event onto a source event;
+// keep is false for a bookmark nobody asked for.
+func (s *Source[T]) convertEvent(e watch.Event, bookmarks bool) (ev source.Event[T], keep bool) {
+	switch e.Type {
+	case watch.Added, watch.Modified, watch.Deleted:
+		obj, ok := e.Object.(T)
+		if !ok {
+			return source.Event[T]{Type: source.Error, Err: fmt.Errorf("kube: watch %s: %s event with a %T, not a %T", s.resource, e.Type, e.Object, obj)}, true
+		}
+		typ := map[watch.EventType]source.EventType{watch.Added: source.Added, watch.Modified: source.Modified, watch.Deleted: source.Deleted}[e.Type]
+		return source.Event[T]{Type: typ, Object: obj, ResourceVersion: obj.GetResourceVersion()}, true
+	case watch.Bookmark:
+		m, err := meta.Accessor(e.Object)
+		if err != nil {
+			return source.Event[T]{Type: source.Error, Err: fmt.Errorf("kube: watch %s: bookmark: %w", s.resource, err)}, true
+		}
+		end := m.GetAnnotations()[InitialEventsEndAnnotation] == "true"
+		return source.Event[T]{Type: source.Bookmark, ResourceVersion: m.GetResourceVersion(), InitialEventsEnd: end}, bookmarks || end
+	case watch.Error:
+		return source.Event[T]{Type: source.Error, Err: convertError("watch "+s.resource, apierrors.FromObject(e.Object))}, true
+	}
+	return source.Event[T]{Type: source.Error, Err: fmt.Errorf("kube: watch %s: unknown event type %q", s.resource, e.Type)}, true
+}
