@@ -142,3 +142,32 @@ func TestInformerThroughFaults(t *testing.T) {
 	unknown, _ := h.deletedAs(ns + "/a")
 	require.True(t, unknown, "a delete inferred by a relist must be finalStateUnknown")
 }
+
+// TestInformerWatchList syncs an informer by watch-list: one Watch with
+// sendInitialEvents, ended by the initial-events-end bookmark, and no
+// List at all.
+func TestInformerWatchList(t *testing.T) {
+	ctx := t.Context()
+	ns := newNamespace("watchlist")
+	direct := flunders(t, ns)
+	for _, name := range []string{"a", "b", "c"} {
+		_, err := direct.Create(ctx, newFlunder(ns, name, ""))
+		require.NoError(t, err)
+	}
+	lw := &counted{Ordered: kube.Ordered[*v1alpha1.Flunder]{Source: direct}}
+	inf, err := informer.New[*v1alpha1.Flunder](lw, kube.Key, informer.Options[*v1alpha1.Flunder]{UseWatchList: true})
+	require.NoError(t, err)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(runCtx) }()
+	t.Cleanup(func() { stop(); <-done })
+	require.True(t, informer.WaitForCacheSync(ctx, inf.HasSynced))
+	require.Equal(t, 3, inf.Lister().Len())
+	require.EqualValues(t, 0, lw.lists.Load(), "watch-list fell back to a List")
+
+	_, err = direct.Create(ctx, newFlunder(ns, "d", ""))
+	require.NoError(t, err)
+	// A poll on a real server, bounded by 10s.
+	require.Eventually(t, func() bool { _, ok := inf.Lister().Get(ns + "/d"); return ok }, 10*time.Second, 10*time.Millisecond)
+	require.EqualValues(t, 1, lw.watches.Load(), "the watch-list stream should go on as the watch")
+}

@@ -205,7 +205,8 @@ func (s *Source[T]) request(verb, namespace string) *rest.Request {
 // opts.ResourceVersionMatch become resourceVersion and
 // resourceVersionMatch (none when the version is ""); a page after the
 // first is asked with its continue token alone, as the API server
-// requires.
+// requires. List does not retry (see Watch); a refused or dropped
+// connection is an error wrapping source.ErrTransient.
 func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.List[T], error) {
 	if ctx == nil {
 		return source.List[T]{}, errors.New("kube: List: nil context")
@@ -228,7 +229,9 @@ func (s *Source[T]) List(ctx context.Context, opts source.ListOptions) (source.L
 		}
 	}
 	list := s.newList()
-	r := s.request("GET", s.opts.Namespace).SpecificallyVersionedParams(&lo, parameterCodec, versionV1)
+	// No client-go retries (it retries a GET cut by EOF ten times, a
+	// second apart): a reflector retries with its own backoff.
+	r := s.request("GET", s.opts.Namespace).SpecificallyVersionedParams(&lo, parameterCodec, versionV1).MaxRetries(0)
 	if s.acceptList != "" {
 		r = r.SetHeader("Accept", s.acceptList)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -51,6 +52,11 @@ var (
 // into an error (apierrors.FromObject) and mapped like every other error
 // (410 → source.ErrExpired); the channel closes after it. The channel
 // also closes when ctx ends or the stream ends.
+//
+// Watch does not let client-go retry a connection that fails (the
+// reflector retries, with its backoff): such a failure is an error
+// wrapping source.ErrTransient, where client-go's Request.Watch would
+// return an empty watch that a reflector takes for a short one.
 func (s *Source[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[T], error) {
 	if ctx == nil {
 		return nil, errors.New("kube: Watch: nil context")
@@ -77,13 +83,29 @@ func (s *Source[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan
 	return ch, nil
 }
 
+// emptyWatch is the type of watch.NewEmptyWatch().
+var emptyWatch = reflect.TypeOf(watch.NewEmptyWatch())
+
 // watch opens a Kubernetes watch in namespace.
+//
+// client-go's Request.Watch answers a connection that fails with EOF or
+// a timeout by retrying and then returning an empty, closed watch and no
+// error; a reflector would take that for a short watch and relist. Here
+// it does not retry (the reflector has its own backoff) and an empty
+// watch is an error wrapping source.ErrTransient.
 func (s *Source[T]) watch(ctx context.Context, namespace string, lo *metav1.ListOptions) (watch.Interface, error) {
-	r := s.request("GET", namespace).SpecificallyVersionedParams(lo, parameterCodec, versionV1)
+	r := s.request("GET", namespace).SpecificallyVersionedParams(lo, parameterCodec, versionV1).MaxRetries(0)
 	if s.accept != "" {
 		r = r.SetHeader("Accept", s.accept)
 	}
-	return r.Watch(ctx)
+	w, err := r.Watch(ctx)
+	if err == nil && reflect.TypeOf(w) == emptyWatch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: the connection failed (EOF or timeout)", source.ErrTransient)
+	}
+	return w, err
 }
 
 // pump converts the events of w into ch until ctx ends or w closes.
