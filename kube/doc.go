@@ -16,11 +16,16 @@
 //
 //	// The same resource, unstructured, through the dynamic client's configuration:
 //	u, err := kube.NewDynamic(cfg, corev1.SchemeGroupVersion.WithResource("pods"), kube.Options{})
+//	// Metadata only (*metav1.PartialObjectMetadata), as the metadata client reads it:
+//	m, err := kube.NewMetadata(cfg, corev1.SchemeGroupVersion.WithResource("pods"), kube.Options{})
 //
 // New takes a typed group client's REST client (any client-go typed
 // clientset, or one generated for an aggregated API or a CRD) and the
 // object and list types; NewDynamic takes a *rest.Config and a
-// GroupVersionResource and serves *unstructured.Unstructured. Keys are
+// GroupVersionResource and serves *unstructured.Unstructured; NewMetadata
+// serves the same resource's *metav1.PartialObjectMetadata, for caches
+// that need only names, labels and owners (it reads, watches and
+// deletes; Create and Update return source.ErrUnsupported). Keys are
 // "namespace/name", or "name" for cluster-scoped objects (Key, which is
 // client-go's MetaNamespaceKeyFunc). Options.Namespace and the
 // selectors restrict List and Watch.
@@ -70,6 +75,9 @@
 //     reads the current version and retries on conflict. Delete sends
 //     DeleteOptions.Preconditions.ResourceVersion = ifVersion. Create
 //     and Update stamp the new resourceVersion into the caller's object.
+//     An Update that changes nothing is not written by the API server:
+//     it returns the object's current resourceVersion and no watch
+//     event follows.
 //   - The resourceVersion of a delete: the API server answers most
 //     deletes with a Status, without it, so Delete reads the object's
 //     version, watches that one object (fieldSelector metadata.name)
@@ -89,7 +97,14 @@
 //     so no ErrFutureVersion comes.
 //   - Patch, Apply, subresources (status, scale) and DeleteCollection
 //     are not part of source.Writer; use client-go for them.
-//   - Metadata-only (PartialObjectMetadata) sources are not built yet.
+//   - Typed clients (clientset.CoreV1().ConfigMaps(ns), client-go's
+//     generic gentype clients) cannot back a Source: they drop the body
+//     of a delete, and with it the resourceVersion Delete must return.
+//     New takes their group's REST client instead, which serves the
+//     same requests.
+//   - Retries: List and Watch do not retry inside client-go; the
+//     reflector retries with its backoff. Get and the writes keep
+//     client-go's retries (of responses with Retry-After).
 //   - client-go's fake clientset (k8s.io/client-go/kubernetes/fake) has
 //     no REST client behind its typed clients and no real
 //     resourceVersion semantics; for tests without a cluster use
