@@ -40,11 +40,15 @@ var (
 //   - ResourceVersion "": sendInitialEvents=false with
 //     resourceVersionMatch=NotOlderThan, which starts at the most recent
 //     version (a bare watch without a version would first send the
-//     current state as Added events);
+//     current state as Added events). A server whose WatchList feature
+//     gate is off refuses that; Watch then reads the current version
+//     with a List of limit 1 and watches from it;
 //   - SendInitialEvents: sendInitialEvents=true,
 //     resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true; the
 //     Bookmark with the k8s.io/initial-events-end annotation becomes the
-//     Bookmark with InitialEventsEnd;
+//     Bookmark with InitialEventsEnd. A server whose WatchList feature
+//     gate is off refuses it: source.ErrUnsupported, on which the
+//     reflector falls back to List and Watch;
 //   - AllowBookmarks: allowWatchBookmarks=true. Other bookmarks are
 //     dropped when it is false.
 //
@@ -75,6 +79,20 @@ func (s *Source[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan
 		lo.AllowWatchBookmarks = lo.AllowWatchBookmarks || send
 	}
 	w, err := s.watch(ctx, s.opts.Namespace, &lo)
+	if err != nil && lo.SendInitialEvents != nil && apierrors.IsInvalid(err) {
+		// The server refuses sendInitialEvents: its WatchList feature
+		// gate is off (the default in 1.27-1.31 and 1.33).
+		if opts.SendInitialEvents {
+			return nil, fmt.Errorf("kube: watch %s: %w: the server refuses sendInitialEvents: %w", s.resource, source.ErrUnsupported, err)
+		}
+		// From now, without it: the version of a one-item list is now.
+		l, lerr := s.List(ctx, source.ListOptions{Limit: 1})
+		if lerr != nil {
+			return nil, lerr
+		}
+		lo.ResourceVersion, lo.ResourceVersionMatch, lo.SendInitialEvents = l.ResourceVersion, "", nil
+		w, err = s.watch(ctx, s.opts.Namespace, &lo)
+	}
 	if err != nil {
 		return nil, convertError("watch "+s.resource, err)
 	}
