@@ -11,7 +11,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/ctrlkit/ctrlkit/source"
@@ -119,5 +122,26 @@ func TestConvertEvent(t *testing.T) {
 				t.Fatalf("got %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDeletedUID reads the UID out of the Status a DELETE answers with,
+// typed and unstructured.
+func TestDeletedUID(t *testing.T) {
+	st := &metav1.Status{Status: metav1.StatusSuccess, Details: &metav1.StatusDetails{Name: "a", UID: "u-1"}}
+	u := &unstructured.Unstructured{Object: map[string]any{"kind": "Status", "apiVersion": "v1", "details": map[string]any{"name": "a", "uid": "u-2"}}}
+	for _, tc := range []struct {
+		out  runtime.Object
+		want types.UID
+	}{
+		{st, "u-1"},
+		{&metav1.Status{}, ""},
+		{u, "u-2"},
+		{&unstructured.Unstructured{Object: map[string]any{"kind": "Flunder"}}, ""},
+		{&metav1.PartialObjectMetadata{}, ""},
+	} {
+		if got := deletedUID(tc.out); got != tc.want {
+			t.Errorf("deletedUID(%#v) = %q, want %q", tc.out, got, tc.want)
+		}
 	}
 }

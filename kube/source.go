@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -352,7 +354,10 @@ func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string
 // Status rather than the object, and so without the resourceVersion of
 // the delete; Delete then learns it from a watch of the one object,
 // opened before the delete from its current version (a GET), which
-// ends with its Deleted event. That makes a delete three requests.
+// ends with its Deleted event (of the UID the Status names). That makes
+// a delete three requests. If that event does not come (ctx ends, the
+// watch breaks) the object is deleted all the same and Delete returns
+// an error saying so.
 func (s *Source[T]) Delete(ctx context.Context, key, ifVersion string) (string, error) {
 	if ctx == nil {
 		return "", errors.New("kube: Delete: nil context")
@@ -405,24 +410,50 @@ func (s *Source[T]) Delete(ctx context.Context, key, ifVersion string) (string, 
 		// an update that set its deletionTimestamp.
 		return m.GetResourceVersion(), nil
 	}
+	// The Status names the UID deleted: an object deleted and created
+	// again between the GET and the DELETE has two Deleted events.
+	uid := deletedUID(out)
+	failed := func(why string, err error) (string, error) {
+		// The object is gone; only its version is unknown.
+		return "", fmt.Errorf("kube: delete %s %s: deleted, but %s: %w", s.resource, key, why, err)
+	}
 	for {
 		select {
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return failed("no Deleted event came", ctx.Err())
 		case e, ok := <-w.ResultChan():
 			if !ok {
-				return "", fmt.Errorf("kube: delete %s %s: %w: the watch for its version closed", s.resource, key, source.ErrTransient)
+				return failed("the watch for its version closed", errors.New("watch closed"))
 			}
 			switch e.Type {
-			case "DELETED":
+			case watch.Deleted:
 				m, err := meta.Accessor(e.Object)
 				if err != nil {
-					return "", fmt.Errorf("kube: delete %s %s: %w", s.resource, key, err)
+					return failed("its Deleted event", err)
 				}
-				return m.GetResourceVersion(), nil
-			case "ERROR":
-				return "", convertError("delete "+s.resource+" "+key+": watch", apierrors.FromObject(e.Object))
+				if uid == "" || m.GetUID() == uid {
+					return m.GetResourceVersion(), nil
+				}
+			case watch.Error:
+				return failed("the watch for its version failed", convertError("watch", apierrors.FromObject(e.Object)))
 			}
 		}
 	}
+}
+
+// deletedUID returns the UID in the Status a DELETE answers with, or ""
+// if there is none.
+func deletedUID(out runtime.Object) types.UID {
+	switch st := out.(type) {
+	case *metav1.Status:
+		if st.Details != nil {
+			return st.Details.UID
+		}
+	case *unstructured.Unstructured:
+		if st.GetKind() == "Status" {
+			uid, _, _ := unstructured.NestedString(st.Object, "details", "uid")
+			return types.UID(uid)
+		}
+	}
+	return ""
 }
