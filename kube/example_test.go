@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/sample-apiserver/pkg/apis/wardle/v1alpha1"
 	clientset "k8s.io/sample-apiserver/pkg/generated/clientset/versioned"
@@ -58,4 +60,44 @@ func Example() {
 	// Output:
 	// Modified example/hello world
 	// Deleted example/hello world
+}
+
+// ExampleNewDynamic lists Flunders as unstructured objects, in pages of
+// one, the way a reflector with a PageSize does.
+func ExampleNewDynamic() {
+	ctx := context.Background()
+	gvr := schema.GroupVersionResource{Group: "wardle.example.com", Version: "v1alpha1", Resource: "flunders"}
+	src, err := kube.NewDynamic(clusterConfig(), gvr, kube.Options{Namespace: "example-dynamic"})
+	if err != nil {
+		panic(err)
+	}
+	for _, name := range []string{"one", "two"} {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("wardle.example.com/v1alpha1")
+		u.SetKind("Flunder")
+		u.SetName(name)
+		if _, err := src.Create(ctx, u); err != nil {
+			panic(err)
+		}
+	}
+	opts := source.ListOptions{Limit: 1}
+	for {
+		page, err := src.List(ctx, opts)
+		if err != nil {
+			panic(err)
+		}
+		for _, u := range page.Items {
+			fmt.Println(kube.Key(u))
+			if _, err := src.Delete(ctx, kube.Key(u), u.GetResourceVersion()); err != nil {
+				panic(err)
+			}
+		}
+		if page.Continue == "" {
+			break
+		}
+		opts.Continue = page.Continue
+	}
+	// Output:
+	// example-dynamic/one
+	// example-dynamic/two
 }
