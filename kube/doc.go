@@ -55,7 +55,11 @@
 //     Bookmark with InitialEventsEnd. AllowBookmarks is
 //     allowWatchBookmarks; bookmarks are dropped when it is false. An
 //     ERROR event's *metav1.Status becomes an Error event whose error is
-//     mapped as below; the channel closes after it.
+//     mapped as below; the channel closes after it. A server with the
+//     WatchList feature gate off (the default in 1.27-1.31 and 1.33)
+//     refuses sendInitialEvents: a watch from "" then starts at the
+//     version of a List of limit 1, and SendInitialEvents fails with
+//     source.ErrUnsupported, on which the reflector uses List and Watch.
 //   - Errors, in returned errors and in Error events, keep the
 //     *apierrors.StatusError in the chain and wrap a sentinel:
 //     410 Gone and reason Expired (apierrors.IsGone, IsResourceExpired) →
