@@ -1,0 +1,124 @@
+// Package kube is the ctrlkit source for Kubernetes API servers:
+// Source[T] is a source.ListWatcher[T] and a source.Writer[T] over one
+// resource, through k8s.io/client-go's REST machinery, so that the
+// reflector, the informer and the controllers run against a cluster.
+//
+// It is its own module (github.com/ctrlkit/ctrlkit/kube) so that
+// client-go's dependencies reach only the programs that import it; the
+// core of ctrlkit imports nothing from k8s.io.
+//
+// # Usage
+//
+//	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+//	cs, err := kubernetes.NewForConfig(cfg)
+//	pods, err := kube.New[*corev1.Pod, *corev1.PodList](cs.CoreV1().RESTClient(), "pods", kube.Options{})
+//	inf, err := informer.New(pods, kube.Key, informer.Options[*corev1.Pod]{})
+//
+//	// The same resource, unstructured, through the dynamic client's configuration:
+//	u, err := kube.NewDynamic(cfg, corev1.SchemeGroupVersion.WithResource("pods"), kube.Options{})
+//	// Metadata only (*metav1.PartialObjectMetadata), as the metadata client reads it:
+//	m, err := kube.NewMetadata(cfg, corev1.SchemeGroupVersion.WithResource("pods"), kube.Options{})
+//
+// New takes a typed group client's REST client (any client-go typed
+// clientset, or one generated for an aggregated API or a CRD) and the
+// object and list types; NewDynamic takes a *rest.Config and a
+// GroupVersionResource and serves *unstructured.Unstructured; NewMetadata
+// serves the same resource's *metav1.PartialObjectMetadata, for caches
+// that need only names, labels and owners (it reads, watches and
+// deletes; Create and Update return source.ErrUnsupported). Keys are
+// "namespace/name", or "name" for cluster-scoped objects (Key, which is
+// client-go's MetaNamespaceKeyFunc). Options.Namespace and the
+// selectors restrict List and Watch.
+//
+// # Versions
+//
+// resourceVersions are opaque, as the Kubernetes API conventions
+// require: a Source does not implement source.VersionComparer, so the
+// reflector and the informer do not order them. Ordered[T]{src} opts in
+// to reading them as decimal integers (etcd revisions, which every
+// etcd-backed server issues).
+//
+// # What is mapped
+//
+//   - List: ResourceVersion and ResourceVersionMatch become
+//     resourceVersion and resourceVersionMatch=NotOlderThan|Exact (none
+//     when the version is ""); Limit and Continue become limit and
+//     continue, and a page with a continue token is asked with the token
+//     alone, as the API server requires.
+//   - Watch: from ResourceVersion x, resourceVersion=x. From "", the
+//     watch starts at the most recent version (sendInitialEvents=false,
+//     resourceVersionMatch=NotOlderThan): a bare Kubernetes watch
+//     without a version would first replay the current state.
+//     SendInitialEvents is watch-list: sendInitialEvents=true with
+//     resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true, and
+//     the bookmark annotated k8s.io/initial-events-end="true" becomes the
+//     Bookmark with InitialEventsEnd. AllowBookmarks is
+//     allowWatchBookmarks; bookmarks are dropped when it is false. An
+//     ERROR event's *metav1.Status becomes an Error event whose error is
+//     mapped as below; the channel closes after it. A server with the
+//     WatchList feature gate off (the default in 1.27-1.31 and 1.33)
+//     refuses sendInitialEvents: a watch from "" then starts at the
+//     version of a List of limit 1, and SendInitialEvents fails with
+//     source.ErrUnsupported, on which the reflector uses List and Watch.
+//   - Errors, in returned errors and in Error events, keep the
+//     *apierrors.StatusError in the chain and wrap a sentinel:
+//     410 Gone and reason Expired (apierrors.IsGone, IsResourceExpired) →
+//     source.ErrExpired; "Too large resource version" (the apiserver's
+//     storage.IsTooLargeResourceVersion) → source.ErrFutureVersion and
+//     source.ErrExpired, so that a reflector relists from the latest as
+//     client-go's does; 429 TooManyRequests, 503 ServiceUnavailable
+//     ("storage is (re)initializing"), server and gateway timeouts, and a
+//     refused or reset connection or a cut stream → source.ErrTransient
+//     (the reflector re-watches from its last version after a backoff,
+//     without relisting); 409 Conflict → source.ErrConflict; 404 →
+//     source.ErrNotFound; AlreadyExists → source.ErrAlreadyExists.
+//   - Writes: Create POSTs a copy without resourceVersion. Update PUTs a
+//     copy with resourceVersion ifVersion, or the object's own: the API
+//     server checks it (409 → ErrConflict). With neither, the update is
+//     unconditional, which most resources refuse for a PUT, so Update
+//     reads the current version and retries on conflict. Delete sends
+//     DeleteOptions.Preconditions.ResourceVersion = ifVersion. Create
+//     and Update stamp the new resourceVersion into the caller's object.
+//     An Update that changes nothing is not written by the API server:
+//     it returns the object's current resourceVersion and no watch
+//     event follows.
+//   - The resourceVersion of a delete: the API server answers most
+//     deletes with a Status, without it, so Delete reads the object's
+//     version, watches that one object (fieldSelector metadata.name)
+//     from there, deletes it, and returns the version of its Deleted
+//     event: three requests. When finalizers or a grace period hold the
+//     object, the delete is an update that sets deletionTimestamp, and
+//     Delete returns that update's version.
+//
+// # What is not mapped
+//
+//   - Periodic bookmarks come from the API server's watch cache; a
+//     server without one (--watch-cache=false) sends only the
+//     initial-events-end bookmark.
+//   - A watch from a version newer than the server's: the watch cache
+//     answers "Too large resource version" after a few seconds, but
+//     without one the etcd-backed watch simply waits for that version,
+//     so no ErrFutureVersion comes.
+//   - Patch, Apply, subresources (status, scale) and DeleteCollection
+//     are not part of source.Writer; use client-go for them.
+//   - Typed clients (clientset.CoreV1().ConfigMaps(ns), client-go's
+//     generic gentype clients) cannot back a Source: they drop the body
+//     of a delete, and with it the resourceVersion Delete must return.
+//     New takes their group's REST client instead, which serves the
+//     same requests.
+//   - Retries: List and Watch do not retry inside client-go; the
+//     reflector retries with its backoff. Get and the writes keep
+//     client-go's retries (of responses with Retry-After).
+//   - client-go's fake clientset (k8s.io/client-go/kubernetes/fake) has
+//     no REST client behind its typed clients and no real
+//     resourceVersion semantics; for tests without a cluster use
+//     ctrlkit's fake.Source, and for tests of this package's behaviour a
+//     real server (this module's tests start k8s.io/sample-apiserver in
+//     process over an embedded etcd).
+//
+// # Goroutines
+//
+// Nothing runs until called. Each open watch has one goroutine, which
+// ends, closing the channel, when the watch's context ends, the stream
+// ends, or after an Error event.
+package kube
