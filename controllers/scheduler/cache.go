@@ -202,7 +202,7 @@ type Cache struct {
 	pods  map[string]*podState
 	// assumed holds the entries of pods whose Assumed is true.
 	assumed map[string]*podState
-	list  []*NodeInfo // nodes with Node != nil sorted by name; nil when stale
+	list    []*NodeInfo // nodes with Node != nil sorted by name; nil when stale
 }
 
 // NewCache returns an empty cache whose assumptions expire ttl after
