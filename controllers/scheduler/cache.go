@@ -101,29 +101,37 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 // bound and assumed pods on it with what they add up to. NodeInfos are
 // owned by a Cache; callers read them and never change them.
 type NodeInfo struct {
+	// The fields every attempt reads come first, so that a pass over
+	// thousands of nodes touches as few cache lines as possible.
+
+	// Allocatable is read from Node.Status.Allocatable.
+	Allocatable Resources
+	// Requested sums the pods' Requests; NonZeroRequested their NonZero.
+	Requested, NonZeroRequested Resources
+	// AllowedPods is the allocatable "pods" count.
+	AllowedPods int64
+	// Name is the node's name.
+	Name          string
+	unschedulable bool
+	zoneID        int32             // index of Zone in the cache's zones; -1 for none
+	taints        []api.Taint       // Node.Spec.Taints
+	labels        map[string]string // Node.Labels
+	ports         []HostPort        // the pods' host ports, one entry per pod port
+	taintReasons  [][]string        // per taints entry, the TaintToleration reason
+
 	// Node is the node; nil while pods are bound to a node the cache has
 	// not seen (or no longer has): such a NodeInfo is never a candidate.
 	Node *api.Node
-	// Name is the node's name.
-	Name string
-	// Allocatable is read from Node.Status.Allocatable.
-	Allocatable Resources
-	// AllowedPods is the allocatable "pods" count.
-	AllowedPods int64
 	// Zone is the zone key ("" without zone labels): region and zone
 	// joined as kube-scheduler's utilnode.GetZoneKey does.
 	Zone string
-	// Requested sums the pods' Requests; NonZeroRequested their NonZero.
-	Requested, NonZeroRequested Resources
 	// Pods are the pods on the node by key.
 	Pods map[string]*PodInfo
 
-	ports        []HostPort     // the pods' host ports, one entry per pod port
-	groups       map[string]int // SpreadGroup → pods not terminating
-	taintReasons [][]string     // per Node.Spec.Taints entry, the TaintToleration reason
+	groups map[string]int // SpreadGroup → pods not terminating
 }
 
-// setNode (re)reads node's fields.
+// setNode (re)reads node's fields (zoneID is the cache's to set).
 func (n *NodeInfo) setNode(node *api.Node) {
 	n.Node = node
 	n.Name = node.Name
@@ -137,6 +145,9 @@ func (n *NodeInfo) setNode(node *api.Node) {
 	if region != "" || zone != "" {
 		n.Zone = region + ":\x00:" + zone
 	}
+	n.unschedulable = node.Spec.Unschedulable
+	n.taints = node.Spec.Taints
+	n.labels = node.Labels
 	n.taintReasons = make([][]string, len(node.Spec.Taints))
 	for i, t := range node.Spec.Taints {
 		n.taintReasons[i] = []string{fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)}
@@ -203,12 +214,14 @@ type Cache struct {
 	// assumed holds the entries of pods whose Assumed is true.
 	assumed map[string]*podState
 	list    []*NodeInfo // nodes with Node != nil sorted by name; nil when stale
+	names   []string    // the names of list, shared by the attempts made on it
+	zones   map[string]int32
 }
 
 // NewCache returns an empty cache whose assumptions expire ttl after
 // their binding finished.
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState)}
+	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32)}
 }
 
 // SetNode adds or updates node.
@@ -222,6 +235,15 @@ func (c *Cache) SetNode(node *api.Node) {
 		c.list = nil
 	}
 	n.setNode(node)
+	n.zoneID = -1
+	if n.Zone != "" {
+		id, ok := c.zones[n.Zone]
+		if !ok {
+			id = int32(len(c.zones))
+			c.zones[n.Zone] = id
+		}
+		n.zoneID = id
+	}
 }
 
 // RemoveNode removes the node called name. Pods still bound to it keep
@@ -257,9 +279,16 @@ func (c *Cache) Nodes() []*NodeInfo {
 			}
 		}
 		slices.SortFunc(c.list, func(a, b *NodeInfo) int { return strings.Compare(a.Name, b.Name) })
+		c.names = make([]string, len(c.list))
+		for i, n := range c.list {
+			c.names[i] = n.Name
+		}
 	}
 	return c.list
 }
+
+// numZones bounds the zoneIDs of the cache's nodes.
+func (c *Cache) numZones() int { return len(c.zones) }
 
 func (c *Cache) place(pi *PodInfo, node string) {
 	n, ok := c.nodes[node]

@@ -97,21 +97,21 @@ var filters = []filter{
 	{FilterNodeResourcesFit, filterNodeResourcesFit},
 }
 
-// runFilters returns the first filter that rejects n and its reasons, or
-// "" and nil when n is feasible.
-func runFilters(pc *podCtx, n *NodeInfo) (string, []string) {
+// runFilters returns the index in filters of the first filter that
+// rejects n and its reasons, or nil reasons when n is feasible.
+func runFilters(pc *podCtx, n *NodeInfo) (int, []string) {
 	for i := range filters {
 		if r := filters[i].fn(pc, n); r != nil {
-			return filters[i].name, r
+			return i, r
 		}
 	}
-	return "", nil
+	return 0, nil
 }
 
 // filterNodeUnschedulable rejects a cordoned node (spec.unschedulable)
 // unless the pod tolerates the node.kubernetes.io/unschedulable taint.
 func filterNodeUnschedulable(pc *podCtx, n *NodeInfo) []string {
-	if n.Node.Spec.Unschedulable && !pc.tolUnschedulable {
+	if n.unschedulable && !pc.tolUnschedulable {
 		return reasonsUnschedulable
 	}
 	return nil
@@ -130,7 +130,7 @@ func filterNodeName(pc *podCtx, n *NodeInfo) []string {
 // filterTaintToleration rejects a node with a NoSchedule or NoExecute
 // taint the pod does not tolerate, naming the first such taint.
 func filterTaintToleration(pc *podCtx, n *NodeInfo) []string {
-	taints := n.Node.Spec.Taints
+	taints := n.taints
 	for i := range taints {
 		if e := taints[i].Effect; e != api.TaintEffectNoSchedule && e != api.TaintEffectNoExecute {
 			continue
@@ -146,7 +146,7 @@ func filterTaintToleration(pc *podCtx, n *NodeInfo) []string {
 // required node affinity does not admit.
 func filterNodeAffinity(pc *podCtx, n *NodeInfo) []string {
 	for k, v := range pc.pod.Spec.NodeSelector {
-		if nv, ok := n.Node.Labels[k]; !ok || nv != v {
+		if nv, ok := n.labels[k]; !ok || nv != v {
 			return reasonsAffinity
 		}
 	}

@@ -61,6 +61,13 @@ type Options struct {
 	// node or pod change before it is retried anyway (kube-scheduler's
 	// podMaxInUnschedulablePodsDuration). Default 5m.
 	UnschedulableTimeout time.Duration
+	// PercentageOfNodesToScore is kube-scheduler's option of that name:
+	// an attempt stops filtering once it has found
+	// NumFeasibleNodesToFind(PercentageOfNodesToScore, nodes) feasible
+	// nodes, starting where the previous attempt stopped; the nodes it
+	// did not reach are Skipped in Explain. Default 0: adaptive (all
+	// nodes below 100, 10% of 5,000); 100 evaluates every node.
+	PercentageOfNodesToScore int
 	// ExplainHistory is how many pods' last attempts Explain keeps, most
 	// recently attempted first; each costs O(nodes) memory. Default 1024;
 	// negative keeps none.
@@ -123,7 +130,10 @@ type Scheduler struct {
 	pending map[string]*pending // unbound pods by key; guarded by mu
 	rng     *rand.Rand          // guarded by mu
 	explain map[string]*list.Element
-	history *list.List // of *Explanation, most recent first; with explain, guarded by mu
+	history *list.List // of *decision, most recent first; with explain, guarded by mu
+	scorers []scorer
+	scratch scratch // Decide's buffers; guarded by mu
+	next    int     // the node index the next attempt starts at; guarded by mu
 	running bool       // guarded by mu
 }
 
@@ -140,6 +150,7 @@ func New(opts Options) (*Scheduler, error) {
 		rng:     rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		explain: make(map[string]*list.Element),
 		history: list.New(),
+		scorers: opts.Weights.scorers(),
 		kick:    make(chan struct{}, 1),
 		// Strict priorities (no aging): pod priority, then FIFO by the
 		// time a pod became ready, as kube-scheduler's PrioritySort.
@@ -213,7 +224,7 @@ func (s *Scheduler) Explain(key string) (Explanation, bool) {
 	if !ok {
 		return Explanation{}, false
 	}
-	return *el.Value.(*Explanation), true
+	return el.Value.(*decision).explain(), true
 }
 
 func (s *Scheduler) responsible(p *api.Pod) bool {
@@ -325,18 +336,18 @@ func (s *Scheduler) backoff(n int) time.Duration {
 	return min(d, s.opts.MaxBackoff)
 }
 
-// recordLocked stores e as the last attempt of its pod.
-func (s *Scheduler) recordLocked(e *Explanation) {
+// recordLocked stores d as the last attempt of its pod.
+func (s *Scheduler) recordLocked(d *decision) {
 	if s.opts.ExplainHistory < 0 {
 		return
 	}
-	if el, ok := s.explain[e.Pod]; ok {
+	if el, ok := s.explain[d.pod]; ok {
 		s.history.Remove(el)
 	}
-	s.explain[e.Pod] = s.history.PushFront(e)
+	s.explain[d.pod] = s.history.PushFront(d)
 	for s.history.Len() > s.opts.ExplainHistory {
-		old := s.history.Remove(s.history.Back()).(*Explanation)
-		delete(s.explain, old.Pod)
+		old := s.history.Remove(s.history.Back()).(*decision)
+		delete(s.explain, old.pod)
 	}
 }
 
@@ -356,16 +367,19 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	}
 	now := time.Now()
 	pod := pp.pod
-	e := Decide(NewPodInfo(pod), s.cache.Nodes(), s.opts.Weights, s.rng, now)
+	nodes := s.cache.Nodes()
+	limit := NumFeasibleNodesToFind(s.opts.PercentageOfNodesToScore, len(nodes))
+	e, next := decide(NewPodInfo(pod), nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit)
+	s.next = next
 	s.recordLocked(e)
-	if e.Node == "" {
+	if e.node == "" {
 		pp.attempts++
 		pp.backoffUntil = now.Add(s.backoff(pp.attempts))
 		pp.unschedulable = true
 		s.queue.AddAfter(key, s.opts.UnschedulableTimeout)
 		s.mu.Unlock()
 		if s.opts.Status != nil {
-			cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: ReasonUnschedulable, Message: e.Message}
+			cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: ReasonUnschedulable, Message: e.message}
 			wg.Go(func() {
 				if err := s.opts.Status.SetCondition(ctx, pod, cond); err != nil && ctx.Err() == nil {
 					s.opts.Logger.Warn("scheduler: writing the Unschedulable condition failed", "pod", key, "err", err)
@@ -374,15 +388,15 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 		}
 		return
 	}
-	_ = s.cache.Assume(pod, e.Node) // cannot fail: PodNode said the key is free
+	_ = s.cache.Assume(pod, e.node) // cannot fail: PodNode said the key is free
 	s.mu.Unlock()
 	wg.Go(func() { s.bind(ctx, key, pod, e) })
 }
 
-// bind binds pod to e.Node; on failure it forgets the assumption and
+// bind binds pod to e.node; on failure it forgets the assumption and
 // retries the pod after its backoff.
-func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *Explanation) {
-	err := s.opts.Binder.Bind(ctx, pod, e.Node)
+func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *decision) {
+	err := s.opts.Binder.Bind(ctx, pod, e.node)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err == nil {
@@ -394,9 +408,9 @@ func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *Expla
 		return
 	}
 	s.cache.Forget(key)
-	e.Bind = err
+	e.bindErr = err
 	if ctx.Err() == nil {
-		s.opts.Logger.Info("scheduler: bind failed", "pod", key, "node", e.Node, "err", err)
+		s.opts.Logger.Info("scheduler: bind failed", "pod", key, "node", e.node, "err", err)
 	}
 	if pp, ok := s.pending[key]; ok {
 		pp.attempts++

@@ -37,7 +37,7 @@ type scorer struct {
 	name      string
 	weight    int64
 	raw       func(pc *podCtx, n *NodeInfo) int64
-	normalize func(pc *podCtx, nodes []*NodeInfo, scores []int64)
+	normalize func(pc *podCtx, zones []int32, scores []int64)
 }
 
 // scorers returns the enabled score plugins with their weights.
@@ -134,33 +134,36 @@ const zoneWeighting = 2.0 / 3.0
 // / maxNode, blended one third to two thirds with the same formula over
 // the zones' counts (summed over the feasible nodes) for nodes with a
 // zone. Fewer peers score higher; no peers anywhere scores MaxNodeScore.
-func normalizeSelectorSpread(pc *podCtx, nodes []*NodeInfo, scores []int64) {
+// zones[i] is the zone index of scores[i]'s node, −1 for none.
+func normalizeSelectorSpread(_ *podCtx, zones []int32, scores []int64) {
 	var maxNode, maxZone int64
-	var zones map[string]int64
-	for i, n := range nodes {
+	var byZone []int64 // count per zone index
+	haveZones := false
+	for i, z := range zones {
 		maxNode = max(maxNode, scores[i])
-		if n.Zone != "" {
-			if zones == nil {
-				zones = make(map[string]int64)
+		if z >= 0 {
+			if int(z) >= len(byZone) {
+				byZone = append(byZone, make([]int64, int(z)+1-len(byZone))...)
 			}
-			zones[n.Zone] += scores[i]
+			byZone[z] += scores[i]
+			haveZones = true
 		}
 	}
-	for _, c := range zones {
+	for _, c := range byZone {
 		maxZone = max(maxZone, c)
 	}
 	m := float64(MaxNodeScore)
-	for i, n := range nodes {
+	for i, z := range zones {
 		f := m
 		if maxNode > 0 {
 			f = m * float64(maxNode-scores[i]) / float64(maxNode)
 		}
-		if zones != nil && n.Zone != "" {
-			z := m
+		if haveZones && z >= 0 {
+			zs := m
 			if maxZone > 0 {
-				z = m * float64(maxZone-zones[n.Zone]) / float64(maxZone)
+				zs = m * float64(maxZone-byZone[z]) / float64(maxZone)
 			}
-			f = f*(1-zoneWeighting) + z*zoneWeighting
+			f = f*(1-zoneWeighting) + zs*zoneWeighting
 		}
 		scores[i] = int64(f)
 	}
@@ -179,7 +182,7 @@ func scoreNodeAffinity(pc *podCtx, n *NodeInfo) int64 {
 	return s
 }
 
-func normalizeNodeAffinity(_ *podCtx, _ []*NodeInfo, scores []int64) {
+func normalizeNodeAffinity(_ *podCtx, _ []int32, scores []int64) {
 	defaultNormalizeScore(false, scores)
 }
 
@@ -188,8 +191,8 @@ func normalizeNodeAffinity(_ *podCtx, _ []*NodeInfo, scores []int64) {
 // PreferNoSchedule).
 func scoreTaintToleration(pc *podCtx, n *NodeInfo) int64 {
 	var c int64
-	for i := range n.Node.Spec.Taints {
-		t := &n.Node.Spec.Taints[i]
+	for i := range n.taints {
+		t := &n.taints[i]
 		if t.Effect == api.TaintEffectPreferNoSchedule && !api.TolerationsTolerateTaint(pc.preferTolerations, t) {
 			c++
 		}
@@ -197,7 +200,7 @@ func scoreTaintToleration(pc *podCtx, n *NodeInfo) int64 {
 	return c
 }
 
-func normalizeTaintToleration(_ *podCtx, _ []*NodeInfo, scores []int64) {
+func normalizeTaintToleration(_ *podCtx, _ []int32, scores []int64) {
 	defaultNormalizeScore(true, scores)
 }
 

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,5 +196,50 @@ func TestUnschedulableMessage(t *testing.T) {
 	e := Decide(NewPodInfo(mkPod("p", "2", "", withSelector("disk", "ssd"))), c.Nodes(), Weights{}, rng(), time.Time{})
 	if want := "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match Pod's node affinity/selector."; e.Message != want || e.Node != "" {
 		t.Fatalf("message %q node %q", e.Message, e.Node)
+	}
+}
+
+func TestNumFeasibleNodesToFind(t *testing.T) {
+	// After kube-scheduler's TestNumFeasibleNodesToFind.
+	tests := []struct{ pct, nodes, want int }{
+		{0, 10, 10},
+		{40, 10, 10},
+		{0, 1000, 420},
+		{40, 1000, 400},
+		{0, 6000, 300},
+		{40, 6000, 2400},
+		{0, 5000, 500},
+		{100, 5000, 5000},
+		{1, 1000, 100},
+	}
+	for _, tt := range tests {
+		if got := NumFeasibleNodesToFind(tt.pct, tt.nodes); got != tt.want {
+			t.Errorf("NumFeasibleNodesToFind(%d, %d) = %d, want %d", tt.pct, tt.nodes, got, tt.want)
+		}
+	}
+}
+
+func TestDecideStopsEarly(t *testing.T) {
+	c := NewCache(0)
+	for i := range 10 {
+		c.SetNode(mkNode(string(rune('a'+i)), "1", "1Gi", 10))
+	}
+	nodes := c.Nodes()
+	d, next := decide(NewPodInfo(mkPod("p", "", "")), nodes, nil, Weights{}.scorers(), rng(), t0, nil, 8, 3)
+	if next != 1 {
+		t.Fatalf("next = %d", next)
+	}
+	e := d.explain()
+	var evaluated []string
+	for _, v := range e.Verdicts {
+		if !v.Skipped {
+			evaluated = append(evaluated, v.Node)
+		}
+	}
+	if !slices.Equal(evaluated, []string{"a", "i", "j"}) || e.Feasible != 3 {
+		t.Fatalf("evaluated %v, feasible %d", evaluated, e.Feasible)
+	}
+	if !strings.Contains(e.String(), "7 nodes not evaluated") {
+		t.Fatal(e.String())
 	}
 }
