@@ -93,43 +93,49 @@ func (b *countingBinder) Bind(ctx context.Context, pod *api.Pod, node string) er
 // in-process store standing in for kube-apiserver): informers, queue,
 // decisions, binds written back to the store and observed by the watch.
 // pods/s counts from the first measured pod's creation to its last bind.
+//
+// The pct dimension is Options.PercentageOfNodesToScore: 0 is kube-
+// scheduler's adaptive default (what scheduler_perf runs), 100 evaluates
+// every node for every pod.
 func BenchmarkSchedulingBasic(b *testing.B) {
 	for _, tc := range basicCases {
-		b.Run(fmt.Sprintf("%dNodes_%dPods", tc.nodes, tc.measurePods), func(b *testing.B) {
-			for b.Loop() {
-				b.StopTimer()
-				ctx, cancel := context.WithCancel(context.Background())
-				pods, _ := fake.NewSource(api.Key[*api.Pod], fake.Options[*api.Pod]{WatchBuffer: 1 << 16})
-				nodes, _ := fake.NewSource(api.Key[*api.Node], fake.Options[*api.Node]{})
-				for i := range tc.nodes {
-					_, _ = nodes.Create(ctx, perfNode(i))
+		for _, pct := range []int{0, 100} {
+			b.Run(fmt.Sprintf("%dNodes_%dPods/pct=%d", tc.nodes, tc.measurePods, pct), func(b *testing.B) {
+				for b.Loop() {
+					b.StopTimer()
+					ctx, cancel := context.WithCancel(context.Background())
+					pods, _ := fake.NewSource(api.Key[*api.Pod], fake.Options[*api.Pod]{WatchBuffer: 1 << 16})
+					nodes, _ := fake.NewSource(api.Key[*api.Node], fake.Options[*api.Node]{})
+					for i := range tc.nodes {
+						_, _ = nodes.Create(ctx, perfNode(i))
+					}
+					binder := &countingBinder{Binder: PodWriter{Pods: pods}, want: int64(tc.initPods), done: make(chan struct{})}
+					s, err := New(Options{Pods: pods, Nodes: nodes, Binder: binder, Status: PodWriter{Pods: pods}, PercentageOfNodesToScore: pct, Logger: slog.New(slog.DiscardHandler)})
+					if err != nil {
+						b.Fatal(err)
+					}
+					var wg sync.WaitGroup
+					wg.Go(func() { _ = s.Run(ctx) })
+					for i := range tc.initPods {
+						_, _ = pods.Create(ctx, perfPod("init", i))
+					}
+					<-binder.done
+					binder.n.Store(0)
+					binder.want = int64(tc.measurePods)
+					binder.done = make(chan struct{})
+					b.StartTimer()
+					start := time.Now()
+					for i := range tc.measurePods {
+						_, _ = pods.Create(ctx, perfPod("measure", i))
+					}
+					<-binder.done
+					b.ReportMetric(float64(tc.measurePods)/time.Since(start).Seconds(), "pods/s")
+					b.StopTimer()
+					cancel()
+					wg.Wait()
+					b.StartTimer()
 				}
-				binder := &countingBinder{Binder: PodWriter{Pods: pods}, want: int64(tc.initPods), done: make(chan struct{})}
-				s, err := New(Options{Pods: pods, Nodes: nodes, Binder: binder, Status: PodWriter{Pods: pods}, Logger: slog.New(slog.DiscardHandler)})
-				if err != nil {
-					b.Fatal(err)
-				}
-				var wg sync.WaitGroup
-				wg.Go(func() { _ = s.Run(ctx) })
-				for i := range tc.initPods {
-					_, _ = pods.Create(ctx, perfPod("init", i))
-				}
-				<-binder.done
-				binder.n.Store(0)
-				binder.want = int64(tc.measurePods)
-				binder.done = make(chan struct{})
-				b.StartTimer()
-				start := time.Now()
-				for i := range tc.measurePods {
-					_, _ = pods.Create(ctx, perfPod("measure", i))
-				}
-				<-binder.done
-				b.ReportMetric(float64(tc.measurePods)/time.Since(start).Seconds(), "pods/s")
-				b.StopTimer()
-				cancel()
-				wg.Wait()
-				b.StartTimer()
-			}
-		})
+			})
+		}
 	}
 }

@@ -69,7 +69,7 @@ func (e *Explanation) Verdict(name string) (NodeVerdict, bool) {
 // per node with its rejecting filter or its score breakdown.
 func (e *Explanation) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "pod %s at %s: ", e.Pod, e.Time.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "pod %s: ", e.Pod)
 	switch {
 	case e.Node != "" && e.Bind != nil:
 		fmt.Fprintf(&b, "chose %s, bind failed: %v", e.Node, e.Bind)

@@ -134,7 +134,7 @@ type Scheduler struct {
 	scorers []scorer
 	scratch scratch // Decide's buffers; guarded by mu
 	next    int     // the node index the next attempt starts at; guarded by mu
-	running bool       // guarded by mu
+	running bool    // guarded by mu
 }
 
 // New returns a scheduler; it starts nothing.
