@@ -37,6 +37,9 @@ type PodInfo struct {
 	Ports []HostPort
 	// Owner identifies the pod's spread group (see SpreadGroup); "" for none.
 	Owner string
+	// Claims are the keys (namespace/name) of the PersistentVolumeClaims
+	// the pod mounts.
+	Claims []string
 	// Assumed is true while the pod is placed but its binding has not
 	// been observed.
 	Assumed bool
@@ -76,6 +79,11 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 		Requests: PodRequests(pod, false),
 		NonZero:  PodRequests(pod, true),
 		Owner:    SpreadGroup(pod),
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			pi.Claims = append(pi.Claims, api.NamespacedKey(pod.Namespace, v.PersistentVolumeClaim.ClaimName))
+		}
 	}
 	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 		for i := range cs {
@@ -216,12 +224,13 @@ type Cache struct {
 	list    []*NodeInfo // nodes with Node != nil sorted by name; nil when stale
 	names   []string    // the names of list, shared by the attempts made on it
 	zones   map[string]int32
+	claims  map[string]int // claim key → bound and assumed pods using it
 }
 
 // NewCache returns an empty cache whose assumptions expire ttl after
 // their binding finished.
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32)}
+	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int)}
 }
 
 // SetNode adds or updates node.
@@ -287,10 +296,17 @@ func (c *Cache) Nodes() []*NodeInfo {
 	return c.list
 }
 
+// ClaimUsers returns how many bound and assumed pods mount the claim
+// under key (namespace/name).
+func (c *Cache) ClaimUsers(key string) int { return c.claims[key] }
+
 // numZones bounds the zoneIDs of the cache's nodes.
 func (c *Cache) numZones() int { return len(c.zones) }
 
 func (c *Cache) place(pi *PodInfo, node string) {
+	for _, k := range pi.Claims {
+		c.claims[k]++
+	}
 	n, ok := c.nodes[node]
 	if !ok {
 		n = &NodeInfo{Name: node}
@@ -300,6 +316,11 @@ func (c *Cache) place(pi *PodInfo, node string) {
 }
 
 func (c *Cache) unplace(st *podState) {
+	for _, k := range st.info.Claims {
+		if c.claims[k]--; c.claims[k] <= 0 {
+			delete(c.claims, k)
+		}
+	}
 	n := c.nodes[st.node]
 	n.removePod(st.info)
 	if n.Node == nil && len(n.Pods) == 0 {

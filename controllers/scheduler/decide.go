@@ -196,7 +196,9 @@ type scratch struct {
 // feasible ones, and returns the index to start from next time (kube-
 // scheduler's nextStartNodeIndex, so that successive pods see different
 // nodes first).
-func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *rand.Rand, now time.Time, sc *scratch, start, limit int) (*decision, int) {
+//
+// rwop is VolumeRestrictions' pre-filter state (see rwopConflict).
+func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *rand.Rand, now time.Time, sc *scratch, start, limit int, rwop bool) (*decision, int) {
 	if names == nil {
 		names = make([]string, len(nodes))
 		for i, n := range nodes {
@@ -207,6 +209,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		sc = &scratch{}
 	}
 	pc := newPodCtx(pi)
+	pc.rwopConflict = rwop
 	d := &decision{pod: pi.Key, time: now, names: names, verdict: make([]uint32, len(nodes)), scorers: ss}
 	sc.idx, sc.zones = sc.idx[:0], sc.zones[:0]
 	if len(sc.raw) < len(ss) {
@@ -336,11 +339,13 @@ func (d *decision) explain() Explanation {
 // chooses the highest weighted total, breaking ties with rng (uniformly
 // among the best, by reservoir sampling, as kube-scheduler's selectHost).
 // It evaluates every node (the Scheduler may stop early, see
-// Options.PercentageOfNodesToScore), reads nodes and pi only, and leaves
+// Options.PercentageOfNodesToScore), reads nodes and pi only (so claims
+// are not checked: VolumeRestrictions needs the Scheduler's
+// Options.Claims), and leaves
 // assuming the pod on the chosen node to the caller. Complexity:
 // O(nodes × (filters + scores)).
 func Decide(pi *PodInfo, nodes []*NodeInfo, w Weights, rng *rand.Rand, now time.Time) *Explanation {
-	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes))
+	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), false)
 	e := d.explain()
 	return &e
 }

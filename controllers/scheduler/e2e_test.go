@@ -353,3 +353,127 @@ func TestPodWriter(t *testing.T) {
 		t.Fatalf("Bind of another incarnation = %v", err)
 	}
 }
+
+func TestReadWriteOncePod(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		claims := map[string]*api.PersistentVolumeClaim{
+			"default/data":   {Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{ReadWriteOncePod}}},
+			"default/shared": {Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{"ReadWriteMany"}}},
+		}
+		c := newCluster(t, Options{Claims: func(ns, name string) (*api.PersistentVolumeClaim, bool) {
+			pvc, ok := claims[ns+"/"+name]
+			return pvc, ok
+		}})
+		vol := func(claim string) podOpt {
+			return func(p *api.Pod) {
+				p.Spec.Volumes = append(p.Spec.Volumes, api.Volume{Name: claim, VolumeSource: api.VolumeSource{
+					PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: claim}}})
+			}
+		}
+		c.addNode(mkNode("a", "4", "4Gi", 110))
+		c.addNode(mkNode("b", "4", "4Gi", 110))
+		c.start()
+		c.addPod(mkPod("first", "", "", vol("data"), vol("shared")))
+		c.settle(10 * time.Millisecond)
+		c.addPod(mkPod("second", "", "", vol("data")))
+		c.addPod(mkPod("third", "", "", vol("shared")))
+		c.settle(10 * time.Millisecond)
+		if c.pod("first").Spec.NodeName == "" || c.pod("third").Spec.NodeName == "" {
+			t.Fatal("first or third not bound")
+		}
+		want := "0/2 nodes are available: 2 " + ReasonReadWriteOncePod + "."
+		if got := scheduledCond(c.pod("second")).Message; got != want {
+			t.Fatalf("second: %q", got)
+		}
+		if got := c.s.Unschedulable(); len(got) != 1 || got[0] != "default/second" {
+			t.Fatalf("Unschedulable = %v", got)
+		}
+		// The claim's user goes away: the second pod gets it.
+		_, _ = c.pods.Delete(c.ctx, "default/first", "")
+		c.settle(2 * time.Second)
+		if c.pod("second").Spec.NodeName == "" {
+			t.Fatal("second not bound after the claim was freed")
+		}
+		if got := c.s.Unschedulable(); len(got) != 0 {
+			t.Fatalf("Unschedulable = %v", got)
+		}
+	})
+}
+
+func TestSchedulingGatesAndOtherSchedulers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, Options{})
+		c.addNode(mkNode("a", "4", "4Gi", 110))
+		c.start()
+		gated := mkPod("gated", "", "")
+		gated.Spec.SchedulingGates = []api.PodSchedulingGate{{Name: "wait"}}
+		other := mkPod("other", "", "")
+		other.Spec.SchedulerName = "my-scheduler"
+		c.addPod(gated)
+		c.addPod(other)
+		c.settle(time.Second)
+		if c.pod("gated").Spec.NodeName != "" || c.pod("other").Spec.NodeName != "" {
+			t.Fatal("a gated pod or another scheduler's pod was bound")
+		}
+		if _, ok := c.s.Explain("default/gated"); ok {
+			t.Fatal("gated pod attempted")
+		}
+		g := c.pod("gated")
+		g.Spec.SchedulingGates = nil
+		if _, err := c.pods.Update(c.ctx, g, ""); err != nil {
+			t.Fatal(err)
+		}
+		c.settle(time.Millisecond)
+		if c.pod("gated").Spec.NodeName != "a" {
+			t.Fatal("ungated pod not bound")
+		}
+	})
+}
+
+// lostBinder reports success without binding: the bind's watch event never
+// comes.
+type lostBinder struct {
+	Binder
+	mu   sync.Mutex
+	lost map[string]bool
+}
+
+func (b *lostBinder) Bind(ctx context.Context, pod *api.Pod, node string) error {
+	b.mu.Lock()
+	l := b.lost[pod.Name]
+	delete(b.lost, pod.Name)
+	b.mu.Unlock()
+	if l {
+		return nil
+	}
+	return b.Binder.Bind(ctx, pod, node)
+}
+
+func TestAssumptionExpires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, Options{})
+		c.s.opts.Binder = &lostBinder{Binder: PodWriter{Pods: c.pods}, lost: map[string]bool{"p": true}}
+		c.addNode(mkNode("n", "1", "1Gi", 110))
+		c.start()
+		c.addPod(mkPod("p", "1", ""))
+		c.settle(time.Millisecond)
+		c.addPod(mkPod("q", "1", ""))
+		c.settle(time.Millisecond)
+		// p's assumption holds the cpu: q does not fit.
+		if got := scheduledCond(c.pod("q")).Message; got != "0/1 nodes are available: 1 Insufficient cpu." {
+			t.Fatalf("q: %q", got)
+		}
+		// 30 s after the bind returned the assumption expires: the room
+		// goes to q (first in the queue after its backoff) or p again.
+		c.settle(31 * time.Second)
+		bound := 0
+		for _, n := range []string{"p", "q"} {
+			if c.pod(n).Spec.NodeName == "n" {
+				bound++
+			}
+		}
+		if bound != 1 {
+			t.Fatalf("%d pods bound after the expiry", bound)
+		}
+	})
+}

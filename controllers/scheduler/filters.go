@@ -1,18 +1,21 @@
 package scheduler
 
 import (
+	"slices"
+
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
 // The filters, in the order kube-scheduler's default profile runs them. A
 // node's verdict names the first filter that rejected it.
 const (
-	FilterNodeUnschedulable = "NodeUnschedulable"
-	FilterNodeName          = "NodeName"
-	FilterTaintToleration   = "TaintToleration"
-	FilterNodeAffinity      = "NodeAffinity"
-	FilterNodePorts         = "NodePorts"
-	FilterNodeResourcesFit  = "NodeResourcesFit"
+	FilterNodeUnschedulable  = "NodeUnschedulable"
+	FilterNodeName           = "NodeName"
+	FilterTaintToleration    = "TaintToleration"
+	FilterNodeAffinity       = "NodeAffinity"
+	FilterNodePorts          = "NodePorts"
+	FilterNodeResourcesFit   = "NodeResourcesFit"
+	FilterVolumeRestrictions = "VolumeRestrictions"
 )
 
 // The reasons the filters give, worded exactly as kube-scheduler's
@@ -27,6 +30,7 @@ const (
 	ReasonInsufficientCPU   = "Insufficient cpu"
 	ReasonInsufficientMem   = "Insufficient memory"
 	ReasonInsufficientEph   = "Insufficient ephemeral-storage"
+	ReasonReadWriteOncePod  = "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
 )
 
 // Shared, read-only reason lists, so that a rejection allocates nothing.
@@ -35,6 +39,7 @@ var (
 	reasonsNodeName      = []string{ReasonNodeName}
 	reasonsAffinity      = []string{ReasonNodeAffinity}
 	reasonsPorts         = []string{ReasonNodePorts}
+	reasonsRWOP          = []string{ReasonReadWriteOncePod}
 	reasonsFit           [16][]string // indexed by a bit set: 1 pods, 2 cpu, 4 memory, 8 ephemeral-storage
 )
 
@@ -62,6 +67,9 @@ type podCtx struct {
 	// preferTolerations are the tolerations TaintToleration's score
 	// considers: effect "" or PreferNoSchedule.
 	preferTolerations []api.Toleration
+	// rwopConflict: a ReadWriteOncePod claim of the pod is in use by
+	// another pod (VolumeRestrictions' PreFilter state).
+	rwopConflict bool
 }
 
 func newPodCtx(pi *PodInfo) *podCtx {
@@ -95,6 +103,48 @@ var filters = []filter{
 	{FilterNodeAffinity, filterNodeAffinity},
 	{FilterNodePorts, filterNodePorts},
 	{FilterNodeResourcesFit, filterNodeResourcesFit},
+	{FilterVolumeRestrictions, filterVolumeRestrictions},
+}
+
+// filterVolumeRestrictions rejects every node when a ReadWriteOncePod
+// claim the pod mounts is used by another pod anywhere in the cluster, as
+// kube-scheduler's VolumeRestrictions (its PreFilter counts the users, its
+// Filter rejects). Only that part is modelled: the disk sources whose
+// sharing the plugin also restricts (GCE PD, EBS, RBD, iSCSI) are not in
+// the object model.
+func filterVolumeRestrictions(pc *podCtx, _ *NodeInfo) []string {
+	if pc.rwopConflict {
+		return reasonsRWOP
+	}
+	return nil
+}
+
+// ReadWriteOncePod is the access mode VolumeRestrictions enforces.
+const ReadWriteOncePod api.PersistentVolumeAccessMode = "ReadWriteOncePod"
+
+// ClaimLookup returns the PersistentVolumeClaim namespace/name, as a
+// lister does; it must not block.
+type ClaimLookup func(namespace, name string) (*api.PersistentVolumeClaim, bool)
+
+// rwopConflict reports whether pi mounts a ReadWriteOncePod claim that
+// some pod in c already uses.
+func rwopConflict(pi *PodInfo, c *Cache, claims ClaimLookup) bool {
+	if claims == nil {
+		return false
+	}
+	for _, key := range pi.Claims {
+		if c.ClaimUsers(key) == 0 {
+			continue
+		}
+		ns, name, err := api.SplitKey(key)
+		if err != nil {
+			continue
+		}
+		if pvc, ok := claims(ns, name); ok && slices.Contains(pvc.Spec.AccessModes, ReadWriteOncePod) {
+			return true
+		}
+	}
+	return false
 }
 
 // runFilters returns the index in filters of the first filter that

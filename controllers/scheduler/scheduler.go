@@ -40,6 +40,13 @@ type Options struct {
 	// unschedulable pods. Default: none (Explain still tells).
 	Status StatusWriter
 
+	// Claims, if set, looks up PersistentVolumeClaims (a lister; called
+	// under the scheduler's lock, so it must not block) for the
+	// VolumeRestrictions filter: a pod mounting a ReadWriteOncePod claim
+	// that another pod uses fits nowhere. Default: none (no claim is
+	// checked).
+	Claims ClaimLookup
+
 	// SchedulerName is the spec.schedulerName served. Default
 	// DefaultSchedulerName.
 	SchedulerName string
@@ -112,6 +119,7 @@ type pending struct {
 	attempts      int       // failed attempts (no fit, or bind failed)
 	backoffUntil  time.Time // no retry before this
 	unschedulable bool      // parked until a node or pod change (or the timeout)
+	noFit         bool      // the last attempt found no node
 }
 
 // Scheduler assigns unbound pods to nodes; see the package doc. Create
@@ -227,9 +235,31 @@ func (s *Scheduler) Explain(key string) (Explanation, bool) {
 	return el.Value.(*decision).explain(), true
 }
 
+// responsible reports whether the scheduler should place the unbound pod
+// p: it names this scheduler, is not being deleted, has not terminated,
+// and has no scheduling gates (kube-scheduler's SchedulingGates plugin
+// keeps gated pods out of the queue until the gates are removed).
+// Unschedulable returns the keys of the pods parked as unschedulable
+// (their last attempt found no node), sorted — what a view lists next to
+// Explain.
+func (s *Scheduler) Unschedulable() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var keys []string
+	for key, pp := range s.pending {
+		if pp.noFit {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 func (s *Scheduler) responsible(p *api.Pod) bool {
 	name := p.Spec.SchedulerName
-	return (name == "" || name == s.opts.SchedulerName) && p.DeletionTimestamp == nil
+	return (name == "" || name == s.opts.SchedulerName) && p.DeletionTimestamp == nil &&
+		p.Status.Phase != api.PodSucceeded && p.Status.Phase != api.PodFailed &&
+		len(p.Spec.SchedulingGates) == 0
 }
 
 func priorityOf(p *api.Pod) int {
@@ -369,13 +399,16 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	pod := pp.pod
 	nodes := s.cache.Nodes()
 	limit := NumFeasibleNodesToFind(s.opts.PercentageOfNodesToScore, len(nodes))
-	e, next := decide(NewPodInfo(pod), nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit)
+	pi := NewPodInfo(pod)
+	e, next := decide(pi, nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit,
+		rwopConflict(pi, s.cache, s.opts.Claims))
 	s.next = next
 	s.recordLocked(e)
 	if e.node == "" {
 		pp.attempts++
 		pp.backoffUntil = now.Add(s.backoff(pp.attempts))
 		pp.unschedulable = true
+		pp.noFit = true
 		s.queue.AddAfter(key, s.opts.UnschedulableTimeout)
 		s.mu.Unlock()
 		if s.opts.Status != nil {
@@ -388,6 +421,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 		}
 		return
 	}
+	pp.noFit = false
 	_ = s.cache.Assume(pod, e.node) // cannot fail: PodNode said the key is free
 	s.mu.Unlock()
 	wg.Go(func() { s.bind(ctx, key, pod, e) })
@@ -441,6 +475,13 @@ func (s *Scheduler) expireLoop(ctx context.Context) {
 		s.mu.Lock()
 		if keys := s.cache.Expire(time.Now()); len(keys) > 0 {
 			s.opts.Logger.Info("scheduler: assumed pods expired", "pods", keys)
+			// A pod whose bind "succeeded" but was never observed bound
+			// is still pending: schedule it again.
+			for _, key := range keys {
+				if pp, ok := s.pending[key]; ok {
+					s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(pp.pod)})
+				}
+			}
 			s.retryParkedLocked()
 		}
 		next, ok := s.cache.NextExpiry()
