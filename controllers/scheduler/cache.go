@@ -48,9 +48,12 @@ type PodInfo struct {
 // HostPort is a host port a container asks for: kube-scheduler's
 // HostPortInfo entry. IP "" means 0.0.0.0, Protocol "" means TCP.
 type HostPort struct {
-	IP       string
+	// IP is the host IP the port is bound on; "0.0.0.0" for all.
+	IP string
+	// Protocol is TCP, UDP or SCTP.
 	Protocol api.Protocol
-	Port     int32
+	// Port is the host port.
+	Port int32
 }
 
 // conflicts reports whether p and o cannot both be bound on one node:

@@ -46,10 +46,11 @@ type Explanation struct {
 	Message string
 	// Feasible is how many nodes passed the filters.
 	Feasible int
-	// ScoreNames and Weights name and weigh the score plugins, in the
-	// order of every NodeVerdict.Scores.
+	// ScoreNames name the score plugins, in the order of every
+	// NodeVerdict.Scores.
 	ScoreNames []string
-	Weights    []int64
+	// Weights are the plugins' weights, in the same order.
+	Weights []int64
 	// Verdicts has one entry per node, sorted by node name.
 	Verdicts []NodeVerdict
 	// Bind is the error of the bind, when binding the chosen node failed.

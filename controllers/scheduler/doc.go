@@ -53,7 +53,8 @@
 // non-terminated ones: status.phase!=Succeeded,status.phase!=Failed).
 // Bound pods fill the cache; unbound ones for this scheduler
 // (spec.schedulerName "" or Options.SchedulerName, not terminating) are
-// queued. The seed describes the scheduler as watching only unscheduled
+// queued; pods with spec.schedulingGates (until they are removed), being
+// deleted or terminated are not. The seed describes the scheduler as watching only unscheduled
 // pods through the server-side field selector spec.nodeName=""; that is
 // the queue's half of this informer, and kube-scheduler itself watches
 // both halves with one informer, as here, which keeps the two views
@@ -107,6 +108,10 @@
 //     ephemeral-storage against allocatable minus bound and assumed
 //     requests; every reason that applies — "Too many pods", "Insufficient
 //     cpu", "Insufficient memory", "Insufficient ephemeral-storage".
+//   - VolumeRestrictions, ReadWriteOncePod only, when Options.Claims is
+//     set: a pod mounting a ReadWriteOncePod claim another pod uses fits
+//     nowhere — "node has pod using PersistentVolumeClaim with the same
+//     name and ReadWriteOncePod access mode".
 //
 // When no node passes, the message is kube-scheduler's FitError text:
 // "0/N nodes are available: " then "count reason" per distinct reason (a
@@ -159,16 +164,19 @@
 //
 // Preemption (PostFilter) and nominated nodes; pod affinity and
 // anti-affinity (InterPodAffinity); PodTopologySpread constraints;
-// ImageLocality; volume plugins (VolumeRestrictions/NoDiskConflict —
-// the object model has no GCE PD, EBS, RBD or iSCSI sources, whose
-// sharing that filter restricts, and ReadWriteOncePod needs the claims —
-// VolumeBinding, VolumeZone, NodeVolumeLimits); extended and
-// pod-level resources; scheduling gates; multiple profiles; Service
-// selectors in SelectorSpread; parallel filtering (one goroutine decides).
+// ImageLocality; of the volume plugins all but VolumeRestrictions'
+// ReadWriteOncePod check (NoDiskConflict proper restricts GCE PD, EBS,
+// RBD and iSCSI disks, which the object model does not have; VolumeBinding,
+// VolumeZone and NodeVolumeLimits need PersistentVolumes and CSI nodes);
+// extended and pod-level resources; multiple profiles; Service selectors
+// in SelectorSpread; parallel filtering (one goroutine decides, which on
+// two cores costs little); events (the Scheduled / FailedScheduling
+// Events kube-scheduler records).
 //
 // # Explanations
 //
-// Explain returns the last attempt of a pod among the
+// Unschedulable lists the pods whose last attempt found no node; Explain
+// returns the last attempt of a pod among the
 // Options.ExplainHistory (1,024) most recently attempted pods. An attempt
 // is kept compact — a 4-byte verdict per node and a byte per score of a
 // feasible node, node names shared with the cache — about 45 KB at 5,000

@@ -477,3 +477,52 @@ func TestAssumptionExpires(t *testing.T) {
 		}
 	})
 }
+
+func TestOptionsAndRunTwice(t *testing.T) {
+	if _, err := New(Options{}); err == nil {
+		t.Fatal("New without sources succeeded")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, Options{})
+		c.start()
+		synctest.Wait()
+		if err := c.s.Run(c.ctx); !errors.Is(err, ErrRunning) {
+			t.Fatalf("second Run = %v", err)
+		}
+		if _, ok := c.s.Explain("default/none"); ok {
+			t.Fatal("Explain of an unknown pod")
+		}
+	})
+}
+
+func TestExplainHistoryBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, Options{ExplainHistory: 2})
+		c.addNode(mkNode("n", "4", "4Gi", 110))
+		c.start()
+		for _, n := range []string{"a", "b", "c"} {
+			c.addPod(mkPod(n, "", ""))
+			c.settle(time.Millisecond)
+		}
+		if _, ok := c.s.Explain("default/a"); ok {
+			t.Fatal("oldest attempt kept beyond ExplainHistory")
+		}
+		for _, n := range []string{"b", "c"} {
+			if e, ok := c.s.Explain("default/" + n); !ok || e.Node != "n" {
+				t.Fatalf("%s: %v %v", n, e, ok)
+			}
+		}
+	})
+}
+
+func TestExplanationString(t *testing.T) {
+	e := Explanation{Pod: "default/p", Node: "a", Feasible: 1, Bind: errors.New("boom"),
+		ScoreNames: []string{"X"}, Weights: []int64{2},
+		Verdicts: []NodeVerdict{{Node: "a", Scores: []int64{50}, Total: 100}, {Node: "b", Filter: FilterNodePorts, Reasons: []string{ReasonNodePorts}}}}
+	want := "pod default/p: chose a, bind failed: boom (1/2 nodes feasible)\n" +
+		"  a: score 100 = X 50×2  <- chosen\n" +
+		"  b: filtered by NodePorts: node(s) didn't have free ports for the requested pod ports\n"
+	if got := e.String(); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}

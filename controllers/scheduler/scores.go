@@ -28,7 +28,16 @@ const (
 // PodTopologySpread, which replaced it; a negative weight turns the
 // plugin off.
 type Weights struct {
-	LeastAllocated, BalancedAllocation, SelectorSpread, NodeAffinity, TaintToleration int64
+	// LeastAllocated weighs ScoreLeastAllocated; default 1.
+	LeastAllocated int64
+	// BalancedAllocation weighs ScoreBalancedAllocation; default 1.
+	BalancedAllocation int64
+	// SelectorSpread weighs ScoreSelectorSpread; default 2.
+	SelectorSpread int64
+	// NodeAffinity weighs ScoreNodeAffinity; default 2.
+	NodeAffinity int64
+	// TaintToleration weighs ScoreTaintToleration; default 3.
+	TaintToleration int64
 }
 
 // scorer is one score plugin: raw gives a node's raw score, normalize (if

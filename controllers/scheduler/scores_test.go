@@ -68,6 +68,12 @@ func TestScores(t *testing.T) {
 		{"balanced", ScoreBalancedAllocation,
 			[]*api.Node{mkNode("a", "10", "20000", 10), mkNode("b", "10", "10000", 10)}, nil,
 			mkPod("p", "3", "5000"), []int64{97, 90}},
+		// Ported from balanced_allocation_test.go, "nothing scheduled,
+		// resources requested, differently sized nodes": cpu 0.75 memory
+		// 0.5 → 87; 0.5 and 0.5 → 100.
+		{"balanced differently sized nodes", ScoreBalancedAllocation,
+			[]*api.Node{mkNode("a", "4", "10000", 10), mkNode("b", "6", "10000", 10)}, nil,
+			mkPod("p", "3", "5000"), []int64{87, 100}},
 		{"balanced capped at 1", ScoreBalancedAllocation,
 			[]*api.Node{mkNode("a", "1", "20000", 10)}, map[string][]*api.Pod{"a": {mkPod("x", "4", "")}},
 			mkPod("p", "", "0"), []int64{50}},
