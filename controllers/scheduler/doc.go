@@ -175,7 +175,8 @@
 //
 // # Explanations
 //
-// Unschedulable lists the pods whose last attempt found no node; Explain
+// Unschedulable lists the pods whose last attempt found no node, and
+// ServeHTTP renders both as plain text for a debug server; Explain
 // returns the last attempt of a pod among the
 // Options.ExplainHistory (1,024) most recently attempted pods. An attempt
 // is kept compact — a 4-byte verdict per node and a byte per score of a

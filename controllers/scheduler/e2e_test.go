@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -525,4 +526,29 @@ func TestExplanationString(t *testing.T) {
 	if got := e.String(); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
+}
+
+func TestServeHTTP(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, Options{})
+		c.addNode(mkNode("n", "1", "1Gi", 110))
+		c.addPod(mkPod("big", "2", ""))
+		c.addPod(mkPod("ok", "100m", ""))
+		c.start()
+		c.settle(time.Millisecond)
+		get := func(url string) (int, string) {
+			rec := httptest.NewRecorder()
+			c.s.ServeHTTP(rec, httptest.NewRequest("GET", url, nil))
+			return rec.Code, rec.Body.String()
+		}
+		if code, body := get("/"); code != 200 || body != "1 unschedulable pods\ndefault/big: 0/1 nodes are available: 1 Insufficient cpu.\n" {
+			t.Fatalf("%d %q", code, body)
+		}
+		if code, body := get("/?pod=default/ok"); code != 200 || !strings.HasPrefix(body, "pod default/ok: scheduled to n (1/1 nodes feasible)\n  n: score ") {
+			t.Fatalf("%d %q", code, body)
+		}
+		if code, _ := get("/?pod=default/none"); code != 404 {
+			t.Fatalf("unknown pod: %d", code)
+		}
+	})
 }
