@@ -552,3 +552,32 @@ func TestServeHTTP(t *testing.T) {
 		}
 	})
 }
+
+func TestPendingPodChangeRetries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, Options{})
+		c.addNode(mkNode("n", "1", "1Gi", 110, withTaint("dedicated", "db", api.TaintEffectNoSchedule)))
+		c.addPod(mkPod("p", "", ""))
+		c.start()
+		c.settle(time.Millisecond)
+		if got := scheduledCond(c.pod("p")).Message; got != "0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: db}." {
+			t.Fatalf("message %q", got)
+		}
+		// Its own status write does not retry it ...
+		first, _ := c.s.Explain("default/p")
+		c.settle(2 * time.Second)
+		if e, _ := c.s.Explain("default/p"); !e.Time.Equal(first.Time) {
+			t.Fatal("retried after a status-only update")
+		}
+		// ... a toleration added to its spec does.
+		p := c.pod("p")
+		p.Spec.Tolerations = []api.Toleration{{Key: "dedicated", Operator: api.TolerationOpExists}}
+		if _, err := c.pods.Update(c.ctx, p, ""); err != nil {
+			t.Fatal(err)
+		}
+		c.settle(time.Millisecond)
+		if got := c.pod("p").Spec.NodeName; got != "n" {
+			t.Fatalf("p on %q", got)
+		}
+	})
+}

@@ -235,10 +235,6 @@ func (s *Scheduler) Explain(key string) (Explanation, bool) {
 	return el.Value.(*decision).explain(), true
 }
 
-// responsible reports whether the scheduler should place the unbound pod
-// p: it names this scheduler, is not being deleted, has not terminated,
-// and has no scheduling gates (kube-scheduler's SchedulingGates plugin
-// keeps gated pods out of the queue until the gates are removed).
 // Unschedulable returns the keys of the pods parked as unschedulable
 // (their last attempt found no node), sorted — what a view lists next to
 // Explain.
@@ -255,11 +251,19 @@ func (s *Scheduler) Unschedulable() []string {
 	return keys
 }
 
+// responsible reports whether the scheduler should place the unbound pod
+// p: it names this scheduler, is not being deleted, has not terminated,
+// and has no scheduling gates (kube-scheduler's SchedulingGates plugin
+// keeps gated pods out of the queue until the gates are removed).
 func (s *Scheduler) responsible(p *api.Pod) bool {
 	name := p.Spec.SchedulerName
 	return (name == "" || name == s.opts.SchedulerName) && p.DeletionTimestamp == nil &&
-		p.Status.Phase != api.PodSucceeded && p.Status.Phase != api.PodFailed &&
+		!terminated(p) &&
 		len(p.Spec.SchedulingGates) == 0
+}
+
+func terminated(p *api.Pod) bool {
+	return p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed
 }
 
 func priorityOf(p *api.Pod) int {
@@ -279,10 +283,11 @@ func (s *Scheduler) onPod(old, p *api.Pod) {
 	if p.Spec.NodeName != "" {
 		delete(s.pending, key)
 		s.cache.AddPod(p)
-		// A bound pod that terminates or changes may free room; one that
-		// just got bound (the confirmation of an assumption) frees none.
+		// A bound pod that terminates or whose spec changes may free
+		// room; one that just got bound (the confirmation of an
+		// assumption) or goes Running frees none.
 		if old != nil && old.Spec.NodeName != "" &&
-			(old.Status.Phase != p.Status.Phase || !reflect.DeepEqual(old.Spec, p.Spec)) {
+			(terminated(p) && !terminated(old) || !reflect.DeepEqual(old.Spec, p.Spec)) {
 			s.retryParkedLocked()
 		}
 		return
@@ -304,7 +309,7 @@ func (s *Scheduler) onPod(old, p *api.Pod) {
 	pp.pod = p
 	if changed && pp.unschedulable {
 		pp.unschedulable = false
-		s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(p)})
+		s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(p), After: time.Until(pp.backoffUntil)})
 	}
 }
 
@@ -397,6 +402,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	}
 	now := time.Now()
 	pod := pp.pod
+	pp.unschedulable = false // not parked while being attempted
 	nodes := s.cache.Nodes()
 	limit := NumFeasibleNodesToFind(s.opts.PercentageOfNodesToScore, len(nodes))
 	pi := NewPodInfo(pod)
