@@ -303,9 +303,6 @@ func (c *Cache) Nodes() []*NodeInfo {
 // under key (namespace/name).
 func (c *Cache) ClaimUsers(key string) int { return c.claims[key] }
 
-// numZones bounds the zoneIDs of the cache's nodes.
-func (c *Cache) numZones() int { return len(c.zones) }
-
 func (c *Cache) place(pi *PodInfo, node string) {
 	for _, k := range pi.Claims {
 		c.claims[k]++
