@@ -49,18 +49,22 @@
 //
 // # Sources
 //
-// Options.Pods is one informer over all pods (kube-scheduler asks for the
-// non-terminated ones: status.phase!=Succeeded,status.phase!=Failed).
-// Bound pods fill the cache; unbound ones for this scheduler
-// (spec.schedulerName "" or Options.SchedulerName, not terminating) are
-// queued; pods with spec.schedulingGates (until they are removed), being
-// deleted or terminated are not. The seed describes the scheduler as watching only unscheduled
-// pods through the server-side field selector spec.nodeName=""; that is
-// the queue's half of this informer, and kube-scheduler itself watches
-// both halves with one informer, as here, which keeps the two views
-// consistent (a pod leaves the queue in the same event that puts it in
-// the cache). A cluster store that serves field selectors can still pass
-// a filtered ListWatcher: what is not seen is simply not counted.
+// Options.Pods is one informer over all pods (kube-scheduler asks its API
+// server for the non-terminated ones, status.phase!=Succeeded,
+// status.phase!=Failed; serving everything is fine too, terminated pods
+// are ignored). Bound pods fill the cache. Unbound ones for this
+// scheduler (spec.schedulerName "" or Options.SchedulerName) are queued,
+// except pods with spec.schedulingGates (until the gates are removed),
+// being deleted or terminated.
+//
+// The seed describes the scheduler as watching only the unscheduled pods,
+// through the server-side field selector spec.nodeName=""; that stream is
+// the queue's half of this informer. One informer for both halves, as
+// kube-scheduler itself has, keeps the two views consistent: a pod leaves
+// the queue in the same event that puts it in the cache, where two
+// informers could show it in neither or in both. Options.Pods must
+// therefore include the bound pods: a source filtered by spec.nodeName=""
+// alone would leave the snapshot empty and over-commit every node.
 //
 // Binder and StatusWriter are the two writes the scheduler makes; their
 // contracts are in their docs. PodWriter implements both over any
@@ -111,7 +115,9 @@
 //   - VolumeRestrictions, ReadWriteOncePod only, when Options.Claims is
 //     set: a pod mounting a ReadWriteOncePod claim another pod uses fits
 //     nowhere — "node has pod using PersistentVolumeClaim with the same
-//     name and ReadWriteOncePod access mode".
+//     name and ReadWriteOncePod access mode" on every node (kube-scheduler
+//     counts the users in its PreFilter and rejects in its Filter, so the
+//     message counts the nodes).
 //
 // When no node passes, the message is kube-scheduler's FitError text:
 // "0/N nodes are available: " then "count reason" per distinct reason (a
@@ -132,8 +138,9 @@
 //
 // # Scores
 //
-// Each plugin scores a feasible node 0..MaxNodeScore (100, kube-
-// scheduler's scale since v1.19); the total is the sum of score × weight
+// Each plugin scores a feasible node 0..MaxNodeScore (100, the scale of
+// kube-scheduler's scheduling framework; the seed's priorities used 0..10,
+// MaxPriority); the total is the sum of score × weight
 // (Weights; defaults as kube-scheduler's default profile):
 //
 //   - LeastAllocated (weight 1; the seed's LeastRequestedPriority, now
@@ -180,8 +187,10 @@
 // returns the last attempt of a pod among the
 // Options.ExplainHistory (1,024) most recently attempted pods. An attempt
 // is kept compact — a 4-byte verdict per node and a byte per score of a
-// feasible node, node names shared with the cache — about 45 KB at 5,000
-// nodes, and is expanded into an Explanation only when asked for.
+// feasible node, node names shared with the cache — at most about 45 KB
+// at 5,000 nodes, and is expanded into an Explanation only when asked for.
+// The condition is written by a goroutine of its own per attempt, so that
+// a slow store does not hold up scheduling.
 //
 // # Concurrency
 //

@@ -27,10 +27,11 @@ const DefaultSchedulerName = "default-scheduler"
 type Options struct {
 	// Pods lists and watches the pods: every pod, or (as kube-scheduler
 	// asks its API server) the non-terminated ones through the field
-	// selector status.phase!=Succeeded,status.phase!=Failed. Bound pods
-	// fill the snapshot; unbound ones (spec.nodeName "", the seed's
-	// server-side filter spec.nodeName=) are queued. One informer over
-	// both keeps the two views consistent (see the package doc).
+	// selector status.phase!=Succeeded,status.phase!=Failed — bound pods
+	// included. Bound pods fill the snapshot; unbound ones (spec.nodeName
+	// "", the seed's server-side filter spec.nodeName=) are queued. One
+	// informer over both keeps the two views consistent (see the package
+	// doc, "Sources").
 	Pods source.ListWatcher[*api.Pod]
 	// Nodes lists and watches the nodes.
 	Nodes source.ListWatcher[*api.Node]
