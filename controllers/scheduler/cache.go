@@ -1,0 +1,438 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// ZoneLabel and RegionLabel are the well-known node labels SelectorSpread
+// reads a node's zone from (kube-scheduler's utilnode.GetZoneKey).
+const (
+	ZoneLabel   = "topology.kubernetes.io/zone"
+	RegionLabel = "topology.kubernetes.io/region"
+)
+
+// UnschedulableTaintKey is the taint key NodeUnschedulable treats
+// spec.unschedulable as: a pod tolerating {node.kubernetes.io/unschedulable,
+// NoSchedule} may still land on a cordoned node (as DaemonSet pods do).
+const UnschedulableTaintKey = "node.kubernetes.io/unschedulable"
+
+// PodInfo is a pod as the scheduler accounts for it, with what the
+// filters and scores read precomputed once.
+type PodInfo struct {
+	// Pod is the object; shared, never modified.
+	Pod *api.Pod
+	// Key is api.Key(Pod).
+	Key string
+	// Requests is PodRequests(Pod, false): what NodeResourcesFit counts.
+	Requests Resources
+	// NonZero is PodRequests(Pod, true): what the resource scores count.
+	NonZero Resources
+	// Ports are the host ports the pod takes.
+	Ports []HostPort
+	// Owner identifies the pod's spread group (see SpreadGroup); "" for none.
+	Owner string
+	// Claims are the keys (namespace/name) of the PersistentVolumeClaims
+	// the pod mounts.
+	Claims []string
+	// Assumed is true while the pod is placed but its binding has not
+	// been observed.
+	Assumed bool
+}
+
+// HostPort is a host port a container asks for: kube-scheduler's
+// HostPortInfo entry. IP "" means 0.0.0.0, Protocol "" means TCP.
+type HostPort struct {
+	// IP is the host IP the port is bound on; "0.0.0.0" for all.
+	IP string
+	// Protocol is TCP, UDP or SCTP.
+	Protocol api.Protocol
+	// Port is the host port.
+	Port int32
+}
+
+// conflicts reports whether p and o cannot both be bound on one node:
+// same protocol and port, and the same IP or either one the wildcard.
+func (p HostPort) conflicts(o HostPort) bool {
+	return p.Port == o.Port && p.Protocol == o.Protocol &&
+		(p.IP == o.IP || p.IP == "0.0.0.0" || o.IP == "0.0.0.0")
+}
+
+// SpreadGroup returns the group SelectorSpread spreads pod with: its
+// namespace and the UID of its controller reference (a ReplicaSet,
+// StatefulSet, ReplicationController or Job), or "" when it has none.
+func SpreadGroup(pod *api.Pod) string {
+	ref := pod.ControllerRef()
+	if ref == nil {
+		return ""
+	}
+	return pod.Namespace + "/" + ref.Kind + "/" + string(ref.UID)
+}
+
+// NewPodInfo precomputes what the scheduler reads of pod.
+func NewPodInfo(pod *api.Pod) *PodInfo {
+	pi := &PodInfo{
+		Pod:      pod,
+		Key:      api.Key(pod),
+		Requests: PodRequests(pod, false),
+		NonZero:  PodRequests(pod, true),
+		Owner:    SpreadGroup(pod),
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			pi.Claims = append(pi.Claims, api.NamespacedKey(pod.Namespace, v.PersistentVolumeClaim.ClaimName))
+		}
+	}
+	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			for _, p := range cs[i].Ports {
+				if p.HostPort <= 0 {
+					continue
+				}
+				hp := HostPort{IP: p.HostIP, Protocol: p.Protocol, Port: p.HostPort}
+				if hp.IP == "" {
+					hp.IP = "0.0.0.0"
+				}
+				if hp.Protocol == "" {
+					hp.Protocol = api.ProtocolTCP
+				}
+				pi.Ports = append(pi.Ports, hp)
+			}
+		}
+	}
+	return pi
+}
+
+// NodeInfo is what the scheduler knows of one node: the node, and the
+// bound and assumed pods on it with what they add up to. NodeInfos are
+// owned by a Cache; callers read them and never change them.
+type NodeInfo struct {
+	// The fields every attempt reads come first, so that a pass over
+	// thousands of nodes touches as few cache lines as possible.
+
+	// Allocatable is read from Node.Status.Allocatable.
+	Allocatable Resources
+	// Requested sums the pods' Requests; NonZeroRequested their NonZero.
+	Requested, NonZeroRequested Resources
+	// AllowedPods is the allocatable "pods" count.
+	AllowedPods int64
+	// Name is the node's name.
+	Name          string
+	unschedulable bool
+	zoneID        int32             // index of Zone in the cache's zones; -1 for none
+	taints        []api.Taint       // Node.Spec.Taints
+	labels        map[string]string // Node.Labels
+	ports         []HostPort        // the pods' host ports, one entry per pod port
+	taintReasons  [][]string        // per taints entry, the TaintToleration reason
+
+	// Node is the node; nil while pods are bound to a node the cache has
+	// not seen (or no longer has): such a NodeInfo is never a candidate.
+	Node *api.Node
+	// Zone is the zone key ("" without zone labels): region and zone
+	// joined as kube-scheduler's utilnode.GetZoneKey does.
+	Zone string
+	// Pods are the pods on the node by key.
+	Pods map[string]*PodInfo
+
+	groups map[string]int // SpreadGroup → pods not terminating
+}
+
+// setNode (re)reads node's fields (zoneID is the cache's to set).
+func (n *NodeInfo) setNode(node *api.Node) {
+	n.Node = node
+	n.Name = node.Name
+	n.Allocatable = ResourcesFromList(node.Status.Allocatable)
+	n.AllowedPods = 0
+	if q, ok := node.Status.Allocatable[api.ResourcePods]; ok {
+		n.AllowedPods = q.Value()
+	}
+	n.Zone = ""
+	region, zone := node.Labels[RegionLabel], node.Labels[ZoneLabel]
+	if region != "" || zone != "" {
+		n.Zone = region + ":\x00:" + zone
+	}
+	n.unschedulable = node.Spec.Unschedulable
+	n.taints = node.Spec.Taints
+	n.labels = node.Labels
+	n.taintReasons = make([][]string, len(node.Spec.Taints))
+	for i, t := range node.Spec.Taints {
+		n.taintReasons[i] = []string{fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)}
+	}
+}
+
+func (n *NodeInfo) addPod(pi *PodInfo) {
+	if n.Pods == nil {
+		n.Pods = make(map[string]*PodInfo)
+		n.groups = make(map[string]int)
+	}
+	n.Pods[pi.Key] = pi
+	n.Requested = n.Requested.Add(pi.Requests)
+	n.NonZeroRequested = n.NonZeroRequested.Add(pi.NonZero)
+	n.ports = append(n.ports, pi.Ports...)
+	if pi.Owner != "" && pi.Pod.DeletionTimestamp == nil {
+		n.groups[pi.Owner]++
+	}
+}
+
+func (n *NodeInfo) removePod(pi *PodInfo) {
+	delete(n.Pods, pi.Key)
+	n.Requested = n.Requested.Sub(pi.Requests)
+	n.NonZeroRequested = n.NonZeroRequested.Sub(pi.NonZero)
+	for _, p := range pi.Ports {
+		if i := slices.Index(n.ports, p); i >= 0 {
+			n.ports = slices.Delete(n.ports, i, i+1)
+		}
+	}
+	if pi.Owner != "" && pi.Pod.DeletionTimestamp == nil {
+		if n.groups[pi.Owner]--; n.groups[pi.Owner] <= 0 {
+			delete(n.groups, pi.Owner)
+		}
+	}
+}
+
+// GroupCount returns how many pods of spread group g (not terminating)
+// are on the node.
+func (n *NodeInfo) GroupCount(g string) int { return n.groups[g] }
+
+// ErrAssumed is returned by Cache.Assume for a pod the cache already holds.
+var ErrAssumed = errors.New("scheduler: pod is already in the cache")
+
+type podState struct {
+	info     *PodInfo
+	node     string
+	deadline time.Time // zero while binding is in flight or when not assumed
+}
+
+// Cache is the scheduler's snapshot of the cluster: every node and every
+// pod bound or assumed to one. It is a plain data structure: not safe for
+// concurrent use (the Scheduler guards it with a mutex) and it never reads
+// the clock — Expire and FinishBinding take now.
+//
+// An assumed pod counts against its node from Assume until the binding
+// is observed (AddPod of the bound pod confirms it), the bind fails
+// (Forget), or TTL after FinishBinding (Expire) — the last for a bind that
+// succeeded but whose watch event never came, as kube-scheduler's cache
+// does. A TTL of 0 never expires assumptions.
+type Cache struct {
+	ttl   time.Duration
+	nodes map[string]*NodeInfo
+	pods  map[string]*podState
+	// assumed holds the entries of pods whose Assumed is true.
+	assumed map[string]*podState
+	list    []*NodeInfo // nodes with Node != nil sorted by name; nil when stale
+	names   []string    // the names of list, shared by the attempts made on it
+	zones   map[string]int32
+	claims  map[string]int // claim key → bound and assumed pods using it
+}
+
+// NewCache returns an empty cache whose assumptions expire ttl after
+// their binding finished.
+func NewCache(ttl time.Duration) *Cache {
+	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int)}
+}
+
+// SetNode adds or updates node.
+func (c *Cache) SetNode(node *api.Node) {
+	n, ok := c.nodes[node.Name]
+	if !ok {
+		n = &NodeInfo{}
+		c.nodes[node.Name] = n
+	}
+	if n.Node == nil {
+		c.list = nil
+	}
+	n.setNode(node)
+	n.zoneID = -1
+	if n.Zone != "" {
+		id, ok := c.zones[n.Zone]
+		if !ok {
+			id = int32(len(c.zones))
+			c.zones[n.Zone] = id
+		}
+		n.zoneID = id
+	}
+}
+
+// RemoveNode removes the node called name. Pods still bound to it keep
+// being counted (a ghost NodeInfo that is never a candidate) until they
+// are removed, as kube-scheduler's cache does.
+func (c *Cache) RemoveNode(name string) {
+	n, ok := c.nodes[name]
+	if !ok {
+		return
+	}
+	c.list = nil
+	if len(n.Pods) == 0 {
+		delete(c.nodes, name)
+		return
+	}
+	n.Node = nil
+}
+
+// Node returns the NodeInfo of the node called name.
+func (c *Cache) Node(name string) (*NodeInfo, bool) {
+	n, ok := c.nodes[name]
+	return n, ok && n.Node != nil
+}
+
+// Nodes returns the candidate nodes sorted by name. The slice is shared
+// and valid until the next change of the node set.
+func (c *Cache) Nodes() []*NodeInfo {
+	if c.list == nil {
+		c.list = make([]*NodeInfo, 0, len(c.nodes))
+		for _, n := range c.nodes {
+			if n.Node != nil {
+				c.list = append(c.list, n)
+			}
+		}
+		slices.SortFunc(c.list, func(a, b *NodeInfo) int { return strings.Compare(a.Name, b.Name) })
+		c.names = make([]string, len(c.list))
+		for i, n := range c.list {
+			c.names[i] = n.Name
+		}
+	}
+	return c.list
+}
+
+// ClaimUsers returns how many bound and assumed pods mount the claim
+// under key (namespace/name).
+func (c *Cache) ClaimUsers(key string) int { return c.claims[key] }
+
+func (c *Cache) place(pi *PodInfo, node string) {
+	for _, k := range pi.Claims {
+		c.claims[k]++
+	}
+	n, ok := c.nodes[node]
+	if !ok {
+		n = &NodeInfo{Name: node}
+		c.nodes[node] = n
+	}
+	n.addPod(pi)
+}
+
+func (c *Cache) unplace(st *podState) {
+	for _, k := range st.info.Claims {
+		if c.claims[k]--; c.claims[k] <= 0 {
+			delete(c.claims, k)
+		}
+	}
+	n := c.nodes[st.node]
+	n.removePod(st.info)
+	if n.Node == nil && len(n.Pods) == 0 {
+		delete(c.nodes, st.node)
+	}
+}
+
+// AddPod records pod as bound to pod.Spec.NodeName, confirming an
+// assumption (on whichever node the pod turned out to be bound to) or
+// replacing what the cache held for its key. Terminated pods (Succeeded,
+// Failed) are removed instead: they take nothing. A pod without a node
+// removes a bound entry but leaves an assumption alone (the bind may not
+// have been observed yet).
+func (c *Cache) AddPod(pod *api.Pod) {
+	key := api.Key(pod)
+	if pod.Spec.NodeName == "" {
+		if st, ok := c.pods[key]; ok && !st.info.Assumed {
+			c.RemovePod(key)
+		}
+		return
+	}
+	c.RemovePod(key)
+	if pod.Status.Phase == api.PodSucceeded || pod.Status.Phase == api.PodFailed {
+		return
+	}
+	pi := NewPodInfo(pod)
+	c.pods[key] = &podState{info: pi, node: pod.Spec.NodeName}
+	c.place(pi, pod.Spec.NodeName)
+}
+
+// RemovePod forgets the pod stored under key, assumed or bound.
+func (c *Cache) RemovePod(key string) {
+	if st, ok := c.pods[key]; ok {
+		c.unplace(st)
+		delete(c.pods, key)
+		delete(c.assumed, key)
+	}
+}
+
+// Assume counts pod against node before its binding is observed. It fails
+// with ErrAssumed if the cache already holds the pod.
+func (c *Cache) Assume(pod *api.Pod, node string) error {
+	key := api.Key(pod)
+	if _, ok := c.pods[key]; ok {
+		return fmt.Errorf("%w: %s", ErrAssumed, key)
+	}
+	pi := NewPodInfo(pod)
+	pi.Assumed = true
+	st := &podState{info: pi, node: node}
+	c.pods[key] = st
+	c.assumed[key] = st
+	c.place(pi, node)
+	return nil
+}
+
+// FinishBinding starts the expiry clock of an assumed pod: it expires at
+// now + TTL unless its binding is observed first.
+func (c *Cache) FinishBinding(key string, now time.Time) {
+	if st, ok := c.assumed[key]; ok && c.ttl > 0 {
+		st.deadline = now.Add(c.ttl)
+	}
+}
+
+// Forget drops the assumption for key (the bind failed). A pod whose
+// binding was already observed is left alone.
+func (c *Cache) Forget(key string) {
+	if _, ok := c.assumed[key]; ok {
+		c.RemovePod(key)
+	}
+}
+
+// IsAssumed reports whether key is assumed, and to which node.
+func (c *Cache) IsAssumed(key string) (node string, ok bool) {
+	st, found := c.assumed[key]
+	if !found {
+		return "", false
+	}
+	return st.node, true
+}
+
+// PodNode returns the node the cache counts the pod under key against.
+func (c *Cache) PodNode(key string) (string, bool) {
+	st, ok := c.pods[key]
+	if !ok {
+		return "", false
+	}
+	return st.node, true
+}
+
+// Expire drops the assumptions whose deadline is not after now and
+// returns their keys.
+func (c *Cache) Expire(now time.Time) []string {
+	var keys []string
+	for key, st := range c.assumed {
+		if !st.deadline.IsZero() && !st.deadline.After(now) {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		c.Forget(key)
+	}
+	return keys
+}
+
+// NextExpiry returns the earliest deadline of an assumption, if any.
+func (c *Cache) NextExpiry() (time.Time, bool) {
+	var next time.Time
+	for _, st := range c.assumed {
+		if !st.deadline.IsZero() && (next.IsZero() || st.deadline.Before(next)) {
+			next = st.deadline
+		}
+	}
+	return next, !next.IsZero()
+}

@@ -1,0 +1,352 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ErrNoNodesMessage is kube-scheduler's message when the cluster has no node.
+const ErrNoNodesMessage = "no nodes available to schedule pods"
+
+// NodeVerdict is what one attempt found of one node.
+type NodeVerdict struct {
+	// Node is the node's name.
+	Node string
+	// Filter is the filter that rejected the node; "" when it is feasible.
+	Filter string
+	// Reasons are that filter's reasons (shared: do not modify).
+	Reasons []string
+	// Scores are the normalized scores (0..MaxNodeScore) of a feasible
+	// node, one per Explanation.ScoreNames entry; nil when filtered out.
+	Scores []int64
+	// Total is the weighted sum of Scores.
+	Total int64
+	// Skipped is true when the attempt did not evaluate the node: it had
+	// found enough feasible nodes first (see NumFeasibleNodesToFind).
+	Skipped bool
+}
+
+// Feasible reports whether the node was evaluated and passed every filter.
+func (v NodeVerdict) Feasible() bool { return !v.Skipped && v.Filter == "" }
+
+// Explanation is one scheduling attempt of one pod: every node's verdict,
+// the scores of the feasible ones, the choice, or why there was none.
+type Explanation struct {
+	// Pod is the pod's key.
+	Pod string
+	// Time is when the attempt was made.
+	Time time.Time
+	// Node is the chosen node; "" when the pod is unschedulable.
+	Node string
+	// Message is the Unschedulable condition's message ("" when a node was
+	// chosen), in kube-scheduler's shape.
+	Message string
+	// Feasible is how many nodes passed the filters.
+	Feasible int
+	// ScoreNames name the score plugins, in the order of every
+	// NodeVerdict.Scores.
+	ScoreNames []string
+	// Weights are the plugins' weights, in the same order.
+	Weights []int64
+	// Verdicts has one entry per node, sorted by node name.
+	Verdicts []NodeVerdict
+	// Bind is the error of the bind, when binding the chosen node failed.
+	Bind error
+}
+
+// Verdict returns the verdict on the node called name.
+func (e *Explanation) Verdict(name string) (NodeVerdict, bool) {
+	i := sort.Search(len(e.Verdicts), func(i int) bool { return e.Verdicts[i].Node >= name })
+	if i < len(e.Verdicts) && e.Verdicts[i].Node == name {
+		return e.Verdicts[i], true
+	}
+	return NodeVerdict{}, false
+}
+
+// String renders the explanation for a person: the outcome, then one line
+// per node with its rejecting filter or its score breakdown.
+func (e *Explanation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pod %s: ", e.Pod)
+	switch {
+	case e.Node != "" && e.Bind != nil:
+		fmt.Fprintf(&b, "chose %s, bind failed: %v", e.Node, e.Bind)
+	case e.Node != "":
+		fmt.Fprintf(&b, "scheduled to %s", e.Node)
+	default:
+		b.WriteString("unschedulable: " + e.Message)
+	}
+	fmt.Fprintf(&b, " (%d/%d nodes feasible)\n", e.Feasible, len(e.Verdicts))
+	skipped := 0
+	for _, v := range e.Verdicts {
+		if v.Skipped {
+			skipped++
+			continue
+		}
+		if !v.Feasible() {
+			fmt.Fprintf(&b, "  %s: filtered by %s: %s\n", v.Node, v.Filter, strings.Join(v.Reasons, ", "))
+			continue
+		}
+		fmt.Fprintf(&b, "  %s: score %d =", v.Node, v.Total)
+		for i, s := range v.Scores {
+			if i > 0 {
+				b.WriteString(" +")
+			}
+			fmt.Fprintf(&b, " %s %d×%d", e.ScoreNames[i], s, e.Weights[i])
+		}
+		if v.Node == e.Node {
+			b.WriteString("  <- chosen")
+		}
+		b.WriteByte('\n')
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "  (%d nodes not evaluated: enough feasible nodes were found)\n", skipped)
+	}
+	return b.String()
+}
+
+// formatReasons is the tail of kube-scheduler's FitError message: for
+// every distinct reason "count reason", sorted as strings (sort.Strings
+// on the formatted text, so "10 X" sorts before "2 Y").
+func formatReasons(numNodes int, counts map[string]int) string {
+	if numNodes == 0 {
+		return ErrNoNodesMessage
+	}
+	parts := make([]string, 0, len(counts))
+	for r, c := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", c, r))
+	}
+	sort.Strings(parts)
+	msg := fmt.Sprintf("0/%d nodes are available:", numNodes)
+	if len(parts) > 0 {
+		msg += " " + strings.Join(parts, ", ") + "."
+	}
+	return msg
+}
+
+// UnschedulableMessage formats the reasons of the rejected nodes as
+// kube-scheduler's FitError does: "0/N nodes are available: " and then
+// "count reason" for every distinct reason (a node with several reasons
+// counts in each), those strings sorted as strings (so "10 X" sorts
+// before "2 Y"), joined by ", " and ended with ".". With no nodes at all
+// it is ErrNoNodesMessage.
+func UnschedulableMessage(numNodes int, verdicts []NodeVerdict) string {
+	counts := make(map[string]int)
+	for _, v := range verdicts {
+		for _, r := range v.Reasons {
+			counts[r]++
+		}
+	}
+	return formatReasons(numNodes, counts)
+}
+
+// decision is an attempt in the compact form the scheduler keeps: no
+// pointers per node, so that a history of attempts over thousands of
+// nodes costs little memory and no GC scanning. Explanation expands it.
+type decision struct {
+	pod      string
+	time     time.Time
+	node     string // chosen; "" when none
+	message  string
+	names    []string   // node names, shared with the cache's node list
+	verdict  []uint32   // per node: 0 not evaluated, feasibleBit|j for the j-th feasible node, else filter index<<16 | reason index+1
+	reasons  [][]string // the distinct reason lists, shared
+	scorers  []scorer
+	scores   []uint8 // feasible nodes × scorers, in node order
+	feasible int
+	bindErr  error
+}
+
+// feasibleBit marks the verdict of a feasible node.
+const feasibleBit = 1 << 31
+
+// The bounds of kube-scheduler's adaptive percentageOfNodesToScore.
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// NumFeasibleNodesToFind is how many feasible nodes an attempt looks for
+// before it stops filtering, as kube-scheduler's numFeasibleNodesToFind:
+// every node in clusters under 100 nodes or with percentage ≥ 100;
+// otherwise percentage of the nodes (0: the adaptive 50 − nodes/125, at
+// least 5), at least 100.
+func NumFeasibleNodesToFind(percentage, numNodes int) int {
+	if numNodes < minFeasibleNodesToFind || percentage >= 100 {
+		return numNodes
+	}
+	if percentage <= 0 {
+		percentage = max(50-numNodes/125, minFeasibleNodesPercentageToFind)
+	}
+	return max(numNodes*percentage/100, minFeasibleNodesToFind)
+}
+
+// scratch holds the buffers of one decider, reused across attempts.
+type scratch struct {
+	idx   []int32   // verdict index of each feasible node
+	zones []int32   // zone index of each feasible node
+	raw   [][]int64 // per scorer, the raw scores of the feasible nodes
+}
+
+// decide is Decide in compact form; names are the nodes' names (nil: made
+// from nodes) and sc the reusable buffers (nil: fresh ones). It evaluates
+// nodes from index start on, wrapping around, until it has found limit
+// feasible ones, and returns the index to start from next time (kube-
+// scheduler's nextStartNodeIndex, so that successive pods see different
+// nodes first).
+//
+// rwop is VolumeRestrictions' pre-filter state (see rwopConflict).
+func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *rand.Rand, now time.Time, sc *scratch, start, limit int, rwop bool) (*decision, int) {
+	if names == nil {
+		names = make([]string, len(nodes))
+		for i, n := range nodes {
+			names[i] = n.Name
+		}
+	}
+	if sc == nil {
+		sc = &scratch{}
+	}
+	pc := newPodCtx(pi)
+	pc.rwopConflict = rwop
+	d := &decision{pod: pi.Key, time: now, names: names, verdict: make([]uint32, len(nodes)), scorers: ss}
+	sc.idx, sc.zones = sc.idx[:0], sc.zones[:0]
+	if len(sc.raw) < len(ss) {
+		sc.raw = make([][]int64, len(ss))
+	}
+	for s := range ss {
+		sc.raw[s] = sc.raw[s][:0]
+	}
+	// One pass: filters, then the raw scores of a feasible node while it
+	// is in cache.
+	if start >= len(nodes) {
+		start = 0
+	}
+	processed := 0
+	for k := range nodes {
+		if len(sc.idx) >= limit {
+			break
+		}
+		processed++
+		i := (start + k) % len(nodes)
+		n := nodes[i]
+		f, r := runFilters(pc, n)
+		if r == nil {
+			d.verdict[i] = feasibleBit | uint32(len(sc.idx))
+			sc.idx = append(sc.idx, int32(i))
+			sc.zones = append(sc.zones, n.zoneID)
+			for s := range ss {
+				sc.raw[s] = append(sc.raw[s], ss[s].raw(pc, n))
+			}
+			continue
+		}
+		ri := -1
+		for j, known := range d.reasons {
+			if &known[0] == &r[0] && len(known) == len(r) {
+				ri = j
+				break
+			}
+		}
+		if ri < 0 {
+			ri = len(d.reasons)
+			d.reasons = append(d.reasons, r)
+		}
+		d.verdict[i] = uint32(f)<<16 | uint32(ri+1)
+	}
+	next := 0
+	if len(nodes) > 0 {
+		next = (start + processed) % len(nodes)
+	}
+	F := len(sc.idx)
+	d.feasible = F
+	if F == 0 {
+		counts := make(map[string]int)
+		perList := make([]int, len(d.reasons))
+		for _, v := range d.verdict {
+			perList[v&0xffff-1]++
+		}
+		for j, r := range d.reasons {
+			for _, reason := range r {
+				counts[reason] += perList[j]
+			}
+		}
+		d.message = formatReasons(len(nodes), counts)
+		return d, next
+	}
+	for s := range ss {
+		if ss[s].normalize != nil {
+			ss[s].normalize(pc, sc.zones, sc.raw[s])
+		}
+	}
+	d.scores = make([]uint8, F*len(ss))
+	best, ties := -1, 0
+	var bestTotal int64
+	for j := range F {
+		var total int64
+		for s := range ss {
+			v := min(max(sc.raw[s][j], 0), MaxNodeScore)
+			d.scores[j*len(ss)+s] = uint8(v)
+			total += v * ss[s].weight
+		}
+		switch {
+		case best < 0 || total > bestTotal:
+			best, bestTotal, ties = j, total, 1
+		case total == bestTotal:
+			ties++
+			if rng.IntN(ties) == 0 {
+				best = j
+			}
+		}
+	}
+	d.node = names[sc.idx[best]]
+	return d, next
+}
+
+// explain expands d.
+func (d *decision) explain() Explanation {
+	e := Explanation{Pod: d.pod, Time: d.time, Node: d.node, Message: d.message, Feasible: d.feasible, Bind: d.bindErr,
+		ScoreNames: make([]string, len(d.scorers)), Weights: make([]int64, len(d.scorers)),
+		Verdicts: make([]NodeVerdict, len(d.verdict))}
+	for s, sc := range d.scorers {
+		e.ScoreNames[s], e.Weights[s] = sc.name, sc.weight
+	}
+	all := make([]int64, len(d.scores))
+	S := len(d.scorers)
+	for i, v := range d.verdict {
+		nv := &e.Verdicts[i]
+		nv.Node = d.names[i]
+		switch {
+		case v == 0:
+			nv.Skipped = true
+		case v&feasibleBit == 0:
+			nv.Filter = filters[v>>16].name
+			nv.Reasons = d.reasons[v&0xffff-1]
+		default:
+			j := int(v &^ feasibleBit)
+			nv.Scores = all[j*S : (j+1)*S : (j+1)*S]
+			for s := range d.scorers {
+				nv.Scores[s] = int64(d.scores[j*S+s])
+				nv.Total += nv.Scores[s] * d.scorers[s].weight
+			}
+		}
+	}
+	return e
+}
+
+// Decide is the scheduler's pure core: it runs the filters on every node
+// for pod, scores the feasible ones with the plugins w enables, and
+// chooses the highest weighted total, breaking ties with rng (uniformly
+// among the best, by reservoir sampling, as kube-scheduler's selectHost).
+// It evaluates every node (the Scheduler may stop early, see
+// Options.PercentageOfNodesToScore), reads nodes and pi only (so claims
+// are not checked: VolumeRestrictions needs the Scheduler's
+// Options.Claims), and leaves
+// assuming the pod on the chosen node to the caller. Complexity:
+// O(nodes × (filters + scores)).
+func Decide(pi *PodInfo, nodes []*NodeInfo, w Weights, rng *rand.Rand, now time.Time) *Explanation {
+	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), false)
+	e := d.explain()
+	return &e
+}

@@ -1,0 +1,201 @@
+// Package scheduler is a kube-scheduler for ctrlkit's control plane that
+// explains itself: for any recently attempted pod, Scheduler.Explain
+// returns every node's filter verdict and score breakdown of its last
+// attempt, and an unschedulable pod carries kube-scheduler's own message
+// in its PodScheduled=False condition.
+//
+// # Usage
+//
+//	s, err := scheduler.New(scheduler.Options{
+//		Pods:   podsLW,  // all (non-terminated) pods
+//		Nodes:  nodesLW,
+//		Binder: scheduler.PodWriter{Pods: podStore},
+//		Status: scheduler.PodWriter{Pods: podStore},
+//	})
+//	go s.Run(ctx)
+//	e, ok := s.Explain("default/web-0")
+//	fmt.Print(e.String())
+//
+// # Pure core, thin shell
+//
+// Decisions are made by plain functions over a Cache, which knows nothing
+// of goroutines or clocks (STYLE.md, "Controllers"):
+//
+//   - Cache is the per-node snapshot: allocatable, and the sum of the
+//     requests of the pods bound to the node and of those assumed on it.
+//     An assumed pod is placed but its bind not yet observed; it counts
+//     from the moment it is chosen, so two pods never take the last slot.
+//     The assumption ends when the informer shows the pod bound
+//     (confirmed, on whichever node), when the bind fails (forgotten, the
+//     pod retried after its backoff), or Options.AssumeTTL (30 s) after a
+//     bind returned without the pod being observed (expired). That TTL
+//     after the end of binding is kube-scheduler's assumed-pod expiry as
+//     it long stood; recent kube-scheduler releases set it to 0 (never
+//     expire) and rely on the watch — a negative AssumeTTL does that.
+//   - PodRequests computes a pod's requests as kube-scheduler does: the
+//     sum over containers, then per resource the maximum with each init
+//     container (restartable "sidecar" init containers add to the sum and
+//     to every later init container), plus spec.overhead. The resource
+//     scores count a missing cpu/memory request as 100m / 200Mi.
+//   - Decide runs the filters over the nodes, scores the feasible ones
+//     and picks the best weighted total, ties broken by a seeded
+//     math/rand/v2 source (reservoir sampling, as kube-scheduler's
+//     selectHost); it returns the Explanation.
+//
+// The Scheduler is the shell: informers feed the cache and the queue, one
+// goroutine takes pods off the queue and decides (under the cache's
+// mutex, so no event slips between the snapshot and parking a pod), binds
+// run concurrently through the Binder, and one timer expires assumptions.
+//
+// # Sources
+//
+// Options.Pods is one informer over all pods (kube-scheduler asks its API
+// server for the non-terminated ones, status.phase!=Succeeded,
+// status.phase!=Failed; serving everything is fine too, terminated pods
+// are ignored). Bound pods fill the cache. Unbound ones for this
+// scheduler (spec.schedulerName "" or Options.SchedulerName) are queued,
+// except pods with spec.schedulingGates (until the gates are removed),
+// being deleted or terminated.
+//
+// The seed describes the scheduler as watching only the unscheduled pods,
+// through the server-side field selector spec.nodeName=""; that stream is
+// the queue's half of this informer. One informer for both halves, as
+// kube-scheduler itself has, keeps the two views consistent: a pod leaves
+// the queue in the same event that puts it in the cache, where two
+// informers could show it in neither or in both. Options.Pods must
+// therefore include the bound pods: a source filtered by spec.nodeName=""
+// alone would leave the snapshot empty and over-commit every node.
+//
+// Binder and StatusWriter are the two writes the scheduler makes; their
+// contracts are in their docs. PodWriter implements both over any
+// source.Writer[*api.Pod] (fake.Source, the cluster store): Get, change,
+// Update with the pod's own resourceVersion as the precondition, retry on
+// conflict; Bind fails with ErrAlreadyBound (a source.ErrConflict) when
+// the pod is bound already, and sets PodScheduled=True as the API
+// server's binding does.
+//
+// # The queue
+//
+// A workqueue.Queue with strict priorities (no aging): pods are taken by
+// spec.priority, highest first, then in the order they became ready (the
+// timestamp order of kube-scheduler's PrioritySort). A pod that does not
+// fit gets PodScheduled=False, reason Unschedulable, and is parked until a
+// node is added or changes (labels, taints, allocatable, unschedulable),
+// a bound pod is deleted, terminates or changes, a bind fails or an
+// assumption expires; it is then retried, but not before its backoff —
+// 1 s doubling per failed attempt to 10 s (kube-scheduler's
+// podInitialBackoffSeconds and podMaxBackoffSeconds) — or after
+// Options.UnschedulableTimeout (5 min, kube-scheduler's
+// podMaxInUnschedulablePodsDuration) without any such event. A change to
+// the pending pod's own spec or labels retries it too; status-only
+// updates (including the condition the scheduler writes) do not.
+//
+// # Filters
+//
+// In kube-scheduler's default order; a node's verdict is the first that
+// rejects it, with the reasons worded as kube-scheduler words them:
+//
+//   - NodeUnschedulable: spec.unschedulable, unless the pod tolerates
+//     node.kubernetes.io/unschedulable:NoSchedule — "node(s) were
+//     unschedulable".
+//   - NodeName (the seed's PodFitsHost): spec.nodeName, when set — "node(s)
+//     didn't match the requested node name".
+//   - TaintToleration: an untolerated NoSchedule or NoExecute taint —
+//     "node(s) had untolerated taint {key: value}".
+//   - NodeAffinity (PodSelectorMatches): spec.nodeSelector and the
+//     required node affinity — "node(s) didn't match Pod's node
+//     affinity/selector".
+//   - NodePorts (PodFitsPorts): host ports by protocol and IP, 0.0.0.0
+//     conflicting with every IP — "node(s) didn't have free ports for the
+//     requested pod ports".
+//   - NodeResourcesFit (PodFitsResources): the pods count, cpu, memory and
+//     ephemeral-storage against allocatable minus bound and assumed
+//     requests; every reason that applies — "Too many pods", "Insufficient
+//     cpu", "Insufficient memory", "Insufficient ephemeral-storage".
+//   - VolumeRestrictions, ReadWriteOncePod only, when Options.Claims is
+//     set: a pod mounting a ReadWriteOncePod claim another pod uses fits
+//     nowhere — "node has pod using PersistentVolumeClaim with the same
+//     name and ReadWriteOncePod access mode" on every node (kube-scheduler
+//     counts the users in its PreFilter and rejects in its Filter, so the
+//     message counts the nodes).
+//
+// When no node passes, the message is kube-scheduler's FitError text:
+// "0/N nodes are available: " then "count reason" per distinct reason (a
+// node with two reasons counts in both), sorted as strings — sort.Strings
+// over the formatted "count reason", not by count, so "10 …" sorts before
+// "2 …" — joined by ", " and ended with ".". For example
+// "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match
+// Pod's node affinity/selector." With no nodes it is "no nodes available
+// to schedule pods". There is no preemption, so the "preemption: …" tail
+// kube-scheduler appends from its PostFilter never appears.
+//
+// Large clusters: as kube-scheduler, an attempt stops filtering once it
+// has found NumFeasibleNodesToFind feasible nodes (Options.
+// PercentageOfNodesToScore, default adaptive: every node under 100 nodes,
+// 10% of 5,000), starting where the previous attempt stopped. Nodes it did
+// not reach are Skipped in the explanation. An unschedulable verdict
+// always comes from evaluating every node.
+//
+// # Scores
+//
+// Each plugin scores a feasible node 0..MaxNodeScore (100, the scale of
+// kube-scheduler's scheduling framework; the seed's priorities used 0..10,
+// MaxPriority); the total is the sum of score × weight
+// (Weights; defaults as kube-scheduler's default profile):
+//
+//   - LeastAllocated (weight 1; the seed's LeastRequestedPriority, now
+//     NodeResourcesFit's LeastAllocated strategy): per resource
+//     (capacity − requested) × 100 / capacity with the pod included and
+//     missing requests defaulted, cpu and memory averaged. The seed gives
+//     the formula of its time, on the old 0..10 scale:
+//     (cpu((capacity − sum(requested)) × 10 / capacity) +
+//     memory((capacity − sum(requested)) × 10 / capacity)) / 2 — the same
+//     shape with 10 for 100, integer division per resource.
+//   - BalancedAllocation (weight 1; BalancedResourceAllocation): the cpu
+//     and memory fractions requested/allocatable (capped at 1) close
+//     together score higher: (1 − |cpu − memory| / 2) × 100. (The seed's
+//     era used 10 − |cpu − memory| × 10.)
+//   - SelectorSpread (weight 2, that of PodTopologySpread, which replaced
+//     it in kube-scheduler's default profile): fewer pods of the same
+//     spread group on the node score higher, 100 × (max − count) / max;
+//     when nodes carry topology.kubernetes.io/zone (and /region), blended
+//     one third node, two thirds zone with the same formula over zone
+//     counts. The group is the pod's namespace and controller reference
+//     (ReplicaSet, StatefulSet, …), not Service selectors.
+//   - NodeAffinity (weight 2): the sum of the weights of the matching
+//     preferred terms, scaled so the best node has 100.
+//   - TaintToleration (weight 3): fewer untolerated PreferNoSchedule taints
+//     score higher, 100 − 100 × count / max.
+//
+// # Left out
+//
+// Preemption (PostFilter) and nominated nodes; pod affinity and
+// anti-affinity (InterPodAffinity); PodTopologySpread constraints;
+// ImageLocality; of the volume plugins all but VolumeRestrictions'
+// ReadWriteOncePod check (NoDiskConflict proper restricts GCE PD, EBS,
+// RBD and iSCSI disks, which the object model does not have; VolumeBinding,
+// VolumeZone and NodeVolumeLimits need PersistentVolumes and CSI nodes);
+// extended and pod-level resources; multiple profiles; Service selectors
+// in SelectorSpread; parallel filtering (one goroutine decides, which on
+// two cores costs little); events (the Scheduled / FailedScheduling
+// Events kube-scheduler records).
+//
+// # Explanations
+//
+// Unschedulable lists the pods whose last attempt found no node, and
+// ServeHTTP renders both as plain text for a debug server; Explain
+// returns the last attempt of a pod among the
+// Options.ExplainHistory (1,024) most recently attempted pods. An attempt
+// is kept compact — a 4-byte verdict per node and a byte per score of a
+// feasible node, node names shared with the cache — at most about 45 KB
+// at 5,000 nodes, and is expanded into an Explanation only when asked for.
+// The condition is written by a goroutine of its own per attempt, so that
+// a slow store does not hold up scheduling.
+//
+// # Concurrency
+//
+// New starts nothing; Run starts the informers, the scheduling goroutine,
+// the binds and the expiry timer, and returns ctx.Err() after all of them
+// have exited. Explain is safe to call from any goroutine. The pure types
+// (Cache, NodeInfo, PodInfo) are not safe for concurrent use.
+package scheduler

@@ -1,0 +1,244 @@
+package scheduler
+
+import (
+	"slices"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// The filters, in the order kube-scheduler's default profile runs them. A
+// node's verdict names the first filter that rejected it.
+const (
+	FilterNodeUnschedulable  = "NodeUnschedulable"
+	FilterNodeName           = "NodeName"
+	FilterTaintToleration    = "TaintToleration"
+	FilterNodeAffinity       = "NodeAffinity"
+	FilterNodePorts          = "NodePorts"
+	FilterNodeResourcesFit   = "NodeResourcesFit"
+	FilterVolumeRestrictions = "VolumeRestrictions"
+)
+
+// The reasons the filters give, worded exactly as kube-scheduler's
+// plugins word them; they make up the Unschedulable message. The
+// TaintToleration reason is "node(s) had untolerated taint {key: value}".
+const (
+	ReasonNodeUnschedulable = "node(s) were unschedulable"
+	ReasonNodeName          = "node(s) didn't match the requested node name"
+	ReasonNodeAffinity      = "node(s) didn't match Pod's node affinity/selector"
+	ReasonNodePorts         = "node(s) didn't have free ports for the requested pod ports"
+	ReasonTooManyPods       = "Too many pods"
+	ReasonInsufficientCPU   = "Insufficient cpu"
+	ReasonInsufficientMem   = "Insufficient memory"
+	ReasonInsufficientEph   = "Insufficient ephemeral-storage"
+	ReasonReadWriteOncePod  = "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+)
+
+// Shared, read-only reason lists, so that a rejection allocates nothing.
+var (
+	reasonsUnschedulable = []string{ReasonNodeUnschedulable}
+	reasonsNodeName      = []string{ReasonNodeName}
+	reasonsAffinity      = []string{ReasonNodeAffinity}
+	reasonsPorts         = []string{ReasonNodePorts}
+	reasonsRWOP          = []string{ReasonReadWriteOncePod}
+	reasonsFit           [16][]string // indexed by a bit set: 1 pods, 2 cpu, 4 memory, 8 ephemeral-storage
+)
+
+func init() {
+	names := []string{ReasonTooManyPods, ReasonInsufficientCPU, ReasonInsufficientMem, ReasonInsufficientEph}
+	for bits := 1; bits < 16; bits++ {
+		for i, n := range names {
+			if bits&(1<<i) != 0 {
+				reasonsFit[bits] = append(reasonsFit[bits], n)
+			}
+		}
+	}
+}
+
+// podCtx is what the filters and scores read of the pod being scheduled,
+// computed once per attempt.
+type podCtx struct {
+	info     *PodInfo
+	pod      *api.Pod
+	required *api.NodeSelector
+	// preferred are the preferred node affinity terms.
+	preferred []api.PreferredSchedulingTerm
+	// tolUnschedulable: the pod tolerates the unschedulable taint.
+	tolUnschedulable bool
+	// preferTolerations are the tolerations TaintToleration's score
+	// considers: effect "" or PreferNoSchedule.
+	preferTolerations []api.Toleration
+	// rwopConflict: a ReadWriteOncePod claim of the pod is in use by
+	// another pod (VolumeRestrictions' PreFilter state).
+	rwopConflict bool
+}
+
+func newPodCtx(pi *PodInfo) *podCtx {
+	pod := pi.Pod
+	pc := &podCtx{info: pi, pod: pod}
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		pc.required = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		pc.preferred = a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+	}
+	pc.tolUnschedulable = api.TolerationsTolerateTaint(pod.Spec.Tolerations,
+		&api.Taint{Key: UnschedulableTaintKey, Effect: api.TaintEffectNoSchedule})
+	for _, t := range pod.Spec.Tolerations {
+		if t.Effect == "" || t.Effect == api.TaintEffectPreferNoSchedule {
+			pc.preferTolerations = append(pc.preferTolerations, t)
+		}
+	}
+	return pc
+}
+
+// filter is one filter plugin: nil reasons pass the node.
+type filter struct {
+	name string
+	fn   func(pc *podCtx, n *NodeInfo) []string
+}
+
+// filters is the default filter chain, in kube-scheduler's order.
+var filters = []filter{
+	{FilterNodeUnschedulable, filterNodeUnschedulable},
+	{FilterNodeName, filterNodeName},
+	{FilterTaintToleration, filterTaintToleration},
+	{FilterNodeAffinity, filterNodeAffinity},
+	{FilterNodePorts, filterNodePorts},
+	{FilterNodeResourcesFit, filterNodeResourcesFit},
+	{FilterVolumeRestrictions, filterVolumeRestrictions},
+}
+
+// filterVolumeRestrictions rejects every node when a ReadWriteOncePod
+// claim the pod mounts is used by another pod anywhere in the cluster, as
+// kube-scheduler's VolumeRestrictions (its PreFilter counts the users, its
+// Filter rejects). Only that part is modelled: the disk sources whose
+// sharing the plugin also restricts (GCE PD, EBS, RBD, iSCSI) are not in
+// the object model.
+func filterVolumeRestrictions(pc *podCtx, _ *NodeInfo) []string {
+	if pc.rwopConflict {
+		return reasonsRWOP
+	}
+	return nil
+}
+
+// ReadWriteOncePod is the access mode VolumeRestrictions enforces.
+const ReadWriteOncePod api.PersistentVolumeAccessMode = "ReadWriteOncePod"
+
+// ClaimLookup returns the PersistentVolumeClaim namespace/name, as a
+// lister does; it must not block.
+type ClaimLookup func(namespace, name string) (*api.PersistentVolumeClaim, bool)
+
+// rwopConflict reports whether pi mounts a ReadWriteOncePod claim that
+// some pod in c already uses.
+func rwopConflict(pi *PodInfo, c *Cache, claims ClaimLookup) bool {
+	if claims == nil {
+		return false
+	}
+	for _, key := range pi.Claims {
+		if c.ClaimUsers(key) == 0 {
+			continue
+		}
+		ns, name, err := api.SplitKey(key)
+		if err != nil {
+			continue
+		}
+		if pvc, ok := claims(ns, name); ok && slices.Contains(pvc.Spec.AccessModes, ReadWriteOncePod) {
+			return true
+		}
+	}
+	return false
+}
+
+// runFilters returns the index in filters of the first filter that
+// rejects n and its reasons, or nil reasons when n is feasible.
+func runFilters(pc *podCtx, n *NodeInfo) (int, []string) {
+	for i := range filters {
+		if r := filters[i].fn(pc, n); r != nil {
+			return i, r
+		}
+	}
+	return 0, nil
+}
+
+// filterNodeUnschedulable rejects a cordoned node (spec.unschedulable)
+// unless the pod tolerates the node.kubernetes.io/unschedulable taint.
+func filterNodeUnschedulable(pc *podCtx, n *NodeInfo) []string {
+	if n.unschedulable && !pc.tolUnschedulable {
+		return reasonsUnschedulable
+	}
+	return nil
+}
+
+// filterNodeName rejects every node but spec.nodeName when it is set
+// (kube-scheduler's NodeName; moot for pods that come from the
+// spec.nodeName="" selector, kept for completeness and for Explain).
+func filterNodeName(pc *podCtx, n *NodeInfo) []string {
+	if pc.pod.Spec.NodeName != "" && pc.pod.Spec.NodeName != n.Name {
+		return reasonsNodeName
+	}
+	return nil
+}
+
+// filterTaintToleration rejects a node with a NoSchedule or NoExecute
+// taint the pod does not tolerate, naming the first such taint.
+func filterTaintToleration(pc *podCtx, n *NodeInfo) []string {
+	taints := n.taints
+	for i := range taints {
+		if e := taints[i].Effect; e != api.TaintEffectNoSchedule && e != api.TaintEffectNoExecute {
+			continue
+		}
+		if !api.TolerationsTolerateTaint(pc.pod.Spec.Tolerations, &taints[i]) {
+			return n.taintReasons[i]
+		}
+	}
+	return nil
+}
+
+// filterNodeAffinity rejects a node that spec.nodeSelector or the
+// required node affinity does not admit.
+func filterNodeAffinity(pc *podCtx, n *NodeInfo) []string {
+	for k, v := range pc.pod.Spec.NodeSelector {
+		if nv, ok := n.labels[k]; !ok || nv != v {
+			return reasonsAffinity
+		}
+	}
+	if pc.required != nil && !pc.required.Matches(n.Node) {
+		return reasonsAffinity
+	}
+	return nil
+}
+
+// filterNodePorts rejects a node where a host port the pod asks for is
+// taken (same protocol and port, same IP or either one 0.0.0.0).
+func filterNodePorts(pc *podCtx, n *NodeInfo) []string {
+	for _, p := range pc.info.Ports {
+		for _, q := range n.ports {
+			if p.conflicts(q) {
+				return reasonsPorts
+			}
+		}
+	}
+	return nil
+}
+
+// filterNodeResourcesFit rejects a node whose allocatable minus what
+// bound and assumed pods request cannot hold the pod's requests, giving
+// every reason that applies, in kube-scheduler's order: pods, cpu,
+// memory, ephemeral-storage. A pod that requests nothing is checked
+// against the pods count only.
+func filterNodeResourcesFit(pc *podCtx, n *NodeInfo) []string {
+	var bits int
+	if int64(len(n.Pods))+1 > n.AllowedPods {
+		bits |= 1
+	}
+	r := pc.info.Requests
+	free := n.Allocatable.Sub(n.Requested)
+	if r.MilliCPU > 0 && r.MilliCPU > free.MilliCPU {
+		bits |= 2
+	}
+	if r.Memory > 0 && r.Memory > free.Memory {
+		bits |= 4
+	}
+	if r.EphemeralStorage > 0 && r.EphemeralStorage > free.EphemeralStorage {
+		bits |= 8
+	}
+	return reasonsFit[bits]
+}

@@ -1,0 +1,506 @@
+package scheduler
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
+)
+
+// DefaultSchedulerName is the spec.schedulerName the scheduler serves by
+// default (an empty schedulerName counts as it, as the API server
+// defaults it).
+const DefaultSchedulerName = "default-scheduler"
+
+// Options configure a Scheduler. Pods, Nodes and Binder are required.
+type Options struct {
+	// Pods lists and watches the pods: every pod, or (as kube-scheduler
+	// asks its API server) the non-terminated ones through the field
+	// selector status.phase!=Succeeded,status.phase!=Failed — bound pods
+	// included. Bound pods fill the snapshot; unbound ones (spec.nodeName
+	// "", the seed's server-side filter spec.nodeName=) are queued. One
+	// informer over both keeps the two views consistent (see the package
+	// doc, "Sources").
+	Pods source.ListWatcher[*api.Pod]
+	// Nodes lists and watches the nodes.
+	Nodes source.ListWatcher[*api.Node]
+	// Binder binds pods (PodWriter over a source.Writer is one).
+	Binder Binder
+	// Status, if set, receives the PodScheduled=False condition of
+	// unschedulable pods. Default: none (Explain still tells).
+	Status StatusWriter
+
+	// Claims, if set, looks up PersistentVolumeClaims (a lister; called
+	// under the scheduler's lock, so it must not block) for the
+	// VolumeRestrictions filter: a pod mounting a ReadWriteOncePod claim
+	// that another pod uses fits nowhere. Default: none (no claim is
+	// checked).
+	Claims ClaimLookup
+
+	// SchedulerName is the spec.schedulerName served. Default
+	// DefaultSchedulerName.
+	SchedulerName string
+	// Weights weigh the score plugins (see Weights for the defaults).
+	Weights Weights
+	// Seed seeds the random choice among equally scored nodes. The zero
+	// value is a valid seed: runs with the same inputs choose alike.
+	Seed uint64
+	// AssumeTTL is how long an assumed pod counts after its bind
+	// returned without the bound pod being observed. Default 30s;
+	// negative never expires.
+	AssumeTTL time.Duration
+	// InitialBackoff and MaxBackoff bound the retry delay of a pod that
+	// did not fit or failed to bind: InitialBackoff doubled per attempt
+	// up to MaxBackoff (kube-scheduler's podInitialBackoffSeconds 1 and
+	// podMaxBackoffSeconds 10). Defaults 1s and 10s.
+	InitialBackoff, MaxBackoff time.Duration
+	// UnschedulableTimeout is how long an unschedulable pod waits for a
+	// node or pod change before it is retried anyway (kube-scheduler's
+	// podMaxInUnschedulablePodsDuration). Default 5m.
+	UnschedulableTimeout time.Duration
+	// PercentageOfNodesToScore is kube-scheduler's option of that name:
+	// an attempt stops filtering once it has found
+	// NumFeasibleNodesToFind(PercentageOfNodesToScore, nodes) feasible
+	// nodes, starting where the previous attempt stopped; the nodes it
+	// did not reach are Skipped in Explain. Default 0: adaptive (all
+	// nodes below 100, 10% of 5,000); 100 evaluates every node.
+	PercentageOfNodesToScore int
+	// ExplainHistory is how many pods' last attempts Explain keeps, most
+	// recently attempted first; each costs O(nodes) memory. Default 1024;
+	// negative keeps none.
+	ExplainHistory int
+	// Logger receives the scheduler's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) validate() (Options, error) {
+	if o.Pods == nil || o.Nodes == nil || o.Binder == nil {
+		return o, errors.New("scheduler: Options.Pods, Nodes and Binder are required")
+	}
+	if o.SchedulerName == "" {
+		o.SchedulerName = DefaultSchedulerName
+	}
+	if o.AssumeTTL == 0 {
+		o.AssumeTTL = 30 * time.Second
+	} else if o.AssumeTTL < 0 {
+		o.AssumeTTL = 0
+	}
+	if o.InitialBackoff <= 0 {
+		o.InitialBackoff = time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 10 * time.Second
+	}
+	if o.UnschedulableTimeout <= 0 {
+		o.UnschedulableTimeout = 5 * time.Minute
+	}
+	if o.ExplainHistory == 0 {
+		o.ExplainHistory = 1024
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o, nil
+}
+
+// pending is an unbound pod the scheduler is responsible for.
+type pending struct {
+	pod           *api.Pod
+	attempts      int       // failed attempts (no fit, or bind failed)
+	backoffUntil  time.Time // no retry before this
+	unschedulable bool      // parked until a node or pod change (or the timeout)
+	noFit         bool      // the last attempt found no node
+}
+
+// Scheduler assigns unbound pods to nodes; see the package doc. Create
+// one with New and start it with Run.
+type Scheduler struct {
+	opts    Options
+	podInf  *informer.Informer[*api.Pod]
+	nodeInf *informer.Informer[*api.Node]
+	podReg  *informer.Registration
+	nodeReg *informer.Registration
+	queue   *workqueue.Queue[string]
+	kick    chan struct{} // wakes the expiry loop; buffered 1
+
+	mu      sync.Mutex
+	cache   *Cache              // guarded by mu
+	pending map[string]*pending // unbound pods by key; guarded by mu
+	rng     *rand.Rand          // guarded by mu
+	explain map[string]*list.Element
+	history *list.List // of *decision, most recent first; with explain, guarded by mu
+	scorers []scorer
+	scratch scratch // Decide's buffers; guarded by mu
+	next    int     // the node index the next attempt starts at; guarded by mu
+	running bool    // guarded by mu
+}
+
+// New returns a scheduler; it starts nothing.
+func New(opts Options) (*Scheduler, error) {
+	opts, err := opts.validate()
+	if err != nil {
+		return nil, err
+	}
+	s := &Scheduler{
+		opts:    opts,
+		cache:   NewCache(opts.AssumeTTL),
+		pending: make(map[string]*pending),
+		rng:     rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		explain: make(map[string]*list.Element),
+		history: list.New(),
+		scorers: opts.Weights.scorers(),
+		kick:    make(chan struct{}, 1),
+		// Strict priorities (no aging): pod priority, then FIFO by the
+		// time a pod became ready, as kube-scheduler's PrioritySort.
+		queue: workqueue.New(workqueue.Options[string]{Name: "scheduler", AgingInterval: -1}),
+	}
+	if s.podInf, err = informer.New(opts.Pods, api.Key[*api.Pod], informer.Options[*api.Pod]{Name: "scheduler-pods", Logger: opts.Logger}); err != nil {
+		return nil, err
+	}
+	if s.nodeInf, err = informer.New(opts.Nodes, api.Key[*api.Node], informer.Options[*api.Node]{Name: "scheduler-nodes", Logger: opts.Logger}); err != nil {
+		return nil, err
+	}
+	if s.podReg, err = s.podInf.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
+		AddFunc:    func(p *api.Pod, _ bool) { s.onPod(nil, p) },
+		UpdateFunc: func(old, p *api.Pod) { s.onPod(old, p) },
+		DeleteFunc: func(p *api.Pod, _ bool) { s.onPodDelete(p) },
+	}, informer.HandlerOptions{Name: "scheduler"}); err != nil {
+		return nil, err
+	}
+	if s.nodeReg, err = s.nodeInf.AddEventHandler(informer.HandlerFuncs[*api.Node]{
+		AddFunc:    func(n *api.Node, _ bool) { s.onNode(nil, n) },
+		UpdateFunc: func(old, n *api.Node) { s.onNode(old, n) },
+		DeleteFunc: func(n *api.Node, _ bool) { s.onNodeDelete(n) },
+	}, informer.HandlerOptions{Name: "scheduler"}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ErrRunning is returned by a second Run.
+var ErrRunning = errors.New("scheduler: Run called twice")
+
+// Run runs the informers, the scheduling loop (one pod at a time, as
+// kube-scheduler) and the binds (concurrently) until ctx ends; it returns
+// ctx.Err() after every goroutine it started has exited.
+func (s *Scheduler) Run(ctx context.Context) error {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrRunning
+	}
+	s.running = true
+	s.mu.Unlock()
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { _ = s.podInf.Run(ctx) })
+	wg.Go(func() { _ = s.nodeInf.Run(ctx) })
+	wg.Go(func() { <-ctx.Done(); s.queue.ShutDown() })
+	if !informer.WaitForCacheSync(ctx, s.podReg.HasSynced, s.nodeReg.HasSynced) {
+		return ctx.Err()
+	}
+	wg.Go(func() { s.expireLoop(ctx) })
+	for {
+		key, shutdown := s.queue.Get()
+		if shutdown {
+			break
+		}
+		s.scheduleOne(ctx, key, &wg)
+		s.queue.Done(key)
+	}
+	return ctx.Err()
+}
+
+// Explain returns the last scheduling attempt of the pod under key, if it
+// is among the ExplainHistory most recently attempted pods. The slices of
+// the Explanation are shared and must not be modified.
+func (s *Scheduler) Explain(key string) (Explanation, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el, ok := s.explain[key]
+	if !ok {
+		return Explanation{}, false
+	}
+	return el.Value.(*decision).explain(), true
+}
+
+// Unschedulable returns the keys of the pods parked as unschedulable
+// (their last attempt found no node), sorted — what a view lists next to
+// Explain.
+func (s *Scheduler) Unschedulable() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var keys []string
+	for key, pp := range s.pending {
+		if pp.noFit {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// responsible reports whether the scheduler should place the unbound pod
+// p: it names this scheduler, is not being deleted, has not terminated,
+// and has no scheduling gates (kube-scheduler's SchedulingGates plugin
+// keeps gated pods out of the queue until the gates are removed).
+func (s *Scheduler) responsible(p *api.Pod) bool {
+	name := p.Spec.SchedulerName
+	return (name == "" || name == s.opts.SchedulerName) && p.DeletionTimestamp == nil &&
+		!terminated(p) &&
+		len(p.Spec.SchedulingGates) == 0
+}
+
+func terminated(p *api.Pod) bool {
+	return p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed
+}
+
+func priorityOf(p *api.Pod) int {
+	if p.Spec.Priority != nil {
+		return int(*p.Spec.Priority)
+	}
+	return 0
+}
+
+// onPod handles an added or updated pod: bound pods go to the cache (a
+// change that can free room retries the parked pods), unbound ones to the
+// queue when new or changed other than in status.
+func (s *Scheduler) onPod(old, p *api.Pod) {
+	key := api.Key(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.Spec.NodeName != "" {
+		delete(s.pending, key)
+		s.cache.AddPod(p)
+		// A bound pod that terminates or whose spec changes may free
+		// room; one that just got bound (the confirmation of an
+		// assumption) or goes Running frees none.
+		if old != nil && old.Spec.NodeName != "" &&
+			(terminated(p) && !terminated(old) || !reflect.DeepEqual(old.Spec, p.Spec)) {
+			s.retryParkedLocked()
+		}
+		return
+	}
+	if !s.responsible(p) {
+		if _, ok := s.pending[key]; ok {
+			delete(s.pending, key)
+			s.cache.Forget(key)
+		}
+		return
+	}
+	pp, ok := s.pending[key]
+	if !ok {
+		s.pending[key] = &pending{pod: p}
+		s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(p)})
+		return
+	}
+	changed := !reflect.DeepEqual(pp.pod.Spec, p.Spec) || !maps.Equal(pp.pod.Labels, p.Labels)
+	pp.pod = p
+	if changed && pp.unschedulable {
+		pp.unschedulable = false
+		s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(p), After: time.Until(pp.backoffUntil)})
+	}
+}
+
+func (s *Scheduler) onPodDelete(p *api.Pod) {
+	key := api.Key(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.pending, key)
+	if _, ok := s.cache.PodNode(key); ok {
+		s.cache.RemovePod(key)
+		s.retryParkedLocked()
+	}
+}
+
+// nodeChanged reports whether an update can make a pod fit that did not.
+func nodeChanged(old, n *api.Node) bool {
+	return old.Spec.Unschedulable != n.Spec.Unschedulable ||
+		!reflect.DeepEqual(old.Status.Allocatable, n.Status.Allocatable) ||
+		!maps.Equal(old.Labels, n.Labels) ||
+		!slices.EqualFunc(old.Spec.Taints, n.Spec.Taints, func(a, b api.Taint) bool {
+			return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect
+		})
+}
+
+func (s *Scheduler) onNode(old, n *api.Node) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cache.SetNode(n)
+	if old == nil || nodeChanged(old, n) {
+		s.retryParkedLocked()
+	}
+}
+
+func (s *Scheduler) onNodeDelete(n *api.Node) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cache.RemoveNode(n.Name)
+}
+
+// retryParkedLocked moves every parked unschedulable pod back to the
+// queue, ready when its backoff ends.
+func (s *Scheduler) retryParkedLocked() {
+	now := time.Now()
+	for key, pp := range s.pending {
+		if !pp.unschedulable {
+			continue
+		}
+		pp.unschedulable = false
+		s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(pp.pod), After: pp.backoffUntil.Sub(now)})
+	}
+}
+
+// backoff returns the delay after the n-th failed attempt.
+func (s *Scheduler) backoff(n int) time.Duration {
+	d := s.opts.InitialBackoff
+	for i := 1; i < n && d < s.opts.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, s.opts.MaxBackoff)
+}
+
+// recordLocked stores d as the last attempt of its pod.
+func (s *Scheduler) recordLocked(d *decision) {
+	if s.opts.ExplainHistory < 0 {
+		return
+	}
+	if el, ok := s.explain[d.pod]; ok {
+		s.history.Remove(el)
+	}
+	s.explain[d.pod] = s.history.PushFront(d)
+	for s.history.Len() > s.opts.ExplainHistory {
+		old := s.history.Remove(s.history.Back()).(*decision)
+		delete(s.explain, old.pod)
+	}
+}
+
+// scheduleOne is one scheduling cycle: decide under the lock (so no event
+// slips between the snapshot and parking the pod), assume, then bind in
+// the background.
+func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGroup) {
+	s.mu.Lock()
+	pp, ok := s.pending[key]
+	if !ok {
+		s.mu.Unlock()
+		return
+	}
+	if _, busy := s.cache.PodNode(key); busy { // assumed, bind in flight
+		s.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	pod := pp.pod
+	pp.unschedulable = false // not parked while being attempted
+	nodes := s.cache.Nodes()
+	limit := NumFeasibleNodesToFind(s.opts.PercentageOfNodesToScore, len(nodes))
+	pi := NewPodInfo(pod)
+	e, next := decide(pi, nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit,
+		rwopConflict(pi, s.cache, s.opts.Claims))
+	s.next = next
+	s.recordLocked(e)
+	if e.node == "" {
+		pp.attempts++
+		pp.backoffUntil = now.Add(s.backoff(pp.attempts))
+		pp.unschedulable = true
+		pp.noFit = true
+		s.queue.AddAfter(key, s.opts.UnschedulableTimeout)
+		s.mu.Unlock()
+		if s.opts.Status != nil {
+			cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: ReasonUnschedulable, Message: e.message}
+			wg.Go(func() {
+				if err := s.opts.Status.SetCondition(ctx, pod, cond); err != nil && ctx.Err() == nil {
+					s.opts.Logger.Warn("scheduler: writing the Unschedulable condition failed", "pod", key, "err", err)
+				}
+			})
+		}
+		return
+	}
+	pp.noFit = false
+	_ = s.cache.Assume(pod, e.node) // cannot fail: PodNode said the key is free
+	s.mu.Unlock()
+	wg.Go(func() { s.bind(ctx, key, pod, e) })
+}
+
+// bind binds pod to e.node; on failure it forgets the assumption and
+// retries the pod after its backoff.
+func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *decision) {
+	err := s.opts.Binder.Bind(ctx, pod, e.node)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil {
+		s.cache.FinishBinding(key, time.Now())
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+		return
+	}
+	s.cache.Forget(key)
+	e.bindErr = err
+	if ctx.Err() == nil {
+		s.opts.Logger.Info("scheduler: bind failed", "pod", key, "node", e.node, "err", err)
+	}
+	if pp, ok := s.pending[key]; ok {
+		pp.attempts++
+		pp.backoffUntil = time.Now().Add(s.backoff(pp.attempts))
+		s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(pp.pod), After: s.backoff(pp.attempts)})
+	}
+	// The freed room may fit a parked pod.
+	s.retryParkedLocked()
+}
+
+// expireLoop drops assumptions whose TTL ran out, on one timer armed for
+// the earliest deadline.
+func (s *Scheduler) expireLoop(ctx context.Context) {
+	var timer *time.Timer
+	var fire <-chan time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.kick:
+		case <-fire:
+		}
+		s.mu.Lock()
+		if keys := s.cache.Expire(time.Now()); len(keys) > 0 {
+			s.opts.Logger.Info("scheduler: assumed pods expired", "pods", keys)
+			// A pod whose bind "succeeded" but was never observed bound
+			// is still pending: schedule it again.
+			for _, key := range keys {
+				if pp, ok := s.pending[key]; ok {
+					s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(pp.pod)})
+				}
+			}
+			s.retryParkedLocked()
+		}
+		next, ok := s.cache.NextExpiry()
+		s.mu.Unlock()
+		fire = nil
+		if ok {
+			if timer == nil {
+				timer = time.NewTimer(time.Until(next))
+			} else {
+				timer.Reset(time.Until(next))
+			}
+			fire = timer.C
+		}
+	}
+}
