@@ -253,6 +253,17 @@ func (inf *Informer[T]) CachedResourceVersion(key string) (rv string, cached boo
 	return source.ResourceVersionOf(obj), true
 }
 
+// CompareResourceVersions compares two resourceVersions as the informer's
+// source orders them, so that an Informer is the whole of what a
+// read-your-writes gate needs (reconcile.Writer). It fails when the
+// source does not implement source.VersionComparer.
+func (inf *Informer[T]) CompareResourceVersions(a, b string) (int, error) {
+	if inf.cmp == nil {
+		return 0, errors.New("informer: the source does not order resourceVersions")
+	}
+	return inf.cmp.CompareResourceVersions(a, b)
+}
+
 // Lister returns a read-only view of the cache.
 func (inf *Informer[T]) Lister() Lister[T] { return Lister[T]{idx: inf.idx} }
 

@@ -33,7 +33,8 @@ type Controller[R comparable] struct {
 	m     Metrics
 	// metered: Options.Metrics was set (ActiveWorkers needs activeMu).
 	metered bool
-	gates   []*Consistency[R]
+	gates   []*Consistency[R]                // Options.Consistency, then those Writer made; appended only before Run
+	gateFor map[OrderedCache]*Consistency[R] // guarded by mu; the gates Writer made
 
 	workers          int
 	recoverPanic     bool

@@ -3,6 +3,8 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -86,4 +88,57 @@ func (gw *gatedWriter[T, R]) record(ctx context.Context, key, rv string, deleted
 		return
 	}
 	_ = gw.g.WroteKey(req, key, rv)
+}
+
+// OrderedCache is a KeyedCache whose versions it can order itself:
+// *informer.Informer[T] is one when its source orders resourceVersions
+// (fake.Source, etcd.Source, the cluster store).
+type OrderedCache interface {
+	KeyedCache
+	source.VersionComparer
+}
+
+// Writer returns w with the controller's read-your-writes gate for cache
+// in front of it: every successful write made inside a Reconcile of ctl
+// holds the next reconcile of the same request until cache shows the
+// written object (per key; see Consistency). This is the gate on by
+// default: a controller that writes through Writer needs nothing else —
+// the gate for cache is made on first use and consulted before every
+// reconcile. Call it before Run (it returns an error after); several
+// writers over one cache share one gate.
+func Writer[T any, R comparable](ctl *Controller[R], cache OrderedCache, w source.Writer[T], keyFunc func(T) string) (source.Writer[T], error) {
+	switch {
+	case ctl == nil:
+		return nil, errors.New("reconcile: Writer: controller is nil")
+	case isNil(cache):
+		return nil, fmt.Errorf("reconcile: Writer (controller %q): cache is nil", ctl.name)
+	}
+	ctl.mu.Lock()
+	if ctl.started {
+		ctl.mu.Unlock()
+		return nil, fmt.Errorf("reconcile: Writer (controller %q): called after Run", ctl.name)
+	}
+	// A cache of a type that cannot be a map key gets a gate per Writer.
+	shareable := reflect.TypeOf(cache).Comparable()
+	var g *Consistency[R]
+	ok := false
+	if shareable {
+		g, ok = ctl.gateFor[cache]
+	}
+	if !ok {
+		var err error
+		if g, err = NewConsistency[R](cache, cache); err != nil {
+			ctl.mu.Unlock()
+			return nil, err
+		}
+		if shareable {
+			if ctl.gateFor == nil {
+				ctl.gateFor = make(map[OrderedCache]*Consistency[R])
+			}
+			ctl.gateFor[cache] = g
+		}
+		ctl.gates = append(ctl.gates, g)
+	}
+	ctl.mu.Unlock()
+	return GatedWriter(g, w, keyFunc)
 }

@@ -139,3 +139,52 @@ func TestGatePerKeyDeletesAndMaxWait(t *testing.T) {
 		require.ErrorContains(t, err, "gate is nil")
 	})
 }
+
+// reconcile.Writer is the gate on by default: no gate to make or pass,
+// and the lost create of TestGatePerKeyIsNotFooledByALostEvent still
+// cannot produce a duplicate.
+func TestWriterGatesByDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t)
+		inf := newInformer(t, src, informer.Options[*obj]{})
+		var creates atomic.Int32
+		var writer interface {
+			Create(context.Context, *obj) (string, error)
+		}
+		ctl, err := reconcile.New("gated", reconcile.Func[string](func(ctx context.Context, req string) (reconcile.Result, error) {
+			if len(inf.Lister().List(func(o *obj) bool { return o.Owner == req })) > 0 {
+				return reconcile.Result{}, nil
+			}
+			n := creates.Add(1)
+			_, err := writer.Create(ctx, &obj{Name: fmt.Sprintf("%s-%d", req, n), Owner: req})
+			return reconcile.Result{}, err
+		}), reconcile.Options[string]{Logger: quiet})
+		require.NoError(t, err)
+		w, err := reconcile.Writer(ctl, inf, src, keyOf)
+		require.NoError(t, err)
+		writer = w
+		_, err = reconcile.Writer(ctl, inf, src, keyOf) // shares the gate
+		require.NoError(t, err)
+		require.NoError(t, ctl.AddSyncCheck(inf.HasSynced))
+		stopInf := runInformer(inf)
+		stop := running(ctl)
+
+		src.MissNextEvents(1)
+		ctl.Enqueue("owner")
+		time.Sleep(time.Second)
+		_, err = src.Create(t.Context(), &obj{Name: "unrelated"})
+		require.NoError(t, err)
+		ctl.Enqueue("owner")
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		require.EqualValues(t, 1, creates.Load(), "held until the cache shows the child")
+		src.CutWatches(errors.New("stream broke"))
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		require.EqualValues(t, 1, creates.Load())
+		require.NoError(t, ignoreCanceled(stop()))
+		stopInf()
+		_, err = reconcile.Writer(ctl, inf, src, keyOf)
+		require.ErrorContains(t, err, "called after Run")
+	})
+}
