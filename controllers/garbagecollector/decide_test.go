@@ -176,11 +176,3 @@ func TestReferencesDiffs(t *testing.T) {
 		t.Errorf("changed = %v", changed)
 	}
 }
-
-// TestWatchersCoverEveryKind checks that the collector watches every kind
-// controllers/api defines, so that no owner goes unobserved.
-func TestWatchersCoverEveryKind(t *testing.T) {
-	if len(watchers) != len(api.Kinds()) {
-		t.Fatalf("%d watchers for %d kinds", len(watchers), len(api.Kinds()))
-	}
-}

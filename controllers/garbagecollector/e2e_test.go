@@ -168,15 +168,19 @@ func uids(refs []api.OwnerReference) []string {
 	return out
 }
 
-// chain builds Deployment web → ReplicaSet web-1 → pods web-1-a and
-// web-1-b by hand, with controller references; finalizers go on the pods.
+// chain builds Deployment web → ReplicaSets web-1 and web-2 → pods
+// web-1-a, web-1-b and web-2-a by hand, with controller references (as
+// the controllers set them, blockOwnerDeletion on); podFinalizers go on
+// web-1-a.
 func (e *env) chain(podFinalizers []string) (*api.Deployment, *api.ReplicaSet) {
 	d := e.deployment("web")
 	rs := e.replicaSet("web-1", api.NewControllerRef(d))
 	e.pod("web-1-a", podFinalizers, api.NewControllerRef(rs))
 	e.pod("web-1-b", nil, api.NewControllerRef(rs))
+	rs2 := e.replicaSet("web-2", api.NewControllerRef(d))
+	e.pod("web-2-a", nil, api.NewControllerRef(rs2))
 	e.settle()
-	want(e.t, "pods before", names(e, e.c.Pods()), "web-1-a", "web-1-b")
+	want(e.t, "pods before", names(e, e.c.Pods()), "web-1-a", "web-1-b", "web-2-a")
 	return d, rs
 }
 
@@ -203,6 +207,7 @@ func TestForegroundCascade(t *testing.T) {
 		// web-1-a is held by its finalizer: it is being deleted, and its
 		// owners wait for it, in foreground deletion.
 		want(t, "pods while held", names(e, e.c.Pods()), "web-1-a")
+		want(t, "replica sets while held", names(e, e.c.ReplicaSets()), "web-1")
 		p, _ := get(e, e.c.Pods(), "default/web-1-a")
 		if p.DeletionTimestamp == nil {
 			t.Error("web-1-a has no deletionTimestamp")
@@ -253,8 +258,8 @@ func TestOrphan(t *testing.T) {
 		e.chain(nil)
 		e.delete(e.c.ReplicaSets(), "default/web-1", cluster.DeletePropagationOrphan)
 		e.settle()
-		want(t, "replica sets", names(e, e.c.ReplicaSets()))
-		want(t, "pods", names(e, e.c.Pods()), "web-1-a", "web-1-b")
+		want(t, "pods", names(e, e.c.Pods()), "web-1-a", "web-1-b", "web-2-a")
+		want(t, "replica sets", names(e, e.c.ReplicaSets()), "web-2")
 		for _, name := range []string{"web-1-a", "web-1-b"} {
 			p, _ := get(e, e.c.Pods(), "default/"+name)
 			if len(p.OwnerReferences) != 0 {
@@ -262,6 +267,41 @@ func TestOrphan(t *testing.T) {
 			}
 		}
 		want(t, "deployments", names(e, e.c.Deployments()), "web")
+		p, _ := get(e, e.c.Pods(), "default/web-2-a")
+		if len(p.OwnerReferences) != 1 {
+			t.Errorf("web-2-a lost its owner: %v", p.OwnerReferences)
+		}
+
+		// Orphaning the deployment leaves web-2 without owner, and its pod
+		// with its own.
+		e.delete(e.c.Deployments(), "default/web", cluster.DeletePropagationOrphan)
+		e.settle()
+		want(t, "deployments after orphaning", names(e, e.c.Deployments()))
+		rs, ok := get(e, e.c.ReplicaSets(), "default/web-2")
+		if !ok || len(rs.OwnerReferences) != 0 {
+			t.Errorf("web-2 = %v (found %v), want it without owner references", rs, ok)
+		}
+		p, _ = get(e, e.c.Pods(), "default/web-2-a")
+		if len(p.OwnerReferences) != 1 || p.OwnerReferences[0].UID != rs.UID {
+			t.Errorf("web-2-a owners = %v, want web-2", p.OwnerReferences)
+		}
+	})
+}
+
+// A namespaced dependent may have a cluster-scoped owner.
+func TestClusterScopedOwner(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		n := &api.Node{ObjectMeta: api.ObjectMeta{Name: "n1"}}
+		if _, err := e.c.Nodes().Create(e.ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		e.configMap("default", "dep", api.NewControllerRef(n))
+		e.settle()
+		want(t, "config maps before", names(e, e.c.ConfigMaps()), "dep")
+		e.delete(e.c.Nodes(), "n1", "")
+		e.settle()
+		want(t, "config maps", names(e, e.c.ConfigMaps()))
 	})
 }
 
