@@ -100,8 +100,9 @@
 //
 //   - Discovery and resync of the monitored kinds: the kinds are fixed
 //     (those of controllers/api). kcm retries an item whose reference
-//     names an unknown kind, since discovery may learn it later; here it
-//     never can, so the item is logged and left until it changes.
+//     names an unknown kind with back-off, since discovery may learn it
+//     later; here it never can, so the item is logged and left alone
+//     until something queues it again.
 //   - The absentOwnerCache: every check reads its owners live.
 //   - kcm's handling of virtual owner nodes whose dependents disagree on
 //     their coordinates (partitionDependents): a virtual owner is never
@@ -110,7 +111,8 @@
 //   - Orphaning skips dependents that are being deleted: this cluster
 //     store forbids metadata changes to an object being deleted other
 //     than removing finalizers, and such a dependent goes anyway.
-//   - Owner references are resolved by group and kind, whatever their
-//     version (the store keeps one version per kind).
+//   - The cluster serves each kind at its current apiVersion only: a
+//     reference at an older one ("extensions/v1beta1") names a kind it
+//     does not serve, as in a Kubernetes cluster that dropped it.
 //   - Metrics and the /debug graph dump.
 package garbagecollector

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -26,10 +27,12 @@ type env struct {
 	events *events.Memory
 }
 
-func start(t *testing.T) *env {
+func start(t *testing.T) *env { return startWith(t, cluster.Options{}) }
+
+func startWith(t *testing.T, opts cluster.Options) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	c, err := cluster.New(ctx, cluster.Options{})
+	c, err := cluster.New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,6 +330,35 @@ func TestTwoOwnersOneDeleted(t *testing.T) {
 	})
 }
 
+// A failed write is retried with the queue's back-off until it succeeds.
+func TestRetryAfterFailedWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		errRejected := errors.New("rejected")
+		var rejected atomic.Int32
+		e := startWith(t, cluster.Options{Admission: []cluster.AdmissionFunc{
+			func(_ context.Context, a cluster.Attributes) error {
+				if a.Resource == "pods" && a.Operation == cluster.OperationUpdate && rejected.Load() < 3 {
+					rejected.Add(1)
+					return errRejected
+				}
+				return nil
+			},
+		}})
+		a, b := e.configMap("default", "a"), e.configMap("default", "b")
+		e.pod("p", nil,
+			api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "a", UID: a.UID},
+			api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "b", UID: b.UID})
+		e.settle()
+		e.delete(e.c.ConfigMaps(), "default/a", "")
+		e.settle()
+		if rejected.Load() != 3 {
+			t.Errorf("%d updates rejected, want 3", rejected.Load())
+		}
+		p, _ := get(e, e.c.Pods(), "default/p")
+		want(t, "owners of p", uids(p.OwnerReferences), string(b.UID))
+	})
+}
+
 // An owner deleted and created again under the same name is a different
 // object: the live read sees another UID, and the dependent goes.
 func TestOwnerRecreatedWithNewUID(t *testing.T) {
@@ -387,11 +419,13 @@ func TestUnknownKind(t *testing.T) {
 		widget := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "widget-uid"}
 		owner := e.configMap("default", "owner")
 		e.configMap("default", "only-widget", widget)
+		// A version the cluster no longer serves names no kind either.
+		e.configMap("default", "old-version", api.OwnerReference{APIVersion: "extensions/v1beta1", Kind: "Deployment", Name: "web", UID: "old-uid"})
 		e.configMap("default", "widget-and-owner", widget, api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID})
 		e.settle()
 		e.delete(e.c.ConfigMaps(), "default/owner", "")
 		e.settle()
-		want(t, "config maps", names(e, e.c.ConfigMaps()), "only-widget", "widget-and-owner")
+		want(t, "config maps", names(e, e.c.ConfigMaps()), "old-version", "only-widget", "widget-and-owner")
 
 		// Not wedged: a cascade still happens.
 		e.chain(nil)

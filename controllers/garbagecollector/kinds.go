@@ -132,12 +132,13 @@ func (k *typedKind[T]) patch(ctx context.Context, id objectRef, mutate func(m *a
 	return err
 }
 
-// lookupKind finds the kind an owner reference names: by group and kind,
-// any version, as a REST mapper serving every version of a group would.
+// lookupKind finds the kind an owner reference names, by apiVersion and
+// kind. The cluster serves each kind at its current version only, so a
+// reference at another version ("extensions/v1beta1") is unresolvable,
+// as kcm's REST mapper finds it in a cluster that no longer serves it.
 func (gc *Collector) lookupKind(apiVersion, kind string) (kindAccess, bool) {
-	group := groupOf(apiVersion)
 	i := slices.IndexFunc(gc.kinds, func(k kindAccess) bool {
-		return k.gvk().Kind == kind && k.gvk().Group == group
+		return k.gvk().Kind == kind && k.gvk().APIVersion() == apiVersion
 	})
 	if i < 0 {
 		return nil, false
@@ -145,18 +146,10 @@ func (gc *Collector) lookupKind(apiVersion, kind string) (kindAccess, bool) {
 	return gc.kinds[i], true
 }
 
-// knownKind reports whether controllers/api defines the kind in that
-// apiVersion's group.
+// knownKind reports whether controllers/api defines the kind at that
+// apiVersion.
 func knownKind(apiVersion, kind string) bool {
-	group := groupOf(apiVersion)
-	return slices.ContainsFunc(api.Kinds(), func(g api.GroupVersionKind) bool { return g.Kind == kind && g.Group == group })
-}
-
-func groupOf(apiVersion string) string {
-	for i := len(apiVersion) - 1; i >= 0; i-- {
-		if apiVersion[i] == '/' {
-			return apiVersion[:i]
-		}
-	}
-	return ""
+	return slices.ContainsFunc(api.Kinds(), func(g api.GroupVersionKind) bool {
+		return g.Kind == kind && g.APIVersion() == apiVersion
+	})
 }
