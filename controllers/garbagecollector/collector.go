@@ -1,0 +1,367 @@
+package garbagecollector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/events"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
+)
+
+// DefaultWorkers is the default of Options.Workers, kube-controller-manager's
+// --concurrent-gc-syncs.
+const DefaultWorkers = 20
+
+// Component is the reporting component of the collector's events.
+const Component = "garbage-collector-controller"
+
+// ReasonOwnerRefInvalidNamespace is the reason of the Warning event about
+// a dependent whose owner reference cannot be valid: a namespaced owner
+// observed in another namespace, or a namespaced kind named by a
+// cluster-scoped dependent.
+const ReasonOwnerRefInvalidNamespace = "OwnerRefInvalidNamespace"
+
+// Options configure a Collector. The zero value is valid.
+type Options struct {
+	// Workers is the number of workers of each of the two queues
+	// (attempt to delete, attempt to orphan). Default DefaultWorkers (20).
+	Workers int
+	// Recorder receives the collector's events. Default: events.NewLog
+	// over Logger, as Component.
+	Recorder events.Recorder
+	// Logger receives the collector's logs. Default: slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options) validate() error {
+	if o.Workers < 0 {
+		return fmt.Errorf("garbagecollector: Options.Workers is negative (%d)", o.Workers)
+	}
+	if o.Workers == 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Recorder == nil {
+		o.Recorder = events.NewLog(o.Logger, Component)
+	}
+	return nil
+}
+
+// Collector is the garbage collector: an ownership graph over every kind
+// of the cluster, fed by shared informers, and the workers that delete
+// dependents whose owners are gone, carry out foreground deletion and
+// orphan dependents. See the package documentation.
+type Collector struct {
+	cluster  *cluster.Cluster
+	factory  *informer.Factory
+	logger   *slog.Logger
+	recorder events.Recorder
+	workers  int
+
+	// kinds holds one entry per kind (read-only after New).
+	kinds []kindAccess
+
+	// attemptToDelete holds the UIDs of items that may have to be
+	// deleted (or, in foreground deletion, lose their finalizer);
+	// attemptToOrphan those of owners whose dependents are to be orphaned.
+	attemptToDelete, attemptToOrphan *workqueue.Queue[api.UID]
+
+	mu    sync.Mutex
+	graph *graph // guarded by mu
+}
+
+// New returns a Collector over c that registers a handler on the shared
+// informer of every kind in f (named after the kind's resource, "pods",
+// created if f has none). It starts nothing: start f (f.Start) and call
+// Run.
+func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Collector, error) {
+	if c == nil || f == nil {
+		return nil, errors.New("garbagecollector: New: nil cluster or factory")
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	gc := &Collector{
+		cluster:  c,
+		factory:  f,
+		logger:   opts.Logger,
+		recorder: opts.Recorder,
+		workers:  opts.Workers,
+		graph:    newGraph(),
+		attemptToDelete: workqueue.New(workqueue.Options[api.UID]{
+			Name: "garbage_collector_attempt_to_delete", Logger: opts.Logger,
+		}),
+		attemptToOrphan: workqueue.New(workqueue.Options[api.UID]{
+			Name: "garbage_collector_attempt_to_orphan", Logger: opts.Logger,
+		}),
+	}
+	for _, w := range watchers {
+		k, err := w(gc)
+		if err != nil {
+			return nil, err
+		}
+		gc.kinds = append(gc.kinds, k)
+	}
+	return gc, nil
+}
+
+// Run waits for every informer of the collector to sync, then runs the
+// workers until ctx ends. It returns ctx.Err() once every worker has
+// exited. Run must be called once.
+func (gc *Collector) Run(ctx context.Context) error {
+	defer gc.attemptToDelete.ShutDown()
+	defer gc.attemptToOrphan.ShutDown()
+	synced := make([]func() bool, len(gc.kinds))
+	for i, k := range gc.kinds {
+		synced[i] = k.hasSynced
+	}
+	if !informer.WaitForCacheSync(ctx, synced...) {
+		return ctx.Err()
+	}
+	gc.logger.Info("garbagecollector: all informers synced, collecting garbage")
+	var wg sync.WaitGroup
+	for range gc.workers {
+		wg.Go(func() { gc.work(ctx, gc.attemptToDelete, gc.attemptToDeleteItem) })
+		wg.Go(func() { gc.work(ctx, gc.attemptToOrphan, gc.attemptToOrphanItem) })
+	}
+	<-ctx.Done()
+	gc.attemptToDelete.ShutDown()
+	gc.attemptToOrphan.ShutDown()
+	wg.Wait()
+	return ctx.Err()
+}
+
+// work runs one worker of q: errors are retried with the queue's
+// rate-limited back-off, success forgets the item's failures.
+func (gc *Collector) work(ctx context.Context, q *workqueue.Queue[api.UID], fn func(context.Context, api.UID) error) {
+	for {
+		uid, shutdown := q.Get()
+		if shutdown {
+			return
+		}
+		if err := fn(ctx, uid); err != nil && ctx.Err() == nil {
+			gc.logger.Warn("garbagecollector: retrying", "uid", uid, "err", err)
+			q.AddRateLimited(uid)
+		} else {
+			q.Forget(uid)
+		}
+		q.Done(uid)
+	}
+}
+
+// observe applies an informer's (or a live read's) event to the graph and
+// queues the work it calls for.
+func (gc *Collector) observe(ev graphEvent) {
+	gc.mu.Lock()
+	fx := gc.graph.process(ev)
+	gc.mu.Unlock()
+	for _, inv := range fx.invalidNamespace {
+		gc.logger.Info("garbagecollector: item references an owner but does not match namespaces",
+			"item", inv.dependent.String(), "owner", inv.ref.UID)
+		gc.reportInvalidNamespace(inv.dependent, inv.ref)
+	}
+	for _, uid := range fx.attemptToDelete {
+		gc.attemptToDelete.Add(uid)
+	}
+	for _, uid := range fx.attemptToOrphan {
+		gc.attemptToOrphan.Add(uid)
+	}
+}
+
+func (gc *Collector) reportInvalidNamespace(dep objectRef, ref api.OwnerReference) {
+	gc.recorder.Eventf(events.Ref{APIVersion: dep.APIVersion, Kind: dep.Kind, Namespace: dep.Namespace, Name: dep.Name, UID: string(dep.UID)},
+		events.Warning, ReasonOwnerRefInvalidNamespace, "ownerRef [%s/%s, name: %s, uid: %s] does not exist in namespace %q",
+		ref.APIVersion, ref.Kind, ref.Name, ref.UID, dep.Namespace)
+}
+
+// snapshot returns the node's identity and the decision's view of its
+// dependents, or false when the graph does not hold an observed node.
+func (gc *Collector) snapshot(uid api.UID) (objectRef, []dependent, bool) {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	n, ok := gc.graph.nodes[uid]
+	if !ok || n.virtual {
+		return objectRef{}, nil, false
+	}
+	return n.id, dependentsOf(n), true
+}
+
+// attemptToDeleteItem is kcm's attemptToDeleteItem: read the item live,
+// classify its owners by live reads, decide, act.
+func (gc *Collector) attemptToDeleteItem(ctx context.Context, uid api.UID) error {
+	id, deps, ok := gc.snapshot(uid)
+	if !ok {
+		return nil
+	}
+	k, ok := gc.lookupKind(id.APIVersion, id.Kind)
+	if !ok {
+		return nil // observed objects are of known kinds
+	}
+	latest, err := k.get(ctx, id.Namespace, id.Name)
+	if errors.Is(err, source.ErrNotFound) || (err == nil && latest.UID != id.UID) {
+		// The informer has not told us yet: the item is gone.
+		gc.observe(graphEvent{typ: deleteEvent, id: id, virtual: true})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	it := item{deleting: latest.DeletionTimestamp != nil, finalizers: latest.Finalizers}
+	var owners []owner
+	if !it.deleting && len(latest.OwnerReferences) > 0 {
+		if owners, err = gc.classify(ctx, id, latest.OwnerReferences); err != nil {
+			return err
+		}
+	}
+	d := decide(it, owners, deps)
+	switch d.action {
+	case actNone:
+		for _, o := range d.unresolvable {
+			switch o.state {
+			case ownerUnknownKind:
+				gc.logger.Info("garbagecollector: owner reference names a kind the cluster does not serve; leaving the item alone",
+					"item", id.String(), "apiVersion", o.ref.APIVersion, "kind", o.ref.Kind, "owner", o.ref.Name)
+			case ownerInvalidScope:
+				gc.logger.Info("garbagecollector: item is cluster-scoped, but refers to a namespaced owner",
+					"item", id.String(), "kind", o.ref.Kind, "owner", o.ref.Name)
+				gc.reportInvalidNamespace(id, o.ref)
+			}
+		}
+		return nil
+	case actDelete:
+		gc.logger.Debug("garbagecollector: deleting item", "item", id.String(), "propagationPolicy", d.policy)
+		return k.delete(ctx, id, d.policy)
+	case actRemoveRefs:
+		gc.logger.Debug("garbagecollector: removing dangling owner references", "item", id.String(), "owners", d.refs)
+		return k.patch(ctx, id, func(m *api.ObjectMeta) bool {
+			n := len(m.OwnerReferences)
+			m.OwnerReferences = slices.DeleteFunc(m.OwnerReferences, func(r api.OwnerReference) bool { return slices.Contains(d.refs, r.UID) })
+			return len(m.OwnerReferences) != n
+		})
+	case actUnblockAndDelete:
+		err := k.patch(ctx, id, func(m *api.ObjectMeta) bool {
+			changed := false
+			for i := range m.OwnerReferences {
+				if isBlocking(m.OwnerReferences[i]) {
+					f := false
+					m.OwnerReferences[i].BlockOwnerDeletion = &f
+					changed = true
+				}
+			}
+			return changed
+		})
+		if err != nil {
+			return err
+		}
+		return k.delete(ctx, id, d.policy)
+	case actRemoveFinalizer:
+		return removeFinalizer(ctx, k, id, cluster.FinalizerDeleteDependents)
+	case actWait:
+		for _, dep := range d.enqueue {
+			gc.attemptToDelete.Add(dep)
+		}
+	}
+	return nil
+}
+
+// classify reads every owner of the item live (kcm's classifyReferences;
+// no absent-owner cache).
+func (gc *Collector) classify(ctx context.Context, id objectRef, refs []api.OwnerReference) ([]owner, error) {
+	out := make([]owner, len(refs))
+	for i, r := range refs {
+		out[i].ref = r
+		k, ok := gc.lookupKind(r.APIVersion, r.Kind)
+		if !ok {
+			out[i].state = ownerUnknownKind
+			continue
+		}
+		namespaced := api.IsNamespaced(r.Kind)
+		if namespaced && id.Namespace == "" {
+			out[i].state = ownerInvalidScope
+			continue
+		}
+		ns := ""
+		if namespaced {
+			ns = id.Namespace
+		}
+		m, err := k.get(ctx, ns, r.Name)
+		switch {
+		case errors.Is(err, source.ErrNotFound):
+			out[i].state = ownerAbsent
+		case err != nil:
+			return nil, err
+		case m.UID != r.UID:
+			out[i].state = ownerAbsent
+		case m.DeletionTimestamp != nil && slices.Contains(m.Finalizers, cluster.FinalizerDeleteDependents):
+			out[i].state = ownerWaiting
+		default:
+			out[i].state = ownerSolid
+		}
+	}
+	return out, nil
+}
+
+// attemptToOrphanItem is kcm's attemptToOrphanWorker: remove the owner's
+// reference from every dependent the graph knows, then the owner's
+// orphan finalizer.
+func (gc *Collector) attemptToOrphanItem(ctx context.Context, uid api.UID) error {
+	gc.mu.Lock()
+	n, ok := gc.graph.nodes[uid]
+	var id objectRef
+	var deps []objectRef
+	if ok {
+		id = n.id
+		for _, d := range sortedDependents(n) {
+			if !d.beingDeleted {
+				// This store forbids metadata updates of an object being
+				// deleted; it goes anyway.
+				deps = append(deps, d.id)
+			}
+		}
+	}
+	gc.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	for _, dep := range deps {
+		k, ok := gc.lookupKind(dep.APIVersion, dep.Kind)
+		if !ok {
+			continue
+		}
+		err := k.patch(ctx, dep, func(m *api.ObjectMeta) bool {
+			if m.DeletionTimestamp != nil {
+				return false
+			}
+			n := len(m.OwnerReferences)
+			m.OwnerReferences = slices.DeleteFunc(m.OwnerReferences, func(r api.OwnerReference) bool { return r.UID == uid })
+			return len(m.OwnerReferences) != n
+		})
+		if err != nil {
+			return fmt.Errorf("orphan %s: %w", dep, err)
+		}
+	}
+	k, ok := gc.lookupKind(id.APIVersion, id.Kind)
+	if !ok {
+		return nil
+	}
+	return removeFinalizer(ctx, k, id, cluster.FinalizerOrphanDependents)
+}
+
+// removeFinalizer removes finalizer from the object id names.
+func removeFinalizer(ctx context.Context, k kindAccess, id objectRef, finalizer string) error {
+	return k.patch(ctx, id, func(m *api.ObjectMeta) bool {
+		n := len(m.Finalizers)
+		m.Finalizers = slices.DeleteFunc(m.Finalizers, func(f string) bool { return f == finalizer })
+		return len(m.Finalizers) != n
+	})
+}
