@@ -216,6 +216,7 @@ func (s *state) syncRevision(create bool) (newRS *api.ReplicaSet, old []*api.Rep
 	}
 	n := newRSNewReplicas(d, append(slices.Clone(old), rs), rs)
 	rs.Spec.Replicas = &n
+	rs.Annotations = map[string]string{}
 	copyAnnotations(d, rs)
 	rs.Annotations[RevisionAnnotation] = strconv.FormatInt(newRevision, 10)
 	setReplicasAnnotations(rs, replicas(d), replicas(d)+maxSurge(d))
