@@ -71,6 +71,11 @@ func TestRollingStep(t *testing.T) {
 		{"at surge, none new available", rs{8, 8}, &rs{5, 0}, map[string]int32{}},
 		// Unavailable old pods go first (2), then available ones down to 8.
 		{"unhealthy old pods", rs{8, 6}, &rs{5, 5}, map[string]int32{"v1": 3}},
+		// The old one was just scaled down to 8 and its status still
+		// reports 10 available: only 8 of them count (a deliberate
+		// difference from kcm, which would count 10 and go down to 3,
+		// leaving 6 available once the ReplicaSet catches up).
+		{"stale status of a scaled-down old one", rs{8, 10}, &rs{5, 3}, map[string]int32{"v1": 5}},
 		// The last old ones go once the new ones are available.
 		{"finish", rs{2, 2}, &rs{10, 10}, map[string]int32{"v1": 0}},
 		{"done", rs{0, 0}, &rs{10, 10}, map[string]int32{}},
