@@ -104,6 +104,11 @@ func TestRollingUpdate(t *testing.T) {
 		if c := condition(d, deployment.ConditionAvailable); c == nil || c.Status != api.ConditionTrue {
 			t.Errorf("Available condition %+v, want True", c)
 		}
+		// Settled: another sync would write nothing and wait for nothing.
+		p, err := deployment.Decide(d, rss, nil, time.Now())
+		if err != nil || p.Create != nil || len(p.Update) > 0 || len(p.Delete) > 0 || p.Status != nil || p.Revision != "" || p.RequeueAfter != 0 {
+			t.Errorf("a settled deployment plans %+v, %v; want nothing", p, err)
+		}
 	})
 }
 
@@ -218,3 +223,28 @@ func TestProgressDeadlineExceeded(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestScaleMidRollout: scaling a Deployment that is not paused in the
+// middle of a rollout is a scaling event too: both ReplicaSets grow in
+// proportion, then the rollout goes on within the new fenceposts.
+func TestScaleMidRollout(t *testing.T) {
+	withEnv(t, time.Minute, nil, func(e *env) {
+		e.create(newDeployment("web", 10, rolling(3, 2)))
+		e.waitFor("v1 rolled out", 5*time.Minute, e.complete("web"))
+		e.change("web", func(d *api.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "v2" })
+		sizes := func() (old, new int32) {
+			rss := e.replicaSets()
+			if len(rss) != 2 {
+				return -1, -1
+			}
+			return *rss[0].Spec.Replicas, *rss[1].Spec.Replicas
+		}
+		e.waitFor("first steps", 10*time.Second, func() bool { o, n := sizes(); return o == 8 && n == 5 })
+		e.change("web", func(d *api.Deployment) { d.Spec.Replicas = ptr(int32(20)) })
+		e.waitFor("proportional scale", 10*time.Second, func() bool { o, n := sizes(); return o == 14 && n == 9 })
+		e.waitFor("v2 rolled out", 10*time.Minute, e.complete("web"))
+		if o, n := sizes(); o != 0 || n != 20 {
+			t.Errorf("sizes %d and %d, want 0 and 20", o, n)
+		}
+	})
+}
