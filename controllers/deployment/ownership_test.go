@@ -1,6 +1,7 @@
 package deployment_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -101,4 +102,31 @@ func names(rss []*api.ReplicaSet) []string {
 		out = append(out, rs.Name)
 	}
 	return out
+}
+
+// TestScalingEvents: every scale is recorded as kcm records it.
+func TestScalingEvents(t *testing.T) {
+	withEnv(t, time.Second, nil, func(e *env) {
+		e.create(newDeployment("web", 2, rolling(1, 0)))
+		e.waitFor("rolled out", time.Minute, e.complete("web"))
+		e.change("web", func(d *api.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "v2" })
+		e.waitFor("v2", time.Minute, e.complete("web"))
+		rss := e.replicaSets()
+		want := []string{
+			"Normal ScalingReplicaSet Scaled up replica set " + rss[0].Name + " from 0 to 2",
+			"Normal ScalingReplicaSet Scaled up replica set " + rss[1].Name + " from 0 to 1",
+			"Normal ScalingReplicaSet Scaled down replica set " + rss[0].Name + " from 2 to 1",
+			"Normal ScalingReplicaSet Scaled up replica set " + rss[1].Name + " from 1 to 2",
+			"Normal ScalingReplicaSet Scaled down replica set " + rss[0].Name + " from 1 to 0",
+		}
+		got := e.events.Strings()
+		if len(got) != len(want) {
+			t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("event %d: %q, want %q", i, got[i], want[i])
+			}
+		}
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/deployment"
+	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -141,8 +142,9 @@ func (s *standIn) step(ctx context.Context, l informer.Lister[*api.ReplicaSet]) 
 // env is one test's world: a cluster, the Deployment controller, the
 // stand-in, all in the test's synctest bubble.
 type env struct {
-	t *testing.T
-	c *cluster.Cluster
+	t      *testing.T
+	c      *cluster.Cluster
+	events *events.Memory // what the controller recorded
 }
 
 // withEnv runs fn in a bubble with a running controller and stand-in.
@@ -155,7 +157,8 @@ func withEnv(t *testing.T, delay time.Duration, observe func(pods, avail map[str
 			t.Fatal(err)
 		}
 		f := informer.NewFactory(informer.FactoryOptions{})
-		dc, err := deployment.New(c, f, deployment.Options{Logger: quiet})
+		rec := events.NewMemory()
+		dc, err := deployment.New(c, f, deployment.Options{Logger: quiet, Recorder: rec})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +181,7 @@ func withEnv(t *testing.T, delay time.Duration, observe func(pods, avail map[str
 			wg.Wait()
 			f.Shutdown()
 		}()
-		fn(&env{t: t, c: c})
+		fn(&env{t: t, c: c, events: rec})
 	})
 }
 
