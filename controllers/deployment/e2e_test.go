@@ -19,6 +19,9 @@ type watermarks struct {
 	overlap            bool // two ReplicaSets had pods at once
 }
 
+// Every test here runs inside the testing/synctest bubble that run (in
+// standin_test.go) opens, so its sleeps are virtual time.
+
 func (w *watermarks) observe(pods, avail map[string]int32) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
