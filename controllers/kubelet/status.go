@@ -33,6 +33,13 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 	}
 	start := apiTime(s.admitted)
 	st.StartTime = &start
+	scheduled := false
+	for _, c := range pod.Status.Conditions {
+		scheduled = scheduled || c.Type == api.PodScheduled
+	}
+	if !scheduled { // a static pod, or one created bound: the kubelet says it is scheduled
+		st.Conditions = append(st.Conditions, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: start})
+	}
 	for _, c := range pod.Status.Conditions {
 		switch c.Type {
 		case api.PodInitialized, api.ContainersReady, api.PodReady:

@@ -1,0 +1,372 @@
+package kubelet_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// env is one cluster with one running kubelet, inside a synctest bubble.
+type env struct {
+	t   *testing.T
+	ctx context.Context
+	c   *cluster.Cluster
+	k   *kubelet.Kubelet
+	t0  time.Time
+}
+
+func start(t *testing.T, opts kubelet.Options) *env {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	c, err := cluster.New(ctx, cluster.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.NodeName == "" {
+		opts.NodeName = "n1"
+	}
+	k, err := kubelet.New(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { done <- k.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	synctest.Wait()
+	return &env{t: t, ctx: ctx, c: c, k: k, t0: time.Now()}
+}
+
+// sleepTo advances the bubble's clock to t0+d and lets everything settle.
+func (e *env) sleepTo(d time.Duration) {
+	e.t.Helper()
+	if w := time.Until(e.t0.Add(d)); w > 0 {
+		time.Sleep(w)
+	}
+	synctest.Wait()
+}
+
+// run creates a pod and binds it to n1, as a scheduler would.
+func (e *env) run(p *api.Pod) {
+	e.t.Helper()
+	if p.Namespace == "" {
+		p.Namespace = "default"
+	}
+	if len(p.Spec.Containers) == 0 {
+		p.Spec.Containers = []api.Container{{Name: "c", Image: "nginx"}}
+	}
+	if _, err := e.c.Pods().Create(e.ctx, p); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.c.Bind(e.ctx, p.Namespace, p.Name, e.k.NodeName()); err != nil {
+		e.t.Fatal(err)
+	}
+	synctest.Wait()
+}
+
+func (e *env) pod(name string) *api.Pod {
+	e.t.Helper()
+	p, _, err := e.c.Pods().Get(e.ctx, "default/"+name)
+	if err != nil {
+		e.t.Fatalf("pod %s: %v", name, err)
+	}
+	return p
+}
+
+func newPod(name string, policy api.RestartPolicy, ann map[string]string, ctrs ...api.Container) *api.Pod {
+	p := &api.Pod{}
+	p.Name, p.Annotations = name, ann
+	p.Spec.RestartPolicy = policy
+	p.Spec.Containers = ctrs
+	return p
+}
+
+func ctr(p *api.Pod) api.ContainerStatus { return p.Status.ContainerStatuses[0] }
+
+func cond(p *api.Pod, t api.PodConditionType) (api.PodCondition, bool) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return c, true
+		}
+	}
+	return api.PodCondition{}, false
+}
+
+func TestRegistrationAndHeartbeats(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		heartbeat := func() (node, lease time.Time) {
+			t.Helper()
+			n, _, err := e.c.Nodes().Get(e.ctx, "n1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ready, ok := n.Status.GetCondition(api.NodeReady)
+			if !ok || ready.Status != api.ConditionTrue {
+				t.Fatalf("node conditions %+v", n.Status.Conditions)
+			}
+			l, _, err := e.c.Leases().Get(e.ctx, kubelet.NodeLeaseNamespace+"/n1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *l.Spec.HolderIdentity != "n1" || *l.Spec.LeaseDurationSeconds != 40 || len(l.OwnerReferences) != 1 || l.OwnerReferences[0].UID != n.UID {
+				t.Fatalf("lease %+v", l)
+			}
+			return ready.LastHeartbeatTime.Time, l.Spec.RenewTime.Time
+		}
+		n, _, _ := e.c.Nodes().Get(e.ctx, "n1")
+		if got := n.Status.Allocatable[api.ResourceName("pods")]; got.CmpInt64(110) != 0 {
+			t.Errorf("allocatable pods %v", got)
+		}
+		if n.Status.NodeInfo.KubeletVersion == "" || len(n.Status.Addresses) != 2 || n.Labels[kubelet.LabelHostname] != "n1" || n.Spec.PodCIDR == "" {
+			t.Errorf("node %+v", n)
+		}
+		for i := range 4 {
+			e.sleepTo(time.Duration(i) * 10 * time.Second)
+			nodeAt, leaseAt := heartbeat()
+			want := e.t0.Add(time.Duration(i) * 10 * time.Second)
+			if !nodeAt.Equal(want.Truncate(time.Second)) || !leaseAt.Equal(want) {
+				t.Fatalf("beat %d: node %v lease %v, want %v", i, nodeAt, leaseAt, want)
+			}
+		}
+		e.k.Stop()
+		e.sleepTo(90 * time.Second)
+		if nodeAt, leaseAt := heartbeat(); !nodeAt.Equal(e.t0.Add(30*time.Second)) || !leaseAt.Equal(e.t0.Add(30*time.Second)) {
+			t.Fatalf("stopped kubelet beat: node %v lease %v", nodeAt, leaseAt)
+		}
+		e.k.Start()
+		synctest.Wait()
+		if nodeAt, leaseAt := heartbeat(); !nodeAt.Equal(e.t0.Add(90*time.Second)) || !leaseAt.Equal(e.t0.Add(90*time.Second)) {
+			t.Fatalf("restarted kubelet beat: node %v lease %v", nodeAt, leaseAt)
+		}
+		e.sleepTo(100 * time.Second)
+		if nodeAt, _ := heartbeat(); !nodeAt.Equal(e.t0.Add(100 * time.Second)) {
+			t.Fatalf("after restart: node %v", nodeAt)
+		}
+	})
+}
+
+// Pending → Running → Ready, the conditions in order, a pod IP.
+func TestPodBecomesReady(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{PodCIDR: "10.244.7.0/24"})
+		e.run(newPod("web", "", nil, api.Container{Name: "c", Image: "nginx",
+			ReadinessProbe: &api.Probe{InitialDelaySeconds: 5, PeriodSeconds: 10}}))
+		p := e.pod("web")
+		if p.Status.Phase != api.PodPending || p.Status.StartTime == nil || p.Status.PodIP != "10.244.7.2" ||
+			p.Status.ContainerStatuses[0].State.Waiting == nil || p.Status.ContainerStatuses[0].State.Waiting.Reason != "ContainerCreating" {
+			t.Fatalf("at 0s: %+v", p.Status)
+		}
+		e.sleepTo(time.Second)
+		p = e.pod("web")
+		if r, _ := cond(p, api.PodReady); p.Status.Phase != api.PodRunning || r.Status != api.ConditionFalse || p.Status.ContainerStatuses[0].State.Running == nil {
+			t.Fatalf("at 1s: %+v", p.Status)
+		}
+		e.sleepTo(6 * time.Second)
+		p = e.pod("web")
+		var last time.Time
+		for _, ct := range []api.PodConditionType{api.PodScheduled, api.PodInitialized, api.ContainersReady, api.PodReady} {
+			c, ok := cond(p, ct)
+			if !ok || c.Status != api.ConditionTrue || c.LastTransitionTime.Time.Before(last) {
+				t.Fatalf("at 6s: condition %s %+v (after %v)", ct, c, last)
+			}
+			last = c.LastTransitionTime.Time
+		}
+		if !last.Equal(e.t0.Add(6 * time.Second)) {
+			t.Errorf("Ready at %v, want 6s", last.Sub(e.t0))
+		}
+		if !p.Status.ContainerStatuses[0].Ready || !api.IsPodReady(p) {
+			t.Errorf("not ready: %+v", p.Status)
+		}
+	})
+}
+
+// A Job's pod (restartPolicy Never or OnFailure) completes with exit 0.
+func TestJobPodSucceeds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		e.run(newPod("job", api.RestartPolicyNever, nil))
+		e.sleepTo(5 * time.Second)
+		if p := e.pod("job"); p.Status.Phase != api.PodRunning {
+			t.Fatalf("at 5s: %s", p.Status.Phase)
+		}
+		e.sleepTo(6 * time.Second)
+		p := e.pod("job")
+		term := p.Status.ContainerStatuses[0].State.Terminated
+		if p.Status.Phase != api.PodSucceeded || term == nil || term.ExitCode != 0 || term.Reason != "Completed" {
+			t.Fatalf("at 6s: %+v", p.Status)
+		}
+		if r, _ := cond(p, api.PodReady); r.Status != api.ConditionFalse || r.Reason != "PodCompleted" {
+			t.Errorf("ready %+v", r)
+		}
+	})
+}
+
+// A pod annotated to fail: Failed under Never; under OnFailure and Always
+// it restarts with back-off and counts restarts.
+func TestFailingPod(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		fail := map[string]string{kubelet.AnnotationExitCode: "1"}
+		e.run(newPod("never", api.RestartPolicyNever, fail))
+		e.run(newPod("onfailure", api.RestartPolicyOnFailure, fail))
+		e.run(newPod("always", api.RestartPolicyAlways, fail))
+		e.sleepTo(60 * time.Second)
+		p := e.pod("never")
+		if term := p.Status.ContainerStatuses[0].State.Terminated; p.Status.Phase != api.PodFailed || term == nil || term.ExitCode != 1 || term.Reason != "Error" {
+			t.Fatalf("never: %+v", p.Status)
+		}
+		// OnFailure (a job container runs 5 s): exits at 6 (restarted at
+		// once), 11 (back-off 10 s), 26 (20 s), 51 (40 s: waits until 91).
+		p = e.pod("onfailure")
+		cs := p.Status.ContainerStatuses[0]
+		if p.Status.Phase != api.PodRunning || cs.RestartCount != 3 || cs.State.Waiting == nil || cs.State.Waiting.Reason != "CrashLoopBackOff" || cs.LastTerminationState.Terminated.ExitCode != 1 {
+			t.Fatalf("onfailure: %+v", p.Status)
+		}
+		// Always (a server with an exit code runs 1 s): started at 1, 2, 13,
+		// 34, 75 (back-offs 0, 10, 20, 40 after the exits at 2, 3, 14, 35).
+		cs = ctr(e.pod("always"))
+		if cs.RestartCount != 3 || cs.State.Waiting == nil {
+			t.Fatalf("always: %+v", cs)
+		}
+		e.sleepTo(75 * time.Second)
+		if cs = ctr(e.pod("always")); cs.RestartCount != 4 || cs.State.Running == nil {
+			t.Fatalf("always at 75s: %+v", cs)
+		}
+	})
+}
+
+// A pod whose readiness probe never passes runs but is never ready.
+func TestReadinessNeverPasses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		e.run(newPod("web", "", map[string]string{kubelet.AnnotationReady: "never"},
+			api.Container{Name: "c", Image: "nginx", ReadinessProbe: &api.Probe{PeriodSeconds: 5}}))
+		e.sleepTo(10 * time.Minute)
+		p := e.pod("web")
+		if r, _ := cond(p, api.PodReady); p.Status.Phase != api.PodRunning || r.Status != api.ConditionFalse || r.Reason != "ContainersNotReady" || ctr(p).Ready || ctr(p).RestartCount != 0 {
+			t.Fatalf("%+v", p.Status)
+		}
+	})
+}
+
+// A liveness failure restarts the container with back-off 10 s, 20 s,
+// 40 s … after an immediate first restart, counting restarts.
+func TestLivenessRestarts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		e.run(newPod("web", "", map[string]string{kubelet.AnnotationLiveFor: "15s"},
+			api.Container{Name: "c", Image: "nginx", LivenessProbe: &api.Probe{PeriodSeconds: 10, FailureThreshold: 2}}))
+		// Each run: probes at +0, +10 pass, +20, +30 fail: killed 30 s after
+		// its start. Started at 1; killed 31, restarted at once; killed 61,
+		// back-off 10 s: 71; killed 101, 20 s: 121; killed 151, 40 s: 191.
+		for i, startAt := range []int{1, 31, 71, 121, 191} {
+			e.sleepTo(time.Duration(startAt) * time.Second)
+			cs := ctr(e.pod("web"))
+			if cs.State.Running == nil || !cs.State.Running.StartedAt.Time.Equal(e.t0.Add(time.Duration(startAt)*time.Second)) || cs.RestartCount != int32(i) {
+				t.Fatalf("run %d at %ds: %+v", i+1, startAt, cs)
+			}
+			if i > 0 && (cs.LastTerminationState.Terminated == nil || cs.LastTerminationState.Terminated.ExitCode != 137) {
+				t.Fatalf("run %d: last state %+v", i+1, cs.LastTerminationState)
+			}
+		}
+	})
+}
+
+// Graceful deletion: the containers get the grace period, then the
+// kubelet deletes the pod with grace 0.
+func TestGracefulDeletion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		p := newPod("web", "", nil)
+		p.Spec.TerminationGracePeriodSeconds = new(int64(20))
+		e.run(p)
+		e.sleepTo(5 * time.Second)
+		if _, err := e.c.Pods().DeleteWith(e.ctx, "default/web", cluster.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		e.sleepTo(24 * time.Second)
+		if p := e.pod("web"); p.DeletionTimestamp == nil || ctr(p).State.Running == nil {
+			t.Fatalf("at 24s: %+v", p.Status)
+		}
+		e.sleepTo(25 * time.Second)
+		if _, _, err := e.c.Pods().Get(e.ctx, "default/web"); !errors.Is(err, source.ErrNotFound) {
+			t.Fatalf("at 25s: %v", err)
+		}
+	})
+}
+
+const staticManifest = `apiVersion: v1
+kind: Pod
+metadata:
+  name: etcd
+  namespace: kube-system
+spec:
+  containers:
+  - name: etcd
+    image: registry.k8s.io/etcd:3.5
+`
+
+// Static pods run from the manifest directory and are mirrored; deleting
+// the mirror does not stop the static pod, and the mirror comes back;
+// removing the manifest stops the pod and removes its mirror.
+func TestStaticPods(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		manifest := filepath.Join(dir, "etcd.yaml")
+		if err := os.WriteFile(manifest, []byte(staticManifest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e := start(t, kubelet.Options{StaticPodPath: dir})
+		e.sleepTo(2 * time.Second)
+		get := func() *api.Pod {
+			t.Helper()
+			p, _, err := e.c.Pods().Get(e.ctx, "kube-system/etcd-n1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		m := get()
+		if m.Annotations[kubelet.AnnotationConfigMirror] == "" || m.Spec.NodeName != "n1" || m.Status.Phase != api.PodRunning || !api.IsPodReady(m) ||
+			len(m.OwnerReferences) != 1 || m.OwnerReferences[0].Kind != "Node" {
+			t.Fatalf("mirror %+v", m)
+		}
+		started := ctr(m).State.Running.StartedAt
+		if _, err := e.c.Pods().DeleteWith(e.ctx, "kube-system/etcd-n1", cluster.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		m2 := get()
+		if m2.UID == m.UID || m2.DeletionTimestamp != nil {
+			t.Fatalf("mirror not re-created: %+v", m2.ObjectMeta)
+		}
+		if cs := ctr(m2); cs.State.Running == nil || !cs.State.Running.StartedAt.Equal(started.Time) || cs.RestartCount != 0 {
+			t.Fatalf("static pod restarted: %+v", cs)
+		}
+		if err := os.Remove(manifest); err != nil {
+			t.Fatal(err)
+		}
+		e.sleepTo(20 * time.Second) // the next file check begins termination: grace 30 s
+		if p := get(); ctr(p).State.Running == nil {
+			t.Fatalf("at 20s: %+v", p.Status)
+		}
+		e.sleepTo(50 * time.Second)
+		if _, _, err := e.c.Pods().Get(e.ctx, "kube-system/etcd-n1"); !errors.Is(err, source.ErrNotFound) {
+			t.Fatalf("mirror after the manifest's removal: %v", err)
+		}
+	})
+}
