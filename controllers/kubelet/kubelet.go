@@ -264,7 +264,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 	s := k.states[key]
 	if !ok || (s != nil && s.uid != pod.UID) {
 		if s != nil { // gone from the API (or replaced): its containers are gone too
-			k.ips.release(s.podIP)
+			k.releaseIP(s)
 			delete(k.states, key)
 			delete(k.deleted, key)
 			s = nil
@@ -292,8 +292,8 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 		s.terminate(now, gracePeriod(pod))
 	}
 	s.advance(now)
-	if s.terminal() && s.podIP != "" {
-		k.ips.release(s.podIP) // the sandbox is gone; the status keeps the address
+	if s.terminal() {
+		k.releaseIP(s) // the sandbox is gone; the status keeps the address
 	}
 	if err := k.writeStatus(ctx, pod, s.status(pod, now)); err != nil {
 		return err
@@ -317,6 +317,14 @@ func (k *Kubelet) admit(pod *api.Pod, now time.Time) (*podState, error) {
 		}
 	}
 	return newPodState(pod, now, k.opts.Stages, k.rng, ip, k.opts.InternalIP)
+}
+
+// releaseIP gives s's pod IP back, once.
+func (k *Kubelet) releaseIP(s *podState) {
+	if !s.ipReleased && s.podIP != "" {
+		k.ips.release(s.podIP)
+	}
+	s.ipReleased = true
 }
 
 // gracePeriod is the pod's deletion grace period.

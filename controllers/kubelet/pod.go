@@ -131,6 +131,7 @@ type podState struct {
 	admitted    time.Time
 	deadline    time.Time // activeDeadlineSeconds; zero: none
 	podIP       string
+	ipReleased  bool // the shell gave podIP back; the status keeps it
 	hostIP      string
 	phase       api.PodPhase // Succeeded and Failed are final
 	reason, msg string

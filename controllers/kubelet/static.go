@@ -121,7 +121,7 @@ func (k *Kubelet) readStatic(now time.Time) error {
 			continue
 		}
 		if sp != nil {
-			k.ips.release(sp.st.podIP)
+			k.releaseIP(sp.st)
 		}
 		st, err := k.admit(p, now)
 		if err != nil {
@@ -149,7 +149,7 @@ func (k *Kubelet) syncStatic(ctx context.Context, key string, now time.Time) err
 	if sp != nil {
 		sp.st.advance(now)
 		if sp.removed && sp.st.done {
-			k.ips.release(sp.st.podIP)
+			k.releaseIP(sp.st)
 			delete(k.static, key)
 			sp = nil
 		}
