@@ -370,3 +370,123 @@ func TestStaticPods(t *testing.T) {
 		}
 	})
 }
+
+// Init containers run in order before the app container; the conditions
+// turn True in the order PodScheduled → Initialized → ContainersReady → Ready.
+func TestInitContainersInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		p := newPod("web", "", map[string]string{kubelet.AnnotationRunFor + ".migrate": "10s"})
+		p.Spec.InitContainers = []api.Container{{Name: "wait", Image: "busybox"}, {Name: "migrate", Image: "busybox"}}
+		e.run(p)
+		// wait: created 0-1, runs 1-2; migrate: 2-3, runs 3-13; web: 13-14.
+		for _, step := range []struct {
+			at               int
+			wait, migrate    string
+			initialized, app bool
+		}{
+			{1, "running", "waiting", false, false},
+			{3, "terminated", "running", false, false},
+			{13, "terminated", "terminated", true, false},
+			{14, "terminated", "terminated", true, true},
+		} {
+			e.sleepTo(time.Duration(step.at) * time.Second)
+			p := e.pod("web")
+			state := func(cs api.ContainerStatus) string {
+				switch {
+				case cs.State.Running != nil:
+					return "running"
+				case cs.State.Terminated != nil:
+					return "terminated"
+				}
+				return "waiting"
+			}
+			init, _ := cond(p, api.PodInitialized)
+			if got := state(p.Status.InitContainerStatuses[0]); got != step.wait {
+				t.Fatalf("at %ds: wait %s", step.at, got)
+			}
+			if got := state(p.Status.InitContainerStatuses[1]); got != step.migrate {
+				t.Fatalf("at %ds: migrate %s", step.at, got)
+			}
+			if (init.Status == api.ConditionTrue) != step.initialized || (ctr(p).State.Running != nil) != step.app {
+				t.Fatalf("at %ds: %+v", step.at, p.Status)
+			}
+		}
+		p = e.pod("web")
+		var order []api.PodConditionType
+		var last time.Time
+		for _, ct := range []api.PodConditionType{api.PodScheduled, api.PodInitialized, api.ContainersReady, api.PodReady} {
+			c, _ := cond(p, ct)
+			if c.Status != api.ConditionTrue || c.LastTransitionTime.Time.Before(last) {
+				t.Fatalf("%s after %v: %+v", ct, order, c)
+			}
+			order, last = append(order, ct), c.LastTransitionTime.Time
+		}
+		if init, _ := cond(p, api.PodInitialized); !init.LastTransitionTime.Time.Equal(e.t0.Add(13 * time.Second)) {
+			t.Errorf("Initialized at %v", init.LastTransitionTime.Time.Sub(e.t0))
+		}
+	})
+}
+
+// A stopped kubelet reports nothing: a Job's pod that completes meanwhile
+// shows Running until the kubelet comes back, and a pod deleted meanwhile
+// stays Terminating; Start catches up with both.
+func TestStopFreezesPods(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		e.run(newPod("job", api.RestartPolicyNever, nil))
+		e.run(newPod("web", "", nil))
+		e.sleepTo(2 * time.Second)
+		e.k.Stop()
+		if _, err := e.c.Pods().DeleteWith(e.ctx, "default/web", cluster.DeleteOptions{GracePeriodSeconds: new(int64(5))}); err != nil {
+			t.Fatal(err)
+		}
+		e.sleepTo(5 * time.Minute)
+		if p := e.pod("job"); p.Status.Phase != api.PodRunning {
+			t.Fatalf("stopped: job %s", p.Status.Phase)
+		}
+		if p := e.pod("web"); p.DeletionTimestamp == nil {
+			t.Fatal("stopped: web not terminating")
+		}
+		e.k.Start()
+		synctest.Wait()
+		p := e.pod("job")
+		if term := ctr(p).State.Terminated; p.Status.Phase != api.PodSucceeded || term == nil || !term.FinishedAt.Time.Equal(e.t0.Add(6*time.Second)) {
+			t.Fatalf("after Start: job %+v", p.Status)
+		}
+		// The kubelet sees the deletion now: 5 s of grace from here.
+		e.sleepTo(5*time.Minute + 5*time.Second)
+		if _, _, err := e.c.Pods().Get(e.ctx, "default/web"); !errors.Is(err, source.ErrNotFound) {
+			t.Fatalf("web after Start: %v", err)
+		}
+	})
+}
+
+// Options.Stages replace the defaults: here a stage makes the pods
+// labelled app=flaky never ready and another makes batch containers run
+// for a minute with jitter.
+func TestCustomStages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stages := append(kubelet.DefaultStages(),
+			kubelet.Stage{Name: "flaky", Match: kubelet.Match{Labels: map[string]string{"app": "flaky"}}, Readiness: &kubelet.ProbeOutcome{Never: true}},
+			kubelet.Stage{Name: "batch", Match: kubelet.Match{OwnerKinds: []string{""}, RestartPolicies: []api.RestartPolicy{api.RestartPolicyNever}},
+				Exit: &kubelet.Exit{After: kubelet.Delay{Duration: time.Minute, Jitter: 10 * time.Second}}},
+		)
+		e := start(t, kubelet.Options{Stages: stages, Seed: 7})
+		flaky := newPod("flaky", "", nil, api.Container{Name: "c", Image: "nginx", ReadinessProbe: &api.Probe{}})
+		flaky.Labels = map[string]string{"app": "flaky"}
+		e.run(flaky)
+		e.run(newPod("batch", api.RestartPolicyNever, nil))
+		e.sleepTo(61 * time.Second)
+		if p := e.pod("flaky"); api.IsPodReady(p) || p.Status.Phase != api.PodRunning {
+			t.Fatalf("flaky: %+v", p.Status)
+		}
+		if p := e.pod("batch"); p.Status.Phase != api.PodRunning {
+			t.Fatalf("batch at 61s: %s", p.Status.Phase)
+		}
+		e.sleepTo(71 * time.Second)
+		if p := e.pod("batch"); p.Status.Phase != api.PodSucceeded {
+			t.Fatalf("batch at 71s: %s", p.Status.Phase)
+		}
+	})
+}
