@@ -92,6 +92,11 @@
 // is gone from the API. A pod that disappears from the API (deleted with
 // grace 0) is dropped at once.
 //
+// Events go to Options.Recorder, with the kubelet's reasons: Pulled
+// ("already present on machine"), Created and Started on every start,
+// Killing on a stop or a probe kill, Unhealthy (Warning) on every failed
+// probe, BackOff (Warning) when a restart waits.
+//
 // # Static pods
 //
 // Every StaticPodPath manifest (files not starting with ".", read at
@@ -152,8 +157,8 @@
 //
 // # Left out
 //
-// Deliberately not simulated: events (Scheduled, Pulled, Started,
-// Killing, BackOff, Unhealthy); the PodReadyToStartContainers condition;
+// Deliberately not simulated: the events about image pulls and sandboxes
+// (Pulling, FailedCreatePodSandBox); the PodReadyToStartContainers condition;
 // sidecar init containers (restartPolicy Always on an init container),
 // lifecycle hooks, in-place resize, ephemeral containers; image pulls and
 // their errors (ErrImagePull) beyond the start delay; admission (a pod

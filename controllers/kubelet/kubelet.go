@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -292,6 +293,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 		s.terminate(now, gracePeriod(pod))
 	}
 	s.advance(now)
+	k.record(pod, s)
 	if s.terminal() {
 		k.releaseIP(s) // the sandbox is gone; the status keeps the address
 	}
@@ -317,6 +319,23 @@ func (k *Kubelet) admit(pod *api.Pod, now time.Time) (*podState, error) {
 		}
 	}
 	return newPodState(pod, now, k.opts.Stages, k.rng, ip, k.opts.InternalIP)
+}
+
+// record hands the events of s to the recorder, about pod.
+func (k *Kubelet) record(pod *api.Pod, s *podState) {
+	notes := s.notes
+	s.notes = nil
+	if k.opts.Recorder == nil {
+		return
+	}
+	ref := events.Ref{APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID)}
+	for _, n := range notes {
+		typ := events.Normal
+		if n.warning {
+			typ = events.Warning
+		}
+		k.opts.Recorder.Event(ref, typ, n.reason, n.message)
+	}
 }
 
 // releaseIP gives s's pod IP back, once.

@@ -12,6 +12,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
+	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -267,7 +268,8 @@ func TestReadinessNeverPasses(t *testing.T) {
 // 40 s … after an immediate first restart, counting restarts.
 func TestLivenessRestarts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := start(t, kubelet.Options{})
+		rec := events.NewMemory()
+		e := start(t, kubelet.Options{Recorder: rec})
 		e.run(newPod("web", "", map[string]string{kubelet.AnnotationLiveFor: "15s"},
 			api.Container{Name: "c", Image: "nginx", LivenessProbe: &api.Probe{PeriodSeconds: 10, FailureThreshold: 2}}))
 		// Each run: probes at +0, +10 pass, +20, +30 fail: killed 30 s after
@@ -281,6 +283,20 @@ func TestLivenessRestarts(t *testing.T) {
 			}
 			if i > 0 && (cs.LastTerminationState.Terminated == nil || cs.LastTerminationState.Terminated.ExitCode != 137) {
 				t.Fatalf("run %d: last state %+v", i+1, cs.LastTerminationState)
+			}
+		}
+		count := map[string]int{}
+		for _, ev := range rec.Strings() {
+			count[ev]++
+		}
+		for ev, n := range map[string]int{
+			"Normal Started Started container c":                                        5,
+			"Warning Unhealthy Liveness probe failed: simulated failure of container c": 8,
+			"Normal Killing Container c failed liveness probe, will be restarted":       4,
+			"Warning BackOff Back-off restarting failed container c in pod default/web": 3,
+		} {
+			if count[ev] != n {
+				t.Errorf("%d × %q, want %d; events %q", count[ev], ev, n, rec.Strings())
 			}
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/events"
 )
 
 // Options configure one Kubelet. Only NodeName is required; every other
@@ -57,6 +58,9 @@ type Options struct {
 	Seed uint64
 	// KubeletVersion is reported in nodeInfo; default "v1.34.0-sim".
 	KubeletVersion string
+	// Recorder receives the kubelet's events about pods (Pulled,
+	// Created, Started, Killing, Unhealthy, BackOff); nil records none.
+	Recorder events.Recorder
 	// Logger receives the kubelet's logs; nil discards them.
 	Logger *slog.Logger
 }

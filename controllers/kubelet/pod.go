@@ -139,6 +139,17 @@ type podState struct {
 	graceUntil  time.Time
 	done        bool // terminating and every container has stopped
 	conds       map[api.PodConditionType]*cond
+	notes       []note // events not yet recorded; the shell drains them
+}
+
+// note is one event the kubelet records about the pod.
+type note struct {
+	warning         bool
+	reason, message string
+}
+
+func (s *podState) note(warning bool, reason, format string, args ...any) {
+	s.notes = append(s.notes, note{warning, reason, fmt.Sprintf(format, args...)})
 }
 
 // newPodState admits pod at now: it resolves each container's behaviour
@@ -295,6 +306,9 @@ func (s *podState) step(t time.Time) {
 func (s *podState) start(c *container, t time.Time) {
 	c.phase, c.reason, c.msg, c.startAt = running, "", "", time.Time{}
 	c.runs++
+	s.note(false, "Pulled", "Container image %q already present on machine", c.image)
+	s.note(false, "Created", "Created container: %s", c.name)
+	s.note(false, "Started", "Started container %s", c.name)
 	c.startedAt = t
 	c.exitAt = time.Time{}
 	if !c.b.exit.Never {
@@ -327,7 +341,7 @@ func (s *podState) armProbes(c *container, t time.Time) {
 func (s *podState) probe(c *container, t time.Time) {
 	elapsed := t.Sub(c.startedAt)
 	if !c.started && due(c.startup.next, t) {
-		c.startup.record(c.b.startup.passes(elapsed), t)
+		c.startup.record(s.answer(c, "Startup", c.b.startup, elapsed), t)
 		switch {
 		case c.startup.succ >= 1:
 			c.started, c.startup.next = true, time.Time{}
@@ -341,14 +355,14 @@ func (s *podState) probe(c *container, t time.Time) {
 		return
 	}
 	if due(c.liveness.next, t) {
-		c.liveness.record(c.b.liveness.passes(elapsed), t)
+		c.liveness.record(s.answer(c, "Liveness", c.b.liveness, elapsed), t)
 		if c.liveness.fail >= c.liveness.failureThreshold() {
 			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed liveness probe, will be restarted", c.name))
 			return
 		}
 	}
 	if due(c.readiness.next, t) {
-		c.readiness.record(c.b.readiness.passes(elapsed), t)
+		c.readiness.record(s.answer(c, "Readiness", c.b.readiness, elapsed), t)
 		switch {
 		case !c.ready && c.readiness.succ >= c.readiness.successThreshold():
 			c.ready = true
@@ -356,6 +370,16 @@ func (s *podState) probe(c *container, t time.Time) {
 			c.ready = false
 		}
 	}
+}
+
+// answer is what the probe of kind answers elapsed after c started; a
+// failure is an Unhealthy event, as the prober records.
+func (s *podState) answer(c *container, kind string, o ProbeOutcome, elapsed time.Duration) bool {
+	pass := o.passes(elapsed)
+	if !pass {
+		s.note(true, "Unhealthy", "%s probe failed: simulated failure of container %s", kind, c.name)
+	}
+	return pass
 }
 
 // kill ends container c's run at t with code, and restarts it when the
@@ -369,6 +393,9 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 		StartedAt:  apiTime(c.startedAt),
 		FinishedAt: apiTime(t),
 	}
+	if msg != "" {
+		s.note(false, "Killing", "%s", msg)
+	}
 	c.ready, c.exitAt, c.stopAt = false, time.Time{}, time.Time{}
 	c.readiness.next, c.liveness.next, c.startup.next = time.Time{}, time.Time{}, time.Time{}
 	if s.terminating || s.terminal() || !s.restarts(c, code) {
@@ -381,6 +408,7 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 	if wait > 0 {
 		c.reason = reasonCrashLoop
 		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name, s.name)
+		s.note(true, "BackOff", "Back-off restarting failed container %s in pod %s", c.name, s.name)
 	} else {
 		s.start(c, t)
 	}
@@ -511,6 +539,7 @@ func (s *podState) terminate(t time.Time, grace time.Duration) {
 		case waiting:
 			c.startAt = time.Time{}
 		case running:
+			s.note(false, "Killing", "Stopping container %s", c.name)
 			c.stopAt = s.graceUntil // by default it drains until the end
 			if c.b.stopSet {
 				c.stopAt = t.Add(c.b.stop)

@@ -148,6 +148,11 @@ func (k *Kubelet) syncStatic(ctx context.Context, key string, now time.Time) err
 	mirror, ok := k.pods.Lister().Get(key)
 	if sp != nil {
 		sp.st.advance(now)
+		about := sp.pod
+		if ok && isMirror(mirror) {
+			about = mirror
+		}
+		k.record(about, sp.st)
 		if sp.removed && sp.st.done {
 			k.releaseIP(sp.st)
 			delete(k.static, key)
