@@ -139,7 +139,7 @@ func (k *Kubelet) Start() {
 }
 
 // Run registers the node and runs the kubelet until ctx ends; it returns
-// ctx's error after every goroutine it started has exited.
+// ctx's error after every goroutine it started has exited. Call it once.
 func (k *Kubelet) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()

@@ -506,3 +506,53 @@ func TestCustomStages(t *testing.T) {
 		}
 	})
 }
+
+// The seed's pod, with the probes of its "apc" project: ready after the
+// readiness probe's initial delay, never restarted by its liveness probe.
+const seedPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: demo-pod
+  namespace: default
+  labels:
+    app: demo
+spec:
+  containers:
+  - name: demo
+    image: gcr.io/google-samples/kubernetes-bootcamp:v1
+    ports:
+    - containerPort: 8080
+    readinessProbe:
+      tcpSocket:
+        port: 8080
+      initialDelaySeconds: 5
+      periodSeconds: 10
+    livenessProbe:
+      tcpSocket:
+        port: 8080
+      initialDelaySeconds: 15
+      periodSeconds: 20
+`
+
+func TestSeedManifest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		objs, err := api.Decode([]byte(seedPod), api.DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.run(objs[0].(*api.Pod))
+		e.sleepTo(5 * time.Second)
+		if p := e.pod("demo-pod"); api.IsPodReady(p) || p.Status.Phase != api.PodRunning {
+			t.Fatalf("at 5s: %+v", p.Status)
+		}
+		e.sleepTo(6 * time.Second)
+		if p := e.pod("demo-pod"); !api.IsPodReady(p) {
+			t.Fatalf("at 6s: %+v", p.Status)
+		}
+		e.sleepTo(time.Hour)
+		if p := e.pod("demo-pod"); !api.IsPodReady(p) || ctr(p).RestartCount != 0 {
+			t.Fatalf("after an hour: %+v", p.Status)
+		}
+	})
+}
