@@ -64,6 +64,10 @@
 // Restarts follow spec.restartPolicy: Always restarts every exit,
 // OnFailure non-zero exits, Never none (an init container restarts on
 // failure unless the policy is Never, when its failure fails the pod).
+// A native sidecar — an init container with restartPolicy Always — lets
+// the next init container start once it has started (its startup probe
+// passed), keeps running and restarting whatever the pod's policy, counts
+// for ContainersReady, and is stopped once the app containers are done.
 // A restart waits the kubelet's crash-loop back-off: the first is
 // immediate, each later one waits 10 s doubling up to 5 min after the
 // exit (client-go's flowcontrol.Backoff as kuberuntime's doBackOff drives
@@ -116,17 +120,17 @@
 //
 // What a container does is described, in the style of KWOK's stages, by
 // Options.Stages: each Stage matches containers (by the pod's labels,
-// annotations, restartPolicy, controller kind; the container's name; init
-// or app) and sets some of: Start (how long creating the container takes
+// annotations, restartPolicy, controller kind; the container's name; init,
+// sidecar or app) and sets some of: Start (how long creating the container takes
 // before its first run), Exit (runs forever, or exits after a Delay with
 // a Code), Stop (how long it takes to exit once asked), and what its
 // Readiness, Liveness and Startup probes answer as a function of the time
 // since it started (ProbeOutcome). Every matching stage applies, in order;
 // a Delay's jitter is drawn once per container from a source seeded by
 // Options.Seed. DefaultStages make the seeds' manifests behave as on a
-// real cluster: creation takes 1 s; init containers exit 0 after 1 s; app
-// containers of an OnFailure or Never pod (a Job's) exit 0 after 5 s;
-// every other container runs until stopped; probes pass.
+// real cluster: creation takes 1 s; init containers (not sidecars) exit
+// 0 after 1 s; app containers of an OnFailure or Never pod (a Job's) exit
+// 0 after 5 s; every other container runs until stopped; probes pass.
 //
 // A pod's annotations apply last; each may end in ".<container>" to apply
 // to one container only (which wins over the pod-wide form):
@@ -159,8 +163,8 @@
 //
 // Deliberately not simulated: the events about image pulls and sandboxes
 // (Pulling, FailedCreatePodSandBox); the PodReadyToStartContainers condition;
-// sidecar init containers (restartPolicy Always on an init container),
-// lifecycle hooks, in-place resize, ephemeral containers; image pulls and
+// the stop order of sidecars after app containers on deletion (all stop
+// together); lifecycle hooks, in-place resize, ephemeral containers; image pulls and
 // their errors (ErrImagePull) beyond the start delay; admission (a pod
 // that does not fit the node is run anyway — the scheduler decides),
 // eviction under pressure and pressure conditions other than False; the

@@ -90,6 +90,7 @@ func (p *probe) record(pass bool, t time.Time) {
 type container struct {
 	name, image string
 	init        bool
+	sidecar     bool // an init container with restartPolicy Always
 	b           behaviour
 	phase       ctrPhase
 	reason, msg string    // while waiting
@@ -102,6 +103,7 @@ type container struct {
 	runs        int32
 	ready       bool
 	started     bool
+	everStarted bool // a sidecar's started once: the next init container may run
 	readiness   probe
 	liveness    probe
 	startup     probe
@@ -180,8 +182,8 @@ func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, po
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		c := &container{name: spec.Name, image: spec.Image, init: init, b: b, reason: reasonPodInit}
-		if !init {
+		c := &container{name: spec.Name, image: spec.Image, init: init, sidecar: isSidecar(spec, init), b: b, reason: reasonPodInit}
+		if !init || c.sidecar {
 			c.readiness.spec, c.liveness.spec, c.startup.spec = spec.ReadinessProbe, spec.LivenessProbe, spec.StartupProbe
 			if len(pod.Spec.InitContainers) == 0 {
 				c.reason = reasonCreating
@@ -316,7 +318,7 @@ func (s *podState) start(c *container, t time.Time) {
 	}
 	c.ready, c.started = false, c.startup.spec == nil
 	c.readiness.next, c.liveness.next, c.startup.next = time.Time{}, time.Time{}, time.Time{}
-	if c.init {
+	if c.init && !c.sidecar {
 		return
 	}
 	if c.started {
@@ -329,6 +331,7 @@ func (s *podState) start(c *container, t time.Time) {
 // armProbes starts the readiness and liveness workers of a started
 // container; one without a readiness probe is ready at once.
 func (s *podState) armProbes(c *container, t time.Time) {
+	c.everStarted = true
 	c.readiness.arm(c.startedAt, t)
 	c.liveness.arm(c.startedAt, t)
 	if c.readiness.spec == nil {
@@ -420,6 +423,8 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 // policy says.
 func (s *podState) restarts(c *container, code int32) bool {
 	switch {
+	case c.sidecar:
+		return true
 	case s.policy == api.RestartPolicyNever:
 		return false
 	case c.init || s.policy == api.RestartPolicyOnFailure:
@@ -457,7 +462,7 @@ func (s *podState) progress(t time.Time) {
 	}
 	initDone := true
 	for _, c := range s.init {
-		if c.succeeded() {
+		if c.succeeded() || c.sidecar && c.everStarted {
 			continue
 		}
 		initDone = false
@@ -474,6 +479,16 @@ func (s *podState) progress(t time.Time) {
 		}
 	}
 	s.phase = s.computePhase()
+	if s.terminal() { // the app containers are done: the sidecars are stopped
+		for _, c := range s.init {
+			switch {
+			case c.phase == running:
+				s.kill(c, t, 0, reasonCompleted, "")
+			case c.phase == waiting:
+				c.startAt = time.Time{}
+			}
+		}
+	}
 }
 
 // computePhase is the kubelet's getPhase (pkg/kubelet/kubelet_pods.go)
@@ -481,7 +496,7 @@ func (s *podState) progress(t time.Time) {
 func (s *podState) computePhase() api.PodPhase {
 	for _, c := range s.init {
 		switch {
-		case c.succeeded():
+		case c.succeeded(), c.sidecar && c.everStarted:
 			continue
 		case c.phase == terminated && s.policy == api.RestartPolicyNever:
 			return api.PodFailed

@@ -139,6 +139,7 @@ func TestMatch(t *testing.T) {
 		{Match{Kind: InitContainer}, false, false},
 		{Match{Kind: InitContainer}, true, true},
 		{Match{Kind: AppContainer}, true, false},
+		{Match{Kind: SidecarContainer}, true, false},
 	} {
 		if got := tc.m.matches(p, c, tc.init); got != tc.want {
 			t.Errorf("%+v init=%v: %v, want %v", tc.m, tc.init, got, tc.want)
@@ -444,5 +445,47 @@ func TestComputePhase(t *testing.T) {
 		if got := s.computePhase(); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A native sidecar (an init container with restartPolicy Always) starts
+// in order, lets the next init container run once started, keeps running
+// and restarting whatever the pod's policy, counts for readiness, and is
+// stopped when the app containers are done.
+func TestSidecar(t *testing.T) {
+	always := api.ContainerRestartPolicy("Always")
+	p := testPod(api.RestartPolicyNever, map[string]string{AnnotationRunFor + ".proxy": "30s", AnnotationExitCode + ".proxy": "1", AnnotationRunFor + ".c": "20s"})
+	p.Spec.InitContainers = []api.Container{
+		{Name: "proxy", Image: "envoy", RestartPolicy: &always, ReadinessProbe: probeSpec(2, 10, 1, 3)},
+		{Name: "migrate", Image: "busybox"},
+	}
+	s := admit(t, p)
+	// proxy: created 0-1, runs from 1, ready at 3; migrate: 1-2, runs 2-3;
+	// c: 3-4, runs 4-24; proxy exits 31 with 1 and restarts at once.
+	s.advance(at(2))
+	if s.init[0].phase != running || s.init[1].phase != running || s.app[0].phase != waiting {
+		t.Fatalf("at 2s: proxy %d migrate %d c %d", s.init[0].phase, s.init[1].phase, s.app[0].phase)
+	}
+	st := s.status(p, at(2))
+	if condStatus(st, api.PodInitialized) != api.ConditionFalse || st.InitContainerStatuses[0].Started == nil || !*st.InitContainerStatuses[0].Started {
+		t.Fatalf("at 2s: %+v", st)
+	}
+	s.advance(at(4))
+	st = s.status(p, at(4))
+	if st.Phase != api.PodRunning || condStatus(st, api.PodInitialized) != api.ConditionTrue || condStatus(st, api.PodReady) != api.ConditionTrue {
+		t.Fatalf("at 4s: %+v", st)
+	}
+	s.advance(at(24))
+	if s.phase != api.PodSucceeded || s.init[0].phase != terminated || s.init[0].term.ExitCode != 0 {
+		t.Fatalf("at 24s: phase %s proxy %d %+v", s.phase, s.init[0].phase, s.init[0].term)
+	}
+
+	// A crashing sidecar under Never restarts.
+	p = testPod(api.RestartPolicyNever, map[string]string{AnnotationExitCode + ".proxy": "1", AnnotationRunFor + ".c": "forever"})
+	p.Spec.InitContainers = []api.Container{{Name: "proxy", Image: "envoy", RestartPolicy: &always}}
+	s = admit(t, p)
+	s.advance(at(60))
+	if s.phase != api.PodRunning || s.init[0].restarts() < 2 || s.app[0].phase != running {
+		t.Fatalf("crashing sidecar: phase %s restarts %d", s.phase, s.init[0].restarts())
 	}
 }

@@ -100,7 +100,16 @@ const (
 	InitContainer ContainerKind = "init"
 	// AppContainer matches spec.containers only.
 	AppContainer ContainerKind = "app"
+	// SidecarContainer matches init containers with restartPolicy
+	// Always only (native sidecars); InitContainer does not.
+	SidecarContainer ContainerKind = "sidecar"
 )
+
+// isSidecar reports whether init container c is a sidecar: an init
+// container with restartPolicy Always, which keeps running.
+func isSidecar(c *api.Container, init bool) bool {
+	return init && c.RestartPolicy != nil && *c.RestartPolicy == "Always"
+}
 
 // Match selects the containers a Stage applies to. Every non-empty field
 // must match; the zero Match matches every container.
@@ -148,9 +157,11 @@ func (m Match) matches(pod *api.Pod, c *api.Container, init bool) bool {
 	}
 	switch m.Kind {
 	case InitContainer:
-		return init
+		return init && !isSidecar(c, init)
 	case AppContainer:
 		return !init
+	case SidecarContainer:
+		return isSidecar(c, init)
 	}
 	return true
 }
@@ -178,11 +189,12 @@ type Stage struct {
 }
 
 // DefaultStages make the manifests of the seeds behave as on a real
-// cluster: creating a container takes one second; init containers
-// complete with exit code 0 after one second; app containers of a pod
-// whose restartPolicy is OnFailure or Never (a Job's pod) complete with
-// exit code 0 after five seconds; other containers run until stopped;
-// every probe passes; a stopped container uses its whole grace period.
+// cluster: creating a container takes one second; init containers (not
+// sidecars) complete with exit code 0 after one second; app containers
+// of a pod whose restartPolicy is OnFailure or Never (a Job's pod)
+// complete with exit code 0 after five seconds; other containers run
+// until stopped; every probe passes; a stopped container uses its whole
+// grace period.
 func DefaultStages() []Stage {
 	return []Stage{
 		{Name: "create", Start: &Delay{Duration: time.Second}},

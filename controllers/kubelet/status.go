@@ -49,8 +49,11 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 	}
 	var notInit, notReady []string
 	for _, c := range s.init {
-		if !c.succeeded() {
+		if !c.succeeded() && !(c.sidecar && c.everStarted) {
 			notInit = append(notInit, c.name)
+		}
+		if c.sidecar && !c.ready {
+			notReady = append(notReady, c.name) // a sidecar's readiness counts
 		}
 		st.InitContainerStatuses = append(st.InitContainerStatuses, c.status(s))
 	}
@@ -156,7 +159,7 @@ func (c *container) status(s *podState) api.ContainerStatus {
 		t := *c.last
 		cs.LastTerminationState.Terminated = &t
 	}
-	if !c.init {
+	if !c.init || c.sidecar {
 		started := c.phase == running && c.started
 		cs.Started = &started
 	}
