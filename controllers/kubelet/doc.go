@@ -127,7 +127,8 @@
 // Readiness, Liveness and Startup probes answer as a function of the time
 // since it started (ProbeOutcome). Every matching stage applies, in order;
 // a Delay's jitter is drawn once per container from a source seeded by
-// Options.Seed. DefaultStages make the seeds' manifests behave as on a
+// Options.Seed. ParseStages reads stages from a YAML or JSON stage file.
+// DefaultStages make the seeds' manifests behave as on a
 // real cluster: creation takes 1 s; init containers (not sidecars) exit
 // 0 after 1 s; app containers of an OnFailure or Never pod (a Job's) exit
 // 0 after 5 s; every other container runs until stopped; probes pass.

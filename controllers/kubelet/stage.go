@@ -47,9 +47,9 @@ const (
 // Duration plus a uniform random part of [0, Jitter).
 type Delay struct {
 	// Duration is the fixed part.
-	Duration time.Duration
+	Duration time.Duration `json:"duration"`
 	// Jitter bounds the random part; zero adds none.
-	Jitter time.Duration
+	Jitter time.Duration `json:"jitter"`
 }
 
 func (d Delay) draw(rng *rand.Rand) time.Duration {
@@ -62,23 +62,23 @@ func (d Delay) draw(rng *rand.Rand) time.Duration {
 // Exit says how a container's process ends on its own.
 type Exit struct {
 	// Never makes the container run until it is stopped (a server).
-	Never bool
+	Never bool `json:"never,omitempty"`
 	// After is how long the process runs.
-	After Delay
+	After Delay `json:"after"`
 	// Code is its exit code: 0 succeeds, anything else fails.
-	Code int32
+	Code int32 `json:"code,omitempty"`
 }
 
 // ProbeOutcome says what a simulated probe answers, as a function of the
 // time since the container started. The zero value passes always.
 type ProbeOutcome struct {
 	// Never makes every probe fail.
-	Never bool
+	Never bool `json:"never,omitempty"`
 	// PassAfter makes probes fail until this long after the start.
-	PassAfter time.Duration
+	PassAfter time.Duration `json:"passAfter,omitempty"`
 	// FailAfter, when positive, makes probes fail from this long after
 	// the start on.
-	FailAfter time.Duration
+	FailAfter time.Duration `json:"failAfter,omitempty"`
 }
 
 // passes reports the probe's answer elapsed after the container started.
@@ -115,18 +115,18 @@ func isSidecar(c *api.Container, init bool) bool {
 // must match; the zero Match matches every container.
 type Match struct {
 	// Labels the pod must carry, with these values.
-	Labels map[string]string
+	Labels map[string]string `json:"labels,omitempty"`
 	// Annotations the pod must carry, with these values.
-	Annotations map[string]string
+	Annotations map[string]string `json:"annotations,omitempty"`
 	// RestartPolicies, when set, must include the pod's.
-	RestartPolicies []api.RestartPolicy
+	RestartPolicies []api.RestartPolicy `json:"restartPolicies,omitempty"`
 	// OwnerKinds, when set, must include the kind of the pod's controller
 	// ("Job", "ReplicaSet"); "" stands for a pod without one.
-	OwnerKinds []string
+	OwnerKinds []string `json:"ownerKinds,omitempty"`
 	// Containers, when set, must include the container's name.
-	Containers []string
-	// Kind restricts the match to init or app containers.
-	Kind ContainerKind
+	Containers []string `json:"containers,omitempty"`
+	// Kind restricts the match to init, sidecar or app containers.
+	Kind ContainerKind `json:"kind,omitempty"`
 }
 
 func (m Match) matches(pod *api.Pod, c *api.Container, init bool) bool {
@@ -172,20 +172,22 @@ func (m Match) matches(pod *api.Pod, c *api.Container, init bool) bool {
 // field by field; a pod's annotations apply last.
 type Stage struct {
 	// Name identifies the stage in documentation and errors.
-	Name string
+	Name string `json:"name,omitempty"`
 	// Match selects the containers.
-	Match Match
+	Match Match `json:"match,omitzero"`
 	// Start is how long creating the container takes before its first
 	// run (pulling the image, creating the sandbox).
-	Start *Delay
+	Start *Delay `json:"start,omitempty"`
 	// Exit is how its process ends on its own.
-	Exit *Exit
+	Exit *Exit `json:"exit,omitempty"`
 	// Stop is how long it takes to exit once asked to stop; a
 	// container that takes longer than the grace period is killed.
-	Stop *Delay
+	Stop *Delay `json:"stop,omitempty"`
 	// Readiness, Liveness and Startup are what its probes answer; a
 	// probe only runs when the container's spec declares it.
-	Readiness, Liveness, Startup *ProbeOutcome
+	Readiness *ProbeOutcome `json:"readiness,omitempty"`
+	Liveness  *ProbeOutcome `json:"liveness,omitempty"`
+	Startup   *ProbeOutcome `json:"startup,omitempty"`
 }
 
 // DefaultStages make the manifests of the seeds behave as on a real

@@ -153,6 +153,9 @@ func (k *Kubelet) syncStatic(ctx context.Context, key string, now time.Time) err
 			about = mirror
 		}
 		k.record(about, sp.st)
+		if sp.st.terminal() {
+			k.releaseIP(sp.st)
+		}
 		if sp.removed && sp.st.done {
 			k.releaseIP(sp.st)
 			delete(k.static, key)
