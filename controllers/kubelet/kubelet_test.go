@@ -556,3 +556,60 @@ func TestSeedManifest(t *testing.T) {
 		}
 	})
 }
+
+// Two nodes: each kubelet runs only the pods bound to it, with IPs from
+// its own pod CIDR; a hostNetwork pod gets its node's IP.
+func TestTwoNodes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{PodCIDR: "10.244.1.0/24", InternalIP: "192.168.0.11"})
+		k2, err := kubelet.New(e.c, kubelet.Options{NodeName: "n2", PodCIDR: "10.244.2.0/24", InternalIP: "192.168.0.12"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(e.ctx)
+		done := make(chan error)
+		go func() { done <- k2.Run(ctx) }()
+		defer func() { cancel(); <-done }()
+		e.run(newPod("a", "", nil))
+		host := newPod("h", "", nil)
+		host.Spec.HostNetwork = true
+		e.run(host)
+		for _, name := range []string{"b", "c"} {
+			p := newPod(name, "", nil, api.Container{Name: "c", Image: "nginx"})
+			p.Namespace = "default"
+			if _, err := e.c.Pods().Create(e.ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.c.Bind(e.ctx, "default", name, "n2"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.sleepTo(2 * time.Second)
+		for name, want := range map[string][2]string{
+			"a": {"10.244.1.2", "192.168.0.11"},
+			"h": {"192.168.0.11", "192.168.0.11"},
+			"b": {"10.244.2.2", "192.168.0.12"},
+			"c": {"10.244.2.3", "192.168.0.12"},
+		} {
+			p := e.pod(name)
+			if p.Status.PodIP != want[0] || p.Status.HostIP != want[1] || !api.IsPodReady(p) {
+				t.Errorf("%s: podIP %s hostIP %s ready %v, want %v", name, p.Status.PodIP, p.Status.HostIP, api.IsPodReady(p), want)
+			}
+		}
+		// n2 dies: its pods stay as they were; n1's keep being served.
+		k2.Stop()
+		if _, err := e.c.Pods().DeleteWith(e.ctx, "default/b", cluster.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.c.Pods().DeleteWith(e.ctx, "default/a", cluster.DeleteOptions{GracePeriodSeconds: new(int64(1))}); err != nil {
+			t.Fatal(err)
+		}
+		e.sleepTo(time.Minute)
+		if p := e.pod("b"); p.DeletionTimestamp == nil {
+			t.Error("b: not terminating")
+		}
+		if _, _, err := e.c.Pods().Get(e.ctx, "default/a"); !errors.Is(err, source.ErrNotFound) {
+			t.Errorf("a: %v", err)
+		}
+	})
+}
