@@ -613,3 +613,47 @@ func TestTwoNodes(t *testing.T) {
 		}
 	})
 }
+
+// A kubelet on an existing Node takes it over (a restarted kubelet):
+// it keeps its spec, takes its pod CIDR, and marks it Ready again.
+func TestTakeOverNode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		c, err := cluster.New(ctx, cluster.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := &api.Node{}
+		n.Name = "n1"
+		n.Spec.PodCIDR = "10.99.0.0/24"
+		n.Spec.Unschedulable = true
+		n.Status.Conditions = []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionUnknown}}
+		if _, err := c.Nodes().Create(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		k, err := kubelet.New(c, kubelet.Options{NodeName: "n1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error)
+		go func() { done <- k.Run(ctx) }()
+		defer func() { cancel(); <-done }()
+		synctest.Wait()
+		if _, err := c.Pods().Create(ctx, newPod("a", "", nil, api.Container{Name: "c", Image: "nginx"})); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Bind(ctx, "default", "a", "n1"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		n, _, _ = c.Nodes().Get(ctx, "n1")
+		if ready, _ := n.Status.GetCondition(api.NodeReady); ready.Status != api.ConditionTrue || !n.Spec.Unschedulable {
+			t.Fatalf("node %+v", n)
+		}
+		p, _, _ := c.Pods().Get(ctx, "default/a")
+		if p.Status.PodIP != "10.99.0.2" {
+			t.Fatalf("pod IP %q, want one of the node's CIDR", p.Status.PodIP)
+		}
+	})
+}

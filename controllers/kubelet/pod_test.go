@@ -489,3 +489,34 @@ func TestSidecar(t *testing.T) {
 		t.Fatalf("crashing sidecar: phase %s restarts %d", s.phase, s.init[0].restarts())
 	}
 }
+
+// Readiness gates: Ready waits for the gate's condition, which others
+// write (pkg/kubelet/status generatePodReadyCondition).
+func TestReadinessGates(t *testing.T) {
+	p := testPod(api.RestartPolicyAlways, nil)
+	p.Spec.ReadinessGates = []api.PodReadinessGate{{ConditionType: "example.com/lb"}}
+	s := admit(t, p)
+	s.advance(at(1))
+	ready := func() api.PodCondition {
+		for _, c := range s.status(p, at(1)).Conditions {
+			if c.Type == api.PodReady {
+				return c
+			}
+		}
+		return api.PodCondition{}
+	}
+	if c := ready(); c.Status != api.ConditionFalse || c.Reason != reasonGatesReady || c.Message != `corresponding condition of pod readiness gate "example.com/lb" does not exist.` {
+		t.Fatalf("no gate condition: %+v", c)
+	}
+	p.Status.Conditions = append(p.Status.Conditions, api.PodCondition{Type: "example.com/lb", Status: api.ConditionFalse})
+	if c := ready(); c.Status != api.ConditionFalse || c.Message != `the status of pod readiness gate "example.com/lb" is not "True", but False` {
+		t.Fatalf("gate False: %+v", c)
+	}
+	p.Status.Conditions[len(p.Status.Conditions)-1].Status = api.ConditionTrue
+	if c := ready(); c.Status != api.ConditionTrue {
+		t.Fatalf("gate True: %+v", c)
+	}
+	if st := s.status(p, at(1)); condStatus(st, "example.com/lb") != api.ConditionTrue {
+		t.Error("the gate's condition was dropped")
+	}
+}
