@@ -1,0 +1,178 @@
+// Package kubelet is a simulated kubelet: one Kubelet per node registers
+// its Node, heartbeats, and runs the pods bound to it on a simulated
+// container runtime, so that the control plane's controllers see pods
+// go Pending → Running → Ready, complete, crash-loop, fail probes and
+// terminate as on a real cluster, in testing/synctest virtual time.
+//
+// # Why controllers/kubelet
+//
+// The package lives beside the controllers rather than in a sim/ tree:
+// the design's table puts the node side (scheduler, kubelet simulation,
+// proxy) under controllers/, the controlplane package wires it with the
+// others, and it obeys the same rules as a controller — it reads through
+// an informer, writes only through the cluster store, takes time from
+// the time package and owns its goroutines in Run. What is simulated is
+// the container runtime behind it, and that is what its Stages describe;
+// a sim/ directory would hold this one package and separate it from the
+// components it is tested with.
+//
+// # Usage
+//
+//	k, err := kubelet.New(c, kubelet.Options{NodeName: "node-1"})
+//	go k.Run(ctx)     // registers node-1, heartbeats, runs its pods
+//	k.Stop()          // the node dies: no status, no lease, no pod updates
+//	k.Start()         // it comes back
+//
+// A Kubelet has an informer of its own over the pods selected on the
+// server side by spec.nodeName=<node> (a kubelet is a process of its own
+// on its node, and watches only its pods, as the seed describes), not a
+// shared informer of the controller manager's factory.
+//
+// # Node
+//
+// Run first registers the Node (tryRegisterWithAPIServer): labels
+// kubernetes.io/hostname, os and arch plus Options.Labels, the
+// registration taints, spec.podCIDR, and a status with capacity (cpu 4,
+// memory 16Gi, ephemeral-storage 100Gi, pods 110 unless set), allocatable
+// (capacity minus the default hard eviction thresholds), InternalIP and
+// Hostname addresses, the kubelet port, nodeInfo, and the conditions
+// MemoryPressure, DiskPressure, PIDPressure False and Ready True
+// (KubeletReady, "kubelet is posting ready status"). An existing Node is
+// taken over. The status is posted again every StatusUpdateFrequency (10
+// s, the seed's nodeStatusUpdateFrequency): lastHeartbeatTime moves,
+// lastTransitionTime only when a condition changes — from the Unknown the
+// node lifecycle controller writes while the kubelet is silent, say. The
+// Lease kube-node-lease/<node> (holder the node, leaseDurationSeconds 40,
+// owned by the Node) is renewed every quarter of its duration, 10 s. A
+// deleted Node is not registered again, as the kubelet does not.
+//
+// # Pods
+//
+// A pod bound to the node is admitted when first seen: it gets a pod IP
+// (the lowest free address of the node's spec.podCIDR, else
+// Options.PodCIDR, from .2; a hostNetwork pod the node's IP), startTime,
+// and its containers, which are simulated: init containers one after the
+// other, each to completion, then all app containers. The kubelet writes
+// the status (conditions PodScheduled, Initialized, ContainersReady,
+// Ready with the kubelet's reasons and messages — ContainersNotInitialized,
+// ContainersNotReady, ReadinessGatesNotReady, PodCompleted; container
+// statuses with state waiting/running/terminated, lastState, ready,
+// started, restartCount, exit code; the phase from kubelet_pods.go's
+// getPhase) whenever it changes, with the cached pod's resourceVersion as
+// precondition; a conflict waits for the newer pod to arrive.
+//
+// Restarts follow spec.restartPolicy: Always restarts every exit,
+// OnFailure non-zero exits, Never none (an init container restarts on
+// failure unless the policy is Never, when its failure fails the pod).
+// A native sidecar — an init container with restartPolicy Always — lets
+// the next init container start once it has started (its startup probe
+// passed), keeps running and restarting whatever the pod's policy, counts
+// for ContainersReady, and is stopped once the app containers are done.
+// A restart waits the kubelet's crash-loop back-off: the first is
+// immediate, each later one waits 10 s doubling up to 5 min after the
+// exit (client-go's flowcontrol.Backoff as kuberuntime's doBackOff drives
+// it), the container Waiting in CrashLoopBackOff meanwhile; a run of more
+// than 10 min since the last restart resets it. activeDeadlineSeconds
+// kills the pod: Failed, reason DeadlineExceeded.
+//
+// Probes come from the container's spec, with the API's defaults (period
+// 10 s, successThreshold 1, failureThreshold 3): each probe runs from
+// start+initialDelaySeconds every periodSeconds; a startup probe holds
+// the other two back until it passes and kills the container after
+// failureThreshold failures; liveness kills it after failureThreshold
+// failures in a row (exit code 137, restarted per policy with the
+// back-off); readiness turns the container ready after successThreshold
+// successes and unready after failureThreshold failures. A container
+// without a readiness probe is ready once started. What each probe
+// answers is simulated (below).
+//
+// Deletion: when the pod's deletionTimestamp appears, containers stop
+// within the deletion grace period (deletionGracePeriodSeconds, else
+// terminationGracePeriodSeconds) — by default a container drains for the
+// whole period and exits 0; one with a shorter stop delay exits then,
+// one with a longer one is killed at the deadline with 137 — and no
+// container starts again. Then the kubelet writes the final status and
+// deletes the pod with grace period 0 and its uid as precondition, so it
+// is gone from the API. A pod that disappears from the API (deleted with
+// grace 0) is dropped at once.
+//
+// Events go to Options.Recorder, with the kubelet's reasons: Pulled
+// ("already present on machine"), Created and Started on every start,
+// Killing on a stop or a probe kill, Unhealthy (Warning) on every failed
+// probe, BackOff (Warning) when a restart waits.
+//
+// # Static pods
+//
+// Every StaticPodPath manifest (files not starting with ".", read at
+// start and every FileCheckFrequency, 20 s) runs as the kubelet's file
+// source makes it: named <name>-<node>, namespace default unless set, its
+// uid and kubernetes.io/config.hash from the manifest and node,
+// config.source "file". It runs whatever the API server does. It is
+// mirrored into the API as a mirror pod (annotation
+// kubernetes.io/config.mirror = the hash, owned by the Node) carrying its
+// status; a mirror pod that is deleted, stale or left without a static
+// pod is deleted with grace 0, and re-created while its static pod runs —
+// deleting the mirror never stops the static pod. A changed manifest
+// replaces the pod; a removed one terminates it with its grace period,
+// then its mirror is deleted.
+//
+// # The simulated runtime: stages and annotations
+//
+// What a container does is described, in the style of KWOK's stages, by
+// Options.Stages: each Stage matches containers (by the pod's labels,
+// annotations, restartPolicy, controller kind; the container's name; init,
+// sidecar or app) and sets some of: Start (how long creating the container takes
+// before its first run), Exit (runs forever, or exits after a Delay with
+// a Code), Stop (how long it takes to exit once asked), and what its
+// Readiness, Liveness and Startup probes answer as a function of the time
+// since it started (ProbeOutcome). Every matching stage applies, in order;
+// a Delay's jitter is drawn once per container from a source seeded by
+// Options.Seed. ParseStages reads stages from a YAML or JSON stage file.
+// DefaultStages make the seeds' manifests behave as on a
+// real cluster: creation takes 1 s; init containers (not sidecars) exit
+// 0 after 1 s; app containers of an OnFailure or Never pod (a Job's) exit
+// 0 after 5 s; every other container runs until stopped; probes pass.
+//
+// A pod's annotations apply last; each may end in ".<container>" to apply
+// to one container only (which wins over the pod-wide form):
+//
+//	sim.ctrlkit.io/exit-code: "1"     exit with 1 (after 1 s, unless run-for says otherwise)
+//	sim.ctrlkit.io/run-for: 30s       exit after 30 s; "forever" never exits on its own
+//	sim.ctrlkit.io/start-after: 5s    creating the container takes 5 s
+//	sim.ctrlkit.io/stop-after: 2s     exit 2 s after being asked to stop
+//	sim.ctrlkit.io/ready: never       the readiness probe never passes ("20s": passes from 20 s)
+//	sim.ctrlkit.io/live-for: 30s      the liveness probe fails from 30 s after each start ("0s": at once)
+//	sim.ctrlkit.io/started: never     the startup probe never passes ("20s": passes from 20 s)
+//
+// So a pod that fails: exit-code "1" with restartPolicy Never; one that
+// crash-loops: exit-code "1" with Always or OnFailure; one that never
+// becomes ready: ready "never" on a container with a readinessProbe; one
+// killed by its liveness probe: live-for on a container with a
+// livenessProbe. Probe annotations act only on probes the spec declares,
+// as a kubelet only runs those. A malformed annotation is logged and
+// ignored.
+//
+// # Stop and Start
+//
+// Stop makes the node die for the control plane: no node status, no
+// lease, no pod status, no deletions (a pod deleted meanwhile stays
+// Terminating, as on an unreachable node). The simulated containers keep
+// their timelines: Start posts status and renews the lease at once and
+// catches every pod up with what happened while the kubelet was silent.
+//
+// # Left out
+//
+// Deliberately not simulated: the events about image pulls and sandboxes
+// (Pulling, FailedCreatePodSandBox); the PodReadyToStartContainers condition;
+// the stop order of sidecars after app containers on deletion (all stop
+// together); lifecycle hooks, in-place resize, ephemeral containers; image pulls and
+// their errors (ErrImagePull) beyond the start delay; admission (a pod
+// that does not fit the node is run anyway — the scheduler decides),
+// eviction under pressure and pressure conditions other than False; the
+// node status report frequency of 5 min with leases (the kubelet posts
+// every 10 s here, as the seed describes); jitter in the back-off and
+// probe timing; probes' timeoutSeconds and per-probe
+// terminationGracePeriodSeconds; QoS classes; volumes; manifest URLs as a
+// static pod source; the kube-node-lease namespace's creation by
+// kube-apiserver (the kubelet creates it when missing).
+package kubelet

@@ -1,0 +1,394 @@
+package kubelet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/events"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// retryAfter is how soon a failed write is tried again.
+const retryAfter = time.Second
+
+// Kubelet simulates one node's kubelet over a cluster. Create it with
+// New and run it with Run; Stop and Start may be called from any
+// goroutine, before or during Run.
+type Kubelet struct {
+	c    *cluster.Cluster
+	opts Options
+	log  *slog.Logger
+	pods *informer.Informer[*api.Pod]
+
+	mu    sync.Mutex          // guards the fields below
+	dead  bool                // Stop was called and Start not since
+	epoch int                 // counts Starts; the loop resyncs when it changes
+	dirty map[string]struct{} // pod keys the informer changed
+	wake  chan struct{}       // capacity 1: the loop has something to look at
+
+	// Owned by the loop.
+	ips        *ipam
+	rng        *rand.Rand
+	machineID  string
+	bootID     string
+	registered bool
+	nodeUID    api.UID
+	states     map[string]*podState
+	deleted    map[string]bool // terminated pods whose final delete succeeded
+	static     map[string]*staticPod
+	nextStatus time.Time
+	nextLease  time.Time
+	nextStatic time.Time
+	retry      time.Time // earliest retry of a failed write; zero: none
+}
+
+// New returns a Kubelet for node opts.NodeName over c. It watches only
+// the pods bound to its node (field selector spec.nodeName=<node>, as the
+// kubelet's own watch) through an informer of its own, not a shared one:
+// a kubelet is a process of its own on its node. New starts nothing.
+func New(c *cluster.Cluster, opts Options) (*Kubelet, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	lw, err := c.Pods().Select(cluster.SelectOptions{FieldSelector: "spec.nodeName=" + opts.NodeName})
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
+	inf, err := informer.New[*api.Pod](lw, api.Key[*api.Pod], informer.Options[*api.Pod]{Name: "kubelet-pods-" + opts.NodeName, Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
+	ips, err := newIPAM(opts.PodCIDR)
+	if err != nil {
+		return nil, err
+	}
+	k := &Kubelet{
+		c:         c,
+		opts:      opts,
+		log:       opts.Logger.With("node", opts.NodeName),
+		pods:      inf,
+		dirty:     map[string]struct{}{},
+		wake:      make(chan struct{}, 1),
+		ips:       ips,
+		rng:       rand.New(rand.NewPCG(opts.Seed, 0x6b75626c)),
+		machineID: fmt.Sprintf("%032x", fnvHash(opts.NodeName)),
+		states:    map[string]*podState{},
+		deleted:   map[string]bool{},
+		static:    map[string]*staticPod{},
+	}
+	k.bootID = k.machineID
+	mark := func(p *api.Pod) { k.markDirty(api.Key(p)) }
+	_, err = inf.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
+		AddFunc:    func(p *api.Pod, _ bool) { mark(p) },
+		UpdateFunc: func(_, p *api.Pod) { mark(p) },
+		DeleteFunc: func(p *api.Pod, _ bool) { mark(p) },
+	}, informer.HandlerOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
+	return k, nil
+}
+
+// NodeName returns the name of the kubelet's node.
+func (k *Kubelet) NodeName() string { return k.opts.NodeName }
+
+func (k *Kubelet) markDirty(key string) {
+	k.mu.Lock()
+	k.dirty[key] = struct{}{}
+	k.mu.Unlock()
+	k.poke()
+}
+
+func (k *Kubelet) poke() {
+	select {
+	case k.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Stop makes the node die: from now on the kubelet posts no status,
+// renews no lease, and neither runs nor reports pods. The simulated
+// containers keep their timelines; Start catches up with them.
+func (k *Kubelet) Stop() {
+	k.mu.Lock()
+	k.dead = true
+	k.mu.Unlock()
+	k.poke()
+}
+
+// Start brings a stopped node back: the kubelet posts its status and
+// renews its lease at once, then resumes its schedule, and syncs every
+// pod it knows. On a running kubelet it does nothing.
+func (k *Kubelet) Start() {
+	k.mu.Lock()
+	if k.dead {
+		k.dead = false
+		k.epoch++
+	}
+	k.mu.Unlock()
+	k.poke()
+}
+
+// Run registers the node and runs the kubelet until ctx ends; it returns
+// ctx's error after every goroutine it started has exited. Call it once.
+func (k *Kubelet) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { _ = k.pods.Run(ctx) })
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	epoch := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-k.wake:
+		case <-timer.C:
+		}
+		k.mu.Lock()
+		dead, e, dirty := k.dead, k.epoch, k.dirty
+		if !dead {
+			k.dirty = map[string]struct{}{}
+		}
+		k.mu.Unlock()
+		if dead {
+			timer.Stop()
+			continue
+		}
+		now := time.Now()
+		if e != epoch {
+			epoch = e
+			k.nextStatus, k.nextLease, k.nextStatic = time.Time{}, time.Time{}, time.Time{}
+			for key := range k.pods.Lister().All() {
+				dirty[key] = struct{}{}
+			}
+		}
+		next := k.tick(ctx, now, dirty)
+		timer.Stop()
+		if !next.IsZero() {
+			timer.Reset(max(next.Sub(now), 0))
+		}
+	}
+}
+
+// tick does everything due at now and returns when to look again.
+func (k *Kubelet) tick(ctx context.Context, now time.Time, dirty map[string]struct{}) time.Time {
+	if !k.retry.IsZero() && !k.retry.After(now) {
+		k.retry = time.Time{}
+	}
+	fail := func(err error) {
+		k.log.Warn("kubelet: write failed", "err", err)
+		if k.retry.IsZero() {
+			k.retry = now.Add(retryAfter)
+		}
+	}
+	if !k.registered {
+		if err := k.register(ctx, now); err != nil {
+			fail(err)
+		} else {
+			k.nextStatus = now.Add(k.opts.StatusUpdateFrequency)
+		}
+	}
+	if k.registered && (k.nextStatus.IsZero() || due(k.nextStatus, now)) {
+		if err := k.postStatus(ctx, now); err != nil {
+			fail(err)
+		}
+		k.nextStatus = now.Add(k.opts.StatusUpdateFrequency)
+	}
+	if k.nextLease.IsZero() || due(k.nextLease, now) {
+		if err := k.renewLease(ctx, now); err != nil {
+			fail(err)
+		}
+		k.nextLease = now.Add(k.opts.LeaseDuration / 4)
+	}
+	if k.opts.StaticPodPath != "" && (k.nextStatic.IsZero() || due(k.nextStatic, now)) {
+		if err := k.readStatic(now); err != nil {
+			k.log.Warn("kubelet: static pods", "err", err)
+		}
+		k.nextStatic = now.Add(k.opts.FileCheckFrequency)
+	}
+	for key, s := range k.states {
+		if due(s.next(), now) {
+			dirty[key] = struct{}{}
+		}
+	}
+	for key := range dirty {
+		if err := k.syncPod(ctx, key, now); err != nil {
+			fail(err)
+			k.mu.Lock()
+			k.dirty[key] = struct{}{}
+			k.mu.Unlock()
+		}
+	}
+	for key := range k.static {
+		if err := k.syncStatic(ctx, key, now); err != nil {
+			fail(err)
+		}
+	}
+	next := k.retry
+	consider := func(t time.Time) {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	consider(k.nextStatus)
+	consider(k.nextLease)
+	if k.opts.StaticPodPath != "" {
+		consider(k.nextStatic)
+	}
+	for _, s := range k.states {
+		consider(s.next())
+	}
+	for _, sp := range k.static {
+		consider(sp.st.next())
+	}
+	return next
+}
+
+// syncPod brings the pod at key up to date at now: admits a new pod,
+// starts the termination of a deleted one, advances its containers,
+// writes its status, and deletes it for good once terminated.
+func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error {
+	pod, ok := k.pods.Lister().Get(key)
+	if _, static := k.static[key]; static || ok && isMirror(pod) {
+		return k.syncStatic(ctx, key, now)
+	}
+	s := k.states[key]
+	if !ok || (s != nil && s.uid != pod.UID) {
+		if s != nil { // gone from the API (or replaced): its containers are gone too
+			k.releaseIP(s)
+			delete(k.states, key)
+			delete(k.deleted, key)
+			s = nil
+		}
+		if !ok {
+			return nil
+		}
+	}
+	if s == nil {
+		if pod.DeletionTimestamp != nil || pod.Status.Phase == api.PodSucceeded || pod.Status.Phase == api.PodFailed {
+			// Nothing of it runs here: confirm a deletion, leave a terminal pod be.
+			if pod.DeletionTimestamp != nil {
+				return k.finalDelete(ctx, key, pod.UID)
+			}
+			return nil
+		}
+		var err error
+		s, err = k.admit(pod, now)
+		if err != nil {
+			k.log.Warn("kubelet: pod annotations", "pod", key, "err", err)
+		}
+		k.states[key] = s
+	}
+	if pod.DeletionTimestamp != nil {
+		s.terminate(now, gracePeriod(pod))
+	}
+	s.advance(now)
+	k.record(pod, s)
+	if s.terminal() {
+		k.releaseIP(s) // the sandbox is gone; the status keeps the address
+	}
+	if err := k.writeStatus(ctx, pod, s.status(pod, now)); err != nil {
+		return err
+	}
+	if s.done && !k.deleted[key] {
+		if err := k.finalDelete(ctx, key, pod.UID); err != nil {
+			return err
+		}
+		k.deleted[key] = true
+	}
+	return nil
+}
+
+// admit takes a new pod on at now: it gets an IP and its containers.
+func (k *Kubelet) admit(pod *api.Pod, now time.Time) (*podState, error) {
+	ip := ""
+	if !pod.Spec.HostNetwork {
+		var ok bool
+		if ip, ok = k.ips.allocate(); !ok {
+			k.log.Warn("kubelet: pod CIDR exhausted", "pod", api.Key(pod))
+		}
+	}
+	return newPodState(pod, now, k.opts.Stages, k.rng, ip, k.opts.InternalIP)
+}
+
+// record hands the events of s to the recorder, about pod.
+func (k *Kubelet) record(pod *api.Pod, s *podState) {
+	notes := s.notes
+	s.notes = nil
+	if k.opts.Recorder == nil {
+		return
+	}
+	ref := events.Ref{APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID)}
+	for _, n := range notes {
+		typ := events.Normal
+		if n.warning {
+			typ = events.Warning
+		}
+		k.opts.Recorder.Event(ref, typ, n.reason, n.message)
+	}
+}
+
+// releaseIP gives s's pod IP back, once.
+func (k *Kubelet) releaseIP(s *podState) {
+	if !s.ipReleased && s.podIP != "" {
+		k.ips.release(s.podIP)
+	}
+	s.ipReleased = true
+}
+
+// gracePeriod is the pod's deletion grace period.
+func gracePeriod(pod *api.Pod) time.Duration {
+	if g := pod.DeletionGracePeriodSeconds; g != nil {
+		return time.Duration(*g) * time.Second
+	}
+	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
+		return time.Duration(*g) * time.Second
+	}
+	return 30 * time.Second
+}
+
+// writeStatus writes st over pod's status unless it holds it already.
+// Its precondition is the cached pod's resourceVersion: a conflict means
+// a newer pod is on its way to the informer, which will sync it again.
+func (k *Kubelet) writeStatus(ctx context.Context, pod *api.Pod, st api.PodStatus) error {
+	if sameJSON(pod.Status, st) {
+		return nil
+	}
+	p := pod.DeepCopy()
+	p.Status = st
+	_, err := k.c.Pods().UpdateStatus(ctx, p)
+	if errors.Is(err, source.ErrConflict) || errors.Is(err, source.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("kubelet: update pod %s status: %w", api.Key(pod), err)
+	}
+	return nil
+}
+
+// finalDelete removes a terminated pod from the API server with grace
+// period 0, as the kubelet's status manager does once it may be deleted.
+func (k *Kubelet) finalDelete(ctx context.Context, key string, uid api.UID) error {
+	_, err := k.c.Pods().DeleteWith(ctx, key, cluster.DeleteOptions{GracePeriodSeconds: new(int64), Preconditions: cluster.Preconditions{UID: uid}})
+	if err != nil && !errors.Is(err, source.ErrNotFound) && !errors.Is(err, source.ErrConflict) {
+		return fmt.Errorf("kubelet: delete pod %s: %w", key, err)
+	}
+	return nil
+}
+
+// sameJSON compares as the API server does: by encoding.
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}

@@ -1,0 +1,574 @@
+package kubelet
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// This file is the pure core: what the simulated runtime and the kubelet's
+// pod workers do with one pod, as a function of explicit instants. It knows
+// nothing of goroutines, stores or clocks; the shell in kubelet.go calls
+// advance(now) and writes status(pod).
+
+type ctrPhase uint8
+
+const (
+	waiting ctrPhase = iota
+	running
+	terminated
+)
+
+// Exit codes and reasons the kubelet reports (kuberuntime: a SIGKILLed
+// process exits 128+9).
+const (
+	exitKilled       = 137
+	reasonCompleted  = "Completed"
+	reasonError      = "Error"
+	reasonCrashLoop  = "CrashLoopBackOff"
+	reasonCreating   = "ContainerCreating"
+	reasonPodInit    = "PodInitializing"
+	reasonDeadline   = "DeadlineExceeded"
+	reasonPodDone    = "PodCompleted"
+	reasonNotInit    = "ContainersNotInitialized"
+	reasonNotReady   = "ContainersNotReady"
+	reasonGatesReady = "ReadinessGatesNotReady"
+)
+
+// probe is one probe worker of a container (pkg/kubelet/prober/worker.go):
+// it runs every period from the container's start plus the initial delay
+// and flips its result after successThreshold successes or
+// failureThreshold failures in a row.
+type probe struct {
+	spec       *api.Probe
+	next       time.Time // zero: not armed
+	succ, fail int32
+}
+
+func (p *probe) period() time.Duration {
+	if p.spec.PeriodSeconds > 0 {
+		return time.Duration(p.spec.PeriodSeconds) * time.Second
+	}
+	return 10 * time.Second
+}
+
+func (p *probe) successThreshold() int32 { return max(p.spec.SuccessThreshold, 1) }
+
+func (p *probe) failureThreshold() int32 {
+	if p.spec.FailureThreshold > 0 {
+		return p.spec.FailureThreshold
+	}
+	return 3
+}
+
+// arm schedules the first probe of a container started at startedAt, not
+// before t.
+func (p *probe) arm(startedAt, t time.Time) {
+	if p.spec == nil {
+		return
+	}
+	first := startedAt.Add(time.Duration(p.spec.InitialDelaySeconds) * time.Second)
+	if first.Before(t) {
+		first = t
+	}
+	p.next, p.succ, p.fail = first, 0, 0
+}
+
+// record counts one answer and schedules the next probe.
+func (p *probe) record(pass bool, t time.Time) {
+	if pass {
+		p.succ, p.fail = p.succ+1, 0
+	} else {
+		p.succ, p.fail = 0, p.fail+1
+	}
+	p.next = t.Add(p.period())
+}
+
+// container is one simulated container of a pod.
+type container struct {
+	name, image string
+	init        bool
+	sidecar     bool // an init container with restartPolicy Always
+	b           behaviour
+	phase       ctrPhase
+	reason, msg string    // while waiting
+	startAt     time.Time // while waiting: when it starts; zero: not scheduled
+	startedAt   time.Time // while running
+	exitAt      time.Time // while running: when it exits on its own; zero: never
+	stopAt      time.Time // while running: when it exits after being asked to stop
+	term        *api.ContainerStateTerminated
+	last        *api.ContainerStateTerminated
+	runs        int32
+	ready       bool
+	started     bool
+	everStarted bool // a sidecar's started once: the next init container may run
+	readiness   probe
+	liveness    probe
+	startup     probe
+	back        backOff
+}
+
+func (c *container) restarts() int32 { return max(c.runs-1, 0) }
+
+func (c *container) succeeded() bool {
+	return c.phase == terminated && c.term.ExitCode == 0
+}
+
+// cond is one pod condition the kubelet owns, with its transition time.
+type cond struct {
+	status          api.ConditionStatus
+	reason, message string
+	since           time.Time
+}
+
+// podState is what the kubelet knows of one pod it runs.
+type podState struct {
+	name        string // namespace/name, for messages
+	uid         api.UID
+	policy      api.RestartPolicy
+	hostNetwork bool
+	init, app   []*container
+	admitted    time.Time
+	deadline    time.Time // activeDeadlineSeconds; zero: none
+	podIP       string
+	ipReleased  bool // the shell gave podIP back; the status keeps it
+	hostIP      string
+	phase       api.PodPhase // Succeeded and Failed are final
+	reason, msg string
+	terminating bool
+	graceUntil  time.Time
+	done        bool // terminating and every container has stopped
+	conds       map[api.PodConditionType]*cond
+	notes       []note // events not yet recorded; the shell drains them
+}
+
+// note is one event the kubelet records about the pod.
+type note struct {
+	warning         bool
+	reason, message string
+}
+
+func (s *podState) note(warning bool, reason, format string, args ...any) {
+	s.notes = append(s.notes, note{warning, reason, fmt.Sprintf(format, args...)})
+}
+
+// newPodState admits pod at now: it resolves each container's behaviour
+// from the stages and annotations and schedules the first container(s).
+// An annotation error is returned with the state, which uses the values
+// that did parse.
+func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, podIP, hostIP string) (*podState, error) {
+	s := &podState{
+		name:        api.Key(pod),
+		uid:         pod.UID,
+		policy:      pod.Spec.RestartPolicy,
+		hostNetwork: pod.Spec.HostNetwork,
+		admitted:    now,
+		podIP:       podIP,
+		hostIP:      hostIP,
+		phase:       api.PodPending,
+		conds:       map[api.PodConditionType]*cond{},
+	}
+	if s.policy == "" {
+		s.policy = api.RestartPolicyAlways
+	}
+	if d := pod.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
+		s.deadline = now.Add(time.Duration(*d) * time.Second)
+	}
+	var firstErr error
+	add := func(spec *api.Container, init bool) *container {
+		b, err := resolve(stages, pod, spec, init, rng)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		c := &container{name: spec.Name, image: spec.Image, init: init, sidecar: isSidecar(spec, init), b: b, reason: reasonPodInit}
+		if !init || c.sidecar {
+			c.readiness.spec, c.liveness.spec, c.startup.spec = spec.ReadinessProbe, spec.LivenessProbe, spec.StartupProbe
+			if len(pod.Spec.InitContainers) == 0 {
+				c.reason = reasonCreating
+			}
+		}
+		return c
+	}
+	for i := range pod.Spec.InitContainers {
+		s.init = append(s.init, add(&pod.Spec.InitContainers[i], true))
+	}
+	for i := range pod.Spec.Containers {
+		s.app = append(s.app, add(&pod.Spec.Containers[i], false))
+	}
+	s.progress(now)
+	return s, firstErr
+}
+
+func (s *podState) containers(yield func(*container) bool) {
+	for _, c := range s.init {
+		if !yield(c) {
+			return
+		}
+	}
+	for _, c := range s.app {
+		if !yield(c) {
+			return
+		}
+	}
+}
+
+func (s *podState) terminal() bool { return s.phase == api.PodSucceeded || s.phase == api.PodFailed }
+
+// next returns the instant of the pod's next event, zero if none is due.
+func (s *podState) next() time.Time {
+	var t time.Time
+	consider := func(u time.Time) {
+		if !u.IsZero() && (t.IsZero() || u.Before(t)) {
+			t = u
+		}
+	}
+	if s.done {
+		return t
+	}
+	for c := range s.containers {
+		switch c.phase {
+		case waiting:
+			consider(c.startAt)
+		case running:
+			consider(c.exitAt)
+			consider(c.stopAt)
+			consider(c.startup.next)
+			consider(c.liveness.next)
+			consider(c.readiness.next)
+		}
+	}
+	if !s.terminal() && !s.terminating {
+		consider(s.deadline)
+	}
+	if s.terminating {
+		consider(s.graceUntil)
+	}
+	return t
+}
+
+// advance applies every event due at or before now, in time order.
+func (s *podState) advance(now time.Time) {
+	for {
+		t := s.next()
+		if t.IsZero() || t.After(now) {
+			return
+		}
+		s.step(t)
+	}
+}
+
+func due(at, t time.Time) bool { return !at.IsZero() && !at.After(t) }
+
+// step applies the events due at t.
+func (s *podState) step(t time.Time) {
+	if !s.terminating && !s.terminal() && due(s.deadline, t) {
+		s.phase, s.reason, s.msg = api.PodFailed, reasonDeadline, "Pod was active on the node longer than the specified deadline"
+		for c := range s.containers {
+			switch c.phase {
+			case running:
+				s.kill(c, t, exitKilled, reasonError, "")
+			case waiting:
+				c.startAt = time.Time{}
+			}
+		}
+	}
+	for c := range s.containers {
+		if c.phase == waiting && due(c.startAt, t) {
+			s.start(c, t)
+		}
+		if c.phase != running {
+			continue
+		}
+		switch {
+		case due(c.stopAt, t):
+			s.kill(c, t, 0, reasonCompleted, "")
+		case due(c.exitAt, t):
+			reason := reasonCompleted
+			if c.b.exit.Code != 0 {
+				reason = reasonError
+			}
+			s.kill(c, t, c.b.exit.Code, reason, "")
+		default:
+			s.probe(c, t)
+		}
+	}
+	if s.terminating && due(s.graceUntil, t) {
+		for c := range s.containers {
+			if c.phase == running {
+				s.kill(c, t, exitKilled, reasonError, "")
+			}
+		}
+	}
+	s.progress(t)
+}
+
+// start runs container c at t.
+func (s *podState) start(c *container, t time.Time) {
+	c.phase, c.reason, c.msg, c.startAt = running, "", "", time.Time{}
+	c.runs++
+	s.note(false, "Pulled", "Container image %q already present on machine", c.image)
+	s.note(false, "Created", "Created container: %s", c.name)
+	s.note(false, "Started", "Started container %s", c.name)
+	c.startedAt = t
+	c.exitAt = time.Time{}
+	if !c.b.exit.Never {
+		c.exitAt = t.Add(c.b.exit.After.Duration)
+	}
+	c.ready, c.started = false, c.startup.spec == nil
+	c.readiness.next, c.liveness.next, c.startup.next = time.Time{}, time.Time{}, time.Time{}
+	if c.init && !c.sidecar {
+		return
+	}
+	if c.started {
+		s.armProbes(c, t)
+	} else {
+		c.startup.arm(t, t)
+	}
+}
+
+// armProbes starts the readiness and liveness workers of a started
+// container; one without a readiness probe is ready at once.
+func (s *podState) armProbes(c *container, t time.Time) {
+	c.everStarted = true
+	c.readiness.arm(c.startedAt, t)
+	c.liveness.arm(c.startedAt, t)
+	if c.readiness.spec == nil {
+		c.ready = true
+	}
+}
+
+// probe runs the container's probes due at t: startup first (it holds
+// the others back), then liveness, then readiness.
+func (s *podState) probe(c *container, t time.Time) {
+	elapsed := t.Sub(c.startedAt)
+	if !c.started && due(c.startup.next, t) {
+		c.startup.record(s.answer(c, "Startup", c.b.startup, elapsed), t)
+		switch {
+		case c.startup.succ >= 1:
+			c.started, c.startup.next = true, time.Time{}
+			s.armProbes(c, t)
+		case c.startup.fail >= c.startup.failureThreshold():
+			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed startup probe, will be restarted", c.name))
+			return
+		}
+	}
+	if !c.started {
+		return
+	}
+	if due(c.liveness.next, t) {
+		c.liveness.record(s.answer(c, "Liveness", c.b.liveness, elapsed), t)
+		if c.liveness.fail >= c.liveness.failureThreshold() {
+			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed liveness probe, will be restarted", c.name))
+			return
+		}
+	}
+	if due(c.readiness.next, t) {
+		c.readiness.record(s.answer(c, "Readiness", c.b.readiness, elapsed), t)
+		switch {
+		case !c.ready && c.readiness.succ >= c.readiness.successThreshold():
+			c.ready = true
+		case c.ready && c.readiness.fail >= c.readiness.failureThreshold():
+			c.ready = false
+		}
+	}
+}
+
+// answer is what the probe of kind answers elapsed after c started; a
+// failure is an Unhealthy event, as the prober records.
+func (s *podState) answer(c *container, kind string, o ProbeOutcome, elapsed time.Duration) bool {
+	pass := o.passes(elapsed)
+	if !pass {
+		s.note(true, "Unhealthy", "%s probe failed: simulated failure of container %s", kind, c.name)
+	}
+	return pass
+}
+
+// kill ends container c's run at t with code, and restarts it when the
+// pod's restart policy says so.
+func (s *podState) kill(c *container, t time.Time, code int32, reason, msg string) {
+	c.phase = terminated
+	c.term = &api.ContainerStateTerminated{
+		ExitCode:   code,
+		Reason:     reason,
+		Message:    msg,
+		StartedAt:  apiTime(c.startedAt),
+		FinishedAt: apiTime(t),
+	}
+	if msg != "" {
+		s.note(false, "Killing", "%s", msg)
+	}
+	c.ready, c.exitAt, c.stopAt = false, time.Time{}, time.Time{}
+	c.readiness.next, c.liveness.next, c.startup.next = time.Time{}, time.Time{}, time.Time{}
+	if s.terminating || s.terminal() || !s.restarts(c, code) {
+		return
+	}
+	wait := c.back.delay(t)
+	c.last, c.term = c.term, nil
+	c.phase, c.startAt = waiting, t.Add(wait)
+	c.reason, c.msg = "", ""
+	if wait > 0 {
+		c.reason = reasonCrashLoop
+		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name, s.name)
+		s.note(true, "BackOff", "Back-off restarting failed container %s in pod %s", c.name, s.name)
+	} else {
+		s.start(c, t)
+	}
+}
+
+// restarts reports whether a container that exited with code is run
+// again: init containers until they succeed unless the policy is Never
+// (an init container's Always means OnFailure), app containers as the
+// policy says.
+func (s *podState) restarts(c *container, code int32) bool {
+	switch {
+	case c.sidecar:
+		return true
+	case s.policy == api.RestartPolicyNever:
+		return false
+	case c.init || s.policy == api.RestartPolicyOnFailure:
+		return code != 0
+	}
+	return true
+}
+
+// progress moves the pod on after the events at t: the next init
+// container, the app containers once every init container succeeded, the
+// phase, and the end of a termination.
+func (s *podState) progress(t time.Time) {
+	if s.done {
+		return
+	}
+	if s.terminating {
+		for c := range s.containers {
+			if c.phase == running {
+				return
+			}
+		}
+		s.done = true
+		if !s.terminal() {
+			s.phase = api.PodSucceeded
+			for _, c := range s.app {
+				if !c.succeeded() {
+					s.phase = api.PodFailed
+				}
+			}
+		}
+		return
+	}
+	if s.terminal() {
+		return
+	}
+	initDone := true
+	for _, c := range s.init {
+		if c.succeeded() || c.sidecar && c.everStarted {
+			continue
+		}
+		initDone = false
+		if c.phase == waiting && c.startAt.IsZero() && c.runs == 0 {
+			c.startAt = t.Add(c.b.start)
+		}
+		break
+	}
+	if initDone {
+		for _, c := range s.app {
+			if c.phase == waiting && c.startAt.IsZero() && c.runs == 0 {
+				c.startAt, c.reason = t.Add(c.b.start), reasonCreating
+			}
+		}
+	}
+	s.phase = s.computePhase()
+	if s.terminal() { // the app containers are done: the sidecars are stopped
+		for _, c := range s.init {
+			switch {
+			case c.phase == running:
+				s.kill(c, t, 0, reasonCompleted, "")
+			case c.phase == waiting:
+				c.startAt = time.Time{}
+			}
+		}
+	}
+}
+
+// computePhase is the kubelet's getPhase (pkg/kubelet/kubelet_pods.go)
+// over the simulated containers.
+func (s *podState) computePhase() api.PodPhase {
+	for _, c := range s.init {
+		switch {
+		case c.succeeded(), c.sidecar && c.everStarted:
+			continue
+		case c.phase == terminated && s.policy == api.RestartPolicyNever:
+			return api.PodFailed
+		}
+		return api.PodPending
+	}
+	var run, wait, stopped, succeeded int
+	for _, c := range s.app {
+		switch {
+		case c.phase == running:
+			run++
+		case c.phase == terminated:
+			stopped++
+			if c.term.ExitCode == 0 {
+				succeeded++
+			}
+		case c.last != nil:
+			stopped++
+		default:
+			wait++
+		}
+	}
+	switch {
+	case wait > 0:
+		return api.PodPending
+	case run > 0:
+		return api.PodRunning
+	case stopped > 0:
+		switch {
+		case s.policy == api.RestartPolicyAlways:
+			return api.PodRunning
+		case stopped == succeeded:
+			return api.PodSucceeded
+		case s.policy == api.RestartPolicyNever:
+			return api.PodFailed
+		}
+		return api.PodRunning
+	}
+	return api.PodPending
+}
+
+// terminate begins the pod's graceful termination at t: running
+// containers get grace to stop (their own stop delay, if shorter), no
+// container starts any more.
+func (s *podState) terminate(t time.Time, grace time.Duration) {
+	if s.terminating {
+		if until := t.Add(grace); until.Before(s.graceUntil) {
+			s.graceUntil = until // a second delete may shorten the grace period
+		}
+		return
+	}
+	s.terminating, s.graceUntil = true, t.Add(grace)
+	for c := range s.containers {
+		switch c.phase {
+		case waiting:
+			c.startAt = time.Time{}
+		case running:
+			s.note(false, "Killing", "Stopping container %s", c.name)
+			c.stopAt = s.graceUntil // by default it drains until the end
+			if c.b.stopSet {
+				c.stopAt = t.Add(c.b.stop)
+				if c.stopAt.After(s.graceUntil) {
+					c.stopAt = time.Time{} // killed at graceUntil
+				}
+			}
+			if !c.exitAt.IsZero() && c.exitAt.Before(c.stopAt) {
+				c.stopAt = time.Time{} // it exits on its own first
+			}
+		}
+	}
+	s.progress(t)
+}
+
+// apiTime is t as the API stores it: whole seconds, UTC.
+func apiTime(t time.Time) api.Time { return api.NewTime(t.UTC().Truncate(time.Second)) }

@@ -1,0 +1,176 @@
+package kubelet
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// status returns the pod status the kubelet reports for s at now, as
+// generateAPIPodStatus does: the conditions the kubelet owns (Initialized,
+// ContainersReady, Ready) after those others own (PodScheduled,
+// DisruptionTarget, readiness gates), which are kept as pod holds them.
+func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
+	st := api.PodStatus{
+		Phase:             s.phase,
+		Reason:            s.reason,
+		Message:           s.msg,
+		NominatedNodeName: pod.Status.NominatedNodeName,
+		QOSClass:          pod.Status.QOSClass,
+		HostIP:            s.hostIP,
+		PodIP:             s.podIP,
+	}
+	if s.hostNetwork {
+		st.PodIP = s.hostIP
+	}
+	if st.HostIP != "" {
+		st.HostIPs = []api.HostIP{{IP: st.HostIP}}
+	}
+	if st.PodIP != "" {
+		st.PodIPs = []api.PodIP{{IP: st.PodIP}}
+	}
+	start := apiTime(s.admitted)
+	st.StartTime = &start
+	scheduled := false
+	for _, c := range pod.Status.Conditions {
+		scheduled = scheduled || c.Type == api.PodScheduled
+	}
+	if !scheduled { // a static pod, or one created bound: the kubelet says it is scheduled
+		st.Conditions = append(st.Conditions, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: start})
+	}
+	for _, c := range pod.Status.Conditions {
+		switch c.Type {
+		case api.PodInitialized, api.ContainersReady, api.PodReady:
+		default:
+			st.Conditions = append(st.Conditions, c)
+		}
+	}
+	var notInit, notReady []string
+	for _, c := range s.init {
+		if !c.succeeded() && !(c.sidecar && c.everStarted) {
+			notInit = append(notInit, c.name)
+		}
+		if c.sidecar && !c.ready {
+			notReady = append(notReady, c.name) // a sidecar's readiness counts
+		}
+		st.InitContainerStatuses = append(st.InitContainerStatuses, c.status(s))
+	}
+	for _, c := range s.app {
+		if !c.ready {
+			notReady = append(notReady, c.name)
+		}
+		st.ContainerStatuses = append(st.ContainerStatuses, c.status(s))
+	}
+	completed := s.phase == api.PodSucceeded
+	switch {
+	case completed:
+		s.setCond(api.PodInitialized, api.ConditionTrue, reasonPodDone, "", now)
+	case len(notInit) > 0:
+		s.setCond(api.PodInitialized, api.ConditionFalse, reasonNotInit, fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(notInit, " ")), now)
+	default:
+		s.setCond(api.PodInitialized, api.ConditionTrue, "", "", now)
+	}
+	switch {
+	case completed:
+		s.setCond(api.ContainersReady, api.ConditionFalse, reasonPodDone, "", now)
+		s.setCond(api.PodReady, api.ConditionFalse, reasonPodDone, "", now)
+	case len(notReady) > 0:
+		msg := fmt.Sprintf("containers with unready status: [%s]", strings.Join(notReady, " "))
+		s.setCond(api.ContainersReady, api.ConditionFalse, reasonNotReady, msg, now)
+		s.setCond(api.PodReady, api.ConditionFalse, reasonNotReady, msg, now)
+	default:
+		s.setCond(api.ContainersReady, api.ConditionTrue, "", "", now)
+		if msg := unreadyGates(pod); msg != "" {
+			s.setCond(api.PodReady, api.ConditionFalse, reasonGatesReady, msg, now)
+		} else {
+			s.setCond(api.PodReady, api.ConditionTrue, "", "", now)
+		}
+	}
+	for _, t := range []api.PodConditionType{api.PodInitialized, api.ContainersReady, api.PodReady} {
+		c := s.conds[t]
+		st.Conditions = append(st.Conditions, api.PodCondition{
+			Type:               t,
+			Status:             c.status,
+			LastTransitionTime: apiTime(c.since),
+			Reason:             c.reason,
+			Message:            c.message,
+		})
+	}
+	return st
+}
+
+// setCond records a kubelet-owned condition; its transition time moves
+// only when its status changes.
+func (s *podState) setCond(t api.PodConditionType, status api.ConditionStatus, reason, msg string, now time.Time) {
+	c, ok := s.conds[t]
+	if !ok || c.status != status {
+		c = &cond{since: now}
+		s.conds[t] = c
+	}
+	c.status, c.reason, c.message = status, reason, msg
+}
+
+// unreadyGates explains the first readiness gate whose condition is not
+// True (pkg/kubelet/status: generatePodReadyCondition), "" if none.
+func unreadyGates(pod *api.Pod) string {
+	for _, g := range pod.Spec.ReadinessGates {
+		found := false
+		for _, c := range pod.Status.Conditions {
+			if c.Type != g.ConditionType {
+				continue
+			}
+			found = true
+			if c.Status != api.ConditionTrue {
+				return fmt.Sprintf("the status of pod readiness gate %q is not \"True\", but %s", g.ConditionType, c.Status)
+			}
+		}
+		if !found {
+			return fmt.Sprintf("corresponding condition of pod readiness gate %q does not exist.", g.ConditionType)
+		}
+	}
+	return ""
+}
+
+// status reports container c as the kubelet does.
+func (c *container) status(s *podState) api.ContainerStatus {
+	cs := api.ContainerStatus{
+		Name:         c.name,
+		Image:        c.image,
+		ImageID:      "sim://" + c.image,
+		Ready:        c.ready,
+		RestartCount: c.restarts(),
+	}
+	if c.runs > 0 {
+		cs.ContainerID = c.id(s)
+	}
+	switch c.phase {
+	case waiting:
+		cs.State.Waiting = &api.ContainerStateWaiting{Reason: c.reason, Message: c.msg}
+	case running:
+		cs.State.Running = &api.ContainerStateRunning{StartedAt: apiTime(c.startedAt)}
+	case terminated:
+		t := *c.term
+		t.ContainerID = cs.ContainerID
+		cs.State.Terminated = &t
+	}
+	if c.last != nil {
+		t := *c.last
+		cs.LastTerminationState.Terminated = &t
+	}
+	if !c.init || c.sidecar {
+		started := c.phase == running && c.started
+		cs.Started = &started
+	}
+	return cs
+}
+
+// id is the simulated runtime's id of the container's current run.
+func (c *container) id(s *podState) string {
+	uid := string(s.uid)
+	if len(uid) > 8 {
+		uid = uid[:8]
+	}
+	return fmt.Sprintf("sim://%s-%s-%d", uid, c.name, c.runs)
+}
