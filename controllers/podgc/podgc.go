@@ -1,0 +1,182 @@
+package podgc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// The defaults, as kube-controller-manager's.
+const (
+	// DefaultTerminatedPodThreshold is --terminated-pod-gc-threshold.
+	DefaultTerminatedPodThreshold = 12500
+	// DefaultPeriod is gcCheckPeriod.
+	DefaultPeriod = 20 * time.Second
+	// DefaultQuarantine is how long a node must be missing before its
+	// pods are collected (quarantineTime).
+	DefaultQuarantine = 40 * time.Second
+)
+
+// ReasonDeletionByPodGC is the reason of the DisruptionTarget condition
+// set on a pod the collector deletes before it is terminal.
+const ReasonDeletionByPodGC = "DeletionByPodGC"
+
+// Options configures a Collector. The zero value is valid.
+type Options struct {
+	// TerminatedPodThreshold is how many terminated pods may remain.
+	// Default (0) DefaultTerminatedPodThreshold; negative disables the
+	// collection of terminated pods.
+	TerminatedPodThreshold int
+	// Period is the time between passes. Default DefaultPeriod.
+	Period time.Duration
+	// Quarantine is how long a node must be missing before its pods go.
+	// Default DefaultQuarantine.
+	Quarantine time.Duration
+	// Logger receives a record per deleted pod. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Collector is the pod garbage collector. Create it with New, run it with
+// Run.
+type Collector struct {
+	c     *cluster.Cluster
+	pods  *informer.Informer[*api.Pod]
+	nodes *informer.Informer[*api.Node]
+	opts  Options
+	// quarantined is when each missing node was first seen missing;
+	// Run's goroutine owns it.
+	quarantined map[string]time.Time
+}
+
+// New returns a Collector over c, with the shared informers "pods" and
+// "nodes" of f. It starts nothing: the caller starts f and calls Run.
+func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Collector, error) {
+	switch {
+	case c == nil:
+		return nil, errors.New("podgc: cluster is nil")
+	case f == nil:
+		return nil, errors.New("podgc: factory is nil")
+	case opts.Period < 0 || opts.Quarantine < 0:
+		return nil, fmt.Errorf("podgc: negative Period (%v) or Quarantine (%v)", opts.Period, opts.Quarantine)
+	}
+	if opts.TerminatedPodThreshold == 0 {
+		opts.TerminatedPodThreshold = DefaultTerminatedPodThreshold
+	}
+	if opts.Period == 0 {
+		opts.Period = DefaultPeriod
+	}
+	if opts.Quarantine == 0 {
+		opts.Quarantine = DefaultQuarantine
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	pods, err := informer.Shared(f, "pods", c.Pods(), api.Key[*api.Pod], informer.Options[*api.Pod]{})
+	if err != nil {
+		return nil, fmt.Errorf("podgc: %w", err)
+	}
+	nodes, err := informer.Shared(f, "nodes", c.Nodes(), api.Key[*api.Node], informer.Options[*api.Node]{})
+	if err != nil {
+		return nil, fmt.Errorf("podgc: %w", err)
+	}
+	return &Collector{c: c, pods: pods, nodes: nodes, opts: opts, quarantined: map[string]time.Time{}}, nil
+}
+
+// Run waits for the caches, then makes a pass every Options.Period until
+// ctx ends; it returns ctx.Err(). It starts no goroutine.
+func (g *Collector) Run(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("podgc: Run: context is nil")
+	}
+	if !informer.WaitForCacheSync(ctx, g.pods.HasSynced, g.nodes.HasSynced) {
+		return ctx.Err()
+	}
+	t := time.NewTimer(g.opts.Period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			g.pass(ctx)
+			t.Reset(g.opts.Period)
+		}
+	}
+}
+
+// pass decides and acts once.
+func (g *Collector) pass(ctx context.Context) {
+	now := time.Now()
+	pods := g.pods.Lister().List(nil)
+	nodes := g.nodes.Lister()
+	exists := func(name string) bool { _, ok := nodes.Get(name); return ok }
+	for n := range g.quarantined {
+		if exists(n) {
+			delete(g.quarantined, n)
+		}
+	}
+	d := Decide(pods, exists, g.quarantined, g.opts.TerminatedPodThreshold, g.opts.Quarantine, now)
+	for _, n := range d.Quarantine {
+		g.quarantined[n] = now
+	}
+	for _, n := range d.Confirm {
+		_, _, err := g.c.Nodes().Get(ctx, n)
+		switch {
+		case errors.Is(err, source.ErrNotFound):
+			for _, p := range OnNode(pods, n) {
+				d.Delete = append(d.Delete, Deletion{p, Orphaned})
+			}
+			delete(g.quarantined, n)
+		case err == nil:
+			delete(g.quarantined, n) // the cache was behind
+		default:
+			g.opts.Logger.Warn("podgc: cannot read node", "node", n, "err", err)
+		}
+	}
+	for _, del := range d.Delete {
+		g.delete(ctx, del)
+	}
+}
+
+// delete marks a pod that is not terminal Failed with a DisruptionTarget
+// condition, then deletes it with grace 0 and its UID as precondition.
+func (g *Collector) delete(ctx context.Context, del Deletion) {
+	p, key := del.Pod, api.Key(del.Pod)
+	if !terminal(p) {
+		cp := p.DeepCopy()
+		cp.Status.Phase = api.PodFailed
+		setCondition(&cp.Status, api.PodCondition{Type: "DisruptionTarget", Status: api.ConditionTrue,
+			Reason: ReasonDeletionByPodGC, Message: "PodGC: " + string(del.Reason), LastTransitionTime: api.NewTime(time.Now())})
+		if _, err := g.c.Pods().UpdateStatus(ctx, cp); err != nil && !errors.Is(err, source.ErrNotFound) {
+			g.opts.Logger.Warn("podgc: cannot mark pod failed; deleting it anyway", "pod", key, "err", err)
+		}
+	}
+	zero := int64(0)
+	_, err := g.c.Pods().DeleteWith(ctx, key, cluster.DeleteOptions{
+		GracePeriodSeconds: &zero, Preconditions: cluster.Preconditions{UID: p.UID}})
+	switch {
+	case err == nil:
+		g.opts.Logger.Info("podgc: deleted pod", "pod", key, "reason", string(del.Reason))
+	case errors.Is(err, source.ErrNotFound), errors.Is(err, source.ErrConflict):
+		// gone, or re-created under the same name: not ours to delete
+	default:
+		g.opts.Logger.Warn("podgc: cannot delete pod", "pod", key, "err", err)
+	}
+}
+
+func setCondition(s *api.PodStatus, c api.PodCondition) {
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == c.Type {
+			s.Conditions[i] = c
+			return
+		}
+	}
+	s.Conditions = append(s.Conditions, c)
+}
