@@ -96,10 +96,14 @@ func TestManageWhichToDelete(t *testing.T) {
 	}{
 		{"unscheduled first", 2, []*api.Pod{pod("ready", readySince(time.Hour)), pod("nowhere", unscheduled, pending), pod("ready2", readySince(time.Hour))}, []string{"nowhere"}},
 		{"pending then not ready", 1, []*api.Pod{pod("ready", readySince(time.Hour)), pod("starting"), pod("pending", pending)}, []string{"pending", "starting"}},
-		{"ready for less time first", 1, []*api.Pod{pod("old", readySince(10 * time.Hour)), pod("young", readySince(time.Minute))}, []string{"young"}},
+		{"ready for less time first", 1, []*api.Pod{pod("old", readySince(10*time.Hour)), pod("young", readySince(time.Minute))}, []string{"young"}},
 		{"deletion cost", 1, []*api.Pod{
-			pod("expensive", readySince(time.Hour), func(p *api.Pod) { p.Annotations = map[string]string{"controller.kubernetes.io/pod-deletion-cost": "100"} }),
-			pod("cheap", readySince(time.Hour), func(p *api.Pod) { p.Annotations = map[string]string{"controller.kubernetes.io/pod-deletion-cost": "-5"} }),
+			pod("expensive", readySince(time.Hour), func(p *api.Pod) {
+				p.Annotations = map[string]string{"controller.kubernetes.io/pod-deletion-cost": "100"}
+			}),
+			pod("cheap", readySince(time.Hour), func(p *api.Pod) {
+				p.Annotations = map[string]string{"controller.kubernetes.io/pod-deletion-cost": "-5"}
+			}),
 		}, []string{"cheap"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,13 +146,13 @@ func TestCalculateStatus(t *testing.T) {
 		{name: "empty", replicas: 0, want: api.ReplicaSetStatus{ObservedGeneration: 7}},
 		{name: "counts", replicas: 3, pods: []*api.Pod{pod("a", full, readySince(time.Minute)), pod("b", readySince(time.Minute)), pod("c", full)},
 			want: api.ReplicaSetStatus{Replicas: 3, FullyLabeledReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2, ObservedGeneration: 7}},
-		{name: "minReadySeconds not yet", replicas: 1, minReady: 30, pods: []*api.Pod{pod("a", readySince(10 * time.Second))},
+		{name: "minReadySeconds not yet", replicas: 1, minReady: 30, pods: []*api.Pod{pod("a", readySince(10*time.Second))},
 			want:        api.ReplicaSetStatus{Replicas: 1, ReadyReplicas: 1, ObservedGeneration: 7},
 			wantRecheck: 20*time.Second + time.Nanosecond},
-		{name: "minReadySeconds exactly: not yet", replicas: 1, minReady: 30, pods: []*api.Pod{pod("a", readySince(30 * time.Second))},
+		{name: "minReadySeconds exactly: not yet", replicas: 1, minReady: 30, pods: []*api.Pod{pod("a", readySince(30*time.Second))},
 			want:        api.ReplicaSetStatus{Replicas: 1, ReadyReplicas: 1, ObservedGeneration: 7},
 			wantRecheck: time.Nanosecond},
-		{name: "minReadySeconds passed", replicas: 2, minReady: 30, pods: []*api.Pod{pod("a", readySince(31 * time.Second)), pod("b", readySince(5 * time.Second))},
+		{name: "minReadySeconds passed", replicas: 2, minReady: 30, pods: []*api.Pod{pod("a", readySince(31*time.Second)), pod("b", readySince(5*time.Second))},
 			want:        api.ReplicaSetStatus{Replicas: 2, ReadyReplicas: 2, AvailableReplicas: 1, ObservedGeneration: 7},
 			wantRecheck: 25*time.Second + time.Nanosecond},
 		{name: "failed create sets the condition", replicas: 2, manageErr: failing,
