@@ -106,6 +106,7 @@ type manager[T api.Object] struct {
 	owners    *informer.Informer[T]
 	pods      *informer.Informer[*api.Pod]
 	podWriter source.Writer[*api.Pod] // the pod store, its writes recorded in podGate
+	podGate   *reconcile.Consistency[string]
 	ownerGate *reconcile.Consistency[string]
 	exp       *expectations.UIDTracking
 	ctl       *reconcile.Controller[string]
@@ -130,20 +131,19 @@ func newController[T api.Object](c *cluster.Cluster, f *informer.Factory, k kind
 	if m.exp, err = expectations.NewUIDTracking(expectations.Options{TTL: opts.ExpectationsTTL, Logger: m.log, Name: component}); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
-	podGate, err := reconcile.NewConsistency[string](m.pods, c.Pods())
-	if err != nil {
+	if m.podGate, err = reconcile.NewConsistency[string](m.pods, c.Pods()); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
 	if m.ownerGate, err = reconcile.NewConsistency[string](m.owners, k.store); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
-	if m.podWriter, err = reconcile.GatedWriter[*api.Pod](podGate, c.Pods(), api.Key[*api.Pod]); err != nil {
+	if m.podWriter, err = reconcile.GatedWriter[*api.Pod](m.podGate, c.Pods(), api.Key[*api.Pod]); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
 	if m.ctl, err = reconcile.New(component, reconcile.Func[string](m.sync), reconcile.Options[string]{
 		Workers:     opts.Workers,
 		Logger:      opts.Logger,
-		Consistency: []*reconcile.Consistency[string]{podGate, m.ownerGate},
+		Consistency: []*reconcile.Consistency[string]{m.podGate, m.ownerGate},
 	}); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
@@ -160,8 +160,10 @@ func newController[T api.Object](c *cluster.Cluster, f *informer.Factory, k kind
 // it changed.
 func (m *manager[T]) sync(ctx context.Context, key string) (reconcile.Result, error) {
 	owner, ok := m.owners.Lister().Get(key)
-	if !ok {
+	if !ok { // deleted: nothing to keep, nothing to wait for
 		m.exp.Delete(key)
+		m.podGate.Forget(key)
+		m.ownerGate.Forget(key)
 		return reconcile.Result{}, nil
 	}
 	sp, err := m.kind.spec(owner)

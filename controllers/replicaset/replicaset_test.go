@@ -265,3 +265,32 @@ func TestReplicationController(t *testing.T) {
 		require.Equal(t, 2, e.count("SuccessfulDelete"))
 	})
 }
+
+// An owner being deleted (here kept by the orphan finalizer, which no
+// garbage collector removes in this test) neither replaces pods nor
+// adopts orphans, but still reports its status.
+func TestOwnerBeingDeletedDoesNotManage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, envOptions{})
+		e.createRS(replicaSet("web", 2))
+		e.eventually("2 pods", func() bool { return e.settled("web", 2) })
+		_, err := e.c.ReplicaSets().DeleteWith(e.ctx, "default/web", cluster.DeleteOptions{PropagationPolicy: cluster.DeletePropagationOrphan})
+		require.NoError(t, err)
+		require.NotNil(t, e.getRS("web").DeletionTimestamp)
+
+		_, err = e.c.Pods().Delete(e.ctx, api.Key(e.pods("web")[0]), "")
+		require.NoError(t, err)
+		tmpl := template("web")
+		_, err = e.c.Pods().Create(e.ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "orphan", Namespace: "default", Labels: tmpl.Labels}, Spec: tmpl.Spec})
+		require.NoError(t, err)
+		e.eventually("status of 1", func() bool {
+			return e.getRS("web").Status.Replicas == 1 && len(e.pods("web")) == 2 // the survivor and the orphan
+		})
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		require.Equal(t, 2, e.count("SuccessfulCreate"), "no replacement")
+		p, _, err := e.c.Pods().Get(e.ctx, "default/orphan")
+		require.NoError(t, err)
+		require.Nil(t, p.ControllerRef(), "no adoption")
+	})
+}
