@@ -35,6 +35,12 @@ func TestScale(t *testing.T) {
 			require.True(t, strings.HasPrefix(p.Name, "web-"), "generateName")
 		}
 
+		// Settled: no status write, nothing, for as long as nothing changes.
+		rv := e.getRS("web").ResourceVersion
+		time.Sleep(10 * time.Minute)
+		synctest.Wait()
+		require.Equal(t, rv, e.getRS("web").ResourceVersion, "status written only on change")
+
 		e.scaleRS("web", 3)
 		e.eventually("3 pods", func() bool { return e.settled("web", 3) })
 		require.Equal(t, 7, e.count("SuccessfulDelete"))
