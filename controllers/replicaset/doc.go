@@ -47,7 +47,7 @@
 //     availableReplicas (ready for more than minReadySeconds),
 //     observedGeneration, and the ReplicaFailure condition (reason
 //     FailedCreate or FailedDelete, with the error) while creates or
-//     deletes fail, removed by a sync whose writes succeed. Write it with
+//     deletes fail, removed by the next sync without a failed write. Write it with
 //     UpdateStatus only if it changed.
 //  7. Requeue: an error retries with backoff; a sync that waited for
 //     expectations requeues at their expiry; a ready pod not yet available
