@@ -1,0 +1,315 @@
+package replicaset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
+	"github.com/ctrlkit/ctrlkit/events"
+	"github.com/ctrlkit/ctrlkit/expectations"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// DefaultWorkers is the default number of owners synced concurrently:
+// kube-controller-manager's --concurrent-replicaset-syncs.
+const DefaultWorkers = 5
+
+// Options configure New and NewReplicationManager. The zero value is
+// valid.
+type Options struct {
+	// Workers is the number of owners synced concurrently. Default
+	// DefaultWorkers; negative is an error.
+	Workers int
+	// BurstReplicas bounds the pods one sync creates or deletes.
+	// Default DefaultBurstReplicas (500); negative is an error.
+	BurstReplicas int
+	// ExpectationsTTL is how long a sync waits for the events of its
+	// own creates and deletes before it acts on its cache anyway.
+	// Default expectations.DefaultTTL (5 minutes); negative is an error.
+	ExpectationsTTL time.Duration
+	// Recorder receives the events kube-controller-manager records:
+	// SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete.
+	// Default: events.NewLog over Logger.
+	Recorder events.Recorder
+	// Logger receives the controller's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options) validate(component string) error {
+	switch {
+	case o.Workers < 0:
+		return fmt.Errorf("replicaset: Workers %d is negative", o.Workers)
+	case o.BurstReplicas < 0:
+		return fmt.Errorf("replicaset: BurstReplicas %d is negative", o.BurstReplicas)
+	case o.ExpectationsTTL < 0:
+		return fmt.Errorf("replicaset: ExpectationsTTL %v is negative", o.ExpectationsTTL)
+	}
+	if o.Workers == 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.BurstReplicas == 0 {
+		o.BurstReplicas = DefaultBurstReplicas
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Recorder == nil {
+		o.Recorder = events.NewLog(o.Logger, component)
+	}
+	return nil
+}
+
+// Controller is a replication manager: the ReplicaSet controller (New)
+// or the ReplicationController manager (NewReplicationManager). See the
+// package documentation.
+type Controller struct {
+	ctl *reconcile.Controller[string]
+}
+
+// New returns the ReplicaSet controller of cluster c over the shared
+// informers of f (named after the resources: "replicasets", "pods").
+// Start f after New, then Run.
+func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+	return newController(c, f, replicaSetKind(c), "replicaset-controller", opts)
+}
+
+// NewReplicationManager returns the ReplicationController manager of
+// cluster c over the shared informers of f ("replicationcontrollers",
+// "pods"): the same code as New, for the map-selector kind.
+func NewReplicationManager(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+	return newController(c, f, replicationControllerKind(c), "replication-controller", opts)
+}
+
+// Run syncs owners until ctx ends, once the informers have synced, and
+// returns after every worker has exited. The factory's informers are the
+// caller's: start them with f.Start.
+func (c *Controller) Run(ctx context.Context) error {
+	err := c.ctl.Run(ctx)
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return ctx.Err()
+	}
+	return err
+}
+
+// manager is the replication manager of one kind.
+type manager[T api.Object] struct {
+	kind      kind[T]
+	opts      Options
+	owners    *informer.Informer[T]
+	pods      *informer.Informer[*api.Pod]
+	podWriter source.Writer[*api.Pod] // the pod store, its writes recorded in podGate
+	podGate   *reconcile.Consistency[string]
+	ownerGate *reconcile.Consistency[string]
+	exp       *expectations.UIDTracking
+	ctl       *reconcile.Controller[string]
+	log       *slog.Logger
+}
+
+func newController[T api.Object](c *cluster.Cluster, f *informer.Factory, k kind[T], component string, opts Options) (*Controller, error) {
+	if c == nil || f == nil {
+		return nil, errors.New("replicaset: cluster and factory are required")
+	}
+	if err := opts.validate(component); err != nil {
+		return nil, err
+	}
+	m := &manager[T]{kind: k, opts: opts, log: opts.Logger.With("controller", component)}
+	var err error
+	if m.owners, err = informer.Shared(f, k.store.Resource(), source.ListWatcher[T](k.store), api.Key[T], informer.Options[T]{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
+	if m.pods, err = informer.Shared(f, c.Pods().Resource(), source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
+	if m.exp, err = expectations.NewUIDTracking(expectations.Options{TTL: opts.ExpectationsTTL, Logger: m.log, Name: component}); err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
+	if m.podGate, err = reconcile.NewConsistency[string](m.pods, c.Pods()); err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
+	if m.ownerGate, err = reconcile.NewConsistency[string](m.owners, k.store); err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
+	if m.podWriter, err = reconcile.GatedWriter[*api.Pod](m.podGate, c.Pods(), api.Key[*api.Pod]); err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
+	if m.ctl, err = reconcile.New(component, reconcile.Func[string](m.sync), reconcile.Options[string]{
+		Workers:     opts.Workers,
+		Logger:      opts.Logger,
+		Consistency: []*reconcile.Consistency[string]{m.podGate, m.ownerGate},
+	}); err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
+	if err := m.register(); err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
+	return &Controller{ctl: m.ctl}, nil
+}
+
+// sync is one reconcile of the owner under key: kube-controller-manager's
+// syncReplicaSet. It reads the owner and its pods from the informers,
+// adopts and releases pods, lets manage decide the creates and deletes
+// when the expectations allow, performs them, and writes the status if
+// it changed.
+func (m *manager[T]) sync(ctx context.Context, key string) (reconcile.Result, error) {
+	owner, ok := m.owners.Lister().Get(key)
+	if !ok { // deleted: nothing to keep, nothing to wait for
+		m.exp.Delete(key)
+		m.podGate.Forget(key)
+		m.ownerGate.Forget(key)
+		return reconcile.Result{}, nil
+	}
+	sp, err := m.kind.spec(owner)
+	if err != nil {
+		return reconcile.Result{}, reconcile.Terminal(fmt.Errorf("replicaset: %s %s: %w", m.kind.name, key, err))
+	}
+	meta := owner.GetObjectMeta()
+	wait, waiting := m.exp.Remaining(key)
+	needsSync := !waiting && meta.DeletionTimestamp == nil
+
+	var active []*api.Pod
+	nsPods := m.pods.Lister().Namespace(meta.Namespace).List(nil)
+	for _, p := range nsPods {
+		if isActive(p) {
+			active = append(active, p)
+		}
+	}
+	live := func(ctx context.Context) (api.Object, error) {
+		o, _, err := m.kind.store.Get(ctx, key)
+		return o, err
+	}
+	claimed, err := ctrlutil.NewClaimer(owner, sp.selector, live, m.podWriter).Claim(ctx, active)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+
+	now := time.Now()
+	var manageErr error
+	if needsSync {
+		create, del := manage(sp.replicas, claimed, m.relatedPods(owner, nsPods), m.opts.BurstReplicas, now)
+		switch {
+		case create > 0:
+			manageErr = m.createPods(ctx, key, owner, sp.template, create)
+		case len(del) > 0:
+			manageErr = m.deletePods(ctx, key, owner, del)
+		}
+	}
+
+	st, recheck := calculateStatus(m.kind.status(owner), sp, claimed, manageErr, now)
+	if !statusEqual(m.kind.status(owner), st) {
+		rv, err := m.kind.store.UpdateStatus(ctx, m.kind.withStatus(owner, st))
+		if err != nil {
+			return reconcile.Result{}, errors.Join(manageErr, fmt.Errorf("replicaset: update status of %s %s: %w", m.kind.name, key, err))
+		}
+		_ = m.ownerGate.WroteKey(key, key, rv)
+	}
+	if manageErr != nil {
+		return reconcile.Result{}, manageErr
+	}
+	var res reconcile.Result
+	if waiting {
+		res.RequeueAfter = wait
+	}
+	if recheck > 0 && (res.RequeueAfter == 0 || recheck < res.RequeueAfter) {
+		res.RequeueAfter = recheck
+	}
+	return res, nil
+}
+
+// createPods creates n pods from template in slow-start batches,
+// expecting their creations first and lowering the expectations by the
+// creates that failed or were skipped.
+func (m *manager[T]) createPods(ctx context.Context, key string, owner T, template *api.PodTemplateSpec, n int) error {
+	m.exp.ExpectCreations(key, n)
+	ref := eventRef(owner)
+	ok, err := ctrlutil.SlowStartBatch(n, 1, func() error {
+		pod := ctrlutil.PodFromTemplate(template, owner)
+		if _, err := m.podWriter.Create(ctx, pod); err != nil {
+			m.opts.Recorder.Eventf(ref, events.Warning, ReasonFailedCreate, "Error creating: %v", err)
+			return err
+		}
+		m.opts.Recorder.Eventf(ref, events.Normal, "SuccessfulCreate", "Created pod: %s", pod.Name)
+		return nil
+	})
+	if skipped := n - ok; skipped > 0 {
+		m.exp.LowerExpectations(key, skipped, 0)
+	}
+	if err != nil {
+		return fmt.Errorf("replicaset: create pods for %s %s: %w", m.kind.name, key, err)
+	}
+	return nil
+}
+
+// deletePods deletes pods concurrently, expecting their deletions by UID
+// first. A pod already gone counts as deleted and is no error.
+func (m *manager[T]) deletePods(ctx context.Context, key string, owner T, pods []*api.Pod) error {
+	uids := make([]string, len(pods))
+	for i, p := range pods {
+		uids[i] = string(p.UID)
+	}
+	m.exp.ExpectDeletions(key, uids)
+	ref := eventRef(owner)
+	errs := make([]error, len(pods))
+	var wg sync.WaitGroup
+	for i, p := range pods {
+		wg.Go(func() {
+			if _, err := m.podWriter.Delete(ctx, api.Key(p), ""); err != nil {
+				m.exp.DeletionObserved(key, string(p.UID)) // no event will come for it
+				if !errors.Is(err, source.ErrNotFound) {
+					m.opts.Recorder.Eventf(ref, events.Warning, ReasonFailedDelete, "Error deleting: %v", err)
+					errs[i] = err
+				}
+				return
+			}
+			m.opts.Recorder.Eventf(ref, events.Normal, "SuccessfulDelete", "Deleted pod: %s", p.Name)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("replicaset: delete pods of %s %s: %w", m.kind.name, key, err)
+	}
+	return nil
+}
+
+// relatedPods returns the pods of owner and of the owners that share its
+// controller (the ReplicaSets of one Deployment), which rank deletions
+// by how crowded their node is: kube-controller-manager's
+// getIndirectlyRelatedPods. An owner without a controller has none.
+func (m *manager[T]) relatedPods(owner T, nsPods []*api.Pod) []*api.Pod {
+	ref := owner.GetObjectMeta().ControllerRef()
+	if ref == nil {
+		return nil
+	}
+	var sels []api.Selector
+	for _, o := range m.owners.Lister().Namespace(owner.GetObjectMeta().Namespace).List(nil) {
+		if r := o.GetObjectMeta().ControllerRef(); r == nil || r.UID != ref.UID {
+			continue
+		}
+		if sp, err := m.kind.spec(o); err == nil {
+			sels = append(sels, sp.selector)
+		}
+	}
+	var out []*api.Pod
+	for _, p := range nsPods {
+		for _, s := range sels {
+			if s.Matches(p.Labels) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func eventRef(obj api.Object) events.Ref {
+	gvk := obj.GroupVersionKind()
+	m := obj.GetObjectMeta()
+	return events.Ref{APIVersion: gvk.APIVersion(), Kind: gvk.Kind, Namespace: m.Namespace, Name: m.Name, UID: string(m.UID)}
+}
