@@ -25,6 +25,14 @@
 // lists the rules); SlowStartBatch makes creates in doubling batches that
 // stop at the first failure.
 //
+// # Expectations
+//
+// PodExpectations wires expectations into a pod informer's handlers as
+// kube-controller-manager's controllers do: a creation is observed on the
+// pod's add (or its delete, if the add coalesced away), a deletion on its
+// deletionTimestamp or its delete, each exactly once per pod, deletions
+// tracked by UID.
+//
 // Everything here is a function of its arguments except Claim, which
 // writes; none of it starts a goroutine except SlowStartBatch, which waits
 // for the ones it starts.
