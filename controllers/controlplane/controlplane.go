@@ -47,7 +47,9 @@ type ControlPlane struct {
 }
 
 // runner is what Start runs.
-type runner interface{ Run(ctx context.Context) error }
+type runner interface {
+	Run(ctx context.Context) error
+}
 
 // Start builds the store and every component and runs them until ctx
 // ends or Stop is called.
