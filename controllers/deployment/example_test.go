@@ -70,6 +70,8 @@ func ExampleNew() {
 	if _, err := c.Deployments().Create(ctx, d); err != nil {
 		panic(err)
 	}
+	// An Example cannot run in a testing/synctest bubble: poll in real
+	// time, at most 500 × 10 ms.
 	for range 500 {
 		if rs, _, err := c.ReplicaSets().Get(ctx, "default/web-"+deployment.PodTemplateHash(&d.Spec.Template, nil)); err == nil {
 			fmt.Println("replicas", *rs.Spec.Replicas, "revision", rs.Annotations[deployment.RevisionAnnotation],

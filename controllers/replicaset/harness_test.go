@@ -206,7 +206,8 @@ func (l *laggingLW) Watch(ctx context.Context, opts source.WatchOptions) (<-chan
 	return out, nil
 }
 
-// eventually waits in virtual time, a second at a time, for cond.
+// eventually waits in virtual time (the tests run in testing/synctest
+// bubbles), a second at a time, for cond.
 func (e *env) eventually(what string, cond func() bool) {
 	e.t.Helper()
 	deadline := time.Now().Add(30 * time.Minute)

@@ -23,7 +23,8 @@ func pod(name, cpu string) *api.Pod {
 			Requests: api.ResourceList{api.ResourceCPU: api.MustParse(cpu), api.ResourceMemory: api.MustParse("1Gi")}}}}}}
 }
 
-// waitFor polls until cond holds (the example runs in real time).
+// waitFor polls until cond holds, for at most 10 s: an Example cannot run
+// in a testing/synctest bubble, so this one polls in real time.
 func waitFor(cond func() bool) {
 	for deadline := time.Now().Add(10 * time.Second); !cond() && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
