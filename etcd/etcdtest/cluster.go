@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"math/rand/v2"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,24 +110,60 @@ func New(tb testing.TB, opts Options) *Cluster {
 	return c
 }
 
+// startAttempts bounds how often Start picks new ports when one it chose
+// was taken before etcd bound it.
+const startAttempts = 5
+
 // Start starts a cluster and waits until every member is ready.
+//
+// The members listen on a loopback address of their own (a random one in
+// 127.0.0.0/8, not 127.0.0.1), so the ephemeral ports of other processes'
+// connections, which are bound to 127.0.0.1, never collide with them; if
+// a port is taken anyway between choosing and binding it, Start tries
+// again on new ports.
 func Start(opts Options) (*Cluster, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
+	var err error
+	for attempt := range startAttempts {
+		var c *Cluster
+		c, err = start(opts, attempt)
+		if err == nil {
+			return c, nil
+		}
+		if !addrInUse(err) {
+			return nil, err
+		}
+	}
+	return nil, err
+}
+
+// addrInUse reports whether err is a bind that found its port taken
+// (embed does not always wrap the syscall error, hence the text).
+func addrInUse(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
+}
+
+func start(opts Options, attempt int) (*Cluster, error) {
 	c := &Cluster{opts: opts}
-	ports, err := freePorts(2 * opts.Members)
+	host := loopbackHost()
+	ports, err := freePorts(host, 2*opts.Members)
 	if err != nil {
 		return nil, err
 	}
 	var initial []string
 	for i := range opts.Members {
 		name := fmt.Sprintf("m%d", i)
-		peer := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i])}
-		client := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])}
+		peer := url.URL{Scheme: "http", Host: net.JoinHostPort(host, strconv.Itoa(ports[2*i]))}
+		client := url.URL{Scheme: "http", Host: net.JoinHostPort(host, strconv.Itoa(ports[2*i+1]))}
 		cfg := embed.NewConfig()
 		cfg.Name = name
+		// A failed attempt may leave data behind; each starts afresh.
 		cfg.Dir = fmt.Sprintf("%s/%s", opts.Dir, name)
+		if attempt > 0 {
+			cfg.Dir = fmt.Sprintf("%s/%s.%d", opts.Dir, name, attempt)
+		}
 		cfg.ListenPeerUrls = []url.URL{peer}
 		cfg.AdvertisePeerUrls = []url.URL{peer}
 		cfg.ListenClientUrls = []url.URL{client}
@@ -164,10 +203,15 @@ func Start(opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-// freePorts reserves n loopback ports by listening on port 0 and closing
-// the listeners (another process may take one in between: rare enough
-// for tests).
-func freePorts(n int) ([]int, error) {
+// loopbackHost returns a random address in 127.0.0.0/8 other than
+// 127.0.0.1 (Linux routes the whole block to the loopback interface).
+func loopbackHost() string {
+	return fmt.Sprintf("127.%d.%d.%d", 1+rand.IntN(254), rand.IntN(256), 1+rand.IntN(254))
+}
+
+// freePorts reserves n ports on host by listening on port 0 and closing
+// the listeners; Start retries if one is taken before etcd binds it.
+func freePorts(host string, n int) ([]int, error) {
 	var lns []net.Listener
 	defer func() {
 		for _, ln := range lns {
@@ -176,9 +220,9 @@ func freePorts(n int) ([]int, error) {
 	}()
 	var ports []int
 	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
-			return nil, fmt.Errorf("etcdtest: reserve a port: %w", err)
+			return nil, fmt.Errorf("etcdtest: reserve a port on %s: %w", host, err)
 		}
 		lns = append(lns, ln)
 		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
@@ -260,7 +304,7 @@ func (c *Cluster) Close() {
 func (m *Member) Name() string { return m.name }
 
 // ClientURL returns the URL clients use to reach the member
-// (http://127.0.0.1:port). It stays the same across restarts.
+// (http://127.0.0.1:port, a proxy in front of the member). It stays the same across restarts.
 func (m *Member) ClientURL() string { return m.proxy.URL() }
 
 // Running reports whether the member is started.

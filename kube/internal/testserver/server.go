@@ -17,10 +17,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -87,10 +91,21 @@ func Start() (_ *Server, err error) {
 	return s, nil
 }
 
-func freePorts(n int) ([]int, error) {
+// etcdAttempts bounds how often startEtcd picks new ports when one it
+// chose was taken before etcd bound it.
+const etcdAttempts = 5
+
+// loopbackHost returns a random address in 127.0.0.0/8 other than
+// 127.0.0.1: the ephemeral ports of other processes' connections are
+// bound to 127.0.0.1, so they never collide with etcd's ports there.
+func loopbackHost() string {
+	return fmt.Sprintf("127.%d.%d.%d", 1+rand.IntN(254), rand.IntN(256), 1+rand.IntN(254))
+}
+
+func freePorts(host string, n int) ([]int, error) {
 	var ports []int
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
 			return nil, err
 		}
@@ -101,15 +116,27 @@ func freePorts(n int) ([]int, error) {
 }
 
 func (s *Server) startEtcd() error {
-	ports, err := freePorts(2)
+	var err error
+	for attempt := range etcdAttempts {
+		err = s.tryEtcd(attempt)
+		if err == nil || !(errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")) {
+			return err
+		}
+	}
+	return err
+}
+
+func (s *Server) tryEtcd(attempt int) error {
+	host := loopbackHost()
+	ports, err := freePorts(host, 2)
 	if err != nil {
 		return err
 	}
-	peer := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[0])}
-	client := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[1])}
+	peer := url.URL{Scheme: "http", Host: net.JoinHostPort(host, strconv.Itoa(ports[0]))}
+	client := url.URL{Scheme: "http", Host: net.JoinHostPort(host, strconv.Itoa(ports[1]))}
 	cfg := embed.NewConfig()
 	cfg.Name = "etcd"
-	cfg.Dir = s.dir + "/etcd"
+	cfg.Dir = fmt.Sprintf("%s/etcd.%d", s.dir, attempt)
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
 	cfg.InitialCluster = "etcd=" + peer.String()
