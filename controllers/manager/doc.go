@@ -1,0 +1,43 @@
+// Package manager is ctrlkit's kube-controller-manager: it runs a chosen
+// set of controllers over one cluster store, with one informer factory
+// they share, behind one leader election, and serves their health,
+// metrics and profiles over HTTP.
+//
+// # What New and Run do, in kube-controller-manager's order
+//
+//  1. New selects the controllers from Options.Controllers with the
+//     semantics of kcm's --controllers flag ("*" for every controller on
+//     by default, "foo" to add one, "-foo" to remove one; the names are
+//     kcm's, its old short names accepted as aliases) and builds each from
+//     its Descriptor, with its worker count (kcm's --concurrent-*-syncs
+//     defaults, overridden per name by Options.Workers) and an event
+//     recorder whose component is the controller's name. Building a
+//     controller registers its informers in the shared factory.
+//  2. Run starts the factory and waits for every cache to sync — on a
+//     standby replica too, so that a hand-over does not relist the world.
+//  3. Run campaigns through Options.Elector; when it leads, it starts
+//     every controller with a context that ends with the term.
+//  4. When the term ends, every controller is stopped and has returned
+//     before the term is resigned, so a successor's controllers do not
+//     start while this replica's still act. Run then returns
+//     ErrLeadershipLost: as kcm exits on a lost lease (and is restarted
+//     by its supervisor), a Manager leads at most once.
+//
+// Handler serves /healthz, /readyz (ready once the caches synced; the
+// body tells whether this replica leads), /metrics (a handler the
+// caller provides, such as the prometheus module's) and /debug/pprof/.
+//
+// # Which controllers
+//
+// Descriptors lists the controllers ctrlkit ships, and a caller appends
+// its own Descriptor to run an operator's controllers under the same
+// election and caches. The scheduler, the simulated kubelets and
+// kube-proxy are not controllers of the manager, as they are not in
+// Kubernetes: package controlplane runs them beside it.
+//
+// # Bad input
+//
+// A nil cluster or context, an unknown or duplicate name, a negative
+// worker count and a failing constructor are errors from New or Run,
+// never panics.
+package manager

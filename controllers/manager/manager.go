@@ -1,0 +1,374 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/eventsink"
+	"github.com/ctrlkit/ctrlkit/events"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/leader"
+)
+
+// ErrLeadershipLost is what Run returns when its term ended before ctx
+// did: the controllers were stopped, and the manager cannot lead again
+// (kube-controller-manager exits in this case and is restarted).
+var ErrLeadershipLost = errors.New("manager: leadership lost")
+
+// Runner is a controller as the manager runs it: Run returns once ctx
+// ends and every goroutine it started has exited.
+type Runner interface {
+	Run(ctx context.Context) error
+}
+
+// Context is what a Descriptor's New gets.
+type Context struct {
+	// Cluster is the store the controller reads and writes.
+	Cluster *cluster.Cluster
+	// Factory hands out the informers every controller shares.
+	Factory *informer.Factory
+	// Logger carries the attribute controller=<name>.
+	Logger *slog.Logger
+	// Recorder records the controller's events, as the component
+	// named after it.
+	Recorder events.Recorder
+	// Workers is the controller's worker count: Options.Workers for its
+	// name, or the Descriptor's default.
+	Workers int
+}
+
+// Descriptor describes a controller the manager can run.
+type Descriptor struct {
+	// Name is the controller's name in Options.Controllers, in logs
+	// and as the events' component.
+	Name string
+	// Aliases are other names Options.Controllers accepts for it.
+	Aliases []string
+	// DisabledByDefault leaves the controller out of "*": it runs only
+	// when named (kube-controller-manager's bootstrapsigner is one).
+	DisabledByDefault bool
+	// Workers is the default worker count; 0 lets the controller
+	// choose.
+	Workers int
+	// New builds the controller. It runs in manager.New, before any
+	// informer starts, so that the informers it registers are synced
+	// (on a standby replica too) before it leads.
+	New func(Context) (Runner, error)
+}
+
+// Options configure a Manager. The zero value runs every controller of
+// Descriptors, leading at once.
+type Options struct {
+	// Controllers selects the controllers as kube-controller-manager's
+	// --controllers flag does: "*" is every controller not disabled by
+	// default, "foo" enables foo, "-foo" disables it. Default {"*"}. An
+	// unknown name is an error.
+	Controllers []string
+	// Workers overrides the worker count per controller name.
+	Workers map[string]int
+	// Descriptors are the controllers known. Default Descriptors(); a
+	// caller adds its own with append(manager.Descriptors(), …).
+	Descriptors []Descriptor
+	// Elector elects the replica whose controllers act. Default: a
+	// leader.Memory of this manager alone, which leads at once. Give
+	// replicas one Memory (in one process) or an etcd.Elector.
+	Elector leader.Elector
+	// Factory is the informer factory the controllers share. Default: a
+	// new one. Run starts it.
+	Factory *informer.Factory
+	// Recorder returns the event recorder of the named controller.
+	// Default: an events.Broadcaster per controller writing Event
+	// objects into the cluster, run by Run.
+	Recorder func(controller string) events.Recorder
+	// Logger receives the manager's and controllers' logs. Default:
+	// discarded.
+	Logger *slog.Logger
+}
+
+// Manager runs a set of controllers over one cluster, one informer
+// factory and one leader election. See the package documentation.
+type Manager struct {
+	cluster *cluster.Cluster
+	opts    Options
+	factory *informer.Factory
+	logger  *slog.Logger
+	names   []string
+	runners []Runner
+	brokers []*events.Broadcaster
+	started atomic.Bool
+	synced  atomic.Bool
+	leading atomic.Bool
+}
+
+// New builds the selected controllers (registering their informers) but
+// starts nothing. It fails on an unknown or duplicate controller name, a
+// negative worker count, or a controller whose New fails.
+func New(c *cluster.Cluster, opts Options) (*Manager, error) {
+	if c == nil {
+		return nil, errors.New("manager: New: cluster is nil")
+	}
+	if opts.Descriptors == nil {
+		opts.Descriptors = Descriptors()
+	}
+	if opts.Controllers == nil {
+		opts.Controllers = []string{"*"}
+	}
+	if opts.Elector == nil {
+		opts.Elector = leader.NewMemory()
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	factory := opts.Factory
+	if factory == nil {
+		factory = informer.NewFactory(informer.FactoryOptions{Logger: logger})
+	}
+	enabled, err := Select(opts.Descriptors, opts.Controllers)
+	if err != nil {
+		return nil, err
+	}
+	for name, n := range opts.Workers {
+		if n < 0 {
+			return nil, fmt.Errorf("manager: Options.Workers[%q] is negative (%d)", name, n)
+		}
+		if _, ok := lookup(opts.Descriptors, name); !ok {
+			return nil, fmt.Errorf("manager: Options.Workers names unknown controller %q", name)
+		}
+	}
+	m := &Manager{cluster: c, opts: opts, factory: factory, logger: logger}
+	for _, d := range enabled {
+		workers := d.Workers
+		if n, ok := workersFor(opts.Workers, d); ok {
+			workers = n
+		}
+		var rec events.Recorder
+		if opts.Recorder != nil {
+			rec = opts.Recorder(d.Name)
+		} else {
+			b, err := events.NewBroadcaster(eventsink.New(c.Events()), events.Options{Component: d.Name})
+			if err != nil {
+				return nil, fmt.Errorf("manager: %s: events: %w", d.Name, err)
+			}
+			m.brokers = append(m.brokers, b)
+			rec = b
+		}
+		r, err := d.New(Context{Cluster: c, Factory: factory, Logger: logger.With("controller", d.Name), Recorder: rec, Workers: workers})
+		if err != nil {
+			return nil, fmt.Errorf("manager: %s: %w", d.Name, err)
+		}
+		if r == nil {
+			return nil, fmt.Errorf("manager: %s: New returned no controller", d.Name)
+		}
+		m.names = append(m.names, d.Name)
+		m.runners = append(m.runners, r)
+	}
+	return m, nil
+}
+
+func workersFor(w map[string]int, d Descriptor) (int, bool) {
+	if n, ok := w[d.Name]; ok {
+		return n, true
+	}
+	for _, a := range d.Aliases {
+		if n, ok := w[a]; ok {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+func lookup(ds []Descriptor, name string) (Descriptor, bool) {
+	for _, d := range ds {
+		if d.Name == name || slices.Contains(d.Aliases, name) {
+			return d, true
+		}
+	}
+	return Descriptor{}, false
+}
+
+// Select returns the descriptors a --controllers list enables, in the
+// order of ds. Entries are trimmed; an empty entry, an unknown name or
+// a descriptor list with a duplicate name is an error.
+func Select(ds []Descriptor, controllers []string) ([]Descriptor, error) {
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if d.Name == "" || d.New == nil {
+			return nil, fmt.Errorf("manager: descriptor %q needs a name and New", d.Name)
+		}
+		for _, n := range append([]string{d.Name}, d.Aliases...) {
+			if seen[n] {
+				return nil, fmt.Errorf("manager: two descriptors are named %q", n)
+			}
+			seen[n] = true
+		}
+	}
+	star := false
+	on, off := map[string]bool{}, map[string]bool{}
+	for _, raw := range controllers {
+		s := strings.TrimSpace(raw)
+		switch {
+		case s == "*":
+			star = true
+			continue
+		case s == "" || s == "-":
+			return nil, fmt.Errorf("manager: empty controller name in %q", strings.Join(controllers, ","))
+		}
+		neg := strings.HasPrefix(s, "-")
+		name := strings.TrimPrefix(s, "-")
+		d, ok := lookup(ds, name)
+		if !ok {
+			return nil, fmt.Errorf("manager: unknown controller %q (known: %s)", name, strings.Join(Names(ds), ", "))
+		}
+		if neg {
+			off[d.Name] = true
+		} else {
+			on[d.Name] = true
+		}
+	}
+	var out []Descriptor
+	for _, d := range ds {
+		if off[d.Name] {
+			continue
+		}
+		if on[d.Name] || (star && !d.DisabledByDefault) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// Names returns the names of ds, in order.
+func Names(ds []Descriptor) []string {
+	names := make([]string, len(ds))
+	for i, d := range ds {
+		names[i] = d.Name
+	}
+	return names
+}
+
+// Controllers returns the names of the controllers this manager runs, in
+// start order.
+func (m *Manager) Controllers() []string { return slices.Clone(m.names) }
+
+// Factory returns the informer factory the controllers share.
+func (m *Manager) Factory() *informer.Factory { return m.factory }
+
+// Synced reports whether every informer of the controllers has synced.
+func (m *Manager) Synced() bool { return m.synced.Load() }
+
+// Leading reports whether this manager's controllers are running.
+func (m *Manager) Leading() bool { return m.leading.Load() }
+
+// Run starts the informers (so a standby replica keeps warm caches),
+// waits until they have synced, campaigns for leadership and, once it
+// leads, runs every controller until ctx ends or the term does. It
+// returns nil when ctx ended, ErrLeadershipLost when the term ended
+// first, and the errors of controllers that stopped by themselves (one
+// stopping stops the others). Every controller has returned before Run
+// resigns its term, so another replica's controllers never start while
+// this one's still run (with a distributed elector, see package leader
+// on what that guarantees). Run may be called once.
+func (m *Manager) Run(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("manager: Run: context is nil")
+	}
+	if !m.started.CompareAndSwap(false, true) {
+		return errors.New("manager: Run called twice")
+	}
+	var bwg sync.WaitGroup
+	bctx, bcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer func() { bcancel(); bwg.Wait() }()
+	for _, b := range m.brokers {
+		bwg.Go(func() { _ = b.Run(bctx) })
+	}
+
+	m.factory.Start(ctx)
+	if !m.factory.WaitForCacheSync(ctx) {
+		return nil
+	}
+	m.synced.Store(true)
+	m.logger.Info("caches synced; campaigning", "controllers", len(m.runners))
+	term, err := m.opts.Elector.Campaign(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("manager: campaign: %w", err)
+	}
+	if term == nil {
+		return errors.New("manager: the elector returned no term")
+	}
+	m.logger.Info("leading; starting controllers", "controllers", m.names)
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-term.Done():
+			cancel()
+		case <-tctx.Done():
+		}
+	}()
+	m.leading.Store(true)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for i, r := range m.runners {
+		wg.Go(func() {
+			err := r.Run(tctx)
+			byItself := tctx.Err() == nil
+			if byItself && err == nil {
+				err = errors.New("stopped by itself")
+			}
+			if err != nil && !errors.Is(err, context.Canceled) {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("manager: %s: %w", m.names[i], err))
+				mu.Unlock()
+			}
+			if byItself {
+				// A controller that stops by itself stops them all.
+				m.logger.Error("controller stopped; stopping the others", "controller", m.names[i], "err", err)
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	cancel()
+	m.leading.Store(false)
+	// Resign only now that the controllers have stopped, with a
+	// context that outlives ctx (a graceful hand-over) but not the term.
+	lost := false
+	select {
+	case <-term.Done():
+		lost = true
+	default:
+	}
+	rctx, rcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer rcancel()
+	go func() {
+		select {
+		case <-term.Done():
+			rcancel()
+		case <-rctx.Done():
+		}
+	}()
+	if err := term.Resign(rctx); err != nil {
+		errs = append(errs, fmt.Errorf("manager: resign: %w", err))
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if lost && ctx.Err() == nil {
+		return ErrLeadershipLost
+	}
+	return nil
+}
