@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -137,14 +138,32 @@ func (l logRecorder) Eventf(regarding Ref, typ Type, reason, format string, args
 	l.Event(regarding, typ, reason, fmt.Sprintf(format, args...))
 }
 
-// newEvent builds the first occurrence of an event at now.
+// lastNano is the suffix of the last event name made in this process;
+// nameSuffix makes suffixes strictly increasing, so that two events about
+// one object recorded at the same instant — common in a testing/synctest
+// bubble, where time stands still — still get distinct names.
+var lastNano atomic.Int64
+
+func nameSuffix(now time.Time) int64 {
+	n := now.UnixNano()
+	for {
+		last := lastNano.Load()
+		next := max(n, last+1)
+		if lastNano.CompareAndSwap(last, next) {
+			return next
+		}
+	}
+}
+
+// newEvent builds the first occurrence of an event at now, named as
+// client-go names it: "<object>.<hex nanoseconds>".
 func newEvent(regarding Ref, typ Type, reason, message, component string, now time.Time) Event {
 	ns := regarding.Namespace
 	if ns == "" {
 		ns = "default"
 	}
 	return Event{
-		Name:      fmt.Sprintf("%s.%x", regarding.Name, now.UnixNano()),
+		Name:      fmt.Sprintf("%s.%x", regarding.Name, nameSuffix(now)),
 		Namespace: ns,
 		Regarding: regarding, Type: typ, Reason: reason, Message: message,
 		Component: component, Count: 1, First: now, Last: now,

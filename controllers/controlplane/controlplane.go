@@ -9,23 +9,31 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
-	"github.com/ctrlkit/ctrlkit/controllers/deployment"
-	"github.com/ctrlkit/ctrlkit/controllers/garbagecollector"
 	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
-	"github.com/ctrlkit/ctrlkit/controllers/podgc"
-	"github.com/ctrlkit/ctrlkit/controllers/replicaset"
+	"github.com/ctrlkit/ctrlkit/controllers/manager"
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/informer"
 )
 
 // Options configures a ControlPlane. The zero value runs one node in
-// memory.
+// memory with every controller.
 type Options struct {
 	// Nodes is how many simulated nodes to start (named node-1 …).
 	// Default 1; negative is an error.
 	Nodes int
+	// Zones spreads the nodes round-robin over this many zones
+	// (label topology.kubernetes.io/zone = zone-a, zone-b, …). Default
+	// 0: no zone label.
+	Zones int
 	// Cluster configures the store (backend, admission).
 	Cluster cluster.Options
+	// Manager configures the controller manager: which controllers,
+	// their workers, the leader election. Its Factory and Logger are
+	// set by Start.
+	Manager manager.Options
+	// Invariants are checked at every create and update of the store,
+	// before it is applied; see Invariant.
+	Invariants []Invariant
 	// Logger receives every component's logs. Default: discarded.
 	Logger *slog.Logger
 }
@@ -38,12 +46,16 @@ type ControlPlane struct {
 	Scheduler *scheduler.Scheduler
 	// Kubelets are the simulated nodes, in order.
 	Kubelets []*kubelet.Kubelet
+	// Manager runs the controllers.
+	Manager *manager.Manager
 
-	factory *informer.Factory
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	errs    []error // guarded by mu
+	factory  *informer.Factory
+	activity *activity
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	errs     []error     // guarded by mu
+	broken   []Violation // guarded by mu
 }
 
 // runner is what Start runs.
@@ -60,6 +72,9 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if opts.Nodes < 0 {
 		return nil, fmt.Errorf("controlplane: Options.Nodes is negative (%d)", opts.Nodes)
 	}
+	if opts.Zones < 0 {
+		return nil, fmt.Errorf("controlplane: Options.Zones is negative (%d)", opts.Zones)
+	}
 	if opts.Nodes == 0 {
 		opts.Nodes = 1
 	}
@@ -71,7 +86,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	cp := &ControlPlane{cancel: cancel}
 	fail := func(err error) (*ControlPlane, error) { cancel(); return nil, fmt.Errorf("controlplane: %w", err) }
 
-	c, err := cluster.New(ctx, opts.Cluster)
+	copts := opts.Cluster
+	if len(opts.Invariants) > 0 {
+		copts.Admission = append(append([]cluster.AdmissionFunc(nil), copts.Admission...), cp.checkInvariants(opts.Invariants))
+	}
+	c, err := cluster.New(ctx, copts)
 	if err != nil {
 		return fail(err)
 	}
@@ -79,8 +98,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	cp.factory = informer.NewFactory(informer.FactoryOptions{Logger: logger})
 	var runners []runner
 	for i := 1; i <= opts.Nodes; i++ {
-		k, err := kubelet.New(c, kubelet.Options{NodeName: fmt.Sprintf("node-%d", i), Logger: logger,
-			PodCIDR: fmt.Sprintf("10.244.%d.0/24", i)})
+		ko := kubelet.Options{NodeName: fmt.Sprintf("node-%d", i), Logger: logger, PodCIDR: fmt.Sprintf("10.244.%d.0/24", i)}
+		if opts.Zones > 0 {
+			ko.Labels = map[string]string{scheduler.ZoneLabel: fmt.Sprintf("zone-%c", 'a'+rune((i-1)%opts.Zones))}
+		}
+		k, err := kubelet.New(c, ko)
 		if err != nil {
 			return fail(err)
 		}
@@ -92,29 +114,16 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return fail(err)
 	}
 	runners = append(runners, cp.Scheduler)
-	rs, err := replicaset.New(c, cp.factory, replicaset.Options{Logger: logger})
-	if err != nil {
+	mopts := opts.Manager
+	mopts.Factory, mopts.Logger = cp.factory, logger
+	if cp.Manager, err = manager.New(c, mopts); err != nil {
 		return fail(err)
 	}
-	rc, err := replicaset.NewReplicationManager(c, cp.factory, replicaset.Options{Logger: logger})
-	if err != nil {
+	runners = append(runners, cp.Manager)
+	if cp.activity, err = watchActivity(ctx, c, cp.factory); err != nil {
 		return fail(err)
 	}
-	dep, err := deployment.New(c, cp.factory, deployment.Options{Logger: logger})
-	if err != nil {
-		return fail(err)
-	}
-	gc, err := garbagecollector.New(c, cp.factory, garbagecollector.Options{Logger: logger})
-	if err != nil {
-		return fail(err)
-	}
-	pgc, err := podgc.New(c, cp.factory, podgc.Options{Logger: logger})
-	if err != nil {
-		return fail(err)
-	}
-	runners = append(runners, rs, rc, dep, gc, pgc)
 
-	cp.factory.Start(ctx)
 	for _, r := range runners {
 		cp.wg.Go(func() {
 			if err := r.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
@@ -143,12 +152,16 @@ func (cp *ControlPlane) Apply(ctx context.Context, objs ...api.Object) error {
 
 // Stop stops every component and returns once every goroutine has
 // exited, with the errors components ended with (other than
-// cancellation).
+// cancellation) and the invariants broken.
 func (cp *ControlPlane) Stop() error {
 	cp.cancel()
 	cp.wg.Wait()
 	cp.factory.Shutdown()
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
-	return errors.Join(cp.errs...)
+	errs := append([]error(nil), cp.errs...)
+	for _, v := range cp.broken {
+		errs = append(errs, v)
+	}
+	return errors.Join(errs...)
 }

@@ -31,14 +31,20 @@ func webDeployment(replicas int32) *api.Deployment {
 func TestDeploymentEndToEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: 2})
+		var broken []controlplane.Violation
+		fail := func(v controlplane.Violation) { broken = append(broken, v); t.Error(v) }
+		surge, fit := controlplane.DeploymentSurge(), controlplane.NodeNotOvercommitted()
+		surge.OnViolation, fit.OnViolation = fail, fail
+		cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: 2, Invariants: []controlplane.Invariant{surge, fit}})
 		require.NoError(t, err)
 		defer func() { require.NoError(t, cp.Stop()) }()
 		c := cp.Cluster
 
 		require.NoError(t, cp.Apply(ctx, webDeployment(4)))
-		time.Sleep(2 * time.Minute)
+		start := time.Now()
+		require.NoError(t, cp.Settle(ctx, 0))
 		synctest.Wait()
+		t.Logf("settled after %v of virtual time", time.Since(start))
 
 		pods := func() []*api.Pod {
 			l, err := c.Pods().List(ctx, source.ListOptions{})
@@ -60,7 +66,7 @@ func TestDeploymentEndToEnd(t *testing.T) {
 		d.Spec.Template.Spec.Containers[0].Image = "nginx:1.28"
 		_, err = c.Deployments().Update(ctx, d, "")
 		require.NoError(t, err)
-		time.Sleep(5 * time.Minute)
+		require.NoError(t, cp.Settle(ctx, 0))
 		synctest.Wait()
 		ps := pods()
 		require.Len(t, ps, 4)
@@ -76,12 +82,61 @@ func TestDeploymentEndToEnd(t *testing.T) {
 		// pods with it.
 		_, err = c.Deployments().DeleteWith(ctx, "default/web", cluster.DeleteOptions{})
 		require.NoError(t, err)
-		time.Sleep(5 * time.Minute)
+		require.NoError(t, cp.Settle(ctx, 0))
 		synctest.Wait()
 		require.Empty(t, pods())
 		rss, err = c.ReplicaSets().List(ctx, source.ListOptions{})
 		require.NoError(t, err)
 		require.Empty(t, rss.Items)
+		require.Empty(t, broken)
+	})
+}
+
+// The invariants fail at the write that breaks them: a ReplicaSet scaled
+// up behind its Deployment's back, and a pod bound over a node's
+// allocatable.
+func TestInvariantsCatchTheWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: 1,
+			Invariants: []controlplane.Invariant{controlplane.DeploymentSurge(), controlplane.NodeNotOvercommitted()}})
+		require.NoError(t, err)
+		c := cp.Cluster
+		d := webDeployment(2)
+		zero, one := api.FromInt32(0), api.FromInt32(1)
+		d.Spec.Strategy.RollingUpdate = &api.RollingUpdateDeployment{MaxSurge: &zero, MaxUnavailable: &one}
+		require.NoError(t, cp.Apply(ctx, d))
+		require.NoError(t, cp.Settle(ctx, 0))
+		synctest.Wait()
+		require.Empty(t, cp.Violations(), "the controllers keep both")
+
+		// The Deployment's ReplicaSet scaled up behind its back.
+		rss, err := c.ReplicaSets().List(ctx, source.ListOptions{})
+		require.NoError(t, err)
+		require.Len(t, rss.Items, 1)
+		rs := rss.Items[0].DeepCopy() // List's objects are shared, read-only
+		rs.Spec.Replicas = new(int32(3))
+		_, err = c.ReplicaSets().Update(ctx, rs, "")
+		require.NoError(t, err, "an invariant observes; the write happens")
+		v := cp.Violations()
+		require.Len(t, v, 1)
+		require.Equal(t, "DeploymentSurge", v[0].Invariant)
+		require.Equal(t, api.Key(rs), v[0].Key)
+		require.ErrorContains(t, v[0], "would have 3 replicas across its ReplicaSets, replicas 2 + maxSurge 0")
+
+		// A pod bound by hand to a node it does not fit.
+		huge := &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "huge"}}
+		huge.Spec.Containers = []api.Container{{Name: "c", Image: "busybox",
+			Resources: api.ResourceRequirements{Requests: api.ResourceList{api.ResourceCPU: api.MustParse("1000")}}}}
+		huge.Spec.SchedulerName = "nobody"
+		_, err = c.Pods().Create(ctx, huge)
+		require.NoError(t, err)
+		_, err = c.Bind(ctx, "default", "huge", "node-1")
+		require.NoError(t, err)
+		v = cp.Violations()
+		require.Len(t, v, 2)
+		require.Equal(t, "NodeNotOvercommitted", v[1].Invariant)
+		require.ErrorContains(t, cp.Stop(), "invariant NodeNotOvercommitted broken by UPDATE pods default/huge")
 	})
 }
 

@@ -1,22 +1,40 @@
 // Package controlplane runs Kubernetes' control plane, rebuilt on
 // ctrlkit, in one process: the cluster store, simulated nodes (one
-// kubelet each), the scheduler and the controllers that have landed —
-// ReplicaSet, ReplicationController, Deployment, the garbage collector
-// and the pod garbage collector — over one shared informer factory.
+// kubelet each), the scheduler, and the controller manager (package
+// manager) with every controller it knows, over one shared informer
+// factory. It is what the ctrlkit command runs, as a library for tests.
 //
 //	cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: 3})
-//	_, err = cp.Apply(ctx, objs...)   // decoded manifests (api.Decode)
+//	err = cp.Apply(ctx, objs...)     // decoded manifests (api.Decode)
+//	err = cp.Settle(ctx, 0)          // quiescent: see Settle
 //	...
-//	cp.Stop()                        // every goroutine has exited
+//	err = cp.Stop()                  // every goroutine has exited
+//
+// # Virtual time
 //
 // Everything runs on the time package, so a test runs a whole control
 // plane in a testing/synctest bubble, where hours of cluster time take
-// milliseconds; synctest.Wait is then the exact "settled" point.
+// milliseconds.
 //
-// This is the first part of the control-plane issue: the controller
-// manager (controller selection, leader election, /metrics, /healthz),
-// Settle outside a bubble, invariant hooks, the other controllers
-// (StatefulSet, DaemonSet, Job, CronJob, endpoints, node lifecycle,
-// quota, namespace, service account, HPA), kube-proxy and the ctrlkit
-// command are still to come.
+// # Settling, without polling
+//
+// Settle returns when the system is quiescent: every informer synced and
+// caught up with its store's newest resourceVersion, the controllers
+// leading, no deletion in flight (grace period or finalizer), and no
+// change to any object (other than heartbeats: Leases, node status
+// posts, Events) for a quiet period. It waits on informer events and a
+// single timer; kube-controller-manager's integration tests and KWOK
+// poll every 100 ms instead. A timer due later than the quiet period (a
+// CronJob's next minute) is not waited for.
+//
+// # Invariants at every write
+//
+// Options.Invariants are checked as the store's last admission step, so
+// a broken invariant is reported at the write that breaks it, with the
+// write's kind and key, and not at the next poll. DeploymentSurge and
+// NodeNotOvercommitted are provided; Stop returns every violation.
+//
+// Still to come (the control-plane issue): kube-proxy and the
+// controllers that have not landed (they join the manager's Descriptors
+// as they do).
 package controlplane
