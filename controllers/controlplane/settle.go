@@ -41,7 +41,7 @@ type activity struct {
 }
 
 type kindVersion struct {
-	current func(ctx context.Context) (string, error)
+	current  func(ctx context.Context) (string, error)
 	caughtUp func(ctx context.Context, rv string) error
 }
 
