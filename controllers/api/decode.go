@@ -107,7 +107,13 @@ func DecodeFile(path string, opts DecodeOptions) ([]Object, error) {
 // decode into the current type, with TypeMeta set to the current version.
 // Unless opts.Lenient is set, a field the kind does not define is an
 // error naming the field's path ("spec.replicass"), as kubectl's strict
-// validation does; so is a duplicate key in YAML. Errors are *DecodeError.
+// validation does; so is a duplicate key in YAML.
+//
+// A bad YAML document does not stop the others: Decode returns the
+// objects of every document that decoded and an error joining one
+// *DecodeError per document that did not (errors.As finds the first), so
+// a caller can apply the rest and report each failure with its document
+// and field. A JSON stream stops at its first bad value.
 func Decode(data []byte, opts DecodeOptions) ([]Object, error) {
 	d := decoder{opts: opts}
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
@@ -137,6 +143,7 @@ func Decode(data []byte, opts DecodeOptions) ([]Object, error) {
 // decodeYAML decodes a stream of YAML documents.
 func (d *decoder) decodeYAML(data []byte) ([]Object, error) {
 	opts := d.opts
+	var errs []error
 	for i, doc := range splitYAML(data) {
 		var raw []byte
 		var err error
@@ -146,13 +153,14 @@ func (d *decoder) decodeYAML(data []byte) ([]Object, error) {
 			raw, err = yaml.YAMLToJSONStrict(doc)
 		}
 		if err != nil {
-			return nil, &DecodeError{Source: opts.Source, Doc: i + 1, Err: fmt.Errorf("malformed YAML: %w", err)}
+			errs = append(errs, &DecodeError{Source: opts.Source, Doc: i + 1, Err: fmt.Errorf("malformed YAML: %w", err)})
+			continue
 		}
 		if err := d.document(raw, i+1); err != nil {
-			return nil, err
+			errs = append(errs, err)
 		}
 	}
-	return d.out, nil
+	return d.out, errors.Join(errs...)
 }
 
 // splitYAML splits a YAML stream at document separator lines ("---",
