@@ -73,8 +73,8 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 		return nil, fmt.Errorf("nodelifecycle: %w", err)
 	}
 	reg, err := nc.nodes.AddEventHandler(informer.HandlerFuncs[*api.Node]{
-		AddFunc:    func(n *api.Node, _ bool) { nc.mark(nc.dirtyNodes, n.Name) },
-		UpdateFunc: func(_, n *api.Node) { nc.mark(nc.dirtyNodes, n.Name) },
+		AddFunc:    func(n *api.Node, _ bool) { nc.markNode(n.Name) },
+		UpdateFunc: func(_, n *api.Node) { nc.markNode(n.Name) },
 	}, informer.HandlerOptions{Name: "nodelifecycle"})
 	if err != nil {
 		return nil, fmt.Errorf("nodelifecycle: %w", err)
@@ -83,12 +83,12 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	reg, err = nc.pods.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
 		AddFunc: func(p *api.Pod, _ bool) {
 			if p.Spec.NodeName != "" {
-				nc.mark(nc.dirtyPods, api.Key(p))
+				nc.markPod(api.Key(p))
 			}
 		},
 		UpdateFunc: func(old, p *api.Pod) {
 			if p.Spec.NodeName != "" && p.Spec.NodeName != old.Spec.NodeName {
-				nc.mark(nc.dirtyPods, api.Key(p))
+				nc.markPod(api.Key(p))
 			}
 		},
 	}, informer.HandlerOptions{Name: "nodelifecycle"})
@@ -99,10 +99,21 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	return nc, nil
 }
 
-func (nc *Controller) mark(set map[string]bool, key string) {
+func (nc *Controller) markNode(name string) {
 	nc.mu.Lock()
-	set[key] = true
+	nc.dirtyNodes[name] = true
 	nc.mu.Unlock()
+	nc.signal()
+}
+
+func (nc *Controller) markPod(key string) {
+	nc.mu.Lock()
+	nc.dirtyPods[key] = true
+	nc.mu.Unlock()
+	nc.signal()
+}
+
+func (nc *Controller) signal() {
 	select {
 	case nc.wake <- struct{}{}:
 	default:
@@ -205,7 +216,7 @@ func (nc *Controller) processEvents(ctx context.Context) {
 		if h.Ready.Status != api.ConditionTrue {
 			if err := nc.markPodsNotReady(ctx, []*api.Pod{p}, p.Spec.NodeName); err != nil {
 				nc.opts.Logger.Warn("nodelifecycle: cannot mark pod not ready", "pod", key, "err", err)
-				nc.mark(nc.dirtyPods, key)
+				nc.markPod(key)
 			}
 		}
 	}

@@ -88,7 +88,7 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 		dirtyNodes: map[string]bool{}, dirtyPods: map[string]string{}, wake: make(chan struct{}, 1),
 		tainted: map[string][]api.Taint{}, pending: map[string]*pendingPod{}}
 	reg, err := pods.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
-		AddFunc: func(p *api.Pod, _ bool) { tc.podUpdated(nil, p) },
+		AddFunc:    func(p *api.Pod, _ bool) { tc.podUpdated(nil, p) },
 		UpdateFunc: func(old, p *api.Pod) { tc.podUpdated(old, p) },
 		DeleteFunc: func(p *api.Pod, _ bool) { tc.podUpdated(p, nil) },
 	}, informer.HandlerOptions{Name: "tainteviction"})
@@ -97,7 +97,7 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	}
 	tc.regs = append(tc.regs, reg)
 	reg, err = nodes.AddEventHandler(informer.HandlerFuncs[*api.Node]{
-		AddFunc: func(n *api.Node, _ bool) { tc.nodeUpdated(nil, n) },
+		AddFunc:    func(n *api.Node, _ bool) { tc.nodeUpdated(nil, n) },
 		UpdateFunc: func(old, n *api.Node) { tc.nodeUpdated(old, n) },
 		DeleteFunc: func(n *api.Node, _ bool) { tc.nodeUpdated(n, nil) },
 	}, informer.HandlerOptions{Name: "tainteviction"})
