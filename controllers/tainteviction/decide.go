@@ -120,7 +120,7 @@ func Decide(pod *api.Pod, taints []api.Taint, pending *Pending, now time.Time) D
 	start, trigger := now, now.Add(least)
 	if pending != nil {
 		start = pending.CreatedAt
-		if start.Add(least).Before(trigger) {
+		if start.Add(least).Before(trigger) || pending.FireAt.Equal(trigger) {
 			return Decision{}
 		}
 	}
