@@ -11,7 +11,11 @@ import (
 // drained at a limited rate (kcm's RateLimitedTimedQueue over a token
 // bucket of burst 1). Time is passed in; the controller's loop owns it.
 type taintQueue struct {
-	items   []queued      // by processAt, then by order of addition
+	items []queued // by processAt, then by order of addition
+	// done holds the nodes handled successfully; they stay out of the
+	// queue until removed (kcm's UniqueQueue keeps them in its set), so a
+	// node tainted once is not tainted again on every pass.
+	done    map[string]bool
 	limiter *rate.Limiter // nil rejects everything (rate 0)
 	qps     float64
 }
@@ -23,17 +27,17 @@ type queued struct {
 }
 
 func newTaintQueue(qps float64) *taintQueue {
-	q := &taintQueue{qps: qps}
+	q := &taintQueue{qps: qps, done: map[string]bool{}}
 	if qps > 0 {
 		q.limiter = rate.NewLimiter(rate.Limit(qps), 1)
 	}
 	return q
 }
 
-// add queues node unless it is queued already, and reports whether it
-// added it.
+// add queues node unless it is queued or done already, and reports
+// whether it added it.
 func (q *taintQueue) add(node, uid string, now time.Time) bool {
-	if q.has(node) {
+	if q.has(node) || q.done[node] {
 		return false
 	}
 	q.insert(queued{node: node, uid: uid, processAt: now})
@@ -54,11 +58,14 @@ func (q *taintQueue) has(node string) bool {
 	return slices.ContainsFunc(q.items, func(e queued) bool { return e.node == node })
 }
 
-// remove drops node and reports whether it was queued.
+// remove drops node from the queue and from the done set, and reports
+// whether it was in either.
 func (q *taintQueue) remove(node string) bool {
+	wasDone := q.done[node]
+	delete(q.done, node)
 	n := len(q.items)
 	q.items = slices.DeleteFunc(q.items, func(e queued) bool { return e.node == node })
-	return len(q.items) != n
+	return len(q.items) != n || wasDone
 }
 
 // try hands the due nodes to fn in order while the limiter allows (each
@@ -78,6 +85,8 @@ func (q *taintQueue) try(now time.Time, fn func(node, uid string) (bool, time.Du
 		if done, wait := fn(head.node, head.uid); !done {
 			head.processAt = now.Add(wait + 1)
 			q.insert(head)
+		} else {
+			q.done[head.node] = true
 		}
 	}
 }

@@ -25,6 +25,11 @@ func TestTaintQueueRate(t *testing.T) {
 		require.True(t, q.add(n, "", t0))
 	}
 	require.False(t, q.add("a", "", t0), "queued once")
+	defer func() {
+		require.False(t, q.add("a", "", t0.Add(time.Hour)), "done: not queued again until removed")
+		require.True(t, q.remove("a"))
+		require.True(t, q.add("a", "", t0.Add(time.Hour)))
+	}()
 	steps := []struct {
 		at   time.Duration
 		want []string
