@@ -61,9 +61,10 @@ type Observation struct {
 	// Unknown one in Status; nil if the node has none and is not stale.
 	Current *api.NodeCondition
 	// Status, when non-nil, is the node's status with the monitored
-	// conditions set to Unknown, to write with UpdateStatus; then
-	// AfterWrite is what to remember.
-	Status     *api.NodeStatus
+	// conditions set to Unknown, to write with UpdateStatus.
+	Status *api.NodeStatus
+	// AfterWrite is what to remember once Status is written: the
+	// Unknown Ready condition, observed now.
 	AfterWrite Health
 }
 
