@@ -43,7 +43,8 @@
 // listener is on a random loopback address (127.0.0.0/8, not 127.0.0.1,
 // port chosen by the kernel and the listener held, so that concurrent
 // tests and processes never collide): ServiceAddr maps a cluster IP and
-// port to it and DialContext dials through it. Each accepted connection
+// port to it and DialContext dials through it (with Options.Resolver,
+// a *dns.Resolver, also by service name). Each accepted connection
 // gets an endpoint from the applied table (the client's address is the
 // ClientIP of affinity), is dialled with kube-proxy's growing timeouts
 // (250 ms, 500 ms, 1 s, 2 s; each retry picks anew and drops the

@@ -44,8 +44,18 @@ type Options struct {
 	// a loopback address per TCP service port, splicing connections to
 	// the endpoints (see Proxier.ServiceAddr and Proxier.DialContext).
 	Userspace bool
+	// Resolver, if set, lets DialContext take service DNS names
+	// ("web.default.svc.cluster.local:80"); a *dns.Resolver is one.
+	// Default: none, DialContext takes IP addresses only.
+	Resolver HostResolver
 	// Logger receives the proxy's logs. Default slog.Default().
 	Logger *slog.Logger
+}
+
+// HostResolver resolves a fully qualified name to addresses, as
+// controllers/dns's Resolver does.
+type HostResolver interface {
+	LookupHost(name string) ([]netip.Addr, error)
 }
 
 func (o *Options) validate() error {

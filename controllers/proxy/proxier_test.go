@@ -12,18 +12,27 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/dns"
 	"github.com/ctrlkit/ctrlkit/controllers/proxy"
 	"github.com/ctrlkit/ctrlkit/informer"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// startProxy runs a proxy over c until the test ends.
-func startProxy(t *testing.T, ctx context.Context, c *cluster.Cluster, opts proxy.Options) *proxy.Proxier {
+// startProxy runs a proxy over c until the test ends; withDNS gives it a
+// controllers/dns resolver over the same informers.
+func startProxy(t *testing.T, ctx context.Context, c *cluster.Cluster, opts proxy.Options, withDNS bool) *proxy.Proxier {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	opts.Logger = quiet
 	f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
+	if withDNS {
+		r, err := dns.New(c, f, dns.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Resolver = r
+	}
 	p, err := proxy.New(c, f, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +108,7 @@ func TestSyncCoalescesAndLookupSeesAppliedRules(t *testing.T) {
 		}
 		s := manualService(t, ctx, c, "web", nil, ap("10.0.0.1:8080"))
 		vip := netip.AddrPortFrom(netip.MustParseAddr(s.Spec.ClusterIP), 80)
-		p := startProxy(t, ctx, c, proxy.Options{MinSyncPeriod: time.Second, SyncPeriod: 30 * time.Second})
+		p := startProxy(t, ctx, c, proxy.Options{MinSyncPeriod: time.Second, SyncPeriod: 30 * time.Second}, false)
 		for p.Generation() == 0 { // the caches sync (polled), then the first sync
 			time.Sleep(10 * time.Millisecond)
 			synctest.Wait()

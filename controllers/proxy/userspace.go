@@ -192,12 +192,27 @@ func (p *Proxier) ServiceAddr(dst netip.AddrPort) (netip.AddrPort, bool) {
 // DialContext dials address ("ip:port") over network "tcp" as a pod on
 // this node would: a service's cluster IP or external IP and port is
 // redirected to the userspace proxy's listener for it; any other address
-// is dialled as is. It has net.Dialer.DialContext's signature, so it fits
+// is dialled as is. With Options.Resolver, the host may be a service DNS
+// name, resolved first (its first address is used: a cluster IP goes
+// through the proxy, a headless service's pod IP directly). It has
+// net.Dialer.DialContext's signature, so it fits
 // http.Transport.DialContext.
 func (p *Proxier) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	var d net.Dialer
 	if network != "tcp" && network != "tcp4" {
 		return d.DialContext(ctx, network, address)
+	}
+	if host, port, err := net.SplitHostPort(address); err == nil && p.opts.Resolver != nil {
+		if _, err := netip.ParseAddr(host); err != nil {
+			ips, err := p.opts.Resolver.LookupHost(host)
+			if err != nil {
+				return nil, fmt.Errorf("proxy: dial %s: %w", address, err)
+			}
+			if len(ips) == 0 {
+				return nil, fmt.Errorf("proxy: dial %s: no address", address)
+			}
+			address = net.JoinHostPort(ips[0].String(), port)
+		}
 	}
 	if dst, err := netip.ParseAddrPort(address); err == nil {
 		if a, ok := p.ServiceAddr(dst); ok {

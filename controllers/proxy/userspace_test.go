@@ -118,7 +118,7 @@ func startUserspace(t *testing.T) (context.Context, *cluster.Cluster, *proxy.Pro
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startProxy(t, ctx, c, proxy.Options{Userspace: true, MinSyncPeriod: 10 * time.Millisecond, SyncPeriod: time.Minute})
+	p := startProxy(t, ctx, c, proxy.Options{Userspace: true, MinSyncPeriod: 10 * time.Millisecond, SyncPeriod: time.Minute}, true)
 	return ctx, c, p
 }
 
@@ -130,13 +130,18 @@ func TestUserspaceRoundRobinAndRemoval(t *testing.T) {
 	s := manualService(t, ctx, c, "web", nil, a, b, cc)
 	vip := netip.AddrPortFrom(netip.MustParseAddr(s.Spec.ClusterIP), 80)
 	waitForEndpoints(t, ctx, p, vip, 3)
+	// The resolver shares the proxy's caches: it knows the service now.
 	if la, _ := p.ServiceAddr(vip); !la.Addr().IsLoopback() {
 		t.Fatalf("listener on %s, want a loopback address", la)
 	}
 
 	var seq []string
-	for range 6 {
-		seq = append(seq, call(t, ctx, p.DialContext, vip.String()))
+	for i := range 6 {
+		dst := vip.String()
+		if i%2 == 1 {
+			dst = "web.default.svc.cluster.local:80" // by name, through Options.Resolver
+		}
+		seq = append(seq, call(t, ctx, p.DialContext, dst))
 	}
 	first := slices.Clone(seq[:3])
 	slices.Sort(first)
@@ -209,7 +214,7 @@ func TestUserspaceOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startProxy(t, ctx, c, proxy.Options{MinSyncPeriod: 10 * time.Millisecond})
+	p := startProxy(t, ctx, c, proxy.Options{MinSyncPeriod: 10 * time.Millisecond}, false)
 	s := manualService(t, ctx, c, "web", nil, ap("127.0.0.1:1"))
 	vip := netip.AddrPortFrom(netip.MustParseAddr(s.Spec.ClusterIP), 80)
 	waitFor(t, ctx, p, "the rule", func() bool { _, err := p.Lookup(vip, netip.Addr{}); return err == nil })
