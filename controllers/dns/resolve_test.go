@@ -18,7 +18,7 @@ func TestLookups(t *testing.T) {
 		"default/nginx": {ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "nginx"}, Spec: api.ServiceSpec{ClusterIP: api.ClusterIPNone,
 			Ports: []api.ServicePort{{Name: "web", Port: 80}}}},
 		"default/empty": {ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "empty"}, Spec: api.ServiceSpec{ClusterIP: api.ClusterIPNone}},
-		"default/ext": {ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "ext"}, Spec: api.ServiceSpec{Type: api.ServiceTypeExternalName, ExternalName: "db.example.com"}},
+		"default/ext":   {ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "ext"}, Spec: api.ServiceSpec{Type: api.ServiceTypeExternalName, ExternalName: "db.example.com"}},
 	}
 	endpoints := map[string]*api.Endpoints{
 		"default/nginx": {ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "nginx"}, Subsets: []api.EndpointSubset{{
