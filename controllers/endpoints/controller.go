@@ -158,8 +158,13 @@ func (e *Controller) register() error {
 			}
 		},
 		// onEndpointsDelete: an Endpoints deleted by someone else is
-		// rebuilt.
-		DeleteFunc: func(ep *api.Endpoints, _ bool) { e.ctl.Enqueue(api.Key(ep)) },
+		// rebuilt. The delete is newer than any write of ours the gate
+		// waits to see, so its record goes (an absent key would
+		// otherwise hold the sync until the gate gives up).
+		DeleteFunc: func(ep *api.Endpoints, _ bool) {
+			e.gate.Forget(api.Key(ep))
+			e.ctl.Enqueue(api.Key(ep))
+		},
 	}, informer.HandlerOptions{Name: component})
 	if err != nil {
 		return err

@@ -29,12 +29,18 @@ type env struct {
 	rec *fake.Recorder[*api.Endpoints]
 }
 
-func start(t *testing.T) *env {
+func start(t *testing.T) *env { return startWith(t, nil) }
+
+// startWith runs setup on the cluster before the controller starts.
+func startWith(t *testing.T, setup func(ctx context.Context, c *cluster.Cluster)) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	c, err := cluster.New(ctx, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if setup != nil {
+		setup(ctx, c)
 	}
 	rec := fake.NewRecorder[*api.Endpoints](c.Endpoints(), api.Key[*api.Endpoints])
 	f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
@@ -276,5 +282,28 @@ func TestEndpointsHeadlessHostnames(t *testing.T) {
 		if w := e.rec.Writes(); len(w) != 0 {
 			t.Errorf("wrote a selector-less service's Endpoints: %+v", w)
 		}
+	})
+}
+
+// checkLeftoverEndpoints: an Endpoints whose service went away while no
+// controller ran is deleted at start; onEndpointsDelete: an Endpoints
+// deleted by someone else is written again.
+func TestEndpointsLeftoverAndRecreated(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startWith(t, func(ctx context.Context, c *cluster.Cluster) {
+			left := &api.Endpoints{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "gone"},
+				Subsets: []api.EndpointSubset{{Addresses: []api.EndpointAddress{{IP: "10.0.9.9"}}, Ports: []api.EndpointPort{{Port: 80}}}}}
+			if _, err := c.Endpoints().Create(ctx, left); err != nil {
+				t.Fatal(err)
+			}
+		})
+		e.expect("gone", "absent")
+		e.service("web", nil)
+		e.pod("web-a", "web", "10.0.0.1", nil)
+		e.expect("web", "ready[10.0.0.1] notReady[] ports[web:8080]")
+		if _, err := e.c.Endpoints().Delete(e.ctx, "default/web", ""); err != nil {
+			t.Fatal(err)
+		}
+		e.expect("web", "ready[10.0.0.1] notReady[] ports[web:8080]")
 	})
 }

@@ -59,7 +59,8 @@
 // internalTrafficPolicy, trafficDistribution), terminating endpoints as
 // fallback, load balancer IPs and source ranges, UDP and SCTP forwarding
 // (their rules are in the table, Lookup and the userspace proxy handle
-// TCP), IPVS mode's schedulers, conntrack cleanup, health check node
+// TCP; the userspace proxy listens for cluster and external IPs, not on
+// node ports), IPVS mode's schedulers, conntrack cleanup, health check node
 // ports, dual stack, metrics, and the node-local view of a real
 // kube-proxy (every node's proxy here sees the same table).
 package proxy
