@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"reflect"
 	"sync"
 
@@ -28,6 +29,14 @@ type Options struct {
 	// fake.Options.HistorySize). Default fake.DefaultHistorySize;
 	// negative is an error. Ignored with a Backend.
 	HistorySize int
+	// ServiceCIDR is the IPv4 range cluster IPs are allocated from
+	// (kube-apiserver's --service-cluster-ip-range); its network and
+	// broadcast addresses are never given out. Default
+	// DefaultServiceCIDR, 10.96.0.0/12. See allocate.go.
+	ServiceCIDR netip.Prefix
+	// NodePortRange is the range node ports are allocated from
+	// (--service-node-port-range). Default 30000-32767.
+	NodePortRange PortRange
 }
 
 // Cluster holds one Store per kind of controllers/api and applies
@@ -100,6 +109,9 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		if f == nil {
 			return nil, fmt.Errorf("cluster: Options.Admission[%d] is nil", i)
 		}
+	}
+	if err := opts.validateServiceRanges(); err != nil {
+		return nil, err
 	}
 	c := &Cluster{opts: opts, byType: map[reflect.Type]any{}, byKind: map[string]objectStore{}}
 	var err error

@@ -1,0 +1,43 @@
+// Package dns is the cluster's service DNS (kube-dns, CoreDNS's
+// kubernetes plugin) as a Go API: a Resolver that answers the names of
+// the Kubernetes DNS specification from the same Services and Endpoints
+// caches the controllers and kube-proxy use. No DNS server is run; a
+// program or a test asks the Resolver directly.
+//
+// # Records
+//
+// Under the cluster domain (default cluster.local):
+//
+//   - service.namespace.svc.zone (A): a service's cluster IP; for a
+//     headless service (clusterIP None), the IPs of its ready endpoints —
+//     the pods themselves, with no virtual IP between.
+//   - hostname.service.namespace.svc.zone (A): for a headless service, the
+//     ready endpoint whose hostname it is. The endpoints controller gives
+//     an address the pod's spec.hostname when its spec.subdomain names
+//     the service, which is how a StatefulSet's pods get stable names
+//     (web-0.nginx.default.svc.cluster.local): the name stays, and its
+//     answer follows the pod when it is recreated with a new IP.
+//   - _port._proto.service.namespace.svc.zone (SRV), for named ports: to
+//     the service's name and port, or for a headless service one record
+//     per ready endpoint to its hostname (its dashed IP without one) and
+//     the endpoint's port.
+//   - an ExternalName service's name (CNAME): its spec.externalName.
+//
+// Search and LookupHostFrom resolve a short name as a pod of a namespace
+// would, with the search list the kubelet writes into a ClusterFirst
+// pod's resolv.conf ("ns.svc.zone svc.zone zone", ndots 5).
+//
+// Answers come from the caches as they are: a change shows as soon as
+// the informer has it (CoreDNS's kubernetes plugin answers from its
+// informers too). Not-ready addresses are never answered (with
+// publishNotReadyAddresses the endpoints controller lists them as ready).
+//
+// # Left out
+//
+// Pod records (a-b-c-d.namespace.pod.zone), reverse (PTR) records,
+// AAAA and dual stack, the wildcard queries of the old specification,
+// negative-answer TTLs and caching, EndpointSlices, and a network DNS
+// server. The kubelet simulation and kube-proxy do not ask this resolver
+// on their own; proxy.Options.Resolver lets the userspace proxy dial
+// service names through it.
+package dns

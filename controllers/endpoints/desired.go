@@ -1,0 +1,330 @@
+package endpoints
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// LabelIsHeadlessService marks the Endpoints of a headless service
+// (core/v1 IsHeadlessService): kube-controller-manager adds it to the
+// service's labels when the service has no cluster IP.
+const LabelIsHeadlessService = "service.kubernetes.io/headless"
+
+// op is what a sync does to a service's Endpoints.
+type op int
+
+const (
+	opNone op = iota
+	opCreate
+	opUpdate
+)
+
+func (o op) String() string { return [...]string{"none", "create", "update"}[o] }
+
+// decision is the outcome of decide: the write to make, if any, and the
+// Endpoints it writes.
+type decision struct {
+	op        op
+	endpoints *api.Endpoints // the object to create or update; nil for opNone
+	ready     int            // addresses × ports counted as ready
+	notReady  int
+}
+
+// decide is kube-controller-manager's syncService for a service that
+// exists and has a selector, as a pure function: the desired subsets from
+// the pods the selector matched (the caller lists them), compared with
+// the current Endpoints (nil when there is none) on subsets and labels.
+func decide(svc *api.Service, pods []*api.Pod, current *api.Endpoints) decision {
+	subsets, ready, notReady := desiredSubsets(svc, pods)
+	want := maps.Clone(svc.Labels)
+	if want == nil {
+		want = map[string]string{}
+	}
+	if isHeadless(svc) {
+		want[LabelIsHeadlessService] = ""
+	} else {
+		delete(want, LabelIsHeadlessService)
+	}
+	d := decision{ready: ready, notReady: notReady}
+	if current != nil {
+		// The headless label is not on the service: compare without it.
+		have := maps.Clone(current.Labels)
+		delete(have, LabelIsHeadlessService)
+		if maps.Equal(have, svc.Labels) && subsetsEqual(current.Subsets, subsets) {
+			return d
+		}
+		d.op = opUpdate
+		d.endpoints = current.DeepCopy()
+	} else {
+		d.op = opCreate
+		d.endpoints = &api.Endpoints{ObjectMeta: api.ObjectMeta{Namespace: svc.Namespace, Name: svc.Name}}
+	}
+	d.endpoints.Labels = want
+	d.endpoints.Subsets = subsets
+	return d
+}
+
+// isHeadless reports a service without a cluster IP (helper.IsServiceIPSet
+// negated).
+func isHeadless(svc *api.Service) bool {
+	return svc.Spec.ClusterIP == "" || svc.Spec.ClusterIP == api.ClusterIPNone
+}
+
+// desiredSubsets builds the subsets of svc from the pods its selector
+// matched, repacked canonically, and counts ready and not-ready
+// address-ports.
+func desiredSubsets(svc *api.Service, pods []*api.Pod) (subsets []api.EndpointSubset, ready, notReady int) {
+	tolerateUnready := svc.Spec.PublishNotReadyAddresses
+	var flat []api.EndpointSubset
+	add := func(p *api.Pod, addr api.EndpointAddress, port *api.EndpointPort) {
+		s := api.EndpointSubset{}
+		if port != nil {
+			s.Ports = []api.EndpointPort{*port}
+		}
+		if tolerateUnready || api.IsPodReady(p) {
+			s.Addresses = []api.EndpointAddress{addr}
+			ready++
+		} else {
+			s.NotReadyAddresses = []api.EndpointAddress{addr}
+			notReady++
+		}
+		flat = append(flat, s)
+	}
+	for _, p := range pods {
+		if !shouldPodBeInEndpoints(p, tolerateUnready) {
+			continue
+		}
+		addr := podAddress(svc, p)
+		if len(svc.Spec.Ports) == 0 {
+			// A headless service may have no ports: addresses only.
+			if svc.Spec.ClusterIP == api.ClusterIPNone {
+				add(p, addr, nil)
+			}
+			continue
+		}
+		for i := range svc.Spec.Ports {
+			sp := &svc.Spec.Ports[i]
+			num, err := findPort(p, sp)
+			if err != nil {
+				continue // this pod does not serve this port
+			}
+			add(p, addr, &api.EndpointPort{Name: sp.Name, Port: num, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol})
+		}
+	}
+	return repackSubsets(flat), ready, notReady
+}
+
+// shouldPodBeInEndpoints is endpointsliceutil.ShouldPodBeInEndpoints:
+// terminal pods (Succeeded, Failed) and pods without an IP are left out,
+// and so are terminating pods unless includeTerminating
+// (publishNotReadyAddresses).
+func shouldPodBeInEndpoints(p *api.Pod, includeTerminating bool) bool {
+	switch {
+	case p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed:
+		return false
+	case p.Status.PodIP == "" && len(p.Status.PodIPs) == 0:
+		return false
+	case !includeTerminating && p.DeletionTimestamp != nil:
+		return false
+	}
+	return true
+}
+
+// podAddress is podToEndpointAddressForService plus ShouldSetHostname:
+// the pod's IP, node and a reference to it, and its hostname when it
+// sets one and its subdomain names this service (in its namespace).
+func podAddress(svc *api.Service, p *api.Pod) api.EndpointAddress {
+	ip := p.Status.PodIP
+	if ip == "" {
+		ip = p.Status.PodIPs[0].IP
+	}
+	node := p.Spec.NodeName
+	a := api.EndpointAddress{
+		IP:        ip,
+		NodeName:  &node,
+		TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID},
+	}
+	if p.Spec.Hostname != "" && p.Spec.Subdomain == svc.Name && p.Namespace == svc.Namespace {
+		a.Hostname = p.Spec.Hostname
+	}
+	return a
+}
+
+// findPort is podutil.FindPort: a numeric targetPort is taken as is (the
+// pod need not declare it); a named one is looked up among the pod's
+// containers' ports of the service port's protocol.
+func findPort(p *api.Pod, sp *api.ServicePort) (int32, error) {
+	tp := sp.TargetPort
+	switch {
+	case tp == (api.IntOrString{}):
+		return sp.Port, nil
+	case tp.Type == api.TypeString:
+		proto := cmp.Or(sp.Protocol, api.ProtocolTCP)
+		for _, c := range p.Spec.Containers {
+			for _, cp := range c.Ports {
+				if cp.Name == tp.StrVal && cmp.Or(cp.Protocol, api.ProtocolTCP) == proto {
+					return cp.ContainerPort, nil
+				}
+			}
+		}
+		return 0, fmt.Errorf("no suitable port for manifest: %s", p.UID)
+	default:
+		return tp.IntVal, nil
+	}
+}
+
+// addressKey identifies an address across subsets (the IP and the pod).
+type addressKey struct {
+	ip  string
+	uid api.UID
+}
+
+func keyOf(a *api.EndpointAddress) addressKey {
+	k := addressKey{ip: a.IP}
+	if a.TargetRef != nil {
+		k.uid = a.TargetRef.UID
+	}
+	return k
+}
+
+// repackSubsets is endpoints.RepackSubsets: it flattens the subsets into
+// (address, port) pairs and regroups them so that every group of
+// addresses serving exactly the same ports is one subset; an address
+// ready on a port in one subset is ready there. Addresses, ports and
+// subsets are then sorted, so that equal states compare equal.
+func repackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
+	type entry struct {
+		addr  *api.EndpointAddress
+		ready bool
+		ports map[portKey]api.EndpointPort
+	}
+	addrs := map[addressKey]*entry{}
+	note := func(a *api.EndpointAddress, ready bool, ports []api.EndpointPort) {
+		k := keyOf(a)
+		e, ok := addrs[k]
+		if !ok {
+			e = &entry{addr: a, ports: map[portKey]api.EndpointPort{}}
+			addrs[k] = e
+		}
+		e.ready = e.ready || ready
+		for _, p := range ports {
+			e.ports[portKeyOf(p)] = p
+		}
+	}
+	for i := range subsets {
+		s := &subsets[i]
+		for j := range s.Addresses {
+			note(&s.Addresses[j], true, s.Ports)
+		}
+		for j := range s.NotReadyAddresses {
+			note(&s.NotReadyAddresses[j], false, s.Ports)
+		}
+	}
+	// Group the addresses by their set of ports.
+	groups := map[string]*api.EndpointSubset{}
+	for _, e := range addrs {
+		ports := slices.SortedFunc(maps.Values(e.ports), comparePorts)
+		gk := portsKey(ports)
+		g, ok := groups[gk]
+		if !ok {
+			g = &api.EndpointSubset{Ports: ports}
+			groups[gk] = g
+		}
+		if e.ready {
+			g.Addresses = append(g.Addresses, *e.addr)
+		} else {
+			g.NotReadyAddresses = append(g.NotReadyAddresses, *e.addr)
+		}
+	}
+	out := make([]api.EndpointSubset, 0, len(groups))
+	for _, gk := range slices.Sorted(maps.Keys(groups)) {
+		g := groups[gk]
+		slices.SortFunc(g.Addresses, compareAddresses)
+		slices.SortFunc(g.NotReadyAddresses, compareAddresses)
+		out = append(out, *g)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+type portKey struct {
+	name  string
+	port  int32
+	proto api.Protocol
+}
+
+func portKeyOf(p api.EndpointPort) portKey { return portKey{p.Name, p.Port, p.Protocol} }
+
+func comparePorts(a, b api.EndpointPort) int {
+	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Port, b.Port), cmp.Compare(a.Protocol, b.Protocol))
+}
+
+func portsKey(ports []api.EndpointPort) string {
+	var b strings.Builder
+	for _, p := range ports {
+		fmt.Fprintf(&b, "%s/%05d/%s,", p.Name, p.Port, p.Protocol)
+	}
+	return b.String()
+}
+
+func compareAddresses(a, b api.EndpointAddress) int {
+	ka, kb := keyOf(&a), keyOf(&b)
+	return cmp.Or(compareIPs(ka.ip, kb.ip), cmp.Compare(ka.uid, kb.uid))
+}
+
+// compareIPs orders dotted IPv4 addresses numerically (10.0.0.9 before
+// 10.0.0.10), anything else as strings.
+func compareIPs(a, b string) int {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	if len(pa) == 4 && len(pb) == 4 {
+		for i := range 4 {
+			if c := cmp.Compare(len(pa[i]), len(pb[i])); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(pa[i], pb[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	return cmp.Compare(a, b)
+}
+
+// subsetsEqual compares subsets ignoring the pods' resourceVersions in
+// target references (endpointSubsetsEqualIgnoreResourceVersion), and
+// nil and empty slices alike.
+func subsetsEqual(a, b []api.EndpointSubset) bool {
+	norm := func(s []api.EndpointSubset) []api.EndpointSubset {
+		out := make([]api.EndpointSubset, 0, len(s))
+		for _, x := range s {
+			x = *x.DeepCopy()
+			for _, as := range [][]api.EndpointAddress{x.Addresses, x.NotReadyAddresses} {
+				for i := range as {
+					if as[i].TargetRef != nil {
+						as[i].TargetRef.ResourceVersion = ""
+					}
+				}
+			}
+			if len(x.Addresses) == 0 {
+				x.Addresses = nil
+			}
+			if len(x.NotReadyAddresses) == 0 {
+				x.NotReadyAddresses = nil
+			}
+			if len(x.Ports) == 0 {
+				x.Ports = nil
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	return reflect.DeepEqual(norm(a), norm(b))
+}

@@ -1,0 +1,254 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// Defaults of Options: kube-proxy's iptables mode.
+const (
+	// DefaultMinSyncPeriod is kube-proxy's --iptables-min-sync-period
+	// default, 1s: changes closer together are applied in one sync.
+	DefaultMinSyncPeriod = time.Second
+	// DefaultSyncPeriod is kube-proxy's --iptables-sync-period default,
+	// 30s: the rules are rebuilt in full this often even without a change.
+	DefaultSyncPeriod = 30 * time.Second
+)
+
+// Options configure New. The zero value is valid: a rules table with
+// round-robin choice and no userspace proxy.
+type Options struct {
+	// Mode is how Lookup picks an endpoint. Default RoundRobin.
+	Mode Mode
+	// MinSyncPeriod is the least time between two syncs; changes within
+	// it are coalesced into the next sync. Default DefaultMinSyncPeriod;
+	// negative is an error.
+	MinSyncPeriod time.Duration
+	// SyncPeriod is the time after which the table is rebuilt in full
+	// without any change. Default DefaultSyncPeriod; it must not be
+	// below MinSyncPeriod.
+	SyncPeriod time.Duration
+	// Userspace, if set, makes Run also proxy TCP for real: a listener on
+	// a loopback address per TCP service port, splicing connections to
+	// the endpoints (see Proxier.ServiceAddr and Proxier.DialContext).
+	Userspace bool
+	// Resolver, if set, lets DialContext take service DNS names
+	// ("web.default.svc.cluster.local:80"); a *dns.Resolver is one.
+	// Default: none, DialContext takes IP addresses only.
+	Resolver HostResolver
+	// Logger receives the proxy's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// HostResolver resolves a fully qualified name to addresses, as
+// controllers/dns's Resolver does.
+type HostResolver interface {
+	LookupHost(name string) ([]netip.Addr, error)
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.MinSyncPeriod < 0:
+		return fmt.Errorf("proxy: MinSyncPeriod %v is negative", o.MinSyncPeriod)
+	case o.SyncPeriod < 0:
+		return fmt.Errorf("proxy: SyncPeriod %v is negative", o.SyncPeriod)
+	case o.Mode != RoundRobin && o.Mode != Random:
+		return fmt.Errorf("proxy: unknown Mode %d", o.Mode)
+	}
+	if o.MinSyncPeriod == 0 {
+		o.MinSyncPeriod = DefaultMinSyncPeriod
+	}
+	if o.SyncPeriod == 0 {
+		o.SyncPeriod = max(DefaultSyncPeriod, o.MinSyncPeriod)
+	}
+	if o.SyncPeriod < o.MinSyncPeriod {
+		return fmt.Errorf("proxy: SyncPeriod %v is below MinSyncPeriod %v", o.SyncPeriod, o.MinSyncPeriod)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return nil
+}
+
+// Proxier is kube-proxy for one node: see the package documentation. Its
+// methods are safe for concurrent use.
+type Proxier struct {
+	opts      Options
+	log       *slog.Logger
+	services  *informer.Informer[*api.Service]
+	endpoints *informer.Informer[*api.Endpoints]
+	regs      []func() bool
+	kick      chan struct{} // capacity 1: a change is pending
+
+	table      atomic.Pointer[table] // the applied rules; nil before the first sync
+	generation atomic.Uint64
+
+	mu      sync.Mutex
+	applied chan struct{} // closed and replaced by each sync; guarded by mu
+
+	us *userspace // nil without Options.Userspace
+}
+
+// New returns the proxy of cluster c over the shared informers of f
+// ("services", "endpoints"). Start f after New, then Run.
+func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Proxier, error) {
+	if c == nil || f == nil {
+		return nil, errors.New("proxy: cluster and factory are required")
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	p := &Proxier{opts: opts, log: opts.Logger.With("component", "kube-proxy"), kick: make(chan struct{}, 1), applied: make(chan struct{})}
+	var err error
+	if p.services, err = informer.Shared(f, c.Services().Resource(), source.ListWatcher[*api.Service](c.Services()), api.Key[*api.Service], informer.Options[*api.Service]{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	if p.endpoints, err = informer.Shared(f, c.Endpoints().Resource(), source.ListWatcher[*api.Endpoints](c.Endpoints()), api.Key[*api.Endpoints], informer.Options[*api.Endpoints]{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	if err := register(p, p.services); err != nil {
+		return nil, err
+	}
+	if err := register(p, p.endpoints); err != nil {
+		return nil, err
+	}
+	if opts.Userspace {
+		p.us = newUserspace(p)
+	}
+	return p, nil
+}
+
+// register makes every change of inf mark the table dirty.
+func register[T api.Object](p *Proxier, inf *informer.Informer[T]) error {
+	reg, err := inf.AddEventHandler(informer.HandlerFuncs[T]{
+		AddFunc:    func(T, bool) { p.changed() },
+		UpdateFunc: func(T, T) { p.changed() },
+		DeleteFunc: func(T, bool) { p.changed() },
+	}, informer.HandlerOptions{Name: "kube-proxy"})
+	if err != nil {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	p.regs = append(p.regs, reg.HasSynced)
+	return nil
+}
+
+func (p *Proxier) changed() {
+	select {
+	case p.kick <- struct{}{}:
+	default: // a sync is already pending
+	}
+}
+
+// Run waits for the caches, then applies the rules — at once, then at
+// most once per MinSyncPeriod after changes, and every SyncPeriod in full
+// — until ctx ends; with Options.Userspace it also proxies. It returns
+// ctx.Err() after every goroutine it started has exited.
+func (p *Proxier) Run(ctx context.Context) error {
+	if !informer.WaitForCacheSync(ctx, p.regs...) {
+		return ctx.Err()
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if p.us != nil {
+		defer p.us.closeAll()
+	}
+	timer := time.NewTimer(0) // the first sync at once
+	defer timer.Stop()
+	var last time.Time
+	pending := true
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.kick:
+			if !pending {
+				// Coalesce: the next sync no earlier than MinSyncPeriod
+				// after the last one.
+				pending = true
+				timer.Reset(max(0, time.Until(last.Add(p.opts.MinSyncPeriod))))
+			}
+		case <-timer.C:
+			select {
+			case <-p.kick: // included in this sync, which reads the caches after it
+			default:
+			}
+			p.sync(ctx, &wg)
+			last, pending = time.Now(), false
+			timer.Reset(p.opts.SyncPeriod)
+		}
+	}
+}
+
+// sync builds the table from the caches and applies it: from now on
+// Lookup answers from it.
+func (p *Proxier) sync(ctx context.Context, wg *sync.WaitGroup) {
+	services := p.services.Lister().List(nil)
+	eps := map[string]*api.Endpoints{}
+	for k, e := range p.endpoints.Lister().All() {
+		eps[k] = e
+	}
+	t := buildTable(services, eps, p.opts.Mode, p.table.Load())
+	p.table.Store(t)
+	if p.us != nil {
+		p.us.apply(ctx, t, wg)
+	}
+	gen := p.generation.Add(1)
+	p.log.Debug("synced rules", "generation", gen, "rules", len(t.rules))
+	p.mu.Lock()
+	close(p.applied)
+	p.applied = make(chan struct{})
+	p.mu.Unlock()
+}
+
+// Generation counts the syncs applied so far.
+func (p *Proxier) Generation() uint64 { return p.generation.Load() }
+
+// Applied returns a channel closed by the next sync: take it, check a
+// condition, and wait on it if the condition does not hold yet.
+func (p *Proxier) Applied() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.applied
+}
+
+// Rules returns the applied rules, sorted by service port; nil before the
+// first sync.
+func (p *Proxier) Rules() []Rule {
+	t := p.table.Load()
+	if t == nil {
+		return nil
+	}
+	return slices.Clone(t.rules)
+}
+
+// Lookup routes a TCP connection from client to dst as the applied rules
+// do: dst is a service's cluster IP or external IP and port, or any other
+// address with a service's node port; the answer is one of the service
+// port's ready endpoints, chosen by Options.Mode, or the endpoint of the
+// client's session with sessionAffinity ClientIP. It returns
+// ErrNoService when no rule matches and ErrNoEndpoints when the service
+// has no ready endpoint. A change of the cluster is seen only once a sync
+// applied it.
+func (p *Proxier) Lookup(dst netip.AddrPort, client netip.Addr) (netip.AddrPort, error) {
+	t := p.table.Load()
+	if t == nil {
+		return netip.AddrPort{}, fmt.Errorf("%w: %s (no rules applied yet)", ErrNoService, dst)
+	}
+	b, ok := t.lookup(dst, api.ProtocolTCP)
+	if !ok {
+		return netip.AddrPort{}, fmt.Errorf("%w: %s", ErrNoService, dst)
+	}
+	return b.pick(client, time.Now(), false)
+}
