@@ -76,9 +76,13 @@ type State struct {
 // AbleToScale reason and message of the stabilization, and the
 // ScalingLimited status, reason and message of the rate and bounds.
 type Limit struct {
+	// StabilizedReason and StabilizedMessage are AbleToScale's.
 	StabilizedReason, StabilizedMessage string
-	Limited                             bool
-	LimitedReason, LimitedMessage       string
+	// Limited is ScalingLimited's status: the rate or the bounds
+	// changed the stabilized count.
+	Limited bool
+	// LimitedReason and LimitedMessage are ScalingLimited's.
+	LimitedReason, LimitedMessage string
 }
 
 // Normalize is kcm's normalizeDesiredReplicasWithBehaviors at now: the

@@ -30,16 +30,22 @@ const (
 // reports it: Value in milli-units (millicores for cpu), averaged over
 // Window ending at Timestamp.
 type PodMetric struct {
-	Value     int64
+	// Value is the usage in milli-units.
+	Value int64
+	// Timestamp is the end of the sample's window.
 	Timestamp time.Time
-	Window    time.Duration
+	// Window is the sample's averaging window.
+	Window time.Duration
 }
 
 // Tolerance is the band around a usage ratio of 1 within which no
 // scaling happens, per direction (kcm's tolerances; autoscaling/v2
 // behavior.*.tolerance).
 type Tolerance struct {
-	ScaleDown, ScaleUp float64
+	// ScaleDown: ratios down to 1-ScaleDown do not scale down.
+	ScaleDown float64
+	// ScaleUp: ratios up to 1+ScaleUp do not scale up.
+	ScaleUp float64
 }
 
 func (t Tolerance) within(ratio float64) bool {
