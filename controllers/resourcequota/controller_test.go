@@ -259,6 +259,48 @@ func TestConcurrentCreates(t *testing.T) {
 	})
 }
 
+// Service creates hold the store's address lock while admission runs;
+// quota admission, which writes quotas from inside that lock, neither
+// deadlocks nor over-admits when they race with pod creates.
+func TestConcurrentServicesAndPods(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, false)
+		e.quota("mixed", api.ResourceList{"pods": api.MustParse("5"), "services": api.MustParse("3"), "services.nodeports": api.MustParse("2")}, nil)
+		settle()
+		var pods, svcs, nodePorts atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Go(func() {
+				if e.createPod(newPod(fmt.Sprintf("p%02d", i), "", "")) == nil {
+					pods.Add(1)
+				}
+			})
+			wg.Go(func() {
+				svc := &api.Service{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("s%02d", i), Namespace: "ns"},
+					Spec: api.ServiceSpec{Ports: []api.ServicePort{{Port: 80}}}}
+				if i%2 == 0 {
+					svc.Spec.Type = api.ServiceTypeNodePort
+				}
+				if _, err := e.c.Services().Create(e.ctx, svc); err == nil {
+					svcs.Add(1)
+					if i%2 == 0 {
+						nodePorts.Add(1)
+					}
+				} else if !errors.Is(err, resourcequota.ErrExceeded) {
+					t.Errorf("service: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		if pods.Load() != 5 || svcs.Load() != 3 || nodePorts.Load() > 2 {
+			t.Errorf("admitted %d pods, %d services (%d node ports); want 5, 3, at most 2", pods.Load(), svcs.Load(), nodePorts.Load())
+		}
+		if got, want := e.used("mixed"), fmt.Sprintf("pods=5,services=3,services.nodeports=%d", nodePorts.Load()); got != want {
+			t.Errorf("used %s, want %s", got, want)
+		}
+	})
+}
+
 // A ReplicaSet whose creates are refused stays at the quota, with the
 // ReplicaFailure condition, and grows when the quota is raised.
 func TestReplicaSetHeldAtQuota(t *testing.T) {
