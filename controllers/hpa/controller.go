@@ -328,9 +328,12 @@ func (h *Controller) computeReplicas(ctx context.Context, hpa *api.HorizontalPod
 		metrics = []api.MetricSpec{{Type: "Resource", Resource: &api.ResourceMetricSource{Name: api.ResourceCPU,
 			Target: api.MetricTarget{Type: "Utilization", AverageUtilization: &eighty}}}}
 	}
+	if tgt.selector == nil {
+		return 0, "", nil, fmt.Errorf("the target has no selector")
+	}
 	sel, err := tgt.selector.AsSelector()
-	if err != nil || tgt.selector == nil {
-		return 0, "", nil, fmt.Errorf("the target's selector is invalid or empty")
+	if err != nil {
+		return 0, "", nil, fmt.Errorf("the target's selector is invalid: %v", err)
 	}
 	tol := Tolerance{ScaleDown: h.opts.Tolerance, ScaleUp: h.opts.Tolerance}
 	if b := hpa.Spec.Behavior; b != nil {

@@ -181,7 +181,7 @@ func Check(quotas []*api.ResourceQuota, attr cluster.Attributes, now time.Time) 
 	resource, obj := attr.Resource, attr.Object
 	var matching []*api.ResourceQuota
 	for _, q := range quotas {
-		if !Matches(q, resource, obj) {
+		if !matches(q, names(q.Status.Hard), resource, obj) {
 			continue
 		}
 		restricted := MatchingResources(resource, names(q.Status.Hard))
@@ -208,7 +208,7 @@ func Check(quotas []*api.ResourceQuota, attr cluster.Attributes, now time.Time) 
 	var out []*api.ResourceQuota
 	for _, q := range matching {
 		d := delta
-		if old != nil && Matches(q, resource, attr.OldObject) {
+		if old != nil && matches(q, names(q.Status.Hard), resource, attr.OldObject) {
 			d = subtractNonNegative(delta, old)
 		}
 		requested := api.ResourceList{}

@@ -53,7 +53,9 @@
 // (cluster.Options.Admission), looks at creates of counted resources and
 // at updates of services and claims (their usage can grow). Check, its
 // pure core (kube-apiserver's CheckRequest), finds the quotas of the
-// namespace that count the object, refuses a pod that does not declare a
+// namespace that count the object — by status.hard, what the controller
+// has observed, so a raised limit applies once the controller has synced
+// it — refuses a pod that does not declare a
 // cpu or memory request or limit such a quota restricts ("failed quota:
 // q: must specify requests.cpu for: c"), refuses when such a quota has no
 // usage yet for a resource it restricts ("status unknown for quota: …"),

@@ -307,7 +307,15 @@ func matchesScope(s api.ScopedResourceSelectorRequirement, obj api.Object) bool 
 // (kcm's generic.Matches): q limits something obj is charged for and
 // obj is within every scope of q.
 func Matches(q *api.ResourceQuota, resource string, obj api.Object) bool {
-	if len(MatchingResources(resource, names(q.Spec.Hard))) == 0 {
+	return matches(q, names(q.Spec.Hard), resource, obj)
+}
+
+// matches is Matches over the given hard resource names: spec.hard's
+// for the controller's count, status.hard's for admission (as
+// kube-apiserver's evaluator, which enforces what the controller has
+// observed).
+func matches(q *api.ResourceQuota, hard []api.ResourceName, resource string, obj api.Object) bool {
+	if len(MatchingResources(resource, hard)) == 0 {
 		return false
 	}
 	for _, s := range scopeSelectors(q) {
