@@ -30,7 +30,7 @@ type Attributes struct {
 	// "" otherwise.
 	Subresource string
 	// Object is the object about to be stored: defaulted and valid.
-	// Admission functions must not change it.
+	// A MutatingFunc may change it; an AdmissionFunc must not.
 	Object api.Object
 	// OldObject is the stored object an update replaces; nil on create.
 	OldObject api.Object
@@ -43,7 +43,23 @@ type Attributes struct {
 // goroutine and may read the cluster's stores.
 type AdmissionFunc func(ctx context.Context, a Attributes) error
 
-// admitCreate runs the namespace lifecycle check and Options.Admission.
+// MutatingFunc is a mutating admission plugin, such as kube-apiserver's
+// ServiceAccount plugin that sets a pod's spec.serviceAccountName: it sees
+// each create and update after defaulting, validation and the namespace
+// lifecycle check and before every AdmissionFunc (kube-apiserver, too, runs
+// the mutating phase before the validating one), and it may change
+// a.Object in place — that object is what the validating functions see and
+// what is stored. A non-nil error aborts the write, wrapped as an
+// AdmissionFunc's is. The store does not validate again after the mutating
+// phase (kube-apiserver does): a MutatingFunc must keep the object valid,
+// and on an update it must not change fields the kind makes immutable or
+// the spec (generation was decided before it ran). It must not change
+// a.OldObject. It runs on the writer's goroutine, holding no lock of the
+// store, and may read and write the cluster's stores.
+type MutatingFunc func(ctx context.Context, a Attributes) error
+
+// admitCreate runs the namespace lifecycle check, Options.Mutating and
+// Options.Admission.
 func (c *Cluster) admitCreate(ctx context.Context, resource string, namespaced bool, obj api.Object) error {
 	m := obj.GetObjectMeta()
 	if namespaced {
@@ -61,7 +77,7 @@ func (c *Cluster) admitCreate(ctx context.Context, resource string, namespaced b
 	return c.admit(ctx, Attributes{Operation: OperationCreate, Resource: resource, Object: obj})
 }
 
-// admitUpdate runs Options.Admission on an update.
+// admitUpdate runs Options.Mutating and Options.Admission on an update.
 func (c *Cluster) admitUpdate(ctx context.Context, resource, op string, obj, old api.Object) error {
 	a := Attributes{Operation: OperationUpdate, Resource: resource, Object: obj, OldObject: old}
 	switch op {
@@ -73,7 +89,13 @@ func (c *Cluster) admitUpdate(ctx context.Context, resource, op string, obj, old
 	return c.admit(ctx, a)
 }
 
+// admit runs the mutating phase, then the validating one.
 func (c *Cluster) admit(ctx context.Context, a Attributes) error {
+	for _, f := range c.opts.Mutating {
+		if err := f(ctx, a); err != nil {
+			return fmt.Errorf("cluster: %s %s %q: mutating admission: %w", a.Operation, a.Resource, api.Key(a.Object), err)
+		}
+	}
 	for _, f := range c.opts.Admission {
 		if err := f(ctx, a); err != nil {
 			return fmt.Errorf("cluster: %s %s %q: admission: %w", a.Operation, a.Resource, api.Key(a.Object), err)

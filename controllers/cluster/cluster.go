@@ -19,6 +19,12 @@ type Options struct {
 	// one fake.Source per kind that copies what it stores and what Get
 	// returns.
 	Backend Backend
+	// Mutating runs, in order, on every create and update that passed
+	// validation and the namespace lifecycle check, before Admission,
+	// and may change the object (see MutatingFunc); the first error
+	// aborts the write. The ServiceAccount admission plugs in here.
+	// Default: none.
+	Mutating []MutatingFunc
 	// Admission runs, in order, on every create and update that passed
 	// validation, after the namespace lifecycle check; the first error
 	// aborts the write and is returned wrapped. The quota admission
@@ -112,6 +118,11 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	if err := opts.validateServiceRanges(); err != nil {
 		return nil, err
+	}
+	for i, f := range opts.Mutating {
+		if f == nil {
+			return nil, fmt.Errorf("cluster: Options.Mutating[%d] is nil", i)
+		}
 	}
 	c := &Cluster{opts: opts, byType: map[reflect.Type]any{}, byKind: map[string]objectStore{}}
 	var err error

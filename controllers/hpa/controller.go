@@ -1,0 +1,414 @@
+package hpa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// The condition types of an autoscaler.
+const (
+	AbleToScale    = "AbleToScale"
+	ScalingActive  = "ScalingActive"
+	ScalingLimited = "ScalingLimited"
+)
+
+// DefaultSyncPeriod is --horizontal-pod-autoscaler-sync-period.
+const DefaultSyncPeriod = 15 * time.Second
+
+// DefaultWorkers is --concurrent-horizontal-pod-autoscaler-syncs.
+const DefaultWorkers = 5
+
+// Options configures a Controller. Metrics is required.
+type Options struct {
+	// Metrics reports the pods' usage. Required (a *Load in
+	// simulations).
+	Metrics MetricsClient
+	// SyncPeriod is how often each autoscaler is evaluated. Default
+	// DefaultSyncPeriod.
+	SyncPeriod time.Duration
+	// Tolerance is used for directions whose behavior sets none.
+	// Default DefaultTolerance; negative is an error.
+	Tolerance float64
+	// Readiness tunes how fresh pods count; zero fields default to
+	// DefaultCPUInitializationPeriod and DefaultInitialReadinessDelay.
+	Readiness Readiness
+	// Workers is the number of autoscalers synced concurrently.
+	// Default DefaultWorkers.
+	Workers int
+	// Logger receives the controller's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Controller is the horizontal pod autoscaler. Create it with New, run
+// it with Run.
+type Controller struct {
+	c    *cluster.Cluster
+	opts Options
+	hpas *informer.Informer[*api.HorizontalPodAutoscaler]
+	pods *informer.Informer[*api.Pod]
+	deps *informer.Informer[*api.Deployment]
+	rss  *informer.Informer[*api.ReplicaSet]
+	stss *informer.Informer[*api.StatefulSet]
+	ctl  *reconcile.Controller[string]
+	log  *slog.Logger
+
+	mu sync.Mutex
+	// states holds each autoscaler's State; guarded by mu (a State
+	// itself is used by the one worker syncing its key).
+	states map[string]*State
+}
+
+// New returns the autoscaler of c over the shared informers of f
+// ("horizontalpodautoscalers", "pods", "deployments", "replicasets",
+// "statefulsets"). Start f after New, then Run.
+func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+	switch {
+	case c == nil || f == nil:
+		return nil, errors.New("hpa: cluster and factory are required")
+	case opts.Metrics == nil:
+		return nil, errors.New("hpa: Options.Metrics is required")
+	case opts.SyncPeriod < 0 || opts.Tolerance < 0 || opts.Workers < 0:
+		return nil, errors.New("hpa: negative SyncPeriod, Tolerance or Workers")
+	}
+	if opts.SyncPeriod == 0 {
+		opts.SyncPeriod = DefaultSyncPeriod
+	}
+	if opts.Tolerance == 0 {
+		opts.Tolerance = DefaultTolerance
+	}
+	if opts.Readiness.CPUInitializationPeriod == 0 {
+		opts.Readiness.CPUInitializationPeriod = DefaultCPUInitializationPeriod
+	}
+	if opts.Readiness.InitialReadinessDelay == 0 {
+		opts.Readiness.InitialReadinessDelay = DefaultInitialReadinessDelay
+	}
+	if opts.Workers == 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	h := &Controller{c: c, opts: opts, log: opts.Logger.With("controller", "horizontal-pod-autoscaler"), states: map[string]*State{}}
+	lo := opts.Logger
+	var err error
+	if h.hpas, err = informer.Shared(f, "horizontalpodautoscalers", source.ListWatcher[*api.HorizontalPodAutoscaler](c.HorizontalPodAutoscalers()), api.Key[*api.HorizontalPodAutoscaler], informer.Options[*api.HorizontalPodAutoscaler]{Logger: lo}); err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	if h.pods, err = informer.Shared(f, "pods", source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: lo}); err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	if h.deps, err = informer.Shared(f, "deployments", source.ListWatcher[*api.Deployment](c.Deployments()), api.Key[*api.Deployment], informer.Options[*api.Deployment]{Logger: lo}); err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	if h.rss, err = informer.Shared(f, "replicasets", source.ListWatcher[*api.ReplicaSet](c.ReplicaSets()), api.Key[*api.ReplicaSet], informer.Options[*api.ReplicaSet]{Logger: lo}); err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	if h.stss, err = informer.Shared(f, "statefulsets", source.ListWatcher[*api.StatefulSet](c.StatefulSets()), api.Key[*api.StatefulSet], informer.Options[*api.StatefulSet]{Logger: lo}); err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	if h.ctl, err = reconcile.New("horizontal-pod-autoscaler", reconcile.Func[string](h.sync), reconcile.Options[string]{Workers: opts.Workers, Logger: lo}); err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	// kcm: an autoscaler is (re)queued on its add and update, and then
+	// every sync period; a delete forgets it.
+	reg, err := h.hpas.AddEventHandler(informer.HandlerFuncs[*api.HorizontalPodAutoscaler]{
+		AddFunc: func(o *api.HorizontalPodAutoscaler, _ bool) { h.ctl.Enqueue(api.Key(o)) },
+		UpdateFunc: func(old, cur *api.HorizontalPodAutoscaler) {
+			if old.Generation != cur.Generation {
+				h.ctl.Enqueue(api.Key(cur))
+			}
+		},
+		DeleteFunc: func(o *api.HorizontalPodAutoscaler, _ bool) { h.ctl.Enqueue(api.Key(o)) },
+	}, informer.HandlerOptions{Name: h.ctl.Name()})
+	if err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	if err := h.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+		return nil, err
+	}
+	for _, synced := range []func() bool{h.pods.HasSynced, h.deps.HasSynced, h.rss.HasSynced, h.stss.HasSynced} {
+		if err := h.ctl.AddSyncCheck(synced); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// Run syncs autoscalers until ctx ends and returns ctx.Err() after
+// every worker has exited.
+func (h *Controller) Run(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("hpa: Run: context is nil")
+	}
+	err := h.ctl.Run(ctx)
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return ctx.Err()
+	}
+	return err
+}
+
+// target is the scale subresource of a workload, read from the cache.
+type target struct {
+	replicas int32 // spec.replicas
+	status   int32 // status.replicas
+	selector *api.LabelSelector
+}
+
+func (h *Controller) target(ns string, ref api.CrossVersionObjectReference) (target, error) {
+	key := api.NamespacedKey(ns, ref.Name)
+	one := func(p *int32) int32 {
+		if p == nil {
+			return 1
+		}
+		return *p
+	}
+	switch ref.Kind {
+	case "Deployment":
+		if d, ok := h.deps.Lister().Get(key); ok {
+			return target{one(d.Spec.Replicas), d.Status.Replicas, d.Spec.Selector}, nil
+		}
+	case "ReplicaSet":
+		if r, ok := h.rss.Lister().Get(key); ok {
+			return target{one(r.Spec.Replicas), r.Status.Replicas, r.Spec.Selector}, nil
+		}
+	case "StatefulSet":
+		if s, ok := h.stss.Lister().Get(key); ok {
+			return target{one(s.Spec.Replicas), s.Status.Replicas, s.Spec.Selector}, nil
+		}
+	default:
+		return target{}, fmt.Errorf("the HPA controller cannot scale a %s", ref.Kind)
+	}
+	return target{}, fmt.Errorf("%s %s not found", ref.Kind, key)
+}
+
+// scale writes the target's spec.replicas (the scale subresource).
+func (h *Controller) scale(ctx context.Context, ns string, ref api.CrossVersionObjectReference, n int32) error {
+	key := api.NamespacedKey(ns, ref.Name)
+	var err error
+	switch ref.Kind {
+	case "Deployment":
+		err = setReplicas(ctx, h.c.Deployments(), key, func(d *api.Deployment) { d.Spec.Replicas = &n })
+	case "ReplicaSet":
+		err = setReplicas(ctx, h.c.ReplicaSets(), key, func(r *api.ReplicaSet) { r.Spec.Replicas = &n })
+	case "StatefulSet":
+		err = setReplicas(ctx, h.c.StatefulSets(), key, func(s *api.StatefulSet) { s.Spec.Replicas = &n })
+	default:
+		err = fmt.Errorf("cannot scale a %s", ref.Kind)
+	}
+	return err
+}
+
+func setReplicas[T api.Object](ctx context.Context, s *cluster.Store[T], key string, set func(T)) error {
+	obj, _, err := s.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	set(obj)
+	_, err = s.Update(ctx, obj, "")
+	return err
+}
+
+func (h *Controller) state(key string) *State {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s, ok := h.states[key]
+	if !ok {
+		s = &State{}
+		h.states[key] = s
+	}
+	return s
+}
+
+// sync is kcm's reconcileAutoscaler for one autoscaler.
+func (h *Controller) sync(ctx context.Context, key string) (reconcile.Result, error) {
+	cached, ok := h.hpas.Lister().Get(key)
+	if !ok {
+		h.mu.Lock()
+		delete(h.states, key)
+		h.mu.Unlock()
+		return reconcile.Result{}, nil
+	}
+	next := reconcile.Result{RequeueAfter: h.opts.SyncPeriod}
+	hpa := cached.DeepCopy()
+	now := time.Now()
+	st := &hpa.Status
+	tgt, err := h.target(hpa.Namespace, hpa.Spec.ScaleTargetRef)
+	if err != nil {
+		setCondition(st, AbleToScale, api.ConditionFalse, "FailedGetScale", "the HPA controller was unable to get the target's current scale: "+err.Error(), now)
+		return next, h.writeStatus(ctx, cached, hpa)
+	}
+	setCondition(st, AbleToScale, api.ConditionTrue, "SucceededGetScale", "the HPA controller was able to get the target's current scale", now)
+	current := tgt.replicas
+	minReplicas := int32(1)
+	if hpa.Spec.MinReplicas != nil {
+		minReplicas = *hpa.Spec.MinReplicas
+	}
+	desired := int32(0)
+	rescale := true
+	var reason string
+	switch {
+	case current == 0 && minReplicas != 0:
+		rescale = false
+		setCondition(st, ScalingActive, api.ConditionFalse, "ScalingDisabled", "scaling is disabled since the replica count of the target is zero", now)
+	case current > hpa.Spec.MaxReplicas:
+		desired, reason = hpa.Spec.MaxReplicas, "Current number of replicas above Spec.MaxReplicas"
+	case current < minReplicas:
+		desired, reason = minReplicas, "Current number of replicas below Spec.MinReplicas"
+	default:
+		proposed, metric, statuses, err := h.computeReplicas(ctx, hpa, tgt, current, now)
+		st.CurrentMetrics = statuses
+		if err != nil {
+			st.CurrentReplicas = current
+			setCondition(st, ScalingActive, api.ConditionFalse, "FailedGetResourceMetric", "the HPA was unable to compute the replica count: "+err.Error(), now)
+			if werr := h.writeStatus(ctx, cached, hpa); werr != nil {
+				return next, werr
+			}
+			h.log.Warn("hpa: cannot compute replicas", "hpa", key, "err", err)
+			return next, nil
+		}
+		setCondition(st, ScalingActive, api.ConditionTrue, "ValidMetricFound",
+			fmt.Sprintf("the HPA was able to successfully calculate a replica count from %s", metric), now)
+		switch {
+		case proposed > current:
+			reason = metric + " above target"
+		case proposed < current:
+			reason = "All metrics below target"
+		}
+		b := DefaultBehavior(hpa.Spec.Behavior)
+		var l Limit
+		desired, l = h.state(key).Normalize(now, b, current, proposed, minReplicas, hpa.Spec.MaxReplicas)
+		setCondition(st, AbleToScale, api.ConditionTrue, l.StabilizedReason, l.StabilizedMessage, now)
+		limited := api.ConditionFalse
+		if l.Limited {
+			limited = api.ConditionTrue
+		}
+		setCondition(st, ScalingLimited, limited, l.LimitedReason, l.LimitedMessage, now)
+		rescale = desired != current
+	}
+	if rescale {
+		if err := h.scale(ctx, hpa.Namespace, hpa.Spec.ScaleTargetRef, desired); err != nil {
+			setCondition(st, AbleToScale, api.ConditionFalse, "FailedUpdateScale", "the HPA controller was unable to update the target scale: "+err.Error(), now)
+			if werr := h.writeStatus(ctx, cached, hpa); werr != nil {
+				return next, werr
+			}
+			return next, fmt.Errorf("hpa: %s: rescale: %w", key, err)
+		}
+		setCondition(st, AbleToScale, api.ConditionTrue, "SucceededRescale", fmt.Sprintf("the HPA controller was able to update the target scale to %d", desired), now)
+		h.state(key).RecordScale(now, DefaultBehavior(hpa.Spec.Behavior), current, desired)
+		h.log.Info("hpa: rescaled", "hpa", key, "from", current, "to", desired, "reason", reason)
+		t := api.NewTime(now)
+		st.LastScaleTime = &t
+	} else {
+		desired = current
+	}
+	st.CurrentReplicas = current // kcm reports the scale's spec.replicas
+	st.DesiredReplicas = desired
+	gen := hpa.Generation
+	st.ObservedGeneration = &gen
+	return next, h.writeStatus(ctx, cached, hpa)
+}
+
+// computeReplicas evaluates every metric of the autoscaler (80% cpu
+// utilization when it has none) and returns the largest proposal (kcm's
+// computeReplicasForMetrics).
+func (h *Controller) computeReplicas(ctx context.Context, hpa *api.HorizontalPodAutoscaler, tgt target, current int32, now time.Time) (int32, string, []api.MetricStatus, error) {
+	metrics := hpa.Spec.Metrics
+	if len(metrics) == 0 {
+		eighty := int32(80)
+		metrics = []api.MetricSpec{{Type: "Resource", Resource: &api.ResourceMetricSource{Name: api.ResourceCPU,
+			Target: api.MetricTarget{Type: "Utilization", AverageUtilization: &eighty}}}}
+	}
+	if tgt.selector == nil {
+		return 0, "", nil, fmt.Errorf("the target has no selector")
+	}
+	sel, err := tgt.selector.AsSelector()
+	if err != nil {
+		return 0, "", nil, fmt.Errorf("the target's selector is invalid: %v", err)
+	}
+	tol := Tolerance{ScaleDown: h.opts.Tolerance, ScaleUp: h.opts.Tolerance}
+	if b := hpa.Spec.Behavior; b != nil {
+		if b.ScaleDown != nil && b.ScaleDown.Tolerance != nil {
+			tol.ScaleDown = float64(b.ScaleDown.Tolerance.MilliValue()) / 1000
+		}
+		if b.ScaleUp != nil && b.ScaleUp.Tolerance != nil {
+			tol.ScaleUp = float64(b.ScaleUp.Tolerance.MilliValue()) / 1000
+		}
+	}
+	pods := h.pods.Lister().Namespace(hpa.Namespace).List(func(p *api.Pod) bool { return sel.Matches(p.Labels) })
+	best, bestName := int32(-1), ""
+	var statuses []api.MetricStatus
+	var firstErr error
+	for _, m := range metrics {
+		if m.Type != "Resource" || m.Resource == nil || m.Resource.Target.Type != "Utilization" || m.Resource.Target.AverageUtilization == nil {
+			firstErr = cmpErr(firstErr, fmt.Errorf("unsupported metric: only Resource metrics with an Utilization target are modelled"))
+			continue
+		}
+		usage, err := h.opts.Metrics.PodMetrics(ctx, hpa.Namespace, sel, m.Resource.Name)
+		if err != nil {
+			firstErr = cmpErr(firstErr, fmt.Errorf("failed to get %s utilization: unable to get metrics for resource %s: %w", m.Resource.Name, m.Resource.Name, err))
+			continue
+		}
+		n, util, avg, err := ResourceReplicas(current, *m.Resource.Target.AverageUtilization, pods, usage, m.Resource.Name, tol, h.opts.Readiness, now)
+		if err != nil {
+			firstErr = cmpErr(firstErr, fmt.Errorf("failed to get %s utilization: %w", m.Resource.Name, err))
+			continue
+		}
+		av := api.NewMilliQuantity(avg, api.DecimalSI)
+		statuses = append(statuses, api.MetricStatus{Type: "Resource", Resource: &api.ResourceMetricStatus{Name: m.Resource.Name,
+			Current: api.MetricValueStatus{AverageUtilization: &util, AverageValue: &av}}})
+		if n > best {
+			best, bestName = n, fmt.Sprintf("%s resource utilization (percentage of request)", m.Resource.Name)
+		}
+	}
+	// kcm: a metric that fails blocks a scale-down but not a scale-up.
+	if best < 0 || (firstErr != nil && best < current) {
+		if firstErr == nil {
+			firstErr = errors.New("no metric")
+		}
+		return 0, "", statuses, firstErr
+	}
+	return best, bestName, statuses, nil
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// setCondition sets a condition, moving its lastTransitionTime only when
+// its status changes.
+func setCondition(st *api.HorizontalPodAutoscalerStatus, typ string, status api.ConditionStatus, reason, msg string, now time.Time) {
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		if c.Type == typ {
+			if c.Status != status {
+				c.LastTransitionTime = api.NewTime(now)
+			}
+			c.Status, c.Reason, c.Message = status, reason, msg
+			return
+		}
+	}
+	st.Conditions = append(st.Conditions, api.HorizontalPodAutoscalerCondition{Type: typ, Status: status, Reason: reason, Message: msg, LastTransitionTime: api.NewTime(now)})
+}
+
+// writeStatus writes hpa's status when it differs from cached's (the
+// store drops writes that change nothing anyway).
+func (h *Controller) writeStatus(ctx context.Context, cached, hpa *api.HorizontalPodAutoscaler) error {
+	_, err := h.c.HorizontalPodAutoscalers().UpdateStatus(ctx, hpa)
+	if err != nil && !errors.Is(err, source.ErrNotFound) {
+		return fmt.Errorf("hpa: %s: update status: %w", api.Key(cached), err)
+	}
+	return nil
+}

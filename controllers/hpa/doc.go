@@ -1,0 +1,71 @@
+// Package hpa is kube-controller-manager's horizontal pod autoscaler
+// (autoscaling/v2) for resource metrics: it sets a Deployment's,
+// ReplicaSet's or StatefulSet's spec.replicas from its pods' cpu (or
+// memory) utilization.
+//
+// # Metrics
+//
+// Usage comes from a MetricsClient (the resource metrics API that
+// metrics-server serves): per pod, a value in milli-units over a window
+// ending at a timestamp. Load is one for simulations and tests, driven
+// by a load description that can change while the cluster runs: every
+// running pod of a namespace uses a set percentage of its request
+// (SetUtilization), or a set amount (SetPod).
+//
+// # The algorithm
+//
+// Every Options.SyncPeriod (15 s, --horizontal-pod-autoscaler-sync-period)
+// each autoscaler is evaluated (kcm's reconcileAutoscaler):
+//
+//   - A target whose spec.replicas is 0 is not scaled (ScalingActive
+//     False, ScalingDisabled). One above maxReplicas or below
+//     minReplicas (default 1) is brought within them.
+//   - Otherwise each metric proposes a count (ResourceReplicas, kcm's
+//     GetResourceReplicas) and the largest wins (no metric: 80% cpu).
+//     The pods are grouped (GroupPods): being deleted or terminal —
+//     ignored; Pending or, for cpu, not ready (within the 5 min
+//     initialization period: not ready, or ready for less than one metric
+//     window; after it: unready and never ready) — unready; without a
+//     sample — missing. The utilization is the ready pods' summed usage
+//     over their summed requests, in whole percent; ratio = utilization /
+//     target. Within the tolerance (10%, --horizontal-pod-autoscaler-
+//     tolerance, or behavior.*.tolerance) nothing changes; otherwise
+//     desired = ceil(ratio × ready pods). When pods are missing, or
+//     unready on a scale-up, they are counted in the way that damps the
+//     change (missing: max(100%, target) on a scale-down, 0% on a
+//     scale-up; unready: 0% on a scale-up), the ratio recomputed, and the
+//     change dropped if the new ratio is within tolerance or flips
+//     direction.
+//   - The proposal is normalized by the behavior (State.Normalize, kcm's
+//     normalizeDesiredReplicasWithBehaviors), defaulted as autoscaling/v2
+//     does (DefaultBehavior): stabilized — on the way up the lowest, on
+//     the way down the highest recommendation of the direction's window
+//     (scale-down 300 s by default; the window starts with the current
+//     count) — then rate-limited by the policies over the scale events of
+//     their periods (default up: the larger of +4 pods and +100% per
+//     15 s; down: -100% per 15 s) and bounded by min and max.
+//   - A new count is written to the target's spec.replicas (its scale)
+//     and remembered as a scale event.
+//
+// The autoscaler's status gets currentReplicas (the target's
+// spec.replicas, as kcm reports the scale's), desiredReplicas, the
+// current metrics, lastScaleTime, observedGeneration and the conditions
+// AbleToScale (SucceededGetScale, ReadyForNewScale, ScaleUpStabilized,
+// ScaleDownStabilized, SucceededRescale, FailedGetScale,
+// FailedUpdateScale), ScalingActive (ValidMetricFound,
+// FailedGetResourceMetric, ScalingDisabled) and ScalingLimited
+// (DesiredWithinRange, ScaleUpLimit, ScaleDownLimit, TooManyReplicas,
+// TooFewReplicas), with kcm's reasons and messages.
+//
+// # Left out
+//
+// Deliberately not done: Pods, Object, External and ContainerResource
+// metrics and the Value and AverageValue targets (a Resource metric with
+// an Utilization target is what the issue needs); the scale subresource
+// of arbitrary kinds (Deployment, ReplicaSet and StatefulSet are read
+// from informers and written with Update); events (SuccessfulRescale,
+// FailedGetResourceMetric — the controller logs instead); sidecar and
+// init container requests in the utilization; the v1 behavior-less
+// normalization (every autoscaler has a defaulted behavior, as
+// autoscaling/v2 objects do); the controller's own metrics.
+package hpa

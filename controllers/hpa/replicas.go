@@ -1,0 +1,242 @@
+package hpa
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// The defaults, as kube-controller-manager's.
+const (
+	// DefaultTolerance is --horizontal-pod-autoscaler-tolerance: usage
+	// ratios within 10% of 1 do not scale.
+	DefaultTolerance = 0.1
+	// DefaultCPUInitializationPeriod is
+	// --horizontal-pod-autoscaler-cpu-initialization-period: a pod
+	// started less than this ago counts only once ready and once a full
+	// metric window has passed since it became ready.
+	DefaultCPUInitializationPeriod = 5 * time.Minute
+	// DefaultInitialReadinessDelay is
+	// --horizontal-pod-autoscaler-initial-readiness-delay: after the
+	// initialization period, a pod that turned unready within this long
+	// of its start has never been ready.
+	DefaultInitialReadinessDelay = 30 * time.Second
+)
+
+// PodMetric is one pod's usage of a resource, as the metrics API
+// reports it: Value in milli-units (millicores for cpu), averaged over
+// Window ending at Timestamp.
+type PodMetric struct {
+	// Value is the usage in milli-units.
+	Value int64
+	// Timestamp is the end of the sample's window.
+	Timestamp time.Time
+	// Window is the sample's averaging window.
+	Window time.Duration
+}
+
+// Tolerance is the band around a usage ratio of 1 within which no
+// scaling happens, per direction (kcm's tolerances; autoscaling/v2
+// behavior.*.tolerance).
+type Tolerance struct {
+	// ScaleDown: ratios down to 1-ScaleDown do not scale down.
+	ScaleDown float64
+	// ScaleUp: ratios up to 1+ScaleUp do not scale up.
+	ScaleUp float64
+}
+
+func (t Tolerance) within(ratio float64) bool {
+	return (1.0-t.ScaleDown) <= ratio && ratio <= (1.0+t.ScaleUp)
+}
+
+// Readiness are the timing parameters of GroupPods.
+type Readiness struct {
+	// CPUInitializationPeriod; see DefaultCPUInitializationPeriod.
+	CPUInitializationPeriod time.Duration
+	// InitialReadinessDelay; see DefaultInitialReadinessDelay.
+	InitialReadinessDelay time.Duration
+}
+
+// Groups are the pods of a target sorted as kcm's groupPods does.
+type Groups struct {
+	// Ready pods have a metric and count.
+	Ready int
+	// Unready pods (Pending, not ready, or too fresh for their cpu
+	// sample) are left out, or count as using nothing on a scale-up.
+	Unready map[string]bool
+	// Missing pods have no metric: they count as using 100% (or the
+	// target, if higher) on a scale-down and nothing on a scale-up.
+	Missing map[string]bool
+	// Ignored pods (being deleted, or terminal) do not count at all.
+	Ignored map[string]bool
+}
+
+// GroupPods sorts pods by what their metrics are worth at now (kcm's
+// groupPods). Readiness only matters for cpu.
+func GroupPods(pods []*api.Pod, metrics map[string]PodMetric, resource api.ResourceName, r Readiness, now time.Time) Groups {
+	g := Groups{Unready: map[string]bool{}, Missing: map[string]bool{}, Ignored: map[string]bool{}}
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil || p.Status.Phase == api.PodFailed || p.Status.Phase == api.PodSucceeded {
+			g.Ignored[p.Name] = true
+			continue
+		}
+		if p.Status.Phase == api.PodPending || p.Status.Phase == "" {
+			g.Unready[p.Name] = true
+			continue
+		}
+		m, ok := metrics[p.Name]
+		if !ok {
+			g.Missing[p.Name] = true
+			continue
+		}
+		if resource == api.ResourceCPU {
+			var ready *api.PodCondition
+			for i := range p.Status.Conditions {
+				if p.Status.Conditions[i].Type == api.PodReady {
+					ready = &p.Status.Conditions[i]
+				}
+			}
+			unready := false
+			switch {
+			case ready == nil || p.Status.StartTime == nil:
+				unready = true
+			case p.Status.StartTime.Time.Add(r.CPUInitializationPeriod).After(now):
+				// Still initializing: the sample counts once ready for
+				// a whole window.
+				unready = ready.Status == api.ConditionFalse || m.Timestamp.Before(ready.LastTransitionTime.Time.Add(m.Window))
+			default:
+				// Unready and never ready since its start.
+				unready = ready.Status == api.ConditionFalse && p.Status.StartTime.Time.Add(r.InitialReadinessDelay).After(ready.LastTransitionTime.Time)
+			}
+			if unready {
+				g.Unready[p.Name] = true
+				continue
+			}
+		}
+		g.Ready++
+	}
+	return g
+}
+
+// ErrNoMetrics is wrapped by the errors of ResourceReplicas when it has
+// nothing to compute from.
+var ErrNoMetrics = errors.New("hpa: no metrics")
+
+// podRequests returns each pod's request of resource in milli-units
+// (kcm's calculatePodRequests): the sum over its containers; a container
+// without the request is an error.
+func podRequests(pods []*api.Pod, resource api.ResourceName) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, p := range pods {
+		var sum int64
+		for _, c := range p.Spec.Containers {
+			q, ok := c.Resources.Requests[resource]
+			if !ok {
+				if q, ok = c.Resources.Limits[resource]; !ok { // requests default to limits
+					return nil, fmt.Errorf("missing request for %s in container %s of Pod %s", resource, c.Name, p.Name)
+				}
+			}
+			sum += q.MilliValue()
+		}
+		out[p.Name] = sum
+	}
+	return out, nil
+}
+
+// utilizationRatio is kcm's GetResourceUtilizationRatio: the average
+// utilization (percent of request, truncated) of the pods with metrics,
+// its ratio to target, and the raw average usage.
+func utilizationRatio(metrics map[string]PodMetric, requests map[string]int64, target int32) (ratio float64, utilization int32, avg int64, err error) {
+	var usage, req int64
+	n := 0
+	for name, m := range metrics {
+		r, ok := requests[name]
+		if !ok {
+			continue // a pod gone between the two reads
+		}
+		usage += m.Value
+		req += r
+		n++
+	}
+	if req == 0 {
+		return 0, 0, 0, fmt.Errorf("no metrics returned matched known pods: %w", ErrNoMetrics)
+	}
+	utilization = int32(usage * 100 / req)
+	return float64(utilization) / float64(target), utilization, usage / int64(n), nil
+}
+
+// ResourceReplicas is kcm's ReplicaCalculator.GetResourceReplicas: the
+// replica count the pods' usage of resource asks for, given the
+// current count (the target's spec.replicas) and a target utilization
+// in percent of the request. It also returns the utilization and
+// average usage it saw (over the ready pods with metrics).
+//
+// desired = ceil(ratio × ready pods), unless the ratio is within the
+// tolerance. Then missing and unready pods are accounted for the way
+// that can only damp the change: on a scale-down missing pods count as
+// using max(100%, target) of their request, on a scale-up as using
+// nothing, and unready pods as using nothing on a scale-up; the ratio
+// is recomputed, and if it is now within tolerance, or flips direction,
+// or the new count would move against the ratio, nothing changes.
+func ResourceReplicas(current, target int32, pods []*api.Pod, metrics map[string]PodMetric, resource api.ResourceName, tol Tolerance, r Readiness, now time.Time) (replicas, utilization int32, avg int64, err error) {
+	if len(pods) == 0 {
+		return 0, 0, 0, fmt.Errorf("no pods returned by selector while calculating replica count: %w", ErrNoMetrics)
+	}
+	g := GroupPods(pods, metrics, resource, r, now)
+	m := map[string]PodMetric{}
+	for name, v := range metrics {
+		if !g.Ignored[name] && !g.Unready[name] {
+			m[name] = v
+		}
+	}
+	requests, err := podRequests(pods, resource)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if len(m) == 0 {
+		return 0, 0, 0, fmt.Errorf("did not receive metrics for targeted pods (pods might be unready): %w", ErrNoMetrics)
+	}
+	ratio, utilization, avg, err := utilizationRatio(m, requests, target)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	upWithUnready := len(g.Unready) > 0 && ratio > 1.0
+	if !upWithUnready && len(g.Missing) == 0 {
+		if tol.within(ratio) {
+			return current, utilization, avg, nil
+		}
+		return int32(math.Ceil(ratio * float64(g.Ready))), utilization, avg, nil
+	}
+	if len(g.Missing) > 0 {
+		if ratio < 1.0 {
+			fallback := int64(max(100, target))
+			for name := range g.Missing {
+				m[name] = PodMetric{Value: requests[name] * fallback / 100}
+			}
+		} else if ratio > 1.0 {
+			for name := range g.Missing {
+				m[name] = PodMetric{}
+			}
+		}
+	}
+	if upWithUnready {
+		for name := range g.Unready {
+			m[name] = PodMetric{}
+		}
+	}
+	newRatio, _, _, err := utilizationRatio(m, requests, target)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if tol.within(newRatio) || (ratio < 1.0 && newRatio > 1.0) || (ratio > 1.0 && newRatio < 1.0) {
+		return current, utilization, avg, nil
+	}
+	n := int32(math.Ceil(newRatio * float64(len(m))))
+	if (newRatio < 1.0 && n > current) || (newRatio > 1.0 && n < current) {
+		return current, utilization, avg, nil
+	}
+	return n, utilization, avg, nil
+}

@@ -1,0 +1,47 @@
+// Package namespace is kube-controller-manager's namespace controller:
+// it empties a namespace being deleted and then lets it go.
+//
+// Deleting a namespace (controllers/cluster) sets its deletionTimestamp
+// and phase Terminating; from then on the store's namespace lifecycle
+// check refuses creates in it (events excepted), and the namespace stays
+// while spec.finalizers holds "kubernetes". The controller, woken by the
+// namespace's events, deletes its content (kcm's
+// namespacedResourcesDeleter):
+//
+//  1. Pods first, each with its own grace period (Background
+//     propagation), as kcm's OrderedNamespaceDeletion (on by default
+//     since Kubernetes 1.33) does; every other resource waits until no
+//     pod is left, so that no pod outlives what it uses. The pass then
+//     estimates how long the pods may take (PodsEstimate: the longest
+//     terminationGracePeriodSeconds of pods not terminal, 0 once that
+//     long has passed since the namespace's deletion).
+//  2. Then every other namespaced resource: workloads, services,
+//     endpoints, claims, config maps, secrets, service accounts,
+//     quotas, leases, events.
+//  3. After its deletes a pass lists each resource again. Objects held
+//     by finalizers of their own count as waiting (FinalizerEstimate,
+//     kcm's 15 s); objects that remain for no known reason are a
+//     deletion failure.
+//  4. The namespace's conditions (Conditions, kcm's updateConditions:
+//     NamespaceDeletionContentFailure, NamespaceContentRemaining,
+//     NamespaceFinalizersRemaining, True with kcm's reasons and messages
+//     while something remains of that sort, False with the "ok" ones
+//     otherwise) are written when they changed.
+//  5. While anything remains the namespace comes back after the
+//     estimate (at least a second; after a failure, with the queue's
+//     backoff). When nothing remains the "kubernetes" finalizer is
+//     removed (retried on conflict), and the store removes the
+//     namespace.
+//
+// Like kcm's deleter, the controller lists content live from the store
+// (through Select on metadata.namespace) rather than from informers: the
+// decision to finalize must not rest on a cache that lags.
+//
+// Left out, deliberately: API discovery (the namespaced kinds are those
+// of controllers/cluster), deletecollection (objects are deleted one by
+// one), the discovery and group version parsing failure conditions,
+// finalizers other than "kubernetes" in spec.finalizers (they are left to
+// whoever owns them), and the periodic resync of every namespace
+// (--namespace-sync-period): a terminating namespace is requeued by its
+// own estimate instead.
+package namespace

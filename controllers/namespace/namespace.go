@@ -1,0 +1,301 @@
+package namespace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// DefaultWorkers is --concurrent-namespace-syncs, as
+// kube-controller-manager's.
+const DefaultWorkers = 10
+
+// Options configures a Controller. The zero value is valid.
+type Options struct {
+	// Workers is the number of namespaces synced concurrently. Default
+	// DefaultWorkers; negative is an error.
+	Workers int
+	// Logger receives the controller's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// content is one namespaced resource of the cluster, seen generically.
+type content struct {
+	// name is the resource as kcm's conditions print it: "pods.",
+	// "deployments.apps".
+	name string
+	// list lists the objects of a namespace from the store (live).
+	list func(ctx context.Context, ns string) ([]api.Object, error)
+	// del deletes one, in the background.
+	del func(ctx context.Context, key string) error
+}
+
+// Controller is the namespace controller. Create it with New, run it
+// with Run.
+type Controller struct {
+	c          *cluster.Cluster
+	opts       Options
+	namespaces *informer.Informer[*api.Namespace]
+	pods       content
+	others     []content
+	ctl        *reconcile.Controller[string]
+	log        *slog.Logger
+}
+
+// New returns the namespace controller of c over the shared informer
+// "namespaces" of f. Start f after New, then Run.
+func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+	if c == nil || f == nil {
+		return nil, errors.New("namespace: cluster and factory are required")
+	}
+	if opts.Workers < 0 {
+		return nil, fmt.Errorf("namespace: Workers %d is negative", opts.Workers)
+	}
+	if opts.Workers == 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	nc := &Controller{c: c, opts: opts, log: opts.Logger.With("controller", "namespace-controller")}
+	var err error
+	if nc.namespaces, err = informer.Shared(f, "namespaces", source.ListWatcher[*api.Namespace](c.Namespaces()), api.Key[*api.Namespace], informer.Options[*api.Namespace]{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("namespace: %w", err)
+	}
+	if nc.ctl, err = reconcile.New("namespace-controller", reconcile.Func[string](nc.sync), reconcile.Options[string]{Workers: opts.Workers, Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("namespace: %w", err)
+	}
+	reg, err := nc.namespaces.AddEventHandler(informer.HandlerFuncs[*api.Namespace]{
+		AddFunc:    func(ns *api.Namespace, _ bool) { nc.ctl.Enqueue(ns.Name) },
+		UpdateFunc: func(_, ns *api.Namespace) { nc.ctl.Enqueue(ns.Name) },
+	}, informer.HandlerOptions{Name: nc.ctl.Name()})
+	if err != nil {
+		return nil, fmt.Errorf("namespace: %w", err)
+	}
+	if err := nc.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+		return nil, err
+	}
+	nc.pods = kindContent(c.Pods(), "pods.")
+	nc.others = []content{
+		kindContent(c.Deployments(), "deployments.apps"),
+		kindContent(c.StatefulSets(), "statefulsets.apps"),
+		kindContent(c.DaemonSets(), "daemonsets.apps"),
+		kindContent(c.ReplicaSets(), "replicasets.apps"),
+		kindContent(c.ControllerRevisions(), "controllerrevisions.apps"),
+		kindContent(c.ReplicationControllers(), "replicationcontrollers."),
+		kindContent(c.CronJobs(), "cronjobs.batch"),
+		kindContent(c.Jobs(), "jobs.batch"),
+		kindContent(c.HorizontalPodAutoscalers(), "horizontalpodautoscalers.autoscaling"),
+		kindContent(c.Services(), "services."),
+		kindContent(c.Endpoints(), "endpoints."),
+		kindContent(c.PersistentVolumeClaims(), "persistentvolumeclaims."),
+		kindContent(c.ConfigMaps(), "configmaps."),
+		kindContent(c.Secrets(), "secrets."),
+		kindContent(c.ServiceAccounts(), "serviceaccounts."),
+		kindContent(c.ResourceQuotas(), "resourcequotas."),
+		kindContent(c.Leases(), "leases.coordination.k8s.io"),
+		kindContent(c.Events(), "events."),
+	}
+	return nc, nil
+}
+
+func kindContent[T api.Object](s *cluster.Store[T], name string) content {
+	return content{
+		name: name,
+		list: func(ctx context.Context, ns string) ([]api.Object, error) {
+			sel, err := s.Select(cluster.SelectOptions{FieldSelector: "metadata.namespace=" + ns})
+			if err != nil {
+				return nil, err
+			}
+			l, err := sel.List(ctx, source.ListOptions{})
+			if err != nil {
+				return nil, err
+			}
+			out := make([]api.Object, len(l.Items))
+			for i, o := range l.Items {
+				out[i] = o
+			}
+			return out, nil
+		},
+		del: func(ctx context.Context, key string) error {
+			_, err := s.DeleteWith(ctx, key, cluster.DeleteOptions{PropagationPolicy: cluster.DeletePropagationBackground})
+			return err
+		},
+	}
+}
+
+// Run syncs namespaces until ctx ends and returns ctx.Err() after every
+// worker has exited.
+func (nc *Controller) Run(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("namespace: Run: context is nil")
+	}
+	err := nc.ctl.Run(ctx)
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return ctx.Err()
+	}
+	return err
+}
+
+// sync is kcm's namespacedResourcesDeleter.Delete for one namespace.
+func (nc *Controller) sync(ctx context.Context, name string) (reconcile.Result, error) {
+	cached, ok := nc.namespaces.Lister().Get(name)
+	if !ok || cached.DeletionTimestamp == nil || !hasFinalizer(cached) {
+		return reconcile.Result{}, nil
+	}
+	now := time.Now()
+	rem := Remaining{Objects: map[string]int{}, Finalizers: map[string]int{}}
+	estimate, err := nc.deleteContent(ctx, nc.pods, name, cached.DeletionTimestamp.Time, now, &rem)
+	if err != nil {
+		rem.Errors = append(rem.Errors, err.Error())
+	}
+	// Ordered deletion (kcm's OrderedNamespaceDeletion, on by default
+	// since 1.33): the rest goes only once every pod is gone, so that no
+	// pod outlives the objects it uses.
+	if rem.Objects[nc.pods.name] == 0 && err == nil {
+		for _, k := range nc.others {
+			est, err := nc.deleteContent(ctx, k, name, cached.DeletionTimestamp.Time, now, &rem)
+			if err != nil {
+				rem.Errors = append(rem.Errors, err.Error())
+			}
+			estimate = max(estimate, est)
+		}
+	}
+	if err := nc.writeConditions(ctx, name, rem, now); err != nil {
+		return reconcile.Result{}, err
+	}
+	if len(rem.Errors) > 0 {
+		return reconcile.Result{}, fmt.Errorf("namespace: %s: %d content deletions failed: %s", name, len(rem.Errors), rem.Errors[0])
+	}
+	remaining := 0
+	for _, n := range rem.Objects {
+		remaining += n
+	}
+	if remaining > 0 {
+		if estimate <= 0 {
+			estimate = time.Second
+		}
+		return reconcile.Result{RequeueAfter: estimate}, nil
+	}
+	return reconcile.Result{}, nc.finalize(ctx, name)
+}
+
+// deleteContent deletes the objects of one resource in ns that are not
+// yet being deleted, lists again, and records what remains; it returns
+// how long the remainder may take (kcm's
+// deleteAllContentForGroupVersionResource): the pods' grace estimate,
+// FinalizerEstimate when something is held by finalizers, and an error
+// when objects remain for no reason it knows.
+func (nc *Controller) deleteContent(ctx context.Context, k content, ns string, deletedAt, now time.Time, rem *Remaining) (time.Duration, error) {
+	objs, err := k.list(ctx, ns)
+	if err != nil {
+		return 0, fmt.Errorf("%s: list: %v", k.name, err)
+	}
+	var estimate time.Duration
+	if k.name == nc.pods.name {
+		pods := make([]*api.Pod, 0, len(objs))
+		for _, o := range objs {
+			pods = append(pods, o.(*api.Pod))
+		}
+		estimate = PodsEstimate(pods, deletedAt, now)
+	}
+	for _, o := range objs {
+		if o.GetObjectMeta().DeletionTimestamp != nil {
+			continue
+		}
+		if err := k.del(ctx, api.Key(o)); err != nil && !errors.Is(err, source.ErrNotFound) {
+			return estimate, fmt.Errorf("%s: delete %s: %v", k.name, api.Key(o), err)
+		}
+	}
+	if objs, err = k.list(ctx, ns); err != nil {
+		return estimate, fmt.Errorf("%s: list: %v", k.name, err)
+	}
+	if len(objs) == 0 {
+		return estimate, nil
+	}
+	rem.Objects[k.name] += len(objs)
+	held := false
+	for _, o := range objs {
+		for _, f := range o.GetObjectMeta().Finalizers {
+			rem.Finalizers[f]++
+			held = true
+		}
+	}
+	if estimate == 0 {
+		if held {
+			return FinalizerEstimate, nil
+		}
+		if k.name != nc.pods.name {
+			return 0, fmt.Errorf("unexpected items still remain in namespace: %s for %s", ns, k.name)
+		}
+		// Pods past their grace period wait for their kubelet.
+		return FinalizerEstimate, nil
+	}
+	return estimate, nil
+}
+
+// writeConditions merges the conditions of rem into the namespace's
+// status, writing only when they changed.
+func (nc *Controller) writeConditions(ctx context.Context, name string, rem Remaining, now time.Time) error {
+	for range 5 {
+		ns, _, err := nc.c.Namespaces().Get(ctx, name)
+		if errors.Is(err, source.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("namespace: %s: %w", name, err)
+		}
+		conds, changed := Conditions(ns.Status.Conditions, rem, now)
+		if !changed {
+			return nil
+		}
+		ns.Status.Conditions = conds
+		_, err = nc.c.Namespaces().UpdateStatus(ctx, ns)
+		if errors.Is(err, source.ErrConflict) {
+			continue
+		}
+		if err != nil && !errors.Is(err, source.ErrNotFound) {
+			return fmt.Errorf("namespace: %s: update status: %w", name, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("namespace: %s: update status kept conflicting: %w", name, source.ErrConflict)
+}
+
+// finalize removes the kubernetes finalizer (kcm's finalizeNamespace,
+// retried on conflict); the store removes the namespace once its
+// finalizers are all gone.
+func (nc *Controller) finalize(ctx context.Context, name string) error {
+	for range 5 {
+		ns, _, err := nc.c.Namespaces().Get(ctx, name)
+		if errors.Is(err, source.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("namespace: %s: %w", name, err)
+		}
+		if !hasFinalizer(ns) {
+			return nil
+		}
+		ns.Spec.Finalizers = slices.DeleteFunc(ns.Spec.Finalizers, func(f api.FinalizerName) bool { return f == FinalizerName })
+		_, err = nc.c.Namespaces().Update(ctx, ns, "")
+		if errors.Is(err, source.ErrConflict) {
+			continue
+		}
+		if err != nil && !errors.Is(err, source.ErrNotFound) {
+			return fmt.Errorf("namespace: %s: finalize: %w", name, err)
+		}
+		nc.log.Info("namespace: finalized", "namespace", name)
+		return nil
+	}
+	return fmt.Errorf("namespace: %s: finalize kept conflicting: %w", name, source.ErrConflict)
+}

@@ -1,0 +1,285 @@
+package resourcequota
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
+)
+
+// The defaults, as kube-controller-manager's.
+const (
+	// DefaultResyncPeriod is --resource-quota-sync-period: every quota
+	// is recounted this often.
+	DefaultResyncPeriod = 5 * time.Minute
+	// DefaultWorkers is --concurrent-resource-quota-syncs.
+	DefaultWorkers = 5
+)
+
+// priorityHardChanged is the queue priority of a quota whose spec.hard
+// changed (kcm keeps a separate, preferred queue for quotas missing
+// usage; a priority does the same here).
+const priorityHardChanged = 1
+
+// Options configures a Controller. The zero value is valid.
+type Options struct {
+	// ResyncPeriod is how often every quota is recounted. Default
+	// DefaultResyncPeriod; negative is an error.
+	ResyncPeriod time.Duration
+	// Workers is the number of quotas synced concurrently. Default
+	// DefaultWorkers; negative is an error.
+	Workers int
+	// Resources are the resources counted, keys of Groups. Default: all
+	// of Groups. Each gets a shared informer named after it.
+	Resources []string
+	// Logger receives the controller's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options) validate() error {
+	if o.ResyncPeriod < 0 || o.Workers < 0 {
+		return fmt.Errorf("resourcequota: negative ResyncPeriod (%v) or Workers (%d)", o.ResyncPeriod, o.Workers)
+	}
+	if o.ResyncPeriod == 0 {
+		o.ResyncPeriod = DefaultResyncPeriod
+	}
+	if o.Workers == 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.Resources == nil {
+		o.Resources = slices.Sorted(maps.Keys(Groups))
+	}
+	for _, r := range o.Resources {
+		if _, ok := Groups[r]; !ok {
+			return fmt.Errorf("resourcequota: Options.Resources: %q is not a counted resource", r)
+		}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return nil
+}
+
+// tracked is one counted resource: how to list a namespace's objects
+// from its informer.
+type tracked struct {
+	resource  string
+	list      func(ns string) []api.Object
+	hasSynced func() bool
+}
+
+// Controller is the resource quota controller. Create it with New, run
+// it with Run.
+type Controller struct {
+	c       *cluster.Cluster
+	opts    Options
+	quotas  *informer.Informer[*api.ResourceQuota]
+	tracked []tracked
+	ctl     *reconcile.Controller[string]
+	log     *slog.Logger
+}
+
+// New returns the resource quota controller of c over the shared
+// informers of f ("resourcequotas" and one per counted resource, named
+// after it). Start f after New, then Run.
+func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+	if c == nil || f == nil {
+		return nil, errors.New("resourcequota: cluster and factory are required")
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	rc := &Controller{c: c, opts: opts, log: opts.Logger.With("controller", "resourcequota-controller")}
+	var err error
+	if rc.quotas, err = informer.Shared(f, "resourcequotas", source.ListWatcher[*api.ResourceQuota](c.ResourceQuotas()), api.Key[*api.ResourceQuota], informer.Options[*api.ResourceQuota]{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("resourcequota: %w", err)
+	}
+	if rc.ctl, err = reconcile.New("resourcequota-controller", reconcile.Func[string](rc.sync), reconcile.Options[string]{
+		Workers: opts.Workers, Logger: opts.Logger,
+	}); err != nil {
+		return nil, fmt.Errorf("resourcequota: %w", err)
+	}
+	reg, err := rc.quotas.AddEventHandler(informer.HandlerFuncs[*api.ResourceQuota]{
+		AddFunc: func(q *api.ResourceQuota, _ bool) { rc.ctl.Enqueue(api.Key(q)) },
+		UpdateFunc: func(old, cur *api.ResourceQuota) {
+			// Only a change of spec.hard matters (status writes,
+			// the admission's charges among them, do not).
+			if !equalLists(old.Spec.Hard, cur.Spec.Hard) {
+				rc.ctl.Queue().AddWithOptions(api.Key(cur), workqueue.AddOptions{Priority: priorityHardChanged})
+			}
+		},
+		DeleteFunc: func(q *api.ResourceQuota, _ bool) { rc.ctl.Enqueue(api.Key(q)) },
+	}, informer.HandlerOptions{Name: "resourcequota-controller"})
+	if err != nil {
+		return nil, fmt.Errorf("resourcequota: %w", err)
+	}
+	if err := rc.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+		return nil, err
+	}
+	for _, r := range opts.Resources {
+		t, err := rc.track(f, r)
+		if err != nil {
+			return nil, fmt.Errorf("resourcequota: %s: %w", r, err)
+		}
+		rc.tracked = append(rc.tracked, t)
+	}
+	return rc, nil
+}
+
+// track makes the informer of resource r and its replenishment handler.
+func (rc *Controller) track(f *informer.Factory, r string) (tracked, error) {
+	switch r {
+	case "pods":
+		return trackKind(rc, f, r, rc.c.Pods())
+	case "services":
+		return trackKind(rc, f, r, rc.c.Services())
+	case "replicationcontrollers":
+		return trackKind(rc, f, r, rc.c.ReplicationControllers())
+	case "resourcequotas":
+		return trackKind(rc, f, r, rc.c.ResourceQuotas())
+	case "secrets":
+		return trackKind(rc, f, r, rc.c.Secrets())
+	case "configmaps":
+		return trackKind(rc, f, r, rc.c.ConfigMaps())
+	case "persistentvolumeclaims":
+		return trackKind(rc, f, r, rc.c.PersistentVolumeClaims())
+	case "serviceaccounts":
+		return trackKind(rc, f, r, rc.c.ServiceAccounts())
+	case "endpoints":
+		return trackKind(rc, f, r, rc.c.Endpoints())
+	case "deployments":
+		return trackKind(rc, f, r, rc.c.Deployments())
+	case "replicasets":
+		return trackKind(rc, f, r, rc.c.ReplicaSets())
+	case "statefulsets":
+		return trackKind(rc, f, r, rc.c.StatefulSets())
+	case "daemonsets":
+		return trackKind(rc, f, r, rc.c.DaemonSets())
+	case "controllerrevisions":
+		return trackKind(rc, f, r, rc.c.ControllerRevisions())
+	case "jobs":
+		return trackKind(rc, f, r, rc.c.Jobs())
+	case "cronjobs":
+		return trackKind(rc, f, r, rc.c.CronJobs())
+	case "horizontalpodautoscalers":
+		return trackKind(rc, f, r, rc.c.HorizontalPodAutoscalers())
+	case "leases":
+		return trackKind(rc, f, r, rc.c.Leases())
+	}
+	return tracked{}, fmt.Errorf("not a counted resource")
+}
+
+// trackKind is track for one type: kcm's replenishment controller. A
+// delete of a counted object enqueues the quotas of its namespace that
+// count its resource; so does an update that lowers its usage (a pod
+// turning terminal, or passing its grace period).
+func trackKind[T api.Object](rc *Controller, f *informer.Factory, r string, store *cluster.Store[T]) (tracked, error) {
+	inf, err := informer.Shared(f, r, source.ListWatcher[T](store), api.Key[T], informer.Options[T]{Logger: rc.opts.Logger})
+	if err != nil {
+		return tracked{}, err
+	}
+	reg, err := inf.AddEventHandler(informer.HandlerFuncs[T]{
+		UpdateFunc: func(old, cur T) {
+			if replenishes(r, old, cur, time.Now()) {
+				rc.replenish(r, cur.GetObjectMeta().Namespace)
+			}
+		},
+		DeleteFunc: func(obj T, _ bool) { rc.replenish(r, obj.GetObjectMeta().Namespace) },
+	}, informer.HandlerOptions{Name: "resourcequota-controller"})
+	if err != nil {
+		return tracked{}, err
+	}
+	return tracked{
+		resource:  r,
+		hasSynced: func() bool { return inf.HasSynced() && reg.HasSynced() },
+		list: func(ns string) []api.Object {
+			items := inf.Lister().Namespace(ns).List(nil)
+			out := make([]api.Object, len(items))
+			for i, o := range items {
+				out[i] = o
+			}
+			return out
+		},
+	}, nil
+}
+
+// replenishes reports whether an update of an object of resource r
+// frees quota: a pod that stops being charged (QuotaPod), or any other
+// object whose usage changed.
+func replenishes(r string, old, cur api.Object, now time.Time) bool {
+	if op, ok := old.(*api.Pod); ok {
+		return QuotaPod(op, now) && !QuotaPod(cur.(*api.Pod), now)
+	}
+	if r != "services" && r != "persistentvolumeclaims" {
+		return false
+	}
+	return !equalLists(Usage(r, old, now), Usage(r, cur, now))
+}
+
+// replenish enqueues the quotas of ns that count resource r.
+func (rc *Controller) replenish(r, ns string) {
+	for _, q := range rc.quotas.Lister().Namespace(ns).List(nil) {
+		if len(MatchingResources(r, names(q.Status.Hard))) > 0 || len(MatchingResources(r, names(q.Spec.Hard))) > 0 {
+			rc.ctl.Enqueue(api.Key(q))
+		}
+	}
+}
+
+// Run waits for the informers, then syncs quotas until ctx ends; it
+// returns ctx.Err() after every worker has exited.
+func (rc *Controller) Run(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("resourcequota: Run: context is nil")
+	}
+	for _, t := range rc.tracked {
+		if err := rc.ctl.AddSyncCheck(t.hasSynced); err != nil {
+			return err
+		}
+	}
+	err := rc.ctl.Run(ctx)
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return ctx.Err()
+	}
+	return err
+}
+
+// sync recounts one quota (kcm's syncResourceQuota) and writes its
+// status when Status says it is dirty; it comes back after the resync
+// period (the full resync of every quota).
+func (rc *Controller) sync(ctx context.Context, key string) (reconcile.Result, error) {
+	q, ok := rc.quotas.Lister().Get(key)
+	if !ok {
+		return reconcile.Result{}, nil
+	}
+	objs := Objects{}
+	for _, t := range rc.tracked {
+		if len(MatchingResources(t.resource, names(q.Spec.Hard))) > 0 {
+			objs[t.resource] = t.list(q.Namespace)
+		}
+	}
+	st, dirty := Status(q, objs, time.Now())
+	if dirty {
+		cp := q.DeepCopy()
+		cp.Status = st
+		if _, err := rc.c.ResourceQuotas().UpdateStatus(ctx, cp); err != nil {
+			if errors.Is(err, source.ErrNotFound) {
+				return reconcile.Result{}, nil
+			}
+			// A conflict (the admission charged it meanwhile) is
+			// retried with backoff from the newer cache.
+			return reconcile.Result{}, fmt.Errorf("resourcequota: update status of %s: %w", key, err)
+		}
+		rc.log.Debug("resourcequota: synced", "quota", key, "used", prettyPrint(st.Used))
+	}
+	return reconcile.Result{RequeueAfter: rc.opts.ResyncPeriod}, nil
+}

@@ -1,0 +1,84 @@
+// Package resourcequota is Kubernetes' resource quota system: the
+// controller that keeps each ResourceQuota's status.used equal to what its
+// namespace consumes (kube-controller-manager's resourcequota controller),
+// and the admission plugin that refuses writes over status.hard and
+// charges the accepted ones at once (kube-apiserver's ResourceQuota
+// plugin).
+//
+// # What is counted
+//
+// Usage (kcm's quota evaluators, pkg/quota/v1/evaluator/core) charges
+// every object of a counted resource (Groups) to count/<resource> — or
+// count/<resource>.<group>, e.g. count/deployments.apps — and services,
+// replicationcontrollers, resourcequotas, secrets, configmaps and
+// persistentvolumeclaims also to their bare names. A pod is charged
+// "pods" and its requests and limits (cpu, memory, ephemeral-storage;
+// bare cpu and memory are requests; requests.* and limits.*) only while
+// QuotaPod holds: not terminal, and not stuck terminating past its grace
+// period. Its resources are the sum over its containers, at least its
+// largest init container's, plus spec.overhead; a container's requests
+// default to its limits. A service is charged services.nodeports and
+// services.loadbalancers; a claim requests.storage and the per class
+// <class>.storageclass.storage.k8s.io/{requests.storage,
+// persistentvolumeclaims}.
+//
+// A quota counts an object when it limits a resource the object is
+// charged for and the object is within every scope: spec.scopes (each an
+// Exists requirement) and spec.scopeSelector. Scopes apply to pods only:
+// Terminating / NotTerminating (spec.activeDeadlineSeconds set or not),
+// BestEffort / NotBestEffort (no container declares a cpu or memory
+// request or limit), and PriorityClass with In, NotIn, Exists and
+// DoesNotExist over spec.priorityClassName. Any other object is outside
+// every scope, so a scoped quota counts only pods.
+//
+// # The controller
+//
+// A queue of quota keys, worked by Options.Workers workers. Created and
+// deleted quotas are enqueued, and updated ones only when spec.hard
+// changed — at a higher priority, as kcm prefers quotas missing usage.
+// Every quota is recounted every Options.ResyncPeriod (5 minutes; kcm's
+// full resync). Replenishment: the delete of an object of a counted
+// resource, a pod that stops being charged (turns Succeeded or Failed),
+// and a service or claim whose usage changed enqueue the quotas of the
+// namespace that count the resource. A sync (Status, a pure function of
+// the quota, the namespace's objects from the informers, and now)
+// computes status.hard = spec.hard and status.used for every resource
+// spec.hard names, and writes the status only when status.hard differs
+// from spec.hard, either list is empty (the first sync), or the usage
+// changed.
+//
+// # Admission
+//
+// Admission.Admit, in the cluster's validating chain
+// (cluster.Options.Admission), looks at creates of counted resources and
+// at updates of services and claims (their usage can grow). Check, its
+// pure core (kube-apiserver's CheckRequest), finds the quotas of the
+// namespace that count the object — by status.hard, what the controller
+// has observed, so a raised limit applies once the controller has synced
+// it — refuses a pod that does not declare a
+// cpu or memory request or limit such a quota restricts ("failed quota:
+// q: must specify requests.cpu for: c"), refuses when such a quota has no
+// usage yet for a resource it restricts ("status unknown for quota: …"),
+// and refuses a write that would take used over hard:
+//
+//	exceeded quota: pods-medium, requested: pods=1, used: pods=10, limited: pods=10
+//
+// Otherwise Admit writes the new status.used of each quota the write
+// charges, with the quota's resourceVersion as precondition; a conflict
+// re-reads the quotas and checks again. Admissions of one namespace are
+// serialized, so that 100 concurrent creates against pods: 10 admit
+// exactly 10. On an update the charge is the growth over the old object.
+//
+// # Left out
+//
+// Deliberately not done: the admission configuration's limitedResources
+// (resources that need a covering quota), the CrossNamespacePodAffinity
+// and VolumeAttributesClass scopes, hugepages and extended resources,
+// pod resize, sidecar-aware request sums, kcm's discovery of every API
+// resource for count/* (Groups lists the kinds controllers/api has), and
+// the admission's batching of a namespace's requests into one quota
+// write. As in Kubernetes, a charge whose write then fails (say, a taken
+// name) stays until the controller's next recount, and a recount from a
+// cache that has not yet seen the latest admitted objects may briefly
+// undercount.
+package resourcequota
