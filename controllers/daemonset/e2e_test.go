@@ -38,13 +38,23 @@ type env struct {
 	kubelets map[string]context.CancelFunc
 }
 
-func start(t *testing.T, nodes ...kubelet.Options) *env {
+func start(t *testing.T, nodes ...kubelet.Options) *env { return startLagging(t, 0, nodes...) }
+
+// startLagging is start with the controller's pod cache delaying every
+// event by lag (0: none).
+func startLagging(t *testing.T, lag time.Duration, nodes ...kubelet.Options) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := cluster.New(ctx, cluster.Options{})
 	require.NoError(t, err)
 	e := &env{t: t, ctx: ctx, c: c, rec: events.NewMemory(), kubelets: map[string]context.CancelFunc{}}
 	f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
+	if lag > 0 {
+		// Registered first under the controller's name: it shares this cache.
+		_, err := informer.Shared(f, "pods", source.ListWatcher[*api.Pod](&laggingLW{inner: c.Pods(), lag: lag}),
+			api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: quiet})
+		require.NoError(t, err)
+	}
 	ds, err := daemonset.New(c, f, daemonset.Options{Logger: quiet, Recorder: e.rec})
 	require.NoError(t, err)
 	gc, err := podgc.New(c, f, podgc.Options{Logger: quiet})
