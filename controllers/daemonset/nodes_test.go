@@ -131,3 +131,36 @@ func TestFailedPodBackoffEndToEnd(t *testing.T) {
 		}
 	})
 }
+
+// Daemons stay on sick nodes: the taints the node lifecycle controller
+// and the kubelet put on a node that stopped reporting or runs short of
+// resources (not-ready and unreachable NoExecute, the pressure and
+// unschedulable NoSchedule taints) neither evict the daemon pod nor keep
+// a new one off: a node registered with them gets its pod, scheduled
+// and running.
+func TestUnhealthyNodesKeepTheirDaemons(t *testing.T) {
+	sick := []api.Taint{
+		{Key: daemonset.TaintNodeNotReady, Effect: api.TaintEffectNoExecute},
+		{Key: daemonset.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute},
+		{Key: daemonset.TaintNodeDiskPressure, Effect: api.TaintEffectNoSchedule},
+		{Key: daemonset.TaintNodeMemoryPressure, Effect: api.TaintEffectNoSchedule},
+		{Key: daemonset.TaintNodePIDPressure, Effect: api.TaintEffectNoSchedule},
+		{Key: daemonset.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule},
+	}
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{NodeName: "node-1", PodCIDR: "10.244.1.0/24"})
+		e.settle(time.Second)
+		_, err := e.c.CreateObject(e.ctx, logDaemon(nil))
+		require.NoError(t, err)
+		e.settle(30 * time.Second)
+		before := e.pods()
+		require.Len(t, before, 1)
+
+		e.updateNode("node-1", func(n *api.Node) { n.Spec.Taints = sick })
+		e.addNode(kubelet.Options{NodeName: "node-2", PodCIDR: "10.244.2.0/24", Taints: sick})
+		e.settle(time.Minute)
+		require.Equal(t, map[string]int{"node-1": 1, "node-2": 1}, e.podsPerNode())
+		_, _, err = e.c.Pods().Get(e.ctx, api.Key(before[0]))
+		require.NoError(t, err, "the pod on node-1 was not replaced")
+	})
+}

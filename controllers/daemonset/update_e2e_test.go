@@ -32,7 +32,7 @@ func images(pods []*api.Pod) map[string]string {
 	out := map[string]string{}
 	for _, p := range pods {
 		if p.DeletionTimestamp == nil {
-			out[p.Spec.NodeName] = p.Spec.Containers[0].Image
+			out[nodeOf(p)] = p.Spec.Containers[0].Image
 		}
 	}
 	return out
@@ -111,4 +111,12 @@ func TestOnDeleteEndToEnd(t *testing.T) {
 		require.NoError(t, err)
 		require.EqualValues(t, 1, cur.Status.UpdatedNumberScheduled)
 	})
+}
+
+// nodeOf is the node a daemon pod is bound, or pinned, to.
+func nodeOf(p *api.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	return p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values[0]
 }
