@@ -217,9 +217,15 @@ func (m *manager) sync(ctx context.Context, key string) (reconcile.Result, error
 		return reconcile.Result{}, nil
 	}
 	nodes := m.nodes.Lister().List(nil)
-	cur, old, err := m.constructHistory(ctx, ds, sel)
+	cur, old, relabelled, err := m.constructHistory(ctx, ds, sel)
 	if err != nil {
 		return reconcile.Result{}, err
+	}
+	if relabelled {
+		// The relabelled pods' events enqueue the set again, and the
+		// read-your-writes gate holds that sync until the cache shows
+		// them; deciding now would take them for old pods.
+		return reconcile.Result{}, nil
 	}
 	hash := cur.Labels[HashLabel]
 

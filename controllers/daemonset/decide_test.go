@@ -28,15 +28,14 @@ func TestManage(t *testing.T) {
 	ds := newDaemonSet()
 
 	cases := []struct {
-		name            string
-		ds              *api.DaemonSet
-		nodes           []*api.Node
-		pods            []*api.Pod
-		creates         int
-		deletes         int
-		failedEvents    int
-		createdOn       []string // checked when set
-		deletedExpected []string // checked when set
+		name         string
+		ds           *api.DaemonSet
+		nodes        []*api.Node
+		pods         []*api.Pod
+		creates      int
+		deletes      int
+		failedEvents int
+		createdOn    []string // checked when set
 	}{
 		{name: "TestSimpleDaemonSetLaunchesPods", ds: ds, nodes: addNodes(0, 5, nil), creates: 5},
 		{name: "TestNoNodesDoesNothing", ds: ds},

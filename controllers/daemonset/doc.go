@@ -115,6 +115,11 @@
 //     do. That is what kcm's expectations make of a real informer; kcm's
 //     unit tests, whose fake pod control observes writes at once, see
 //     both in one sync (the ported tables say where).
+//   - After deduplicating revisions relabels pods, the sync ends; the
+//     next one, held by the read-your-writes gate until the pod cache
+//     shows the new labels, decides. kcm decides at once from a cache
+//     that may still show the old labels, and may replace pods that are
+//     in fact current.
 //   - Nodes are walked in name order, where kcm walks a map (random).
 //   - A node's delete enqueues every set (kcm waits for the pods' events);
 //     a node update enqueues the sets whose ShouldRun answer changed,

@@ -137,13 +137,14 @@ func historyToDelete(old []*api.ControllerRevision, pods []*api.Pod, limit int) 
 // current one — created if missing, deduplicated if several, its
 // revision number raised above the old ones — and the old ones (kcm's
 // constructHistory, controlledHistories, dedupCurHistories and
-// snapshot).
-func (m *manager) constructHistory(ctx context.Context, ds *api.DaemonSet, sel api.Selector) (*api.ControllerRevision, []*api.ControllerRevision, error) {
+// snapshot). relabelled reports that deduplication relabelled pods: the
+// pod cache does not show it yet.
+func (m *manager) constructHistory(ctx context.Context, ds *api.DaemonSet, sel api.Selector) (cur *api.ControllerRevision, old []*api.ControllerRevision, relabelled bool, err error) {
 	key := api.Key(ds)
 	all := m.revisions.Lister().Namespace(ds.Namespace).List(nil)
 	claimed, err := ctrlutil.NewClaimer(ds, sel, m.liveSet(key), m.revWriter).Claim(ctx, all)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	for i, r := range claimed {
 		if _, ok := r.Labels[HashLabel]; ok {
@@ -157,41 +158,43 @@ func (m *manager) constructHistory(ctx context.Context, ds *api.DaemonSet, sel a
 		}
 		cp.Labels[HashLabel] = cp.Name
 		if _, err := m.revWriter.Update(ctx, cp, r.ResourceVersion); err != nil {
-			return nil, nil, fmt.Errorf("daemonset: label revision %s: %w", cp.Name, err)
+			return nil, nil, false, fmt.Errorf("daemonset: label revision %s: %w", cp.Name, err)
 		}
 		claimed[i] = cp
 	}
-	cur, old, next := splitHistory(ds, claimed)
-	if len(cur) == 0 {
+	curs, old, next := splitHistory(ds, claimed)
+	if len(curs) == 0 {
 		r, err := m.snapshot(ctx, ds, next)
-		return r, old, err
+		return r, old, false, err
 	}
-	keep := cur[0]
-	for _, r := range cur[1:] {
+	keep := curs[0]
+	for _, r := range curs[1:] {
 		if r.Revision >= keep.Revision {
 			keep = r
 		}
 	}
-	for _, r := range cur {
+	for _, r := range curs {
 		if r == keep {
 			continue
 		}
-		if err := m.relabelPods(ctx, ds, keep.Labels[HashLabel]); err != nil {
-			return nil, nil, err
+		n, err := m.relabelPods(ctx, ds, keep.Labels[HashLabel])
+		if err != nil {
+			return nil, nil, false, err
 		}
+		relabelled = relabelled || n > 0
 		if _, err := m.revWriter.Delete(ctx, api.Key(r), ""); err != nil && !errors.Is(err, source.ErrNotFound) {
-			return nil, nil, fmt.Errorf("daemonset: delete duplicate revision %s: %w", r.Name, err)
+			return nil, nil, false, fmt.Errorf("daemonset: delete duplicate revision %s: %w", r.Name, err)
 		}
 	}
 	if keep.Revision < next {
 		cp := keep.DeepCopy()
 		cp.Revision = next
 		if _, err := m.revWriter.Update(ctx, cp, keep.ResourceVersion); err != nil {
-			return nil, nil, fmt.Errorf("daemonset: renumber revision %s: %w", cp.Name, err)
+			return nil, nil, false, fmt.Errorf("daemonset: renumber revision %s: %w", cp.Name, err)
 		}
 		keep = cp
 	}
-	return keep, old, nil
+	return keep, old, relabelled, nil
 }
 
 // snapshot creates the revision of ds's template. A revision of that
@@ -232,8 +235,10 @@ func (m *manager) snapshot(ctx context.Context, ds *api.DaemonSet, revision int6
 }
 
 // relabelPods gives every pod of ds the hash label of the kept revision
-// before a duplicate revision is deleted.
-func (m *manager) relabelPods(ctx context.Context, ds *api.DaemonSet, hash string) error {
+// before a duplicate revision is deleted, and returns how many it
+// changed.
+func (m *manager) relabelPods(ctx context.Context, ds *api.DaemonSet, hash string) (int, error) {
+	n := 0
 	for _, p := range m.pods.Lister().Namespace(ds.Namespace).List(nil) {
 		if !api.IsControlledBy(p, ds) || p.Labels[HashLabel] == hash {
 			continue
@@ -243,11 +248,15 @@ func (m *manager) relabelPods(ctx context.Context, ds *api.DaemonSet, hash strin
 			cp.Labels = map[string]string{}
 		}
 		cp.Labels[HashLabel] = hash
-		if _, err := m.podWriter.Update(ctx, cp, p.ResourceVersion); err != nil && !errors.Is(err, source.ErrNotFound) {
-			return fmt.Errorf("daemonset: relabel pod %s: %w", p.Name, err)
+		if _, err := m.podWriter.Update(ctx, cp, p.ResourceVersion); err != nil {
+			if errors.Is(err, source.ErrNotFound) {
+				continue
+			}
+			return n, fmt.Errorf("daemonset: relabel pod %s: %w", p.Name, err)
 		}
+		n++
 	}
-	return nil
+	return n, nil
 }
 
 // cleanupHistory deletes the old revisions beyond revisionHistoryLimit

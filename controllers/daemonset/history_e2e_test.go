@@ -78,3 +78,66 @@ func revisionName(t *testing.T, e *env, revision int64) string {
 	t.Fatalf("no revision %d", revision)
 	return ""
 }
+
+// Two revisions of the current template (another client made a copy):
+// the one with the higher revision is kept, the pods are relabelled with
+// its hash, the other is deleted (kcm's dedupCurHistories).
+func TestDuplicateRevisionsEndToEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		_, err := e.c.Nodes().Create(e.ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "node-1"}})
+		require.NoError(t, err)
+		_, err = e.c.CreateObject(e.ctx, logDaemon(nil))
+		require.NoError(t, err)
+		e.settle(10 * time.Second)
+		before := e.pods()
+		require.Len(t, before, 1)
+		l, err := e.c.ControllerRevisions().List(e.ctx, source.ListOptions{})
+		require.NoError(t, err)
+		require.Len(t, l.Items, 1)
+		orig := l.Items[0]
+		dup := orig.DeepCopy()
+		dup.ObjectMeta = api.ObjectMeta{Namespace: orig.Namespace, Name: "log-copy",
+			Labels:          map[string]string{"app": "log", daemonset.HashLabel: "copy"},
+			OwnerReferences: orig.OwnerReferences}
+		dup.Revision = 7
+		_, err = e.c.ControllerRevisions().Create(e.ctx, dup)
+		require.NoError(t, err)
+		e.settle(10 * time.Second)
+
+		l, err = e.c.ControllerRevisions().List(e.ctx, source.ListOptions{})
+		require.NoError(t, err)
+		require.Len(t, l.Items, 1)
+		require.Equal(t, "log-copy", l.Items[0].Name)
+		require.EqualValues(t, 7, l.Items[0].Revision)
+		pods := e.pods()
+		require.Len(t, pods, 1)
+		require.Equal(t, before[0].UID, pods[0].UID, "the pod is kept, not replaced")
+		require.Equal(t, "copy", pods[0].Labels[daemonset.HashLabel])
+	})
+}
+
+// An orphan pod that the selector picks, on a node that should run one,
+// is adopted rather than duplicated (with OnDelete it is then kept,
+// though its template is not the set's; RollingUpdate would replace it).
+func TestAdoptsOrphanEndToEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		_, err := e.c.Nodes().Create(e.ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "node-1"}})
+		require.NoError(t, err)
+		orphan := &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "orphan", Labels: map[string]string{"app": "log"}},
+			Spec: api.PodSpec{NodeName: "node-1", Containers: []api.Container{{Name: "log", Image: "log:0"}}}}
+		_, err = e.c.Pods().Create(e.ctx, orphan)
+		require.NoError(t, err)
+		ds := logDaemon(nil)
+		ds.Spec.UpdateStrategy.Type = daemonset.OnDeleteStrategy
+		_, err = e.c.CreateObject(e.ctx, ds)
+		require.NoError(t, err)
+		e.settle(10 * time.Second)
+		pods := e.pods()
+		require.Len(t, pods, 1)
+		require.Equal(t, "orphan", pods[0].Name)
+		require.Nil(t, pods[0].DeletionTimestamp)
+		require.Equal(t, "log", pods[0].ControllerRef().Name)
+	})
+}
