@@ -243,7 +243,7 @@ func (m *manager) sync(ctx context.Context, key string) (reconcile.Result, error
 
 	if wait, waiting := m.exp.Remaining(key); waiting {
 		// Only the status: this sync did not act on the generation.
-		if err := m.writeStatus(ctx, ds, v, false); err != nil {
+		if _, err := m.writeStatus(ctx, ds, v, false); err != nil {
 			return reconcile.Result{}, err
 		}
 		return reconcile.Result{RequeueAfter: wait}, nil
@@ -260,32 +260,32 @@ func (m *manager) sync(ctx context.Context, key string) (reconcile.Result, error
 	}
 	syncErr := m.syncNodes(ctx, key, ds, p, hash)
 	histErr := m.cleanupHistory(ctx, ds, old, claimed)
-	stErr := m.writeStatus(ctx, ds, v, true)
+	recheck, stErr := m.writeStatus(ctx, ds, v, true)
 	if err := errors.Join(syncErr, histErr, stErr); err != nil {
 		return reconcile.Result{}, err
 	}
-	var res reconcile.Result
-	res.RequeueAfter = p.requeue
-	if _, recheck := calculateStatus(v, true); recheck > 0 && (res.RequeueAfter == 0 || recheck < res.RequeueAfter) {
+	res := reconcile.Result{RequeueAfter: p.requeue}
+	if recheck > 0 && (res.RequeueAfter == 0 || recheck < res.RequeueAfter) {
 		res.RequeueAfter = recheck
 	}
 	return res, nil
 }
 
-// writeStatus writes the status calculateStatus finds, if it changed.
-func (m *manager) writeStatus(ctx context.Context, ds *api.DaemonSet, v view, observe bool) error {
-	st, _ := calculateStatus(v, observe)
+// writeStatus writes the status calculateStatus finds, if it changed,
+// and returns its recheck delay.
+func (m *manager) writeStatus(ctx context.Context, ds *api.DaemonSet, v view, observe bool) (time.Duration, error) {
+	st, recheck := calculateStatus(v, observe)
 	if statusEqual(ds.Status, st) {
-		return nil
+		return recheck, nil
 	}
 	cp := ds.DeepCopy()
 	cp.Status = st
 	rv, err := m.c.DaemonSets().UpdateStatus(ctx, cp)
 	if err != nil {
-		return fmt.Errorf("daemonset: update status of %s: %w", api.Key(ds), err)
+		return recheck, fmt.Errorf("daemonset: update status of %s: %w", api.Key(ds), err)
 	}
 	_ = m.setGate.WroteKey(api.Key(ds), api.Key(ds), rv)
-	return nil
+	return recheck, nil
 }
 
 func statusEqual(a, b api.DaemonSetStatus) bool {
