@@ -1,0 +1,93 @@
+package daemonset_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/daemonset"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// The DaemonSet controller over an in-memory cluster with two nodes, one
+// a master tainted node-role.kubernetes.io/master:NoSchedule: the seed's
+// fluentd-elasticsearch tolerates the taint and gets a pod for each
+// node, pinned to it by node affinity (no scheduler runs here to bind
+// them), and a first ControllerRevision.
+func Example() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logger := slog.New(slog.DiscardHandler)
+	c, err := cluster.New(ctx, cluster.Options{})
+	if err != nil {
+		panic(err)
+	}
+	for _, n := range []*api.Node{
+		{ObjectMeta: api.ObjectMeta{Name: "master"}, Spec: api.NodeSpec{Taints: []api.Taint{
+			{Key: "node-role.kubernetes.io/master", Effect: api.TaintEffectNoSchedule}}}},
+		{ObjectMeta: api.ObjectMeta{Name: "node-1"}},
+	} {
+		if _, err := c.Nodes().Create(ctx, n); err != nil {
+			panic(err)
+		}
+	}
+	f := informer.NewFactory(informer.FactoryOptions{Logger: logger})
+	ctl, err := daemonset.New(c, f, daemonset.Options{Logger: logger})
+	if err != nil {
+		panic(err)
+	}
+	f.Start(ctx)
+	done := make(chan error, 1)
+	go func() { done <- ctl.Run(ctx) }()
+
+	watch, err := c.DaemonSets().Watch(ctx, source.WatchOptions{})
+	if err != nil {
+		panic(err)
+	}
+	objs, err := api.DecodeFile(filepath.Join("..", "api", "testdata", "manifests", "fluentd-daemonset.yaml"), api.DecodeOptions{})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := c.CreateObject(ctx, objs[0]); err != nil {
+		panic(err)
+	}
+	for ev := range watch {
+		if st := ev.Object.Status; st.CurrentNumberScheduled == 2 {
+			fmt.Println("desired:", st.DesiredNumberScheduled, "current:", st.CurrentNumberScheduled, "ready:", st.NumberReady)
+			break
+		}
+	}
+	pods, err := c.Pods().List(ctx, source.ListOptions{})
+	if err != nil {
+		panic(err)
+	}
+	var lines []string
+	for _, p := range pods.Items {
+		req := p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0]
+		lines = append(lines, fmt.Sprintf("%s %s %v, by %s", p.Namespace, req.Key, req.Values, p.ControllerRef().Name))
+	}
+	slices.Sort(lines)
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	revs, err := c.ControllerRevisions().List(ctx, source.ListOptions{})
+	if err != nil {
+		panic(err)
+	}
+	r := revs.Items[0]
+	fmt.Println("revision", r.Revision, "labelled name="+r.Labels["name"], r.Labels[daemonset.HashLabel] == pods.Items[0].Labels[daemonset.HashLabel])
+	cancel()
+	fmt.Println(<-done)
+	f.Shutdown()
+	// Output:
+	// desired: 2 current: 2 ready: 0
+	// kube-system metadata.name [master], by fluentd-elasticsearch
+	// kube-system metadata.name [node-1], by fluentd-elasticsearch
+	// revision 1 labelled name=fluentd true
+	// context canceled
+}
