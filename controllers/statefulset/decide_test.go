@@ -55,9 +55,9 @@ func rev(t *testing.T, set *api.StatefulSet, image string, n int64) *api.Control
 type state int
 
 const (
-	pending state = iota
-	ready         // Running and Ready since t0-1h
-	justReady     // Running and Ready since t0-5s
+	pending   state = iota
+	ready           // Running and Ready since t0-1h
+	justReady       // Running and Ready since t0-5s
 	failed
 	terminating // Ready, with a deletion timestamp
 )
@@ -138,13 +138,21 @@ func TestDecide(t *testing.T) {
 			pods: func(s *api.StatefulSet) []*api.Pod { return []*api.Pod{pod(s, oldRev, 0, ready)} },
 			want: []string{"createPod web-1@" + o}},
 		{name: "a gap is filled before higher ordinals", set: base, revs: []*api.ControllerRevision{oldRev},
-			pods: func(s *api.StatefulSet) []*api.Pod { return []*api.Pod{pod(s, oldRev, 1, ready), pod(s, oldRev, 2, ready)} },
+			pods: func(s *api.StatefulSet) []*api.Pod {
+				return []*api.Pod{pod(s, oldRev, 1, ready), pod(s, oldRev, 2, ready)}
+			},
 			want: []string{"createPod web-0@" + o}},
 		{name: "Parallel creates every pod", revs: []*api.ControllerRevision{oldRev},
-			set:  func() *api.StatefulSet { s := webSet(3, "mysql:5.7.2"); s.Spec.PodManagementPolicy = api.ParallelPodManagement; return s }(),
+			set: func() *api.StatefulSet {
+				s := webSet(3, "mysql:5.7.2")
+				s.Spec.PodManagementPolicy = api.ParallelPodManagement
+				return s
+			}(),
 			want: []string{"createPod web-0@" + o, "createPod web-1@" + o, "createPod web-2@" + o}},
 		{name: "a failed pod is deleted, then recreated on a later sync", set: base, revs: []*api.ControllerRevision{oldRev},
-			pods: func(s *api.StatefulSet) []*api.Pod { return []*api.Pod{pod(s, oldRev, 0, failed), pod(s, oldRev, 1, ready)} },
+			pods: func(s *api.StatefulSet) []*api.Pod {
+				return []*api.Pod{pod(s, oldRev, 0, failed), pod(s, oldRev, 1, ready)}
+			},
 			want: []string{"deletePod web-0"}},
 		{name: "scale down from the top, one at a time", set: webSet(1, "mysql:5.7.2"), revs: []*api.ControllerRevision{oldRev},
 			pods: func(s *api.StatefulSet) []*api.Pod {
@@ -177,7 +185,9 @@ func TestDecide(t *testing.T) {
 				require.EqualValues(t, 2, st.CurrentReplicas, "the deleted pod is no longer current")
 			}},
 		{name: "rolling update: a deleted pod comes back at the update revision", set: updated(nil), revs: []*api.ControllerRevision{oldRev, newRev},
-			pods: func(s *api.StatefulSet) []*api.Pod { return []*api.Pod{pod(s, oldRev, 0, ready), pod(s, oldRev, 1, ready)} },
+			pods: func(s *api.StatefulSet) []*api.Pod {
+				return []*api.Pod{pod(s, oldRev, 0, ready), pod(s, oldRev, 1, ready)}
+			},
 			want: []string{"createPod web-2@" + n}},
 		{name: "rolling update waits for the updated pod to be ready", set: updated(nil), revs: []*api.ControllerRevision{oldRev, newRev},
 			pods: func(s *api.StatefulSet) []*api.Pod {
@@ -200,7 +210,9 @@ func TestDecide(t *testing.T) {
 				require.EqualValues(t, 1, st.UpdatedReplicas)
 			}},
 		{name: "partition 2: a deleted pod below it comes back at the old revision", set: updated(partition(2)), revs: []*api.ControllerRevision{oldRev, newRev},
-			pods: func(s *api.StatefulSet) []*api.Pod { return []*api.Pod{pod(s, oldRev, 0, ready), pod(s, newRev, 2, ready)} },
+			pods: func(s *api.StatefulSet) []*api.Pod {
+				return []*api.Pod{pod(s, oldRev, 0, ready), pod(s, newRev, 2, ready)}
+			},
 			want: []string{"createPod web-1@" + o}},
 		{name: "maxUnavailable 2 deletes two at once", revs: []*api.ControllerRevision{oldRev, newRev},
 			set: updated(func(s *api.StatefulSet) {
@@ -226,8 +238,10 @@ func TestDecide(t *testing.T) {
 			},
 			want: []string{}},
 		{name: "OnDelete: a deleted pod comes back at the update revision", revs: []*api.ControllerRevision{oldRev, newRev},
-			set:  updated(func(s *api.StatefulSet) { s.Spec.UpdateStrategy.Type = "OnDelete" }),
-			pods: func(s *api.StatefulSet) []*api.Pod { return []*api.Pod{pod(s, oldRev, 0, ready), pod(s, oldRev, 2, ready)} },
+			set: updated(func(s *api.StatefulSet) { s.Spec.UpdateStrategy.Type = "OnDelete" }),
+			pods: func(s *api.StatefulSet) []*api.Pod {
+				return []*api.Pod{pod(s, oldRev, 0, ready), pod(s, oldRev, 2, ready)}
+			},
 			want: []string{"createPod web-1@" + n}},
 		{name: "minReadySeconds: a just-ready pod is not yet available", revs: []*api.ControllerRevision{oldRev},
 			set:  func() *api.StatefulSet { s := webSet(3, "mysql:5.7.2"); s.Spec.MinReadySeconds = 10; return s }(),
@@ -245,8 +259,14 @@ func TestDecide(t *testing.T) {
 			}(),
 			revs: []*api.ControllerRevision{oldRev}, want: []string{}},
 		{name: "start ordinal 5", revs: []*api.ControllerRevision{oldRev},
-			set:  func() *api.StatefulSet { s := webSet(3, "mysql:5.7.2"); s.Spec.Ordinals = &api.StatefulSetOrdinals{Start: 5}; return s }(),
-			pods: func(s *api.StatefulSet) []*api.Pod { return []*api.Pod{pod(s, oldRev, 0, ready), pod(s, oldRev, 5, ready)} },
+			set: func() *api.StatefulSet {
+				s := webSet(3, "mysql:5.7.2")
+				s.Spec.Ordinals = &api.StatefulSetOrdinals{Start: 5}
+				return s
+			}(),
+			pods: func(s *api.StatefulSet) []*api.Pod {
+				return []*api.Pod{pod(s, oldRev, 0, ready), pod(s, oldRev, 5, ready)}
+			},
 			want: []string{"createPod web-6@" + o},
 		},
 	}
