@@ -68,4 +68,3 @@ func Example() {
 	// web-1 waits for web-0 to be Running and Ready
 	// context canceled
 }
-
