@@ -70,8 +70,8 @@
 //     MaxUnavailableStatefulSet path): with u members unavailable, up to
 //     maxUnavailable−u members not at the update revision are deleted,
 //     from the highest ordinal down to the partition; maxUnavailable is
-//     an int or a percentage of replicas rounded up, default and minimum
-//  1. The next syncs recreate them at the update revision.
+//     an int or a percentage of replicas rounded up (default and at
+//     least one). The next syncs recreate them at the update revision.
 //
 // The status counts the pods that exist: replicas, readyReplicas (Running
 // and Ready), availableReplicas, currentReplicas and updatedReplicas (not
