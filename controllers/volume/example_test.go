@@ -32,16 +32,16 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
+	pvWatch, err := c.PersistentVolumes().Watch(ctx, source.WatchOptions{})
+	if err != nil {
+		panic(err)
+	}
 	for _, v := range []*api.PersistentVolume{staticPV("pv-10g", "10Gi", "Retain"), staticPV("pv-2g", "2Gi", "Retain")} {
 		if _, err := c.PersistentVolumes().Create(ctx, v); err != nil {
 			panic(err)
 		}
 	}
 	// Wait until the controller has seen both volumes (they turn Available).
-	pvWatch, err := c.PersistentVolumes().Watch(ctx, source.WatchOptions{})
-	if err != nil {
-		panic(err)
-	}
 	available := map[string]bool{}
 	for ev := range pvWatch {
 		if ev.Object.Status.Phase == "Available" {
