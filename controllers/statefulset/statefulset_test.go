@@ -269,3 +269,57 @@ func TestParallelOnDelete(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// minReadySeconds: web-1 is created only once web-0 has been ready for
+// more than minReadySeconds; a rollback to an earlier template reuses
+// its revision; revisionHistoryLimit bounds the history.
+func TestMinReadySecondsAndHistory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		log := e.watchPods()
+		objs := e.manifests("nginx-headless-service.yaml", "web-statefulset.yaml")
+		web := objs[1].(*api.StatefulSet)
+		web.Spec.MinReadySeconds = 10
+		web.Spec.RevisionHistoryLimit = ptr(int32(1))
+		web.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr(int64(1))
+		e.apply(objs[0], web)
+		e.eventually("web settled", func() bool { return e.settled("web", 2) })
+		evs := log.events()
+		ready0, added1 := evs[log.firstIndex(readyEv("web-0"))], evs[log.firstIndex(added("web-1"))]
+		require.GreaterOrEqual(t, added1.when.Sub(ready0.when), 10*time.Second)
+		require.Less(t, added1.when.Sub(ready0.when), 13*time.Second, "requeued for the instant web-0 becomes available")
+
+		revisions := func() map[string]int64 {
+			l, err := e.c.ControllerRevisions().List(e.ctx, source.ListOptions{})
+			require.NoError(t, err)
+			out := map[string]int64{}
+			for _, r := range l.Items {
+				out[r.Name] = r.Revision
+			}
+			return out
+		}
+		first := e.set("web").Status.UpdateRevision
+		for _, image := range []string{"nginx:1.13", "nginx:1.14", "nginx:1.15"} {
+			e.update("web", func(s *api.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = image })
+			e.eventually("rolled to "+image, func() bool {
+				s := e.set("web")
+				return e.settled("web", 2) && s.Status.UpdatedReplicas == 2 && s.Status.CurrentRevision == s.Status.UpdateRevision &&
+					s.Status.ObservedGeneration == s.Generation
+			})
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		require.Len(t, revisions(), 2, "the live revision and one more")
+
+		e.update("web", func(s *api.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = "nginx:1.14" })
+		e.eventually("rolled back", func() bool {
+			s := e.set("web")
+			return e.settled("web", 2) && s.Status.UpdatedReplicas == 2 && s.Status.CurrentRevision == s.Status.UpdateRevision &&
+				s.Status.ObservedGeneration == s.Generation
+		})
+		s := e.set("web")
+		revs := revisions()
+		require.EqualValues(t, 5, revs[s.Status.UpdateRevision], "the 1.14 revision, renumbered")
+		require.NotContains(t, revs, first)
+	})
+}
