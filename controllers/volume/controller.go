@@ -1,0 +1,317 @@
+package volume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/events"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// DefaultWorkers is the default number of claims and volumes synced
+// concurrently.
+const DefaultWorkers = 2
+
+// Options configure New. The zero value is valid.
+type Options struct {
+	// Workers is the number of objects synced concurrently. Default
+	// DefaultWorkers; negative is an error.
+	Workers int
+	// Recorder receives the controller's events (FailedBinding,
+	// ProvisioningSucceeded, ClaimLost, …). Default: events.NewLog over
+	// Logger.
+	Recorder events.Recorder
+	// Logger receives the controller's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Controller is the PersistentVolume binder and simulated provisioner.
+// See the package documentation.
+type Controller struct {
+	ctl *reconcile.Controller[string]
+}
+
+// Run syncs claims and volumes until ctx ends, once the informers have
+// synced, and returns after every worker has exited.
+func (c *Controller) Run(ctx context.Context) error {
+	err := c.ctl.Run(ctx)
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return ctx.Err()
+	}
+	return err
+}
+
+const component = "persistentvolume-binder-controller"
+
+// Requests are "claim:<namespace>/<name>" or "volume:<name>".
+const (
+	claimPrefix  = "claim:"
+	volumePrefix = "volume:"
+)
+
+type manager struct {
+	c       *cluster.Cluster
+	vols    *informer.Informer[*api.PersistentVolume]
+	claims  *informer.Informer[*api.PersistentVolumeClaim]
+	classes *informer.Informer[*api.StorageClass]
+	volW    source.Writer[*api.PersistentVolume]
+	claimW  source.Writer[*api.PersistentVolumeClaim]
+	volG    *reconcile.Consistency[string]
+	claimG  *reconcile.Consistency[string]
+	ctl     *reconcile.Controller[string]
+	rec     events.Recorder
+}
+
+// New returns the controller of cluster c over the shared informers of
+// f ("persistentvolumes", "persistentvolumeclaims", "storageclasses").
+// Start f after New, then Run.
+func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+	if c == nil || f == nil {
+		return nil, errors.New("volume: cluster and factory are required")
+	}
+	if opts.Workers < 0 {
+		return nil, fmt.Errorf("volume: Workers %d is negative", opts.Workers)
+	}
+	if opts.Workers == 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Recorder == nil {
+		opts.Recorder = events.NewLog(opts.Logger, component)
+	}
+	m := &manager{c: c, rec: opts.Recorder}
+	var err error
+	if m.vols, err = shared(f, c.PersistentVolumes(), opts.Logger); err != nil {
+		return nil, err
+	}
+	if m.claims, err = shared(f, c.PersistentVolumeClaims(), opts.Logger); err != nil {
+		return nil, err
+	}
+	if m.classes, err = shared(f, c.StorageClasses(), opts.Logger); err != nil {
+		return nil, err
+	}
+	if m.volG, err = reconcile.NewConsistency[string](m.vols, c.PersistentVolumes()); err != nil {
+		return nil, fmt.Errorf("volume: %w", err)
+	}
+	if m.claimG, err = reconcile.NewConsistency[string](m.claims, c.PersistentVolumeClaims()); err != nil {
+		return nil, fmt.Errorf("volume: %w", err)
+	}
+	if m.volW, err = reconcile.GatedWriter[*api.PersistentVolume](m.volG, c.PersistentVolumes(), api.Key[*api.PersistentVolume]); err != nil {
+		return nil, fmt.Errorf("volume: %w", err)
+	}
+	if m.claimW, err = reconcile.GatedWriter[*api.PersistentVolumeClaim](m.claimG, c.PersistentVolumeClaims(), api.Key[*api.PersistentVolumeClaim]); err != nil {
+		return nil, fmt.Errorf("volume: %w", err)
+	}
+	if m.ctl, err = reconcile.New(component, reconcile.Func[string](m.sync), reconcile.Options[string]{
+		Workers: opts.Workers, Logger: opts.Logger, Consistency: []*reconcile.Consistency[string]{m.volG, m.claimG},
+	}); err != nil {
+		return nil, fmt.Errorf("volume: %w", err)
+	}
+	if err := m.register(); err != nil {
+		return nil, fmt.Errorf("volume: %w", err)
+	}
+	return &Controller{ctl: m.ctl}, nil
+}
+
+func shared[T api.Object](f *informer.Factory, s *cluster.Store[T], logger *slog.Logger) (*informer.Informer[T], error) {
+	inf, err := informer.Shared(f, s.Resource(), source.ListWatcher[T](s), api.Key[T], informer.Options[T]{Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("volume: %w", err)
+	}
+	return inf, nil
+}
+
+func (m *manager) sync(ctx context.Context, req string) (reconcile.Result, error) {
+	var err error
+	switch {
+	case strings.HasPrefix(req, claimPrefix):
+		err = m.syncClaim(ctx, strings.TrimPrefix(req, claimPrefix))
+	case strings.HasPrefix(req, volumePrefix):
+		err = m.syncVolume(ctx, strings.TrimPrefix(req, volumePrefix))
+	}
+	return reconcile.Result{}, err
+}
+
+func (m *manager) syncClaim(ctx context.Context, key string) error {
+	c, ok := m.claims.Lister().Get(key)
+	if !ok {
+		m.claimG.Forget(claimPrefix + key)
+		return nil
+	}
+	p := decideClaim(c, m.vols.Lister().List(nil), m.classes.Lister().List(nil))
+	ref := events.Ref{APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)}
+	if p.event != "" {
+		m.rec.Eventf(ref, events.Warning, p.event, "%s", p.eventMessage)
+	}
+	if p.claim != nil {
+		if _, err := m.claimW.Update(ctx, p.claim, ""); err != nil {
+			return fmt.Errorf("volume: claim %s: %w", key, err)
+		}
+	}
+	if p.volume != nil {
+		if _, err := m.volW.Update(ctx, p.volume, ""); err != nil {
+			return fmt.Errorf("volume: bind %s to claim %s: %w", p.volume.Name, key, err)
+		}
+	}
+	if p.volumePhase != "" {
+		if err := m.setVolumePhase(ctx, c.Spec.VolumeName, p, p.volumePhase); err != nil {
+			return err
+		}
+	}
+	if p.claimStatus != nil {
+		cur, _, err := m.claimW.Get(ctx, key)
+		if err != nil {
+			return fmt.Errorf("volume: claim %s: %w", key, err)
+		}
+		cur.Status = *p.claimStatus
+		if _, err := m.c.PersistentVolumeClaims().UpdateStatus(ctx, cur); err != nil {
+			return fmt.Errorf("volume: claim %s status: %w", key, err)
+		}
+	}
+	if p.provision != nil {
+		_, err := m.volW.Create(ctx, p.provision)
+		if err != nil && !errors.Is(err, source.ErrAlreadyExists) {
+			m.rec.Eventf(ref, events.Warning, "ProvisioningFailed", "failed to provision volume: %v", err)
+			return fmt.Errorf("volume: provision for %s: %w", key, err)
+		}
+		if err == nil {
+			m.rec.Eventf(ref, events.Normal, "ProvisioningSucceeded", "Successfully provisioned volume %s", p.provision.Name)
+		}
+	}
+	return nil
+}
+
+// setVolumePhase writes the phase of the volume the plan bound (or the
+// claim names).
+func (m *manager) setVolumePhase(ctx context.Context, name string, p claimPlan, phase api.PersistentVolumePhase) error {
+	if p.volume != nil {
+		name = p.volume.Name
+	} else if p.claim != nil && p.claim.Spec.VolumeName != "" {
+		name = p.claim.Spec.VolumeName
+	}
+	v, _, err := m.volW.Get(ctx, name)
+	if err != nil {
+		return fmt.Errorf("volume: %s: %w", name, err)
+	}
+	v.Status.Phase = phase
+	if _, err := m.c.PersistentVolumes().UpdateStatus(ctx, v); err != nil {
+		return fmt.Errorf("volume: %s status: %w", name, err)
+	}
+	return nil
+}
+
+func (m *manager) syncVolume(ctx context.Context, name string) error {
+	v, ok := m.vols.Lister().Get(name)
+	if !ok {
+		m.volG.Forget(volumePrefix + name)
+		return nil
+	}
+	var c *api.PersistentVolumeClaim
+	if r := v.Spec.ClaimRef; r != nil {
+		c, _ = m.claims.Lister().Get(api.NamespacedKey(r.Namespace, r.Name))
+	}
+	p := decideVolume(v, c)
+	if p.released {
+		// The cache may lag: confirm with a live read that the claim
+		// is gone (syncVolume's second look at the API server).
+		r := v.Spec.ClaimRef
+		live, _, err := m.c.PersistentVolumeClaims().Get(ctx, api.NamespacedKey(r.Namespace, r.Name))
+		switch {
+		case err == nil && live.UID == r.UID:
+			return nil // its event is on the way
+		case err != nil && !errors.Is(err, source.ErrNotFound):
+			return fmt.Errorf("volume: %s: claim: %w", name, err)
+		}
+	}
+	ref := events.Ref{APIVersion: "v1", Kind: "PersistentVolume", Name: v.Name, UID: string(v.UID)}
+	if p.event != "" {
+		m.rec.Eventf(ref, events.Warning, p.event, "%s", p.eventMessage)
+	}
+	if p.delete {
+		if _, err := m.volW.Delete(ctx, name, ""); err != nil && !errors.Is(err, source.ErrNotFound) {
+			m.rec.Eventf(ref, events.Warning, "VolumeFailedDelete", "%v", err)
+			return fmt.Errorf("volume: delete %s: %w", name, err)
+		}
+		return nil
+	}
+	if p.phase != "" {
+		cp := v.DeepCopy()
+		cp.Status.Phase = p.phase
+		if _, err := m.c.PersistentVolumes().UpdateStatus(ctx, cp); err != nil {
+			return fmt.Errorf("volume: %s status: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// register: a claim's events enqueue it and the volume it names; a
+// volume's events enqueue it and the claim its claimRef names (a new
+// volume may also fit any pending claim: they are all enqueued); a
+// StorageClass's events enqueue every unbound claim.
+func (m *manager) register() error {
+	claimEv := func(c *api.PersistentVolumeClaim) {
+		m.ctl.Enqueue(claimPrefix + api.Key(c))
+		if c.Spec.VolumeName != "" {
+			m.ctl.Enqueue(volumePrefix + c.Spec.VolumeName)
+		}
+		for _, v := range m.vols.Lister().List(nil) {
+			if r := v.Spec.ClaimRef; r != nil && r.Namespace == c.Namespace && r.Name == c.Name {
+				m.ctl.Enqueue(volumePrefix + v.Name)
+			}
+		}
+	}
+	reg, err := m.claims.AddEventHandler(informer.HandlerFuncs[*api.PersistentVolumeClaim]{
+		AddFunc:    func(c *api.PersistentVolumeClaim, _ bool) { claimEv(c) },
+		UpdateFunc: func(_, c *api.PersistentVolumeClaim) { claimEv(c) },
+		DeleteFunc: func(c *api.PersistentVolumeClaim, _ bool) { claimEv(c) },
+	}, informer.HandlerOptions{Name: component})
+	if err != nil {
+		return err
+	}
+	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+		return err
+	}
+	unbound := func() {
+		for _, c := range m.claims.Lister().List(nil) {
+			if c.Spec.VolumeName == "" {
+				m.ctl.Enqueue(claimPrefix + api.Key(c))
+			}
+		}
+	}
+	volEv := func(v *api.PersistentVolume) {
+		m.ctl.Enqueue(volumePrefix + v.Name)
+		if r := v.Spec.ClaimRef; r != nil {
+			m.ctl.Enqueue(claimPrefix + api.NamespacedKey(r.Namespace, r.Name))
+		} else {
+			unbound()
+		}
+	}
+	reg, err = m.vols.AddEventHandler(informer.HandlerFuncs[*api.PersistentVolume]{
+		AddFunc:    func(v *api.PersistentVolume, _ bool) { volEv(v) },
+		UpdateFunc: func(_, v *api.PersistentVolume) { volEv(v) },
+		DeleteFunc: func(v *api.PersistentVolume, _ bool) { volEv(v) },
+	}, informer.HandlerOptions{Name: component})
+	if err != nil {
+		return err
+	}
+	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+		return err
+	}
+	reg, err = m.classes.AddEventHandler(informer.HandlerFuncs[*api.StorageClass]{
+		AddFunc:    func(*api.StorageClass, bool) { unbound() },
+		UpdateFunc: func(_, _ *api.StorageClass) { unbound() },
+	}, informer.HandlerOptions{Name: component})
+	if err != nil {
+		return err
+	}
+	return m.ctl.AddSyncCheck(reg.HasSynced)
+}

@@ -1,0 +1,352 @@
+package volume
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// Annotations the PersistentVolume controller reads and writes (their
+// names in k8s.io/component-helpers/storage/volume).
+const (
+	// AnnBindCompleted on a claim: its binding finished.
+	AnnBindCompleted = "pv.kubernetes.io/bind-completed"
+	// AnnBoundByController on a claim or volume: the controller, not a
+	// user, bound it.
+	AnnBoundByController = "pv.kubernetes.io/bound-by-controller"
+	// AnnProvisionedBy on a volume: the provisioner that made it, the
+	// one to delete it.
+	AnnProvisionedBy = "pv.kubernetes.io/provisioned-by"
+	// AnnStorageProvisioner on a claim: the provisioner asked to make
+	// its volume.
+	AnnStorageProvisioner = "volume.kubernetes.io/storage-provisioner"
+	// AnnDefaultStorageClass on a StorageClass marks the default class.
+	AnnDefaultStorageClass = "storageclass.kubernetes.io/is-default-class"
+	// NoProvisioner is the provisioner of classes of static volumes
+	// only (local volumes): nothing is provisioned for them.
+	NoProvisioner = "kubernetes.io/no-provisioner"
+)
+
+// The phases.
+const (
+	volumePending   api.PersistentVolumePhase      = "Pending"
+	volumeAvailable api.PersistentVolumePhase      = "Available"
+	volumeBound     api.PersistentVolumePhase      = "Bound"
+	volumeReleased  api.PersistentVolumePhase      = "Released"
+	volumeFailed    api.PersistentVolumePhase      = "Failed"
+	claimPending    api.PersistentVolumeClaimPhase = "Pending"
+	claimBound      api.PersistentVolumeClaimPhase = "Bound"
+	claimLost       api.PersistentVolumeClaimPhase = "Lost"
+)
+
+// claimPlan is what syncing one claim decides. The shell writes, in
+// order: claim (its spec and annotations), volume (spec), volumeStatus,
+// claimStatus, provision.
+type claimPlan struct {
+	// claim, if set, is the claim with a new spec or annotations.
+	claim *api.PersistentVolumeClaim
+	// volume, if set, is a volume with a new claimRef or annotations.
+	volume *api.PersistentVolume
+	// volumePhase, if set, is the volume's new phase.
+	volumePhase api.PersistentVolumePhase
+	// claimStatus, if set, is the claim's new status.
+	claimStatus *api.PersistentVolumeClaimStatus
+	// provision, if set, is a volume to create for the claim.
+	provision *api.PersistentVolume
+	// event, if set, is a warning to record on the claim.
+	event, eventMessage string
+}
+
+// defaultClass is the default StorageClass: the newest of those
+// annotated as default (kcm's GetDefaultClass since 1.26), nil if none.
+func defaultClass(classes []*api.StorageClass) *api.StorageClass {
+	var best *api.StorageClass
+	for _, c := range classes {
+		if c.Annotations[AnnDefaultStorageClass] != "true" {
+			continue
+		}
+		if best == nil || c.CreationTimestamp.After(best.CreationTimestamp.Time) ||
+			(c.CreationTimestamp.Equal(best.CreationTimestamp.Time) && c.Name < best.Name) {
+			best = c
+		}
+	}
+	return best
+}
+
+func classOf(c *api.PersistentVolumeClaim) string {
+	if c.Spec.StorageClassName == nil {
+		return ""
+	}
+	return *c.Spec.StorageClassName
+}
+
+// boundTo reports whether v's claimRef names claim (by namespace and
+// name, and by UID once it has one).
+func boundTo(v *api.PersistentVolume, c *api.PersistentVolumeClaim) bool {
+	r := v.Spec.ClaimRef
+	return r != nil && r.Namespace == c.Namespace && r.Name == c.Name && (r.UID == "" || r.UID == c.UID)
+}
+
+// fits reports whether v satisfies c: class, access modes, volume mode,
+// label selector and size (checkVolumeSatisfyClaim and FindMatchingVolume's
+// filters).
+func fits(v *api.PersistentVolume, c *api.PersistentVolumeClaim) bool {
+	if v.DeletionTimestamp != nil || v.Spec.StorageClassName != classOf(c) {
+		return false
+	}
+	for _, m := range c.Spec.AccessModes {
+		if !slices.Contains(v.Spec.AccessModes, m) {
+			return false
+		}
+	}
+	mode := func(m *api.PersistentVolumeMode) api.PersistentVolumeMode {
+		if m == nil {
+			return "Filesystem"
+		}
+		return *m
+	}
+	if mode(v.Spec.VolumeMode) != mode(c.Spec.VolumeMode) {
+		return false
+	}
+	if c.Spec.Selector != nil {
+		sel, err := c.Spec.Selector.AsSelector()
+		if err != nil || !sel.Matches(v.Labels) {
+			return false
+		}
+	}
+	want := c.Spec.Resources.Requests[api.ResourceStorage]
+	have, ok := v.Spec.Capacity[api.ResourceStorage]
+	return ok && have.Cmp(want) >= 0
+}
+
+// findVolume is FindMatchingVolume: a volume pre-bound to the claim if
+// it fits, else the smallest available volume that fits.
+func findVolume(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume) *api.PersistentVolume {
+	var best *api.PersistentVolume
+	for _, v := range volumes {
+		if !fits(v, c) {
+			continue
+		}
+		if v.Spec.ClaimRef != nil {
+			if boundTo(v, c) {
+				return v
+			}
+			continue
+		}
+		if best == nil {
+			best = v
+			continue
+		}
+		vs, bs := v.Spec.Capacity[api.ResourceStorage], best.Spec.Capacity[api.ResourceStorage]
+		if cmp := vs.Cmp(bs); cmp < 0 || (cmp == 0 && v.Name < best.Name) {
+			best = v
+		}
+	}
+	return best
+}
+
+// decideClaim is syncClaim (pv_controller.go) for claim c.
+func decideClaim(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume, classes []*api.StorageClass) claimPlan {
+	if c.DeletionTimestamp != nil {
+		return claimPlan{}
+	}
+	if c.Spec.VolumeName == "" {
+		return decideUnbound(c, volumes, classes)
+	}
+	var v *api.PersistentVolume
+	for _, x := range volumes {
+		if x.Name == c.Spec.VolumeName {
+			v = x
+		}
+	}
+	switch {
+	case v == nil: // the volume is gone: the data may be lost
+		if c.Status.Phase == claimLost {
+			return claimPlan{}
+		}
+		st := c.Status.DeepCopy()
+		st.Phase = claimLost
+		return claimPlan{claimStatus: st, event: "ClaimLost", eventMessage: "Bound claim has lost its PersistentVolume. Data on the volume is lost!"}
+	case v.Spec.ClaimRef == nil || boundTo(v, c):
+		return bind(c, v)
+	default: // the volume is bound to another claim
+		if c.Status.Phase == claimLost {
+			return claimPlan{}
+		}
+		st := c.Status.DeepCopy()
+		st.Phase = claimLost
+		return claimPlan{claimStatus: st, event: "ClaimMisbound", eventMessage: "Two claims are bound to the same volume, this one is bound incorrectly"}
+	}
+}
+
+func decideUnbound(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume, classes []*api.StorageClass) claimPlan {
+	if c.Spec.StorageClassName == nil {
+		// Retroactive default StorageClass assignment: a claim without
+		// a class gets the default one once there is one.
+		if d := defaultClass(classes); d != nil {
+			cp := c.DeepCopy()
+			cp.Spec.StorageClassName = &d.Name
+			return claimPlan{claim: cp}
+		}
+	}
+	if v := findVolume(c, volumes); v != nil {
+		return bind(c, v)
+	}
+	var class *api.StorageClass
+	for _, sc := range classes {
+		if sc.Name == classOf(c) {
+			class = sc
+		}
+	}
+	if class == nil || class.Provisioner == NoProvisioner {
+		if c.Status.Phase == claimPending {
+			return claimPlan{event: "FailedBinding", eventMessage: "no persistent volumes available for this claim and no storage class is set"}
+		}
+		return claimPlan{claimStatus: &api.PersistentVolumeClaimStatus{Phase: claimPending},
+			event: "FailedBinding", eventMessage: "no persistent volumes available for this claim and no storage class is set"}
+	}
+	p := claimPlan{provision: provisioned(c, class)}
+	if c.Annotations[AnnStorageProvisioner] != class.Provisioner {
+		cp := c.DeepCopy()
+		if cp.Annotations == nil {
+			cp.Annotations = map[string]string{}
+		}
+		cp.Annotations[AnnStorageProvisioner] = class.Provisioner
+		p.claim = cp
+	}
+	for _, v := range volumes {
+		if v.Name == p.provision.Name { // provisioned already, not yet bound
+			p.provision = nil
+		}
+	}
+	return p
+}
+
+// provisioned is the volume the simulated provisioner makes for c
+// (provisionClaimOperation): named pvc-<claim uid>, of the requested size
+// and access modes, the class's reclaim policy (default Delete) and mount
+// options, pre-bound to c.
+func provisioned(c *api.PersistentVolumeClaim, class *api.StorageClass) *api.PersistentVolume {
+	policy := api.PersistentVolumeReclaimPolicy("Delete")
+	if class.ReclaimPolicy != nil {
+		policy = *class.ReclaimPolicy
+	}
+	name := "pvc-" + string(c.UID)
+	return &api.PersistentVolume{
+		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "PersistentVolume"},
+		ObjectMeta: api.ObjectMeta{Name: name, Annotations: map[string]string{
+			AnnProvisionedBy: class.Provisioner,
+		}},
+		Spec: api.PersistentVolumeSpec{
+			Capacity:                      api.ResourceList{api.ResourceStorage: c.Spec.Resources.Requests[api.ResourceStorage]},
+			PersistentVolumeSource:        api.PersistentVolumeSource{CSI: &api.CSIPersistentVolumeSource{Driver: class.Provisioner, VolumeHandle: name}},
+			AccessModes:                   slices.Clone(c.Spec.AccessModes),
+			ClaimRef:                      claimRef(c),
+			PersistentVolumeReclaimPolicy: policy,
+			StorageClassName:              class.Name,
+			MountOptions:                  slices.Clone(class.MountOptions),
+			VolumeMode:                    c.Spec.VolumeMode,
+		},
+	}
+}
+
+func claimRef(c *api.PersistentVolumeClaim) *api.ObjectReference {
+	return &api.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: c.Namespace, Name: c.Name,
+		UID: c.UID, ResourceVersion: c.ResourceVersion}
+}
+
+// bind binds c and v both ways (bind: bindVolumeToClaim,
+// updateVolumePhase, bindClaimToVolume, updateClaimStatus), writing only
+// what is not yet so.
+func bind(c *api.PersistentVolumeClaim, v *api.PersistentVolume) claimPlan {
+	var p claimPlan
+	if r := v.Spec.ClaimRef; r == nil || r.UID != c.UID || r.Namespace != c.Namespace || r.Name != c.Name {
+		cp := v.DeepCopy()
+		cp.Spec.ClaimRef = claimRef(c)
+		if r == nil {
+			if cp.Annotations == nil {
+				cp.Annotations = map[string]string{}
+			}
+			cp.Annotations[AnnBoundByController] = "yes"
+		}
+		p.volume = cp
+	}
+	if v.Status.Phase != volumeBound {
+		p.volumePhase = volumeBound
+	}
+	if c.Spec.VolumeName != v.Name || c.Annotations[AnnBindCompleted] != "yes" {
+		cp := c.DeepCopy()
+		if cp.Annotations == nil {
+			cp.Annotations = map[string]string{}
+		} else {
+			cp.Annotations = maps.Clone(cp.Annotations)
+		}
+		if cp.Spec.VolumeName != v.Name {
+			cp.Spec.VolumeName = v.Name
+			cp.Annotations[AnnBoundByController] = "yes"
+		}
+		cp.Annotations[AnnBindCompleted] = "yes"
+		p.claim = cp
+	}
+	st := api.PersistentVolumeClaimStatus{Phase: claimBound, AccessModes: slices.Clone(v.Spec.AccessModes),
+		Capacity: api.ResourceList{api.ResourceStorage: v.Spec.Capacity[api.ResourceStorage]}}
+	if c.Status.Phase != st.Phase || !slices.Equal(c.Status.AccessModes, st.AccessModes) ||
+		!c.Status.Capacity[api.ResourceStorage].Equal(st.Capacity[api.ResourceStorage]) {
+		p.claimStatus = &st
+	}
+	return p
+}
+
+// volumePlan is what syncing one volume decides.
+type volumePlan struct {
+	// phase, if set, is the volume's new phase.
+	phase api.PersistentVolumePhase
+	// released: the claim is gone; confirm it with a live read before
+	// acting.
+	released bool
+	// delete the volume (reclaim policy Delete of a released volume).
+	delete bool
+	// event, if set, is a warning to record on the volume.
+	event, eventMessage string
+}
+
+// decideVolume is syncVolume for v, with c the claim its claimRef names
+// as the cache has it (nil if none there).
+func decideVolume(v *api.PersistentVolume, c *api.PersistentVolumeClaim) volumePlan {
+	if v.DeletionTimestamp != nil {
+		return volumePlan{}
+	}
+	phase := func(ph api.PersistentVolumePhase) volumePlan {
+		if v.Status.Phase == ph {
+			return volumePlan{}
+		}
+		return volumePlan{phase: ph}
+	}
+	r := v.Spec.ClaimRef
+	switch {
+	case r == nil:
+		return phase(volumeAvailable)
+	case r.UID == "": // pre-bound by a user; the claim's sync binds it
+		return phase(volumeAvailable)
+	case c == nil || c.UID != r.UID: // the claim was deleted
+		p := volumePlan{released: true}
+		switch v.Spec.PersistentVolumeReclaimPolicy {
+		case "Delete":
+			p.delete = true
+		case "Retain", "":
+			p.phase = volumeReleased
+		default: // Recycle is deprecated and not simulated
+			p.phase = volumeFailed
+			p.event, p.eventMessage = "VolumeFailedRecycle", "recycling is not supported"
+		}
+		if !p.delete && v.Status.Phase == p.phase {
+			return volumePlan{}
+		}
+		return p
+	case c.Spec.VolumeName == v.Name:
+		return phase(volumeBound)
+	default: // bound to the claim, which is not yet bound to it: the claim's sync finishes
+		return volumePlan{}
+	}
+}

@@ -1,0 +1,79 @@
+// Package volume is a small PersistentVolume controller: it binds
+// PersistentVolumeClaims to PersistentVolumes, provisions volumes for
+// claims of a StorageClass the way an external provisioner would
+// (simulated: the volume is an object, nothing is allocated), and
+// reclaims volumes whose claim is gone — kube-controller-manager's
+// persistentvolume-binder-controller (pkg/controller/volume/persistentvolume,
+// pv_controller.go) reduced to what StatefulSets need.
+//
+// # Usage
+//
+//	ctl, err := volume.New(c, f, volume.Options{})
+//	f.Start(ctx)
+//	go ctl.Run(ctx)
+//
+// # Algorithm
+//
+// Claims and volumes are synced separately (requests "claim:ns/name" and
+// "volume:name" on one queue), each by a pure function of the object and
+// what the cache holds (decideClaim, decideVolume) whose result the shell
+// writes through the cluster store.
+//
+// A claim without spec.volumeName:
+//
+//  1. with no spec.storageClassName (nil, not ""), gets the default
+//     StorageClass — the newest annotated
+//     storageclass.kubernetes.io/is-default-class "true" — written into
+//     its spec (kcm's retroactive default class assignment, which also
+//     stands in for the DefaultStorageClass admission plugin the store
+//     does not run);
+//  2. is bound to a volume pre-bound to it (claimRef naming it) if that
+//     fits, else to the smallest Available volume that fits: same class,
+//     every requested access mode, same volume mode, the claim's label
+//     selector, capacity at least the request (FindMatchingVolume);
+//     binding writes the volume's claimRef (annotated
+//     pv.kubernetes.io/bound-by-controller), its phase Bound, the claim's
+//     spec.volumeName and pv.kubernetes.io/bind-completed, and the
+//     claim's status Bound with the volume's capacity and access modes;
+//  3. with no volume and a class whose provisioner is not
+//     kubernetes.io/no-provisioner, gets a provisioned volume: named
+//     pvc-<claim uid>, of the requested size and access modes, the
+//     class's reclaim policy (default Delete) and mount options, a CSI
+//     source of driver = the provisioner, annotated
+//     pv.kubernetes.io/provisioned-by, pre-bound to the claim — bound on
+//     the next sync; the claim is annotated
+//     volume.kubernetes.io/storage-provisioner (event
+//     ProvisioningSucceeded);
+//  4. otherwise stays Pending (event FailedBinding).
+//
+// A claim with spec.volumeName finishes a half-done binding, or turns
+// Lost when its volume is gone (ClaimLost) or bound to another claim
+// (ClaimMisbound).
+//
+// A volume without claimRef (or pre-bound, without a claim UID yet) is
+// Available; one whose claim is Bound to it is Bound; one whose claim is
+// gone — checked with a live read, not only the cache — is reclaimed by
+// its persistentVolumeReclaimPolicy: Retain leaves it Released (never
+// bound again until an administrator clears its claimRef), Delete
+// deletes it (the provisioner's deleter, simulated). Recycle is not
+// simulated: the volume turns Failed.
+//
+// # Pods
+//
+// Neither controllers/scheduler nor controllers/kubelet looks at a pod's
+// claims: a pod whose claim is unbound is scheduled and run as any other
+// (kube-scheduler's VolumeBinding plugin and the kubelet's volume manager
+// would keep it Pending). This controller binds a claim within one sync
+// of its creation (two with provisioning), so in practice a StatefulSet
+// pod's claim is bound before its pod runs.
+//
+// # Left out
+//
+// WaitForFirstConsumer (volumes are bound as if Immediate), volume node
+// affinity and topology, the pvc-protection and pv-protection
+// finalizers, Recycle, volume expansion and resizing conditions, data
+// sources and populators, in-tree and CSI migration, external
+// provisioners (every class but kubernetes.io/no-provisioner is
+// provisioned by the simulation), the periodic resync (15 s in kcm:
+// every change here is event-driven), and the binder's metrics.
+package volume
