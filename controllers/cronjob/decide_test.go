@@ -247,7 +247,7 @@ func TestDecideHistoryLimits(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func ptr[T any](v T) *T      { return &v }
 func forbid(c *api.CronJob)  { c.Spec.ConcurrencyPolicy = api.ForbidConcurrent }
 func replace(c *api.CronJob) { c.Spec.ConcurrencyPolicy = api.ReplaceConcurrent }
 func deadline(s int64) func(*api.CronJob) {
