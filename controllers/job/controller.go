@@ -225,7 +225,7 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 	ctl.mu.Lock()
 	ctl.backoff[key] = p.backoff
 	ctl.mu.Unlock()
-	if err := ctl.removeFinalizers(ctx, p.removeFinalizers); err != nil {
+	if err := ctl.removeFinalizers(ctx, key, p.removeFinalizers); err != nil {
 		return reconcile.Result{}, err // the uncounted pods are counted on the retry
 	}
 	var errs []error
@@ -287,8 +287,9 @@ func (ctl *Controller) writeStatus(ctx context.Context, key string, upd *api.Job
 }
 
 // removeFinalizers takes FinalizerTracking from pods, each with its
-// cached version as precondition, re-read once on a conflict.
-func (ctl *Controller) removeFinalizers(ctx context.Context, pods []*api.Pod) error {
+// cached version as precondition, re-read once on a conflict; the writes
+// are recorded in the pod gate for the sync of key.
+func (ctl *Controller) removeFinalizers(ctx context.Context, key string, pods []*api.Pod) error {
 	var errs []error
 	for _, pod := range pods {
 		cur := pod
@@ -297,8 +298,18 @@ func (ctl *Controller) removeFinalizers(ctx context.Context, pods []*api.Pod) er
 			if !ctrlutil.RemoveFinalizer(cp, FinalizerTracking) {
 				break
 			}
-			_, err := ctl.podWriter.Update(ctx, cp, cp.ResourceVersion)
-			if err == nil || errors.Is(err, source.ErrNotFound) {
+			rv, err := ctl.c.Pods().Update(ctx, cp, cp.ResourceVersion)
+			if err == nil {
+				// Releasing a deleted pod's last finalizer removes it: the
+				// gate waits for it gone (or newer), not for rv.
+				if cur.DeletionTimestamp != nil {
+					_ = ctl.podGate.DeletedKey(key, api.Key(cur), rv)
+				} else {
+					_ = ctl.podGate.WroteKey(key, api.Key(cur), rv)
+				}
+				break
+			}
+			if errors.Is(err, source.ErrNotFound) {
 				break
 			}
 			if !errors.Is(err, source.ErrConflict) || attempt > 0 {
@@ -326,7 +337,7 @@ func (ctl *Controller) releaseOrphans(ctx context.Context, key string) error {
 			orphans = append(orphans, p)
 		}
 	}
-	return ctl.removeFinalizers(ctx, orphans)
+	return ctl.removeFinalizers(ctx, key, orphans)
 }
 
 func (ctl *Controller) forget(key string) {
