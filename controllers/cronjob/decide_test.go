@@ -30,6 +30,7 @@ func hourly(created time.Time) *api.CronJob {
 	cj := &api.CronJob{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "hello", UID: "cj-uid",
 		CreationTimestamp: api.Time{Time: created}}}
 	cj.Spec.Schedule = "0 * * * ?"
+	cj.Spec.TimeZone = ptr("UTC") // not time.Local: the rows hold in any machine's zone
 	cj.Spec.ConcurrencyPolicy = api.AllowConcurrent
 	cj.Spec.JobTemplate.Labels = map[string]string{"app": "hello"}
 	cj.Spec.JobTemplate.Spec.Template.Spec.Containers = []api.Container{{Name: "hello", Image: "busybox"}}

@@ -99,7 +99,9 @@
 // and metrics. A pod deleted because its job is suspended is not counted
 // as a failure (our choice; it keeps a suspend/resume cycle from eating
 // the back-off limit). The back-off record lives in memory, as kcm's does,
-// and is lost on restart. kube-apiserver's defaulting here (the cluster
+// and is lost on restart. An adopted orphan pod (created without the
+// tracking finalizer) is not counted when it finishes; kcm does not add
+// the finalizer to adopted pods either. kube-apiserver's defaulting here (the cluster
 // package) always sets completions, also when parallelism is above 1,
 // where Kubernetes leaves it nil; the controller handles nil completions
 // for jobs that reach it that way.
