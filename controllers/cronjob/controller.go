@@ -1,0 +1,224 @@
+package cronjob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/events"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// DefaultWorkers is the default number of cron jobs synced concurrently:
+// kube-controller-manager's --concurrent-cron-job-syncs.
+const DefaultWorkers = 5
+
+// Options configure New. The zero value is valid.
+type Options struct {
+	// Workers is the number of cron jobs synced concurrently. Default
+	// DefaultWorkers; negative is an error.
+	Workers int
+	// Recorder receives the controller's events (SuccessfulCreate,
+	// SuccessfulDelete, SawCompletedJob, MissingJob, UnexpectedJob,
+	// JobAlreadyActive, MissSchedule, TooManyMissedTimes,
+	// UnparseableSchedule, UnknownTimeZone). Default: events.NewLog over
+	// Logger.
+	Recorder events.Recorder
+	// Logger receives the controller's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options) validate() error {
+	if o.Workers < 0 {
+		return fmt.Errorf("cronjob: Workers %d is negative", o.Workers)
+	}
+	if o.Workers == 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Recorder == nil {
+		o.Recorder = events.NewLog(o.Logger, "cronjob-controller")
+	}
+	return nil
+}
+
+// Controller is the CronJob controller. See the package documentation.
+type Controller struct {
+	c         *cluster.Cluster
+	opts      Options
+	cronJobs  *informer.Informer[*api.CronJob]
+	jobs      *informer.Informer[*api.Job]
+	jobGate   *reconcile.Consistency[string]
+	cjGate    *reconcile.Consistency[string]
+	jobWriter source.Writer[*api.Job]
+	ctl       *reconcile.Controller[string]
+}
+
+// New returns the CronJob controller of cluster c over the shared
+// informers of f ("cronjobs", "jobs"). Start f after New, then Run.
+func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+	if c == nil || f == nil {
+		return nil, errors.New("cronjob: cluster and factory are required")
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	ctl := &Controller{c: c, opts: opts}
+	var err error
+	wrap := func(err error) error { return fmt.Errorf("cronjob: %w", err) }
+	if ctl.cronJobs, err = informer.Shared(f, c.CronJobs().Resource(), source.ListWatcher[*api.CronJob](c.CronJobs()), api.Key[*api.CronJob],
+		informer.Options[*api.CronJob]{Logger: opts.Logger}); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.jobs, err = informer.Shared(f, c.Jobs().Resource(), source.ListWatcher[*api.Job](c.Jobs()), api.Key[*api.Job],
+		informer.Options[*api.Job]{Logger: opts.Logger}); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.jobGate, err = reconcile.NewConsistency[string](ctl.jobs, c.Jobs()); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.cjGate, err = reconcile.NewConsistency[string](ctl.cronJobs, c.CronJobs()); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.jobWriter, err = reconcile.GatedWriter[*api.Job](ctl.jobGate, c.Jobs(), api.Key[*api.Job]); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.ctl, err = reconcile.New("cronjob-controller", reconcile.Func[string](ctl.sync), reconcile.Options[string]{
+		Workers:     opts.Workers,
+		Logger:      opts.Logger,
+		Consistency: []*reconcile.Consistency[string]{ctl.jobGate, ctl.cjGate},
+	}); err != nil {
+		return nil, wrap(err)
+	}
+	if err := ctl.register(); err != nil {
+		return nil, wrap(err)
+	}
+	return ctl, nil
+}
+
+// Run syncs cron jobs until ctx ends, once the informers have synced, and
+// returns ctx's error after every worker has exited.
+func (ctl *Controller) Run(ctx context.Context) error {
+	err := ctl.ctl.Run(ctx)
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return ctx.Err()
+	}
+	return err
+}
+
+// register: a cron job's events enqueue it; a job's events enqueue the
+// cron job its controller reference names.
+func (ctl *Controller) register() error {
+	reg, err := ctl.cronJobs.AddEventHandler(informer.HandlerFuncs[*api.CronJob]{
+		AddFunc:    func(cj *api.CronJob, _ bool) { ctl.ctl.Enqueue(api.Key(cj)) },
+		UpdateFunc: func(_, cj *api.CronJob) { ctl.ctl.Enqueue(api.Key(cj)) },
+		DeleteFunc: func(cj *api.CronJob, _ bool) { ctl.ctl.Enqueue(api.Key(cj)) },
+	}, informer.HandlerOptions{Name: ctl.ctl.Name()})
+	if err != nil {
+		return err
+	}
+	if err := ctl.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+		return err
+	}
+	owner := func(j *api.Job) {
+		if r := j.ControllerRef(); r != nil && r.Kind == "CronJob" {
+			ctl.ctl.Enqueue(j.Namespace + "/" + r.Name)
+		}
+	}
+	reg, err = ctl.jobs.AddEventHandler(informer.HandlerFuncs[*api.Job]{
+		AddFunc: func(j *api.Job, _ bool) { owner(j) },
+		UpdateFunc: func(old, j *api.Job) {
+			owner(j)
+			if r := old.ControllerRef(); r != nil && (j.ControllerRef() == nil || j.ControllerRef().UID != r.UID) {
+				owner(old)
+			}
+		},
+		DeleteFunc: func(j *api.Job, _ bool) { owner(j) },
+	}, informer.HandlerOptions{Name: ctl.ctl.Name()})
+	if err != nil {
+		return err
+	}
+	return ctl.ctl.AddSyncCheck(reg.HasSynced)
+}
+
+// sync reads the cron job and the jobs it controls from the informers,
+// lets decide choose, and carries the decision out: deletes, the create,
+// the status, the events, and the requeue for the next schedule.
+func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, error) {
+	cj, ok := ctl.cronJobs.Lister().Get(key)
+	if !ok {
+		ctl.jobGate.Forget(key)
+		ctl.cjGate.Forget(key)
+		return reconcile.Result{}, nil
+	}
+	jobs := ctl.jobs.Lister().Namespace(cj.Namespace).List(func(j *api.Job) bool {
+		r := j.ControllerRef()
+		return r != nil && r.UID == cj.UID
+	})
+	d := decide(cj, jobs, time.Now())
+	ref := events.Ref{APIVersion: "batch/v1", Kind: "CronJob", Namespace: cj.Namespace, Name: cj.Name, UID: string(cj.UID)}
+	for _, e := range d.events {
+		ctl.opts.Recorder.Eventf(ref, e.typ, e.reason, "%s", e.message)
+	}
+	var errs []error
+	for _, j := range d.deletes {
+		// kcm deletes with background propagation: the job's pods follow.
+		rv, err := ctl.c.Jobs().DeleteWith(ctx, api.Key(j), cluster.DeleteOptions{
+			PropagationPolicy: cluster.DeletePropagationBackground, Preconditions: cluster.Preconditions{UID: j.UID}})
+		switch {
+		case err == nil:
+			_ = ctl.jobGate.DeletedKey(key, api.Key(j), rv)
+		case !errors.Is(err, source.ErrNotFound):
+			errs = append(errs, fmt.Errorf("cronjob: delete job %s: %w", api.Key(j), err))
+		}
+	}
+	if d.create != nil {
+		uid, err := ctl.create(ctx, cj, d.create)
+		if err != nil {
+			ctl.opts.Recorder.Eventf(ref, events.Warning, "FailedCreate", "Error creating job: %v", err)
+			return reconcile.Result{}, errors.Join(append(errs, err)...)
+		}
+		d.status.Active[len(d.status.Active)-1].UID = uid
+	}
+	if !reflect.DeepEqual(cj.Status, d.status) {
+		upd := cj.DeepCopy()
+		upd.Status = d.status
+		rv, err := ctl.c.CronJobs().UpdateStatus(ctx, upd)
+		if err != nil {
+			return reconcile.Result{}, errors.Join(append(errs, fmt.Errorf("cronjob: update status of %s: %w", key, err))...)
+		}
+		_ = ctl.cjGate.WroteKey(key, key, rv)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: d.requeueAfter}, nil
+}
+
+// create creates the job and returns its uid. A job of that name that
+// this cron job already controls (a sync that created it and then failed
+// to write the status) is taken as created; kcm instead leaves the status
+// alone and relies on the next schedule.
+func (ctl *Controller) create(ctx context.Context, cj *api.CronJob, j *api.Job) (api.UID, error) {
+	_, err := ctl.jobWriter.Create(ctx, j)
+	if err == nil {
+		return j.UID, nil
+	}
+	if errors.Is(err, source.ErrAlreadyExists) {
+		if got, _, gerr := ctl.c.Jobs().Get(ctx, api.Key(j)); gerr == nil {
+			if r := got.ControllerRef(); r != nil && r.UID == cj.UID {
+				return got.UID, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("cronjob: create job %s: %w", api.Key(j), err)
+}

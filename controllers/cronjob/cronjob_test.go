@@ -1,0 +1,125 @@
+package cronjob_test
+
+import (
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
+)
+
+// The seed's hello CronJob ("*/1 * * * *") over ten virtual minutes: ten
+// jobs, each completing, of which the three newest are kept
+// (successfulJobsHistoryLimit 3).
+func TestHelloCronJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		start := time.Now()
+		_, err := e.c.CronJobs().Create(e.ctx, hello(t))
+		require.NoError(t, err)
+		time.Sleep(10*time.Minute + 30*time.Second)
+		synctest.Wait()
+
+		require.Equal(t, 10, e.count("SuccessfulCreate"), "one job a minute")
+		jobs := e.jobs()
+		require.Len(t, jobs, 3, "history limit 3")
+		for _, j := range jobs {
+			require.Contains(t, j.Name, "hello-")
+			require.NotNil(t, j.Status.CompletionTime, "%s completed", j.Name)
+			require.NotEmpty(t, j.Annotations[cronjob.AnnotationScheduledTimestamp])
+		}
+		cj := e.cronJob()
+		require.Empty(t, cj.Status.Active)
+		require.True(t, cj.Status.LastScheduleTime.Equal(start.Truncate(time.Minute).Add(10*time.Minute)))
+		require.NotNil(t, cj.Status.LastSuccessfulTime)
+		require.Equal(t, 7, e.count("SuccessfulDelete"), "the seven oldest jobs deleted")
+	})
+}
+
+// concurrencyPolicy Forbid with a job that never ends: one job, every
+// later schedule skipped.
+func TestForbidLongRunningJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		cj := hello(t)
+		cj.Spec.ConcurrencyPolicy = api.ForbidConcurrent
+		cj.Spec.JobTemplate.Spec.Template.Annotations = map[string]string{"sim.ctrlkit.io/run-for": "forever"}
+		_, err := e.c.CronJobs().Create(e.ctx, cj)
+		require.NoError(t, err)
+		time.Sleep(5*time.Minute + 30*time.Second)
+		synctest.Wait()
+		require.Len(t, e.jobs(), 1)
+		require.Len(t, e.cronJob().Status.Active, 1)
+		require.Equal(t, 1, e.count("SuccessfulCreate"))
+		require.Equal(t, 4, e.count("JobAlreadyActive"))
+	})
+}
+
+// concurrencyPolicy Replace with a job that never ends: each schedule
+// deletes the running job and starts a new one.
+func TestReplaceLongRunningJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		cj := hello(t)
+		cj.Spec.ConcurrencyPolicy = api.ReplaceConcurrent
+		cj.Spec.JobTemplate.Spec.Template.Annotations = map[string]string{"sim.ctrlkit.io/run-for": "forever"}
+		_, err := e.c.CronJobs().Create(e.ctx, cj)
+		require.NoError(t, err)
+		time.Sleep(5*time.Minute + 30*time.Second)
+		synctest.Wait()
+		require.Equal(t, 5, e.count("SuccessfulCreate"))
+		require.Equal(t, 4, e.count("SuccessfulDelete"))
+		active := e.cronJob().Status.Active
+		require.Len(t, active, 1)
+		jobs := e.jobs()
+		require.Len(t, jobs, 1, "the replaced jobs are gone")
+		require.Equal(t, active[0].UID, jobs[0].UID)
+	})
+}
+
+// A controller paused for ten minutes runs only the most recent missed
+// schedule when it comes back: one job, not ten.
+func TestMissedScheduleAfterPauseRunsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		_, err := e.c.CronJobs().Create(e.ctx, hello(t))
+		require.NoError(t, err)
+		time.Sleep(time.Minute + 30*time.Second)
+		synctest.Wait()
+		require.Equal(t, 1, e.count("SuccessfulCreate"))
+
+		e.stop()
+		time.Sleep(10 * time.Minute)
+		synctest.Wait()
+		require.Equal(t, 1, e.count("SuccessfulCreate"), "nothing while paused")
+
+		e.resume()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		require.Equal(t, 2, e.count("SuccessfulCreate"), "the most recent missed schedule, once")
+		last := e.cronJob().Status.LastScheduleTime.Time
+		require.Equal(t, 0, last.Second())
+		require.True(t, time.Since(last) < time.Minute, "the most recent schedule (%v)", last)
+	})
+}
+
+// An invalid schedule is rejected at admission.
+func TestInvalidScheduleRejected(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		for _, s := range []string{"*/1 * * *", "61 * * * *", "0 9-17 * * MON-FOO"} {
+			cj := hello(t)
+			cj.Spec.Schedule = s
+			_, err := e.c.CronJobs().Create(e.ctx, cj)
+			require.True(t, errors.Is(err, cronjob.ErrInvalidSchedule), "%q: %v", s, err)
+		}
+		cj := hello(t)
+		cj.Spec.TimeZone = new("Mars/Olympus_Mons")
+		_, err := e.c.CronJobs().Create(e.ctx, cj)
+		require.ErrorIs(t, err, cronjob.ErrInvalidSchedule)
+	})
+}

@@ -1,0 +1,69 @@
+// Package cronjob is the CronJob controller: kube-controller-manager's
+// pkg/controller/cronjob (cronjob_controllerv2.go) rebuilt on ctrlkit,
+// with its own cron parser and an admission function for schedules.
+//
+// # Usage
+//
+//	c, err := cluster.New(ctx, cluster.Options{Admission: []cluster.AdmissionFunc{cronjob.Admission}})
+//	f := informer.NewFactory(informer.FactoryOptions{})
+//	cc, err := cronjob.New(c, f, cronjob.Options{})
+//	f.Start(ctx)
+//	go cc.Run(ctx)
+//
+// The jobs it creates are run by the Job controller (controllers/job).
+//
+// # Schedules
+//
+// ParseSchedule reads the five fields minute, hour, day of month, month,
+// day of week with "*", "?", values, ranges "a-b", steps "/n" and lists,
+// three-letter month and weekday names, the descriptors @yearly
+// (@annually), @monthly, @weekly, @daily (@midnight), @hourly, and
+// @every <duration>, optionally after CRON_TZ=<zone> or TZ=<zone> — the
+// grammar of robfig/cron v3's standard parser, which kcm uses.
+// spec.timeZone (time.LoadLocation; the system's tz database) sets the
+// zone the schedule runs in, else the controller's local zone; a CRON_TZ
+// prefix wins over it. Admission (or ValidateSchedule) rejects an invalid
+// schedule or zone at create and update with ErrInvalidSchedule.
+//
+// # One sync
+//
+// decide is a pure function of the cron job, the jobs it controls and
+// now (kcm's syncCronJob and cleanupFinishedJobs):
+//
+//  1. status.active is reconciled with the jobs: a finished job leaves it
+//     (event SawCompletedJob) and a completed one moves
+//     lastSuccessfulTime; a listed job that no longer exists leaves it
+//     (MissingJob); an unfinished job it controls that is not listed is
+//     reported (UnexpectedJob), not adopted into the list, as kcm does.
+//  2. Nothing is scheduled for a cron job being deleted, with an unknown
+//     zone (UnknownTimeZone) or unparseable schedule
+//     (UnparseableSchedule), or suspended.
+//  3. The activations since lastScheduleTime (else the creation time),
+//     but not before now − startingDeadlineSeconds, are counted: more
+//     than 100 warn (TooManyMissedTimes), and only the most recent is run
+//     — there is no backfill. It is skipped when already run (its job is
+//     active, or lastScheduleTime equals it), or when concurrencyPolicy
+//     Forbid finds a job active (JobAlreadyActive; it runs when that job
+//     ends, if still the most recent); Replace deletes the active jobs
+//     first (background propagation). The job is
+//     <cronjob>-<scheduled time in minutes since the epoch>, so a retried
+//     sync never creates two; it carries the template's labels and
+//     annotations, batch.kubernetes.io/cronjob-scheduled-timestamp, and
+//     the cron job as controller. lastScheduleTime becomes that time.
+//  4. Finished jobs beyond successfulJobsHistoryLimit (default 3) and
+//     failedJobsHistoryLimit (default 1) are deleted, oldest start first.
+//
+// The sync requeues itself for 100 ms after the next activation instead
+// of polling (kcm's nextScheduleDelta).
+//
+// # Differences from kcm
+//
+// A job found by name at create time that this cron job controls (a sync
+// that created it and failed to write the status) is recorded as created;
+// kcm leaves the status and waits for the next schedule. A listed active
+// job missing from the informer is dropped without a live read: the
+// Consistency gate already made the cache show this controller's own
+// writes. kube-apiserver since 1.27 rejects TZ=/CRON_TZ= in new cron
+// jobs' schedules in favour of spec.timeZone; Admission accepts them.
+// Metrics are left out.
+package cronjob

@@ -1,0 +1,48 @@
+package cronjob
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+)
+
+// ValidateSchedule reports whether a cron job's schedule and time zone
+// are valid, as kube-apiserver's validation does: the schedule parses
+// (ParseSchedule) and spec.timeZone, when set, names a zone the time
+// zone database knows. Errors wrap ErrInvalidSchedule.
+//
+// kube-apiserver (1.27 and later) also rejects a TZ= or CRON_TZ= prefix
+// in a new cron job's schedule in favour of spec.timeZone; this function
+// accepts it, as the controller still honours it.
+func ValidateSchedule(schedule string, timeZone *string) error {
+	if _, err := ParseSchedule(schedule); err != nil {
+		return err
+	}
+	if timeZone != nil {
+		if _, err := time.LoadLocation(*timeZone); err != nil {
+			return fmt.Errorf("cronjob: %w: unknown time zone %q: %v", ErrInvalidSchedule, *timeZone, err)
+		}
+	}
+	return nil
+}
+
+// Admission is a cluster.AdmissionFunc that rejects cron jobs whose
+// schedule or time zone is invalid (ValidateSchedule) on create and on
+// spec updates:
+//
+//	c, err := cluster.New(ctx, cluster.Options{Admission: []cluster.AdmissionFunc{cronjob.Admission}})
+func Admission(_ context.Context, a cluster.Attributes) error {
+	cj, ok := a.Object.(*api.CronJob)
+	if !ok || a.Subresource != "" {
+		return nil
+	}
+	if err := ValidateSchedule(cj.Spec.Schedule, cj.Spec.TimeZone); err != nil {
+		return fmt.Errorf("spec.schedule: %w", err)
+	}
+	return nil
+}
+
+var _ cluster.AdmissionFunc = Admission

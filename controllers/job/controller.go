@@ -1,0 +1,358 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
+	"github.com/ctrlkit/ctrlkit/events"
+	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// DefaultWorkers is the default number of jobs synced concurrently:
+// kube-controller-manager's --concurrent-job-syncs.
+const DefaultWorkers = 5
+
+// Options configure New. The zero value is valid.
+type Options struct {
+	// Workers is the number of jobs synced concurrently. Default
+	// DefaultWorkers; negative is an error.
+	Workers int
+	// Backoff is the first pod re-creation back-off after a failure.
+	// Default DefaultBackoff (10 s); negative is an error.
+	Backoff time.Duration
+	// MaxBackoff caps the back-off. Default MaxBackoff (10 min);
+	// negative is an error.
+	MaxBackoff time.Duration
+	// Recorder receives the controller's events (SuccessfulCreate,
+	// FailedCreate, SuccessfulDelete, Completed, BackoffLimitExceeded,
+	// DeadlineExceeded, PodFailurePolicy, Suspended, Resumed). Default:
+	// events.NewLog over Logger.
+	Recorder events.Recorder
+	// Logger receives the controller's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.Workers < 0:
+		return fmt.Errorf("job: Workers %d is negative", o.Workers)
+	case o.Backoff < 0:
+		return fmt.Errorf("job: Backoff %v is negative", o.Backoff)
+	case o.MaxBackoff < 0:
+		return fmt.Errorf("job: MaxBackoff %v is negative", o.MaxBackoff)
+	}
+	if o.Workers == 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.Backoff == 0 {
+		o.Backoff = DefaultBackoff
+	}
+	if o.MaxBackoff == 0 {
+		o.MaxBackoff = MaxBackoff
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Recorder == nil {
+		o.Recorder = events.NewLog(o.Logger, "job-controller")
+	}
+	return nil
+}
+
+// Controller is the Job controller. See the package documentation.
+type Controller struct {
+	c         *cluster.Cluster
+	opts      Options
+	jobs      *informer.Informer[*api.Job]
+	pods      *informer.Informer[*api.Pod]
+	podGate   *reconcile.Consistency[string]
+	jobGate   *reconcile.Consistency[string]
+	podWriter source.Writer[*api.Pod]
+	ctl       *reconcile.Controller[string]
+
+	mu      sync.Mutex
+	backoff map[string]backoffRecord // by job key; guarded by mu
+}
+
+// New returns the Job controller of cluster c over the shared informers
+// of f ("jobs", "pods"). Start f after New, then Run.
+func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+	if c == nil || f == nil {
+		return nil, errors.New("job: cluster and factory are required")
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	ctl := &Controller{c: c, opts: opts, backoff: map[string]backoffRecord{}}
+	wrap := func(err error) error { return fmt.Errorf("job: %w", err) }
+	var err error
+	if ctl.jobs, err = informer.Shared(f, c.Jobs().Resource(), source.ListWatcher[*api.Job](c.Jobs()), api.Key[*api.Job],
+		informer.Options[*api.Job]{Logger: opts.Logger}); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.pods, err = informer.Shared(f, c.Pods().Resource(), source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod],
+		informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.podGate, err = reconcile.NewConsistency[string](ctl.pods, c.Pods()); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.jobGate, err = reconcile.NewConsistency[string](ctl.jobs, c.Jobs()); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.podWriter, err = reconcile.GatedWriter[*api.Pod](ctl.podGate, c.Pods(), api.Key[*api.Pod]); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.ctl, err = reconcile.New("job-controller", reconcile.Func[string](ctl.sync), reconcile.Options[string]{
+		Workers:     opts.Workers,
+		Logger:      opts.Logger,
+		Consistency: []*reconcile.Consistency[string]{ctl.podGate, ctl.jobGate},
+	}); err != nil {
+		return nil, wrap(err)
+	}
+	if err := ctl.register(); err != nil {
+		return nil, wrap(err)
+	}
+	return ctl, nil
+}
+
+// Run syncs jobs until ctx ends, once the informers have synced, and
+// returns ctx's error after every worker has exited.
+func (ctl *Controller) Run(ctx context.Context) error {
+	err := ctl.ctl.Run(ctx)
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return ctx.Err()
+	}
+	return err
+}
+
+// register: a job's events enqueue it; a pod's events enqueue the job its
+// controller reference names, or — for an orphan — the jobs whose
+// selector picks it, which may adopt it.
+func (ctl *Controller) register() error {
+	reg, err := ctl.jobs.AddEventHandler(informer.HandlerFuncs[*api.Job]{
+		AddFunc:    func(j *api.Job, _ bool) { ctl.ctl.Enqueue(api.Key(j)) },
+		UpdateFunc: func(_, j *api.Job) { ctl.ctl.Enqueue(api.Key(j)) },
+		DeleteFunc: func(j *api.Job, _ bool) { ctl.ctl.Enqueue(api.Key(j)) },
+	}, informer.HandlerOptions{Name: ctl.ctl.Name()})
+	if err != nil {
+		return err
+	}
+	if err := ctl.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+		return err
+	}
+	enqueue := func(p *api.Pod) {
+		if r := p.ControllerRef(); r != nil {
+			if r.Kind == "Job" {
+				ctl.ctl.Enqueue(p.Namespace + "/" + r.Name)
+			}
+			return
+		}
+		if p.DeletionTimestamp != nil {
+			return
+		}
+		for _, j := range ctl.jobs.Lister().Namespace(p.Namespace).List(nil) {
+			if sel, err := j.Spec.Selector.AsSelector(); err == nil && j.Spec.Selector != nil && sel.Matches(p.Labels) {
+				ctl.ctl.Enqueue(api.Key(j))
+			}
+		}
+	}
+	reg, err = ctl.pods.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
+		AddFunc: func(p *api.Pod, _ bool) { enqueue(p) },
+		UpdateFunc: func(old, p *api.Pod) {
+			enqueue(p)
+			if r := old.ControllerRef(); r != nil && (p.ControllerRef() == nil || p.ControllerRef().UID != r.UID) {
+				enqueue(old)
+			}
+		},
+		DeleteFunc: func(p *api.Pod, _ bool) { enqueue(p) },
+	}, informer.HandlerOptions{Name: ctl.ctl.Name()})
+	if err != nil {
+		return err
+	}
+	return ctl.ctl.AddSyncCheck(reg.HasSynced)
+}
+
+// sync is one reconcile of the job under key: kcm's syncJob. It claims
+// the job's pods, lets decide plan, and carries the plan out in the order
+// that counts every finished pod exactly once: the flush status (new
+// uncounted pods), the finalizer removals, then pod creates and deletes
+// and the final status.
+func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, error) {
+	job, ok := ctl.jobs.Lister().Get(key)
+	if !ok {
+		ctl.forget(key)
+		return reconcile.Result{}, ctl.releaseOrphans(ctx, key)
+	}
+	if job.Spec.Selector == nil {
+		return reconcile.Result{}, reconcile.Terminal(fmt.Errorf("job: %s has no selector", key))
+	}
+	sel, err := job.Spec.Selector.AsSelector()
+	if err != nil {
+		return reconcile.Result{}, reconcile.Terminal(fmt.Errorf("job: %s: %w", key, err))
+	}
+	live := func(ctx context.Context) (api.Object, error) {
+		o, _, err := ctl.c.Jobs().Get(ctx, key)
+		return o, err
+	}
+	pods, err := ctrlutil.NewClaimer(job, sel, live, ctl.podWriter).Claim(ctx, ctl.pods.Lister().Namespace(job.Namespace).List(nil))
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	ctl.mu.Lock()
+	rec := ctl.backoff[key]
+	ctl.mu.Unlock()
+	now := time.Now()
+	p := decide(job, pods, rec, now, backoffs{ctl.opts.Backoff, ctl.opts.MaxBackoff})
+	ref := events.Ref{APIVersion: "batch/v1", Kind: "Job", Namespace: job.Namespace, Name: job.Name, UID: string(job.UID)}
+
+	upd := job.DeepCopy()
+	if p.flush != nil {
+		if err := ctl.writeStatus(ctx, key, upd, *p.flush); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	ctl.mu.Lock()
+	ctl.backoff[key] = p.backoff
+	ctl.mu.Unlock()
+	if err := ctl.removeFinalizers(ctx, key, p.removeFinalizers); err != nil {
+		return reconcile.Result{}, err // the uncounted pods are counted on the retry
+	}
+	var errs []error
+	created := 0
+	for _, pod := range p.creates {
+		if _, err := ctl.podWriter.Create(ctx, pod); err != nil {
+			ctl.opts.Recorder.Eventf(ref, events.Warning, "FailedCreate", "Error creating: %v", err)
+			errs = append(errs, fmt.Errorf("job: create pod for %s: %w", key, err))
+			continue
+		}
+		created++
+		ctl.opts.Recorder.Eventf(ref, events.Normal, "SuccessfulCreate", "Created pod: %s", pod.Name)
+	}
+	p.status.Active -= int32(len(p.creates) - created)
+	for _, pod := range p.deletes {
+		if _, err := ctl.podWriter.Delete(ctx, api.Key(pod), ""); err != nil && !errors.Is(err, source.ErrNotFound) {
+			ctl.opts.Recorder.Eventf(ref, events.Warning, "FailedDelete", "Error deleting: %v", err)
+			errs = append(errs, fmt.Errorf("job: delete pod %s: %w", api.Key(pod), err))
+			continue
+		}
+		ctl.opts.Recorder.Eventf(ref, events.Normal, "SuccessfulDelete", "Deleted pod: %s", pod.Name)
+	}
+	if err := ctl.writeStatus(ctx, key, upd, p.status); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		for _, e := range p.events {
+			ctl.opts.Recorder.Eventf(ref, e.typ, e.reason, "%s", e.message)
+		}
+	}
+	if p.deleteJob {
+		// The TTL-after-finished controller's deletion: foreground, so
+		// that the pods go first.
+		_, err := ctl.c.Jobs().DeleteWith(ctx, key, cluster.DeleteOptions{PropagationPolicy: cluster.DeletePropagationForeground,
+			Preconditions: cluster.Preconditions{UID: job.UID}})
+		if err != nil && !errors.Is(err, source.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("job: delete %s after its TTL: %w", key, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: p.requeueAfter}, nil
+}
+
+// writeStatus writes st as upd's status unless it is upd's already; upd
+// then holds the stored job.
+func (ctl *Controller) writeStatus(ctx context.Context, key string, upd *api.Job, st api.JobStatus) error {
+	if reflect.DeepEqual(upd.Status, st) {
+		return nil
+	}
+	upd.Status = st
+	rv, err := ctl.c.Jobs().UpdateStatus(ctx, upd)
+	if err != nil {
+		return fmt.Errorf("job: update status of %s: %w", key, err)
+	}
+	_ = ctl.jobGate.WroteKey(key, key, rv)
+	return nil
+}
+
+// removeFinalizers takes FinalizerTracking from pods, each with its
+// cached version as precondition, re-read once on a conflict; the writes
+// are recorded in the pod gate for the sync of key.
+func (ctl *Controller) removeFinalizers(ctx context.Context, key string, pods []*api.Pod) error {
+	var errs []error
+	for _, pod := range pods {
+		cur := pod
+		for attempt := 0; ; attempt++ {
+			cp := cur.DeepCopy()
+			if !ctrlutil.RemoveFinalizer(cp, FinalizerTracking) {
+				break
+			}
+			rv, err := ctl.c.Pods().Update(ctx, cp, cp.ResourceVersion)
+			if err == nil {
+				// Releasing a deleted pod's last finalizer removes it: the
+				// gate waits for it gone (or newer), not for rv.
+				if cur.DeletionTimestamp != nil {
+					_ = ctl.podGate.DeletedKey(key, api.Key(cur), rv)
+				} else {
+					_ = ctl.podGate.WroteKey(key, api.Key(cur), rv)
+				}
+				break
+			}
+			if errors.Is(err, source.ErrNotFound) {
+				break
+			}
+			if !errors.Is(err, source.ErrConflict) || attempt > 0 {
+				errs = append(errs, fmt.Errorf("job: remove finalizer of pod %s: %w", api.Key(pod), err))
+				break
+			}
+			if cur, _, err = ctl.c.Pods().Get(ctx, api.Key(pod)); err != nil {
+				if !errors.Is(err, source.ErrNotFound) {
+					errs = append(errs, err)
+				}
+				break
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// releaseOrphans removes the tracking finalizer from pods whose job
+// (under key) is gone, as kcm does for pods left behind by a deleted job.
+func (ctl *Controller) releaseOrphans(ctx context.Context, key string) error {
+	ns, name, _ := cutKey(key)
+	var orphans []*api.Pod
+	for _, p := range ctl.pods.Lister().Namespace(ns).List(nil) {
+		if r := p.ControllerRef(); r != nil && r.Kind == "Job" && r.Name == name && ctrlutil.HasFinalizer(p, FinalizerTracking) {
+			orphans = append(orphans, p)
+		}
+	}
+	return ctl.removeFinalizers(ctx, key, orphans)
+}
+
+func (ctl *Controller) forget(key string) {
+	ctl.mu.Lock()
+	delete(ctl.backoff, key)
+	ctl.mu.Unlock()
+	ctl.podGate.Forget(key)
+	ctl.jobGate.Forget(key)
+}
+
+func cutKey(key string) (ns, name string, ok bool) {
+	for i := 0; i < len(key); i++ {
+		if key[i] == '/' {
+			return key[:i], key[i+1:], true
+		}
+	}
+	return "", key, false
+}

@@ -1,0 +1,467 @@
+package job
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
+	"github.com/ctrlkit/ctrlkit/events"
+)
+
+// FinalizerTracking is the finalizer every pod of a job carries until the
+// job's status has counted it (kcm's batch.kubernetes.io/job-tracking).
+const FinalizerTracking = "batch.kubernetes.io/job-tracking"
+
+// The reasons of the job conditions and events.
+const (
+	ReasonBackoffLimitExceeded = "BackoffLimitExceeded"
+	ReasonDeadlineExceeded     = "DeadlineExceeded"
+	ReasonPodFailurePolicy     = "PodFailurePolicy"
+	ReasonCompletionsReached   = "CompletionsReached"
+)
+
+type event struct {
+	typ     events.Type
+	reason  string
+	message string
+}
+
+// plan is what one sync of a job does, as data: kcm's syncJob with
+// trackJobStatusAndRemoveFinalizers and manageJob.
+type plan struct {
+	// flush, when set, is written before finalizers are removed: the
+	// status recording the newly finished pods as uncounted (and, for an
+	// Indexed job, their completed indexes), so that none is lost if the
+	// controller stops between the two steps.
+	flush *api.JobStatus
+	// removeFinalizers are the pods to take FinalizerTracking from.
+	removeFinalizers []*api.Pod
+	// status is the status once those finalizers are gone: every
+	// uncounted pod counted, conditions, active/ready/terminating.
+	status    api.JobStatus
+	creates   []*api.Pod
+	deletes   []*api.Pod
+	deleteJob bool // ttlSecondsAfterFinished has passed
+	backoff   backoffRecord
+	events    []event
+	// requeueAfter, when positive, is the next instant the decision may
+	// change by time alone (deadline, back-off, TTL).
+	requeueAfter time.Duration
+}
+
+func (p *plan) eventf(typ events.Type, reason, format string, args ...any) {
+	p.events = append(p.events, event{typ, reason, fmt.Sprintf(format, args...)})
+}
+
+func (p *plan) requeue(d time.Duration) {
+	if d > 0 && (p.requeueAfter == 0 || d < p.requeueAfter) {
+		p.requeueAfter = d
+	}
+}
+
+// backoffs are the re-creation back-off parameters.
+type backoffs struct{ base, max time.Duration }
+
+func condition(st *api.JobStatus, t api.JobConditionType) *api.JobCondition {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == t && st.Conditions[i].Status == api.ConditionTrue {
+			return &st.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// setCondition sets condition t to status, moving lastTransitionTime only
+// on a change, and reports whether it changed.
+func setCondition(st *api.JobStatus, t api.JobConditionType, status api.ConditionStatus, reason, msg string, now time.Time) bool {
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		if c.Type != t {
+			continue
+		}
+		if c.Status == status && c.Reason == reason && c.Message == msg {
+			return false
+		}
+		if c.Status != status {
+			c.LastTransitionTime = api.Time{Time: now}
+		}
+		c.Status, c.Reason, c.Message, c.LastProbeTime = status, reason, msg, api.Time{Time: now}
+		return true
+	}
+	if status == api.ConditionFalse {
+		return false // a missing condition is False already
+	}
+	st.Conditions = append(st.Conditions, api.JobCondition{Type: t, Status: status, Reason: reason, Message: msg,
+		LastProbeTime: api.Time{Time: now}, LastTransitionTime: api.Time{Time: now}})
+	return true
+}
+
+func isTerminal(p *api.Pod) bool {
+	return p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed
+}
+
+// finished returns the job's terminal condition, Complete or Failed.
+func finished(j *api.Job) *api.JobCondition {
+	if c := condition(&j.Status, api.JobComplete); c != nil {
+		return c
+	}
+	return condition(&j.Status, api.JobFailed)
+}
+
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// decide is one sync of job over the pods it controls, at now, with the
+// back-off record of its earlier failures. See the package documentation
+// for the algorithm.
+func decide(job *api.Job, pods []*api.Pod, rec backoffRecord, now time.Time, bo backoffs) plan {
+	p := plan{backoff: rec}
+	st := job.Status.DeepCopy()
+	if st.UncountedTerminatedPods == nil {
+		st.UncountedTerminatedPods = &api.UncountedTerminatedPods{}
+	}
+	unc := st.UncountedTerminatedPods
+
+	if done := finished(job); done != nil || job.DeletionTimestamp != nil {
+		// A finished (or deleted) job keeps no pod: every finalizer goes.
+		for _, pod := range pods {
+			if ctrlutil.HasFinalizer(pod, FinalizerTracking) {
+				p.removeFinalizers = append(p.removeFinalizers, pod)
+			}
+		}
+		st.Succeeded += int32(len(unc.Succeeded))
+		st.Failed += int32(len(unc.Failed))
+		unc.Succeeded, unc.Failed = nil, nil
+		p.status = *st
+		if done != nil && job.Spec.TTLSecondsAfterFinished != nil && job.DeletionTimestamp == nil {
+			at := done.LastTransitionTime.Time
+			if job.Status.CompletionTime != nil {
+				at = job.Status.CompletionTime.Time
+			}
+			expire := at.Add(time.Duration(*job.Spec.TTLSecondsAfterFinished) * time.Second)
+			if !now.Before(expire) {
+				p.deleteJob = true
+			} else {
+				p.requeue(expire.Sub(now))
+			}
+		}
+		return p
+	}
+
+	indexed := deref(job.Spec.CompletionMode, api.NonIndexedCompletion) == api.IndexedCompletion
+	completions := -1 // nil completions
+	if job.Spec.Completions != nil {
+		completions = int(*job.Spec.Completions)
+	}
+	suspended := deref(job.Spec.Suspend, false)
+	onlyFailed := job.Spec.PodFailurePolicy != nil || deref(job.Spec.PodReplacementPolicy, "") == "Failed"
+	completed := parseIndexes(st.CompletedIndexes, completions)
+	inUnc := map[api.UID]bool{}
+	for _, u := range slices.Concat(unc.Succeeded, unc.Failed) {
+		inUnc[u] = true
+	}
+
+	// 1. Count finished pods exactly once: a pod with the finalizer that
+	// is not yet uncounted becomes uncounted (or, for an Indexed job's
+	// success, its index completed), and loses the finalizer afterwards.
+	var newSucc, newFail []*api.Pod
+	failJobMsg := ""
+	flush := false
+	for _, pod := range pods {
+		if !ctrlutil.HasFinalizer(pod, FinalizerTracking) {
+			continue // counted already
+		}
+		if inUnc[pod.UID] {
+			p.removeFinalizers = append(p.removeFinalizers, pod)
+			continue
+		}
+		ix := completionIndex(pod)
+		inRange := !indexed || (ix >= 0 && ix < completions)
+		switch {
+		case pod.Status.Phase == api.PodSucceeded:
+			p.removeFinalizers = append(p.removeFinalizers, pod)
+			switch {
+			case indexed && inRange && !completed[ix]:
+				completed[ix] = true
+				newSucc = append(newSucc, pod)
+				flush = true
+			case !indexed:
+				unc.Succeeded = append(unc.Succeeded, pod.UID)
+				newSucc = append(newSucc, pod)
+				flush = true
+			}
+		case pod.Status.Phase == api.PodFailed || (!onlyFailed && pod.DeletionTimestamp != nil):
+			p.removeFinalizers = append(p.removeFinalizers, pod)
+			if suspended && pod.Status.Phase != api.PodFailed {
+				continue // deleted for the suspension: no failure
+			}
+			count := true
+			if pod.Status.Phase == api.PodFailed {
+				var msg string
+				msg, count, _ = matchPodFailurePolicy(job.Spec.PodFailurePolicy, pod)
+				if msg != "" && failJobMsg == "" {
+					failJobMsg = msg
+				}
+			}
+			if count && inRange {
+				unc.Failed = append(unc.Failed, pod.UID)
+				newFail = append(newFail, pod)
+				flush = true
+			}
+		}
+	}
+	if indexed {
+		st.CompletedIndexes = formatIndexes(completed)
+		st.Succeeded = int32(len(completed))
+	}
+	if flush {
+		f := *st.DeepCopy()
+		p.flush = &f
+	}
+	p.backoff = newBackoffRecord(rec, newSucc, newFail, now)
+	if len(newFail) > 0 || len(newSucc) > 0 {
+		rec = p.backoff
+	}
+	st.Succeeded += int32(len(unc.Succeeded))
+	st.Failed += int32(len(unc.Failed))
+	unc.Succeeded, unc.Failed = nil, nil
+
+	var active, terminating []*api.Pod
+	for _, pod := range pods {
+		switch {
+		case isTerminal(pod):
+		case pod.DeletionTimestamp != nil:
+			terminating = append(terminating, pod)
+		default:
+			active = append(active, pod)
+		}
+	}
+
+	// 2. Is the job done? A pending verdict (FailureTarget,
+	// SuccessCriteriaMet) comes first, then kcm's order of checks.
+	pending := condition(st, api.JobFailureTarget)
+	if pending == nil {
+		pending = condition(st, api.JobSuccessCriteriaMet)
+	}
+	if pending == nil {
+		var typ api.JobConditionType
+		var reason, msg string
+		succeeded := int(st.Succeeded)
+		switch {
+		case failJobMsg != "":
+			typ, reason, msg = api.JobFailureTarget, ReasonPodFailurePolicy, failJobMsg
+		case st.Failed > deref(job.Spec.BackoffLimit, 6) || pastBackoffLimitOnFailure(job, active):
+			typ, reason, msg = api.JobFailureTarget, ReasonBackoffLimitExceeded, "Job has reached the specified backoff limit"
+		case !suspended && pastDeadline(job, now):
+			typ, reason, msg = api.JobFailureTarget, ReasonDeadlineExceeded, "Job was active longer than specified deadline"
+		case (completions >= 0 && succeeded >= completions) || (completions < 0 && succeeded > 0 && len(active) == 0):
+			typ, reason, msg = api.JobSuccessCriteriaMet, ReasonCompletionsReached, "Reached expected number of succeeded pods"
+		}
+		if typ != "" {
+			setCondition(st, typ, api.ConditionTrue, reason, msg, now)
+			pending = condition(st, typ)
+		}
+	}
+	if pending != nil {
+		// The verdict is in: stop every pod, then finish once none runs.
+		p.deletes = active
+		if len(active) == 0 && len(terminating) == 0 {
+			if pending.Type == api.JobFailureTarget {
+				setCondition(st, api.JobFailed, api.ConditionTrue, pending.Reason, pending.Message, now)
+				p.eventf(events.Warning, pending.Reason, "%s", pending.Message)
+			} else {
+				setCondition(st, api.JobComplete, api.ConditionTrue, pending.Reason, pending.Message, now)
+				st.CompletionTime = &api.Time{Time: now}
+				p.eventf(events.Normal, "Completed", "Job completed")
+			}
+			if ttl := job.Spec.TTLSecondsAfterFinished; ttl != nil {
+				p.requeue(time.Duration(*ttl) * time.Second)
+			}
+		}
+		p.status = *st
+		p.setCounts(active, terminating)
+		return p
+	}
+
+	// 3. Suspension, then the arithmetic of active pods.
+	if suspended {
+		p.deletes = active
+		if setCondition(st, api.JobSuspended, api.ConditionTrue, "JobSuspended", "Job suspended", now) {
+			p.eventf(events.Normal, "Suspended", "Job suspended")
+		}
+		p.status = *st
+		p.setCounts(active, terminating)
+		return p
+	}
+	if c := condition(st, api.JobSuspended); c != nil {
+		setCondition(st, api.JobSuspended, api.ConditionFalse, "JobResumed", "Job resumed", now)
+		st.StartTime = &api.Time{Time: now} // the deadline counts from the resumption
+		p.eventf(events.Normal, "Resumed", "Job resumed")
+	}
+	if st.StartTime == nil {
+		st.StartTime = &api.Time{Time: now}
+	}
+	if ads := job.Spec.ActiveDeadlineSeconds; ads != nil {
+		p.requeue(st.StartTime.Add(time.Duration(*ads) * time.Second).Sub(now))
+	}
+	p.status = *st
+	p.manage(job, active, terminating, completed, indexed, completions, onlyFailed, rec, now, bo)
+	p.setCounts(active, terminating)
+	return p
+}
+
+// manage is kcm's manageJob for a running job: wanted active pods =
+// min(parallelism, completions − succeeded) — parallelism until one
+// succeeds when completions is nil — and creates (after the back-off) or
+// deletes to match.
+func (p *plan) manage(job *api.Job, active, terminating []*api.Pod, completed map[int]bool, indexed bool, completions int,
+	onlyFailed bool, rec backoffRecord, now time.Time, bo backoffs) {
+	parallelism := int(deref(job.Spec.Parallelism, 1))
+	succeeded := int(p.status.Succeeded)
+	var want int
+	switch {
+	case completions < 0 && succeeded > 0:
+		want = len(active)
+	case completions < 0:
+		want = parallelism
+	default:
+		want = max(0, min(parallelism, completions-succeeded))
+	}
+	held := map[int]bool{} // indexes with a pod running (or terminating, if only failed pods are replaced)
+	if indexed {
+		var keep []*api.Pod
+		for _, pod := range active {
+			ix := completionIndex(pod)
+			if ix < 0 || ix >= completions || completed[ix] || held[ix] {
+				p.deletes = append(p.deletes, pod) // out of range, done or a duplicate
+				continue
+			}
+			held[ix] = true
+			keep = append(keep, pod)
+		}
+		active = keep
+		if onlyFailed {
+			for _, pod := range terminating {
+				if ix := completionIndex(pod); ix >= 0 {
+					held[ix] = true
+				}
+			}
+		}
+	}
+	count := len(active)
+	if onlyFailed {
+		count += len(terminating)
+	}
+	switch {
+	case len(active) > want:
+		ranked := ctrlutil.RankForDeletion(active, active, now)
+		p.deletes = append(p.deletes, ranked[:len(active)-want]...)
+	case want > count:
+		if wait := rec.remaining(now, bo.base, bo.max); wait > 0 {
+			p.requeue(wait)
+			return
+		}
+		n := want - count
+		if !indexed {
+			for range n {
+				p.creates = append(p.creates, podForJob(job, -1))
+			}
+			return
+		}
+		for ix := 0; ix < completions && n > 0; ix++ {
+			if !completed[ix] && !held[ix] {
+				p.creates = append(p.creates, podForJob(job, ix))
+				n--
+			}
+		}
+	}
+}
+
+// setCounts fills active, ready and terminating as they will be once the
+// plan's creates and deletes are done.
+func (p *plan) setCounts(active, terminating []*api.Pod) {
+	deleted := map[api.UID]bool{}
+	for _, d := range p.deletes {
+		deleted[d.UID] = true
+	}
+	ready := 0
+	for _, pod := range active {
+		if !deleted[pod.UID] && api.IsPodReady(pod) {
+			ready++
+		}
+	}
+	p.status.Active = int32(len(active) - len(p.deletes) + len(p.creates))
+	r, t := int32(ready), int32(len(terminating)+len(p.deletes))
+	p.status.Ready, p.status.Terminating = &r, &t
+}
+
+// pastBackoffLimitOnFailure is kcm's function of the same name: with
+// restartPolicy OnFailure the container restarts of running pods count
+// as failures.
+func pastBackoffLimitOnFailure(job *api.Job, active []*api.Pod) bool {
+	if job.Spec.Template.Spec.RestartPolicy != api.RestartPolicyOnFailure {
+		return false
+	}
+	var restarts int32
+	for _, pod := range active {
+		if pod.Status.Phase != api.PodRunning && pod.Status.Phase != api.PodPending {
+			continue
+		}
+		for _, cs := range slices.Concat(pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses) {
+			restarts += cs.RestartCount
+		}
+	}
+	limit := deref(job.Spec.BackoffLimit, 6)
+	if limit == 0 {
+		return restarts > 0
+	}
+	return restarts >= limit
+}
+
+// pastDeadline is kcm's pastActiveDeadline.
+func pastDeadline(job *api.Job, now time.Time) bool {
+	ads, start := job.Spec.ActiveDeadlineSeconds, job.Status.StartTime
+	if ads == nil || start == nil {
+		return false
+	}
+	return !now.Before(start.Add(time.Duration(*ads) * time.Second))
+}
+
+// podForJob is the pod kcm creates for job (index ≥ 0 for an Indexed
+// job): the template's, controlled by the job, with the tracking
+// finalizer; an Indexed pod carries its index as annotation, label and
+// JOB_COMPLETION_INDEX, and the hostname <job>-<index>.
+func podForJob(job *api.Job, index int) *api.Pod {
+	pod := ctrlutil.PodFromTemplate(&job.Spec.Template, job)
+	ctrlutil.AddFinalizer(pod, FinalizerTracking)
+	if index < 0 {
+		return pod
+	}
+	ix := strconv.Itoa(index)
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	pod.Annotations[LabelCompletionIndex] = ix
+	pod.Labels[LabelCompletionIndex] = ix
+	pod.GenerateName = fmt.Sprintf("%s-%d-", job.Name, index)
+	if pod.Spec.Hostname == "" {
+		pod.Spec.Hostname = fmt.Sprintf("%s-%d", job.Name, index)
+	}
+	for _, cs := range []([]api.Container){pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			cs[i].Env = append(cs[i].Env, api.EnvVar{Name: "JOB_COMPLETION_INDEX", ValueFrom: &api.EnvVarSource{
+				FieldRef: &api.ObjectFieldSelector{FieldPath: "metadata.annotations['" + LabelCompletionIndex + "']"}}})
+		}
+	}
+	return pod
+}

@@ -1,0 +1,108 @@
+// Package job is the Job controller: kube-controller-manager's
+// pkg/controller/job rebuilt on ctrlkit, with the TTL-after-finished
+// controller's deletion folded in.
+//
+// # Usage
+//
+//	f := informer.NewFactory(informer.FactoryOptions{})
+//	jc, err := job.New(c, f, job.Options{})   // c is a *cluster.Cluster
+//	f.Start(ctx)
+//	go jc.Run(ctx)
+//
+// The controller reads jobs and pods from the factory's shared informers
+// ("jobs", "pods") and writes only through the cluster's stores. Its
+// reads follow its writes: a Consistency gate per store holds the next
+// sync of a job until the caches show what the last one wrote, which
+// stands in for kcm's pod expectations and finalizer expectations.
+//
+// # Selector
+//
+// kube-apiserver, not the controller, generates a job's selector: the
+// cluster package's Job defaulting labels the template with
+// batch.kubernetes.io/controller-uid, controller-uid,
+// batch.kubernetes.io/job-name and job-name and selects on the first,
+// unless spec.manualSelector is set. The controller claims the pods that
+// selector picks (adopting orphans, releasing pods that no longer match)
+// with ctrlutil.Claimer.
+//
+// # One sync
+//
+// decide is a pure function of the job, its pods, the back-off record of
+// its failures and now; the sync performs its plan:
+//
+//  1. Counting, exactly once. Every pod is created with the finalizer
+//     batch.kubernetes.io/job-tracking. A pod that finished (Succeeded;
+//     Failed; or being deleted while not Succeeded, which kcm counts as a
+//     failure, so that a pod deleted right after it finished is not lost)
+//     and still carries the finalizer is recorded first in
+//     status.uncountedTerminatedPods — an Indexed job's success directly
+//     in completedIndexes — and that status is written (the flush). Then
+//     the finalizers of the recorded pods are removed, and the final
+//     status moves every recorded UID into succeeded / failed. A pod
+//     without the finalizer has been counted and is never looked at
+//     again; a pod recorded but not yet released is released on the next
+//     sync and counted then; so a restart between any two steps neither
+//     loses nor double-counts a pod.
+//  2. The verdict, in kcm's order: a podFailurePolicy rule with action
+//     FailJob (reason PodFailurePolicy); status.failed above backoffLimit
+//     (default 6) or, with restartPolicy OnFailure, the running pods'
+//     container restarts reaching it (BackoffLimitExceeded);
+//     activeDeadlineSeconds since startTime (DeadlineExceeded); success:
+//     completions successes (Indexed: completed indexes), or with no
+//     completions one success and no pod running (CompletionsReached).
+//     The verdict is first written as FailureTarget or SuccessCriteriaMet;
+//     the pods still running are deleted; Failed or Complete (with
+//     completionTime) is added once no pod runs or terminates, as kcm
+//     1.31 and later do.
+//  3. Suspension: spec.suspend deletes the running pods and sets
+//     Suspended (JobSuspended); resuming sets it False (JobResumed) and
+//     restarts startTime, so the deadline counts from the resumption.
+//  4. The seed's arithmetic: wanted active pods = min(parallelism,
+//     completions − succeeded), or parallelism until one succeeds when
+//     completions is nil. Extra pods are deleted (ctrlutil.RankForDeletion
+//     order); missing ones are created once the re-creation back-off has
+//     passed: after n failures since the last success DefaultBackoff ×
+//     2^(n−1), at most MaxBackoff (10 s and 10 min, kcm v1.37), counted
+//     from the last failure's finish. Indexed jobs create the lowest
+//     indexes that are neither completed nor running, each pod carrying
+//     batch.kubernetes.io/job-completion-index as annotation and label,
+//     JOB_COMPLETION_INDEX in its environment, hostname <job>-<index>
+//     and generateName <job>-<index>-; pods of completed or out-of-range
+//     indexes and duplicates are deleted.
+//  5. Status: active, ready, terminating, succeeded, failed, startTime,
+//     completionTime, completedIndexes, conditions.
+//  6. ttlSecondsAfterFinished: a finished job is deleted (foreground
+//     propagation, as the TTL-after-finished controller does) that long
+//     after completionTime (or the Failed condition's transition).
+//
+// The sync requeues itself for the next instant time alone changes the
+// verdict: the active deadline, the back-off's end, the TTL.
+//
+// Pods of a deleted or finished job lose their tracking finalizer.
+//
+// # podFailurePolicy
+//
+// Rules are tried in order on each newly Failed pod: onExitCodes (In /
+// NotIn over non-zero exit codes of the named or any container, init
+// containers included) or onPodConditions (type and status). FailJob
+// fails the job, Ignore does not count the pod toward backoffLimit (it
+// is replaced at once), Count counts it; no match counts it. With a
+// policy (or podReplacementPolicy Failed) a terminating pod is counted,
+// and replaced, only once it is Failed.
+//
+// # Left out, deliberately
+//
+// backoffLimitPerIndex, maxFailedIndexes and the FailIndex action (FailIndex
+// counts like Count), successPolicy, managedBy, the
+// JobReadyPods/elastic-indexed resizing details, pod creation in
+// slow-start batches and burst limits (a sync creates every missing pod),
+// and metrics. A pod deleted because its job is suspended is not counted
+// as a failure (our choice; it keeps a suspend/resume cycle from eating
+// the back-off limit). The back-off record lives in memory, as kcm's does,
+// and is lost on restart. An adopted orphan pod (created without the
+// tracking finalizer) is not counted when it finishes; kcm does not add
+// the finalizer to adopted pods either. kube-apiserver's defaulting here (the cluster
+// package) always sets completions, also when parallelism is above 1,
+// where Kubernetes leaves it nil; the controller handles nil completions
+// for jobs that reach it that way.
+package job
