@@ -70,9 +70,11 @@
 // (see reconcile.Metrics); controller-runtime's
 // controller_runtime_reconcile_timeouts_total has no ctrlkit counterpart.
 //
-// Reflectors (reflector.MetricsProvider), label name. The three counters
-// client-go's reflector used to export (until Kubernetes 1.17 removed
-// them) keep their names; the rest are ctrlkit's:
+// Reflectors (reflector.MetricsProvider), label name. The counters that
+// client-go's reflector exported until Kubernetes 1.14 removed them
+// (kubernetes/kubernetes#74636: their names had random suffixes, so the
+// series leaked) keep their names; the rest are ctrlkit's. Name
+// reflectors stably here too: series are never deleted.
 //
 //	reflector_lists_total                         counter (one per List call, so per page)
 //	reflector_watches_total                       counter
@@ -102,7 +104,7 @@
 // such instruments):
 //
 //	ctrlkit_informer_synced                        gauge, 1 once the first list is applied
-//	ctrlkit_informer_last_sync_resource_version    gauge, when the version is numeric
+//	reflector_last_resource_version{name}          gauge, when the version is numeric
 //	ctrlkit_informer_handler_pending               gauge {informer, handler}: the handler's lag,
 //	                                               notifications not yet delivered
 //

@@ -81,7 +81,7 @@ func TestInformerMetrics(t *testing.T) {
 		inf1 := []string{"informer", "pods"}
 		s := scrape(t, reg)
 		s.expect(t, 0, "ctrlkit_informer_synced", inf1...)
-		if m := s.find("ctrlkit_informer_last_sync_resource_version", inf1...); m != nil {
+		if m := s.find("reflector_last_resource_version", "name", "pods"); m != nil {
 			t.Errorf("a resource version before the first list: %v", m)
 		}
 		s.expect(t, 0, "ctrlkit_informer_handler_panics_total", "informer", "pods", "handler", "panicky")
@@ -122,7 +122,7 @@ func TestInformerMetrics(t *testing.T) {
 		if got := s.value(t, "ctrlkit_informer_handler_pending", "informer", "pods", "handler", "slow"); got < 1 {
 			t.Errorf("slow handler pending = %v while blocked, want ≥ 1", got)
 		}
-		s.expect(t, 7, "ctrlkit_informer_last_sync_resource_version", inf1...) // 2 creates, 1 update, 4 creates
+		s.expect(t, 7, "reflector_last_resource_version", nm...) // 2 creates, 1 update, 4 creates
 
 		close(release)
 		synctest.Wait()

@@ -47,6 +47,7 @@ var families = map[string]struct {
 	"reflector_lists_total":                        {dto.MetricType_COUNTER, "name"},
 	"reflector_watches_total":                      {dto.MetricType_COUNTER, "name"},
 	"reflector_short_watches_total":                {dto.MetricType_COUNTER, "name"},
+	"reflector_last_resource_version":              {dto.MetricType_GAUGE, "name"},
 	"ctrlkit_reflector_events_total":               {dto.MetricType_COUNTER, "name"},
 	"ctrlkit_reflector_replaces_total":             {dto.MetricType_COUNTER, "name"},
 	"ctrlkit_reflector_resyncs_total":              {dto.MetricType_COUNTER, "name"},
@@ -57,15 +58,14 @@ var families = map[string]struct {
 	"ctrlkit_reflector_watch_list_fallbacks_total": {dto.MetricType_COUNTER, "name"},
 	"ctrlkit_reflector_transient_errors_total":     {dto.MetricType_COUNTER, "name"},
 
-	"ctrlkit_informer_cache_errors_total":         {dto.MetricType_COUNTER, "informer"},
-	"ctrlkit_informer_stale_deltas_total":         {dto.MetricType_COUNTER, "informer"},
-	"ctrlkit_informer_mutations_total":            {dto.MetricType_COUNTER, "informer"},
-	"ctrlkit_informer_quarantined_total":          {dto.MetricType_COUNTER, "informer"},
-	"ctrlkit_informer_callback_panics_total":      {dto.MetricType_COUNTER, "informer"},
-	"ctrlkit_informer_handler_panics_total":       {dto.MetricType_COUNTER, "handler,informer"},
-	"ctrlkit_informer_synced":                     {dto.MetricType_GAUGE, "informer"},
-	"ctrlkit_informer_last_sync_resource_version": {dto.MetricType_GAUGE, "informer"},
-	"ctrlkit_informer_handler_pending":            {dto.MetricType_GAUGE, "handler,informer"},
+	"ctrlkit_informer_cache_errors_total":    {dto.MetricType_COUNTER, "informer"},
+	"ctrlkit_informer_stale_deltas_total":    {dto.MetricType_COUNTER, "informer"},
+	"ctrlkit_informer_mutations_total":       {dto.MetricType_COUNTER, "informer"},
+	"ctrlkit_informer_quarantined_total":     {dto.MetricType_COUNTER, "informer"},
+	"ctrlkit_informer_callback_panics_total": {dto.MetricType_COUNTER, "informer"},
+	"ctrlkit_informer_handler_panics_total":  {dto.MetricType_COUNTER, "handler,informer"},
+	"ctrlkit_informer_synced":                {dto.MetricType_GAUGE, "informer"},
+	"ctrlkit_informer_handler_pending":       {dto.MetricType_GAUGE, "handler,informer"},
 
 	"ctrlkit_expectations_expired_total": {dto.MetricType_COUNTER, "name"},
 	"ctrlkit_events_written_total":       {dto.MetricType_COUNTER, "component"},
@@ -142,7 +142,7 @@ func TestNamesOverHTTP(t *testing.T) {
 		}
 	}
 	s := scraped(fams)
-	s.expect(t, 42, "ctrlkit_informer_last_sync_resource_version", "informer", "i")
+	s.expect(t, 42, "reflector_last_resource_version", "name", "i")
 	s.expect(t, 3, "ctrlkit_informer_handler_pending", "informer", "i", "handler", "h")
 	if !strings.Contains(string(body), `workqueue_depth{controller="q",name="q",priority=""} 0`) {
 		t.Errorf("no zero depth line for q in\n%s", body)

@@ -3,6 +3,7 @@ package prometheus
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	prom "github.com/prometheus/client_golang/prometheus"
 
@@ -17,7 +18,7 @@ import (
 
 // Label names.
 const (
-	// LabelName is the label of workqueue_*, reflector_* and
+	// LabelName is the label of workqueue_*, reflector_*,
 	// ctrlkit_reflector_* and ctrlkit_expectations_* metrics: the object's
 	// name, as client-go labels them.
 	LabelName = "name"
@@ -44,11 +45,21 @@ const (
 
 // Values of the result label of controller_runtime_reconcile_total.
 const (
-	ResultSuccess      = "success"
-	ResultError        = "error"
+	// ResultSuccess counts reconcile.Metrics.TotalSuccess: no error, a
+	// zero Result.
+	ResultSuccess = "success"
+	// ResultError counts reconcile.Metrics.TotalError: a non-terminal
+	// error or a panic.
+	ResultError = "error"
+	// ResultRequeueAfter counts reconcile.Metrics.TotalRequeueAfter: no
+	// error, a positive RequeueAfter.
 	ResultRequeueAfter = "requeue_after"
-	ResultRequeue      = "requeue"
-	ResultTerminal     = "terminal"
+	// ResultRequeue counts reconcile.Metrics.TotalRequeue: a request put
+	// back by a Consistency gate without calling the Reconciler.
+	ResultRequeue = "requeue"
+	// ResultTerminal counts reconcile.Metrics.TotalTerminal: a Terminal
+	// error (ctrlkit's; controller-runtime counts those under "error").
+	ResultTerminal = "terminal"
 )
 
 // DefaultQueueBuckets are the buckets of
@@ -226,8 +237,8 @@ func New(reg prom.Registerer, opts Options) (*Provider, error) {
 	}, []string{LabelInformer, LabelHandler}))
 	p.synced = register(r, newPullGauge("ctrlkit_informer_synced",
 		"1 if the informer has applied its first list, else 0", []string{LabelInformer}, minimum))
-	p.lastRV = register(r, newPullGauge("ctrlkit_informer_last_sync_resource_version",
-		"The resource version the informer's reflector last synced to, when numeric", []string{LabelInformer}, maximum))
+	p.lastRV = register(r, newPullGauge("reflector_last_resource_version",
+		"Last resource version seen for the reflectors", []string{LabelName}, maximum))
 	p.pending = register(r, newPullGauge("ctrlkit_informer_handler_pending",
 		"Number of notifications queued for a handler and not yet delivered, by informer and handler", []string{LabelInformer, LabelHandler}, sum))
 
@@ -254,7 +265,7 @@ func histogramOpts(name, help string, buckets []float64) prom.HistogramOpts {
 		Name: name, Help: help, Buckets: buckets,
 		NativeHistogramBucketFactor:     1.1,
 		NativeHistogramMaxBucketNumber:  100,
-		NativeHistogramMinResetDuration: 3600e9, // 1h
+		NativeHistogramMinResetDuration: time.Hour,
 	}
 }
 

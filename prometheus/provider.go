@@ -122,9 +122,10 @@ type HandlerState interface {
 
 // ObserveInformer exports, read at every scrape, the state of the
 // informer named name (as given in its Options.Name):
-// ctrlkit_informer_synced (1 or 0) and
-// ctrlkit_informer_last_sync_resource_version (when the version parses
-// as a number). The informer metrics interface has no such instruments,
+// ctrlkit_informer_synced{informer=name} (1 or 0) and
+// reflector_last_resource_version{name=name} (client-go's old name; only
+// when the version parses as a number). An informer's reflector has the
+// informer's name, so name is also that of its reflector_* series. The informer metrics interface has no such instruments,
 // so this is called by hand, once per informer. Calling the returned
 // function stops the export (and drops the reference to inf).
 func (p *Provider) ObserveInformer(name string, inf InformerState) (stop func()) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -182,3 +183,35 @@ func TestBuckets(t *testing.T) {
 		t.Errorf("reconcile buckets %v", got)
 	}
 }
+
+// Queues of one name created, used and scraped from many goroutines at
+// once: no panic, no race, and the adds all counted.
+func TestConcurrentSameName(t *testing.T) {
+	p, reg := newProvider(t)
+	const n, items = 8, 100
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			q := workqueue.New(workqueue.Options[int]{Name: "shared", Metrics: p})
+			defer q.ShutDown()
+			stop := p.ObserveInformer("shared", informerStub{})
+			defer stop()
+			for i := range items {
+				q.Add(i)
+				it, _ := q.Get()
+				q.Done(it)
+			}
+		})
+		wg.Go(func() { _ = scrape(t, reg) })
+	}
+	wg.Wait()
+	s := scrape(t, reg)
+	s.expect(t, n*items, "workqueue_adds_total", "name", "shared", "controller", "shared")
+	s.expect(t, n*items, "workqueue_work_duration_seconds", "name", "shared", "controller", "shared")
+	s.expect(t, 0, "workqueue_depth", "name", "shared", "controller", "shared", "priority", "")
+}
+
+type informerStub struct{}
+
+func (informerStub) HasSynced() bool                 { return false }
+func (informerStub) LastSyncResourceVersion() string { return "" }
