@@ -24,8 +24,11 @@
 // share their series: counters and histograms add up, gauges that are
 // set (workqueue_depth, controller_runtime_active_workers,
 // controller_runtime_max_concurrent_reconciles) report the sum of each
-// object's last value, workqueue_unfinished_work_seconds sums and
-// workqueue_longest_running_processor_seconds takes the maximum. Two
+// object's last value, and of the gauges read at scrape
+// workqueue_unfinished_work_seconds and ctrlkit_informer_handler_pending
+// sum, workqueue_longest_running_processor_seconds and
+// reflector_last_resource_version take the maximum and
+// ctrlkit_informer_synced the minimum. Two
 // Providers on one registry share the collectors too (New reuses an
 // identical registered collector). Series are never deleted: ctrlkit's
 // interfaces have no call for an object that is gone, so a Provider also
@@ -39,8 +42,9 @@
 // # Names
 //
 // Names that client-go or controller-runtime define keep their name,
-// labels, help and buckets (controller-runtime v0.25's); names ctrlkit
-// adds are prefixed ctrlkit_.
+// labels, help and buckets (controller-runtime v0.25's; the help of
+// workqueue_retries_total is client-go's, whose meaning ctrlkit's
+// counter has); names ctrlkit adds are prefixed ctrlkit_.
 //
 // Queues (workqueue.MetricsProvider), labels name and controller, both
 // the queue's name, as controller-runtime sets them; workqueue_depth

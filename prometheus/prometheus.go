@@ -93,7 +93,7 @@ type Options struct {
 // Prometheus client: each of its methods returns the children, labelled
 // with the object's name, of collector vectors created and registered
 // once by New. Objects of the same name share their series. It is safe
-// for concurrent use.
+// for concurrent use. Make one with New; the zero value is not usable.
 type Provider struct {
 	// workqueue
 	depth               *prom.GaugeVec
