@@ -5,13 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
+	"github.com/ctrlkit/ctrlkit/controllers/dns"
+	"github.com/ctrlkit/ctrlkit/controllers/hpa"
 	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
 	"github.com/ctrlkit/ctrlkit/controllers/manager"
+	"github.com/ctrlkit/ctrlkit/controllers/proxy"
+	"github.com/ctrlkit/ctrlkit/controllers/resourcequota"
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
+	"github.com/ctrlkit/ctrlkit/controllers/serviceaccount"
 	"github.com/ctrlkit/ctrlkit/informer"
 )
 
@@ -48,6 +56,15 @@ type ControlPlane struct {
 	Kubelets []*kubelet.Kubelet
 	// Manager runs the controllers.
 	Manager *manager.Manager
+	// Proxy is kube-proxy's rules table over the services and endpoints
+	// (one for the cluster: the simulated nodes share it).
+	Proxy *proxy.Proxier
+	// DNS resolves service names as cluster DNS does.
+	DNS *dns.Resolver
+	// Load is the pods' CPU usage the horizontal pod autoscaler sees,
+	// unless Options.Manager.PodMetrics replaces it; change it while the
+	// control plane runs to watch the autoscaler react.
+	Load *hpa.Load
 
 	factory  *informer.Factory
 	activity *activity
@@ -86,15 +103,50 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	cp := &ControlPlane{cancel: cancel}
 	fail := func(err error) (*ControlPlane, error) { cancel(); return nil, fmt.Errorf("controlplane: %w", err) }
 
+	// The admission plugins of the controllers that run: quota
+	// (validating, charges usage), service accounts (mutating: the
+	// default account), cron schedules (validating).
+	descs := opts.Manager.Descriptors
+	if descs == nil {
+		descs = manager.Descriptors()
+	}
+	controllers := opts.Manager.Controllers
+	if controllers == nil {
+		controllers = []string{"*"}
+	}
+	enabled, err := manager.Select(descs, controllers)
+	if err != nil {
+		return fail(err)
+	}
+	names := manager.Names(enabled)
 	copts := opts.Cluster
+	copts.Admission = append([]cluster.AdmissionFunc(nil), copts.Admission...)
+	copts.Mutating = append([]cluster.MutatingFunc(nil), copts.Mutating...)
+	var quota *resourcequota.Admission
+	var accounts *serviceaccount.Admission
+	if slices.Contains(names, manager.ResourceQuotaController) {
+		quota = resourcequota.NewAdmission()
+		copts.Admission = append(copts.Admission, quota.Admit)
+	}
+	if slices.Contains(names, manager.ServiceAccountController) {
+		accounts = serviceaccount.NewAdmission()
+		copts.Mutating = append(copts.Mutating, accounts.Admit)
+	}
+	copts.Admission = append(copts.Admission, cronjob.Admission)
 	if len(opts.Invariants) > 0 {
-		copts.Admission = append(append([]cluster.AdmissionFunc(nil), copts.Admission...), cp.checkInvariants(opts.Invariants))
+		copts.Admission = append(copts.Admission, cp.checkInvariants(opts.Invariants))
 	}
 	c, err := cluster.New(ctx, copts)
 	if err != nil {
 		return fail(err)
 	}
 	cp.Cluster = c
+	if quota != nil {
+		quota.SetCluster(c)
+	}
+	if accounts != nil {
+		accounts.SetCluster(c)
+	}
 	cp.factory = informer.NewFactory(informer.FactoryOptions{Logger: logger})
 	var runners []runner
 	for i := 1; i <= opts.Nodes; i++ {
@@ -116,10 +168,21 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	runners = append(runners, cp.Scheduler)
 	mopts := opts.Manager
 	mopts.Factory, mopts.Logger = cp.factory, logger
+	if mopts.PodMetrics == nil {
+		cp.Load = hpa.NewLoad(c.Pods())
+		mopts.PodMetrics = cp.Load
+	}
 	if cp.Manager, err = manager.New(c, mopts); err != nil {
 		return fail(err)
 	}
 	runners = append(runners, cp.Manager)
+	if cp.Proxy, err = proxy.New(c, cp.factory, proxy.Options{Logger: logger}); err != nil {
+		return fail(err)
+	}
+	runners = append(runners, cp.Proxy)
+	if cp.DNS, err = dns.New(c, cp.factory, dns.Options{}); err != nil {
+		return fail(err)
+	}
 	if cp.activity, err = watchActivity(ctx, c, cp.factory); err != nil {
 		return fail(err)
 	}
@@ -136,13 +199,29 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	return cp, nil
 }
 
+// applyWait bounds how long Apply waits for a namespace's default
+// service account, which the serviceaccount controller creates moments
+// after the namespace.
+const applyWait = 30 * time.Second
+
 // Apply creates objs in the store, in order (namespaces first if you
 // list them first), and reports every failure with the object it
-// concerns; the others are still created.
+// concerns; the others are still created. A pod refused because its
+// namespace's service account does not exist yet is retried for up to
+// 30 s, as kubectl users retry.
 func (cp *ControlPlane) Apply(ctx context.Context, objs ...api.Object) error {
 	var errs []error
 	for _, o := range objs {
-		if _, err := cp.Cluster.CreateObject(ctx, o); err != nil {
+		_, err := cp.Cluster.CreateObject(ctx, o)
+		for deadline := time.Now().Add(applyWait); errors.Is(err, serviceaccount.ErrNotFound) && time.Now().Before(deadline); {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+			_, err = cp.Cluster.CreateObject(ctx, o)
+		}
+		if err != nil {
 			m := o.GetObjectMeta()
 			errs = append(errs, fmt.Errorf("%s %s/%s: %w", o.GroupVersionKind().Kind, m.Namespace, m.Name, err))
 		}

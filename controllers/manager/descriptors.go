@@ -1,21 +1,45 @@
 package manager
 
 import (
+	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
+	"github.com/ctrlkit/ctrlkit/controllers/daemonset"
 	"github.com/ctrlkit/ctrlkit/controllers/deployment"
+	"github.com/ctrlkit/ctrlkit/controllers/endpoints"
 	"github.com/ctrlkit/ctrlkit/controllers/garbagecollector"
+	"github.com/ctrlkit/ctrlkit/controllers/hpa"
+	"github.com/ctrlkit/ctrlkit/controllers/job"
+	"github.com/ctrlkit/ctrlkit/controllers/namespace"
+	"github.com/ctrlkit/ctrlkit/controllers/nodelifecycle"
 	"github.com/ctrlkit/ctrlkit/controllers/podgc"
 	"github.com/ctrlkit/ctrlkit/controllers/replicaset"
+	"github.com/ctrlkit/ctrlkit/controllers/resourcequota"
+	"github.com/ctrlkit/ctrlkit/controllers/serviceaccount"
+	"github.com/ctrlkit/ctrlkit/controllers/statefulset"
+	"github.com/ctrlkit/ctrlkit/controllers/tainteviction"
+	"github.com/ctrlkit/ctrlkit/controllers/volume"
 )
 
 // The names of the controllers Descriptors knows, as
 // kube-controller-manager names them since 1.28 (its older names are
 // accepted as aliases).
 const (
-	ReplicaSetController            = "replicaset-controller"
-	ReplicationControllerController = "replicationcontroller-controller"
-	DeploymentController            = "deployment-controller"
-	GarbageCollectorController      = "garbage-collector-controller"
-	PodGarbageCollectorController   = "pod-garbage-collector-controller"
+	ReplicaSetController              = "replicaset-controller"
+	ReplicationControllerController   = "replicationcontroller-controller"
+	DeploymentController              = "deployment-controller"
+	GarbageCollectorController        = "garbage-collector-controller"
+	PodGarbageCollectorController     = "pod-garbage-collector-controller"
+	NodeLifecycleController           = "node-lifecycle-controller"
+	TaintEvictionController           = "taint-eviction-controller"
+	EndpointsController               = "endpoints-controller"
+	DaemonSetController               = "daemonset-controller"
+	StatefulSetController             = "statefulset-controller"
+	PersistentVolumeBinderController  = "persistentvolume-binder-controller"
+	JobController                     = "job-controller"
+	CronJobController                 = "cronjob-controller"
+	ResourceQuotaController           = "resourcequota-controller"
+	NamespaceController               = "namespace-controller"
+	ServiceAccountController          = "serviceaccount-controller"
+	HorizontalPodAutoscalerController = "horizontal-pod-autoscaler-controller"
 )
 
 // Descriptors returns the controllers ctrlkit ships, in the order the
@@ -52,6 +76,83 @@ func Descriptors() []Descriptor {
 			Name: PodGarbageCollectorController, Aliases: []string{"podgc"},
 			New: func(x Context) (Runner, error) {
 				return podgc.New(x.Cluster, x.Factory, podgc.Options{Logger: x.Logger})
+			},
+		},
+		{
+			// Node health runs one monitor loop (kcm: --node-monitor-period).
+			Name: NodeLifecycleController, Aliases: []string{"nodelifecycle"},
+			New: func(x Context) (Runner, error) {
+				return nodelifecycle.New(x.Cluster, x.Factory, nodelifecycle.Options{Logger: x.Logger, Recorder: x.Recorder})
+			},
+		},
+		{
+			Name: TaintEvictionController,
+			New: func(x Context) (Runner, error) {
+				return tainteviction.New(x.Cluster, x.Factory, tainteviction.Options{Logger: x.Logger, Recorder: x.Recorder})
+			},
+		},
+		{
+			Name: EndpointsController, Aliases: []string{"endpoint"}, Workers: 5,
+			New: func(x Context) (Runner, error) {
+				return endpoints.New(x.Cluster, x.Factory, endpoints.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+			},
+		},
+		{
+			Name: DaemonSetController, Aliases: []string{"daemonset"}, Workers: 2,
+			New: func(x Context) (Runner, error) {
+				return daemonset.New(x.Cluster, x.Factory, daemonset.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+			},
+		},
+		{
+			Name: StatefulSetController, Aliases: []string{"statefulset"}, Workers: 5,
+			New: func(x Context) (Runner, error) {
+				return statefulset.New(x.Cluster, x.Factory, statefulset.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+			},
+		},
+		{
+			Name: PersistentVolumeBinderController, Aliases: []string{"persistentvolume-binder"}, Workers: 2,
+			New: func(x Context) (Runner, error) {
+				return volume.New(x.Cluster, x.Factory, volume.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+			},
+		},
+		{
+			Name: JobController, Aliases: []string{"job"}, Workers: 5,
+			New: func(x Context) (Runner, error) {
+				return job.New(x.Cluster, x.Factory, job.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+			},
+		},
+		{
+			Name: CronJobController, Aliases: []string{"cronjob"}, Workers: 5,
+			New: func(x Context) (Runner, error) {
+				return cronjob.New(x.Cluster, x.Factory, cronjob.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+			},
+		},
+		{
+			Name: ResourceQuotaController, Aliases: []string{"resourcequota"}, Workers: 5,
+			New: func(x Context) (Runner, error) {
+				return resourcequota.New(x.Cluster, x.Factory, resourcequota.Options{Workers: x.Workers, Logger: x.Logger})
+			},
+		},
+		{
+			Name: NamespaceController, Aliases: []string{"namespace"}, Workers: 10,
+			New: func(x Context) (Runner, error) {
+				return namespace.New(x.Cluster, x.Factory, namespace.Options{Workers: x.Workers, Logger: x.Logger})
+			},
+		},
+		{
+			Name: ServiceAccountController, Aliases: []string{"serviceaccount"}, Workers: 1,
+			New: func(x Context) (Runner, error) {
+				return serviceaccount.New(x.Cluster, x.Factory, serviceaccount.Options{Workers: x.Workers, Logger: x.Logger})
+			},
+		},
+		{
+			Name: HorizontalPodAutoscalerController, Aliases: []string{"horizontalpodautoscaling"}, Workers: 5,
+			New: func(x Context) (Runner, error) {
+				m := x.PodMetrics
+				if m == nil {
+					m = hpa.NewLoad(x.Cluster.Pods())
+				}
+				return hpa.New(x.Cluster, x.Factory, hpa.Options{Metrics: m, Workers: x.Workers, Logger: x.Logger})
 			},
 		},
 	}

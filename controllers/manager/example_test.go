@@ -9,7 +9,9 @@ import (
 // Select applies kube-controller-manager's --controllers semantics to
 // the controllers ctrlkit ships.
 func ExampleSelect() {
-	ds, err := manager.Select(manager.Descriptors(), []string{"*", "-podgc", "-replicationcontroller"})
+	all, _ := manager.Select(manager.Descriptors(), []string{"*"})
+	fmt.Println(len(all), "controllers on by default")
+	ds, err := manager.Select(manager.Descriptors(), []string{"endpoint", "statefulset", "replicaset", "garbagecollector"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -20,8 +22,10 @@ func ExampleSelect() {
 	_, err = manager.Select(manager.Descriptors(), []string{"replicaset", "-nodelifecycle-typo"})
 	fmt.Println(err != nil)
 	// Output:
+	// 17 controllers on by default
 	// replicaset-controller 5
-	// deployment-controller 5
 	// garbage-collector-controller 20
+	// endpoints-controller 5
+	// statefulset-controller 5
 	// true
 }

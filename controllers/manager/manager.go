@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/eventsink"
+	"github.com/ctrlkit/ctrlkit/controllers/hpa"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/leader"
@@ -42,6 +43,9 @@ type Context struct {
 	// Workers is the controller's worker count: Options.Workers for its
 	// name, or the Descriptor's default.
 	Workers int
+	// PodMetrics reports pods' resource usage to the horizontal pod
+	// autoscaler: Options.PodMetrics.
+	PodMetrics hpa.MetricsClient
 }
 
 // Descriptor describes a controller the manager can run.
@@ -90,6 +94,9 @@ type Options struct {
 	// Logger receives the manager's and controllers' logs. Default:
 	// discarded.
 	Logger *slog.Logger
+	// PodMetrics is the horizontal pod autoscaler's metrics source.
+	// Default: an hpa.Load over the cluster's pods, every pod at 0%.
+	PodMetrics hpa.MetricsClient
 }
 
 // Manager runs a set of controllers over one cluster, one informer
@@ -160,7 +167,7 @@ func New(c *cluster.Cluster, opts Options) (*Manager, error) {
 			m.brokers = append(m.brokers, b)
 			rec = b
 		}
-		r, err := d.New(Context{Cluster: c, Factory: factory, Logger: logger.With("controller", d.Name), Recorder: rec, Workers: workers})
+		r, err := d.New(Context{Cluster: c, Factory: factory, Logger: logger.With("controller", d.Name), Recorder: rec, Workers: workers, PodMetrics: opts.PodMetrics})
 		if err != nil {
 			return nil, fmt.Errorf("manager: %s: %w", d.Name, err)
 		}

@@ -1,0 +1,411 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/controllers/manager"
+	"github.com/ctrlkit/ctrlkit/manifests"
+)
+
+// Options extend the command from a program that embeds it (a build
+// with the etcd backend, or with Prometheus metrics).
+type Options struct {
+	// Backend, when set, turns --etcd (and any other flag it reads from
+	// the spec) into a cluster backend; close is called at shutdown.
+	Backend func(spec string) (b cluster.Backend, close func(), err error)
+	// Metrics is served at /metrics with --listen.
+	Metrics http.Handler
+	// Stdin is where interactive commands are read (default os.Stdin);
+	// Terminal reports whether stdout is a terminal (default: checks
+	// os.Stdout).
+	Stdin    io.Reader
+	Terminal func() bool
+}
+
+const usage = `ctrlkit runs Kubernetes' control plane, rebuilt on ctrlkit, in one process.
+
+Usage:
+  ctrlkit up [flags]     start the cluster store, simulated nodes, the scheduler,
+                         kube-proxy and every controller, apply manifests, show
+                         the cluster live (or with --once: until it settles)
+  ctrlkit help           this text
+
+Flags of up:
+`
+
+// Main runs the command with args (without the program name) and returns
+// its exit code: 0 on success, 1 when the cluster did not settle in time
+// or a component failed, 2 on bad usage.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Options) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fs := upFlags(io.Discard, &upConfig{})
+		fmt.Fprint(stdout, usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	if args[0] != "up" {
+		fmt.Fprintf(stderr, "ctrlkit: unknown command %q (try: ctrlkit help)\n", args[0])
+		return 2
+	}
+	var cfg upConfig
+	fs := upFlags(stderr, &cfg)
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "ctrlkit up: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	if cfg.etcd != "" && opts.Backend == nil {
+		fmt.Fprintln(stderr, "ctrlkit up: --etcd needs the build with the etcd backend: go run ./etcd/cmd/ctrlkit up --etcd=...")
+		return 2
+	}
+	return up(ctx, cfg, stdout, stderr, opts)
+}
+
+type upConfig struct {
+	nodes, zones int
+	files        stringList
+	controllers  string
+	once         bool
+	timeout      time.Duration
+	quiet        time.Duration
+	refresh      time.Duration
+	listen       string
+	etcd         string
+	events       int
+	logLevel     string
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func upFlags(out io.Writer, c *upConfig) *flag.FlagSet {
+	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.IntVar(&c.nodes, "nodes", 3, "simulated nodes to start (node-1 …)")
+	fs.IntVar(&c.zones, "zones", 0, "spread the nodes over this many zones (label topology.kubernetes.io/zone)")
+	fs.Var(&c.files, "f", "manifest file or directory to apply (repeatable); default: the demo set of package manifests")
+	fs.StringVar(&c.controllers, "controllers", "*", "controllers to run, as kube-controller-manager's flag: *, foo, -foo")
+	fs.BoolVar(&c.once, "once", false, "run until the cluster settles, print its state and exit (non-zero if it does not settle within --timeout)")
+	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "with --once: how long to wait for the cluster to settle")
+	fs.DurationVar(&c.quiet, "quiet", 5*time.Second, "with --once: the cluster is settled when nothing changed for this long")
+	fs.DurationVar(&c.refresh, "refresh", 2*time.Second, "how often the live view is redrawn")
+	fs.StringVar(&c.listen, "listen", "", "serve /healthz, /readyz, /metrics and /debug/pprof/ on this address (e.g. 127.0.0.1:10257)")
+	fs.StringVar(&c.etcd, "etcd", "", "keep the cluster in etcd at these endpoints (needs the etcd build)")
+	fs.IntVar(&c.events, "events", 10, "how many recent events the view shows")
+	fs.StringVar(&c.logLevel, "log", "", "log the components at this level (debug, info, warn, error) to stderr; default: no logs")
+	return fs
+}
+
+func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Options) int {
+	if cfg.nodes < 1 || cfg.zones < 0 || cfg.timeout <= 0 || cfg.quiet <= 0 || cfg.refresh <= 0 || cfg.events < 0 {
+		fmt.Fprintln(stderr, "ctrlkit up: --nodes must be at least 1, --zones and --events not negative, durations positive")
+		return 2
+	}
+	objs, err := load(cfg.files)
+	if err != nil {
+		// Reported with file, document and field; the rest is applied.
+		fmt.Fprintf(stderr, "ctrlkit up: manifests:\n%s\n", indent(err.Error()))
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if cfg.logLevel != "" {
+		var lvl slog.Level
+		if err := lvl.UnmarshalText([]byte(cfg.logLevel)); err != nil {
+			fmt.Fprintf(stderr, "ctrlkit up: --log: %v\n", err)
+			return 2
+		}
+		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	}
+	var copts cluster.Options
+	if cfg.etcd != "" {
+		b, closeFn, err := opts.Backend(cfg.etcd)
+		if err != nil {
+			fmt.Fprintf(stderr, "ctrlkit up: --etcd: %v\n", err)
+			return 1
+		}
+		defer closeFn()
+		copts.Backend = b
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cp, err := controlplane.Start(ctx, controlplane.Options{
+		Nodes: cfg.nodes, Zones: cfg.zones, Cluster: copts, Logger: logger,
+		Manager:    managerOptions(cfg),
+		Invariants: []controlplane.Invariant{controlplane.DeploymentSurge(), controlplane.NodeNotOvercommitted()},
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "ctrlkit up: %v\n", err)
+		return 2
+	}
+	code := 0
+	defer func() {
+		if err := cp.Stop(); err != nil {
+			fmt.Fprintf(stderr, "ctrlkit up: %v\n", err)
+			code = 1
+		}
+	}()
+	if cfg.listen != "" {
+		ln, err := net.Listen("tcp", cfg.listen)
+		if err != nil {
+			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v\n", err)
+			return 1
+		}
+		srv := &http.Server{Handler: cp.Manager.Handler(opts.Metrics), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = srv.Serve(ln) }()
+		defer srv.Close()
+		fmt.Fprintf(stderr, "serving /healthz /readyz /metrics /debug/pprof/ on http://%s\n", ln.Addr())
+	}
+	if err := cp.Apply(ctx, objs...); err != nil {
+		fmt.Fprintf(stderr, "ctrlkit up: apply:\n%s\n", indent(err.Error()))
+	}
+	if cfg.once {
+		start := time.Now()
+		sctx, scancel := context.WithTimeout(ctx, cfg.timeout)
+		err := cp.Settle(sctx, cfg.quiet)
+		scancel()
+		snap, serr := Take(context.WithoutCancel(ctx), cp.Cluster)
+		if serr == nil {
+			Render(stdout, snap, cfg.events)
+		}
+		if err != nil {
+			fmt.Fprintf(stdout, "not settled after %v (%d changes): %v\n", cfg.timeout, cp.Writes(), err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "settled after %v: %d changes, nothing changed for %v\n", time.Since(start).Round(time.Millisecond), cp.Writes(), cfg.quiet)
+		return code
+	}
+	return live(ctx, cp, cfg, stdout, stderr, opts)
+}
+
+func managerOptions(cfg upConfig) (m manager.Options) {
+	m.Controllers = strings.Split(cfg.controllers, ",")
+	return m
+}
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+// load decodes the manifests of files (files and directories; the demo
+// set when empty), defaulted to namespace default and ordered for
+// applying, with an error per document that did not decode.
+func load(files []string) ([]api.Object, error) {
+	if len(files) == 0 {
+		return manifests.Load()
+	}
+	var objs []api.Object
+	var errs []error
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var o []api.Object
+		if st.IsDir() {
+			o, err = manifests.LoadFS(os.DirFS(f))
+			err = prefix(f, err)
+		} else {
+			o, err = api.DecodeFile(f, api.DecodeOptions{})
+			manifests.DefaultNamespace(o, "default")
+		}
+		objs = append(objs, o...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	manifests.Order(objs)
+	return objs, errors.Join(errs...)
+}
+
+func prefix(dir string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", filepath.Clean(dir), err)
+}
+
+// live redraws the view every cfg.refresh until ctx ends, and runs the
+// commands typed on stdin.
+func live(ctx context.Context, cp *controlplane.ControlPlane, cfg upConfig, stdout, stderr io.Writer, opts Options) int {
+	terminal := opts.Terminal
+	if terminal == nil {
+		terminal = isTerminal
+	}
+	tty := terminal()
+	in := opts.Stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	t := time.NewTicker(cfg.refresh)
+	defer t.Stop()
+	var lastEvent time.Time
+	draw := func(note string) {
+		snap, err := Take(ctx, cp.Cluster)
+		if err != nil {
+			return
+		}
+		if tty {
+			fmt.Fprint(stdout, "\x1b[H\x1b[2J")
+			Render(stdout, snap, cfg.events)
+			fmt.Fprintln(stdout, "commands: scale <kind>/<namespace>/<name> <n> · delete pod <namespace>/<name> · kill <node> · revive <node> · apply <file> · explain <namespace>/<pod> · Ctrl-C to stop")
+			if note != "" {
+				fmt.Fprintln(stdout, note)
+			}
+			return
+		}
+		// Not a terminal: a log of what happened.
+		lastEvent = logEvents(stdout, snap, lastEvent)
+		if note != "" {
+			fmt.Fprintln(stdout, note)
+		}
+	}
+	draw("")
+	for {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(stderr, "stopping: every component is shut down before exit")
+			return 0
+		case <-t.C:
+			draw("")
+		case l := <-lines:
+			draw(runCommand(ctx, cp, l))
+		}
+	}
+}
+
+func isTerminal() bool {
+	st, err := os.Stdout.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// logEvents prints the events newer than since, one line each, and
+// returns the newest time printed.
+func logEvents(w io.Writer, s Snapshot, since time.Time) time.Time {
+	newest := since
+	for _, r := range eventRowsSince(s, since) {
+		fmt.Fprintln(w, r.line)
+		if r.at.After(newest) {
+			newest = r.at
+		}
+	}
+	return newest
+}
+
+// runCommand runs one interactive command and returns what to tell the
+// user.
+func runCommand(ctx context.Context, cp *controlplane.ControlPlane, line string) string {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return ""
+	}
+	c := cp.Cluster
+	switch {
+	case f[0] == "scale" && len(f) == 3:
+		n, err := strconv.Atoi(f[2])
+		if err != nil || n < 0 {
+			return "scale: the replica count must be a number ≥ 0"
+		}
+		return scale(ctx, c, f[1], int32(n))
+	case f[0] == "delete" && len(f) == 3 && f[1] == "pod":
+		if _, err := c.Pods().DeleteWith(ctx, f[2], cluster.DeleteOptions{}); err != nil {
+			return "delete: " + err.Error()
+		}
+		return "deleted pod " + f[2]
+	case (f[0] == "kill" || f[0] == "revive") && len(f) == 2:
+		for _, k := range cp.Kubelets {
+			if k.NodeName() == f[1] {
+				if f[0] == "kill" {
+					k.Stop()
+					return f[1] + " stopped: no more status or leases; watch the node lifecycle controller"
+				}
+				k.Start()
+				return f[1] + " started again"
+			}
+		}
+		return "no node " + f[1]
+	case f[0] == "apply" && len(f) == 2:
+		objs, err := load([]string{f[1]})
+		if err != nil {
+			return "apply: " + err.Error()
+		}
+		if err := cp.Apply(ctx, objs...); err != nil {
+			return "apply: " + err.Error()
+		}
+		return fmt.Sprintf("applied %d objects", len(objs))
+	case f[0] == "explain" && len(f) == 2:
+		e, ok := cp.Scheduler.Explain(f[1])
+		if !ok {
+			return "explain: no recent scheduling attempt of " + f[1]
+		}
+		return e.String()
+	}
+	return "unknown command: " + line
+}
+
+func scale(ctx context.Context, c *cluster.Cluster, ref string, n int32) string {
+	parts := strings.SplitN(ref, "/", 3)
+	if len(parts) != 3 {
+		return "scale: want <kind>/<namespace>/<name>, e.g. deployment/default/hello-web"
+	}
+	key := parts[1] + "/" + parts[2]
+	var err error
+	switch strings.ToLower(parts[0]) {
+	case "deployment", "deploy":
+		var d *api.Deployment
+		if d, _, err = c.Deployments().Get(ctx, key); err == nil {
+			d.Spec.Replicas = &n
+			_, err = c.Deployments().Update(ctx, d, "")
+		}
+	case "replicaset", "rs":
+		var r *api.ReplicaSet
+		if r, _, err = c.ReplicaSets().Get(ctx, key); err == nil {
+			r.Spec.Replicas = &n
+			_, err = c.ReplicaSets().Update(ctx, r, "")
+		}
+	case "statefulset", "sts":
+		var s *api.StatefulSet
+		if s, _, err = c.StatefulSets().Get(ctx, key); err == nil {
+			s.Spec.Replicas = &n
+			_, err = c.StatefulSets().Update(ctx, s, "")
+		}
+	default:
+		return "scale: kinds are deployment, replicaset, statefulset"
+	}
+	if err != nil {
+		return "scale: " + err.Error()
+	}
+	return fmt.Sprintf("scaled %s to %d", ref, n)
+}
