@@ -1,0 +1,42 @@
+// Package cli is the ctrlkit command: `ctrlkit up` starts the control
+// plane of package controlplane — the cluster store, simulated nodes,
+// the scheduler, kube-proxy's rules table, cluster DNS and every
+// controller of package manager, with quota, service-account and cron
+// admission — applies manifests, and shows the cluster.
+//
+//	go run ./cmd/ctrlkit up --once            # settle, print, exit 0
+//	go run ./cmd/ctrlkit up -f app.yaml       # live view, typed commands
+//
+// Without -f it applies the demo set of package manifests. A manifest
+// that does not decode is reported with its file, document and field,
+// and the rest is applied.
+//
+// # The view
+//
+// Tables as kubectl get prints them — nodes (status, pods, requests
+// against allocatable, zone), pods, Deployments, ReplicaSets,
+// StatefulSets, DaemonSets, Jobs, CronJobs, Services with their
+// endpoints — and the latest events. On a terminal it is redrawn every
+// --refresh; otherwise the command logs events as they happen. Typed
+// lines act on the cluster: `scale deployment/default/hello-web 5`,
+// `delete pod default/web-0`, `kill node-2` and `revive node-2` (its
+// kubelet stops and starts: watch the node lifecycle controller taint the
+// node and evict), `apply FILE`, `explain default/POD` (the scheduler's
+// verdicts).
+//
+// # --once
+//
+// Runs until ControlPlane.Settle reports the cluster quiet for --quiet
+// (default 5 s), prints the view and exits 0, or 1 if that does not
+// happen within --timeout. The quiet period is real time: the command
+// cannot run in virtual time, because Go offers testing/synctest bubbles
+// only to tests (synctest.Test needs a *testing.T); its tests run the
+// same Main in a bubble instead, where the demo takes milliseconds.
+//
+// # Left out
+//
+// --etcd needs a build that links the etcd backend (Options.Backend);
+// this package links none. There are no interactive keys (a terminal in
+// raw mode would need golang.org/x/term), and the view does not show the
+// controllers' queue depths yet.
+package cli
