@@ -11,8 +11,8 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
-	"github.com/ctrlkit/ctrlkit/controllers/manager"
 	"github.com/ctrlkit/ctrlkit/controllers/hpa"
+	"github.com/ctrlkit/ctrlkit/controllers/manager"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
