@@ -108,7 +108,8 @@ func TestClusterMembersFailMidStream(t *testing.T) {
 				case ctx.Err() != nil:
 					return
 				default:
-					// The cluster is electing or the member is gone: retry.
+					// The cluster is electing or the member is gone: retry (a real
+					// etcd, so real time, not testing/synctest).
 					time.Sleep(20 * time.Millisecond)
 				}
 			}

@@ -42,7 +42,8 @@ func Example() {
 	if _, err := c.Namespaces().DeleteWith(ctx, "shop", cluster.DeleteOptions{}); err != nil {
 		panic(err)
 	}
-	// Wait (in real time, bounded) for the namespace to go.
+	// Wait (in real time, bounded: an Example has no *testing.T for a
+	// testing/synctest bubble) for the namespace to go.
 	for i := 0; i < 500; i++ {
 		if _, _, err := c.Namespaces().Get(ctx, "shop"); errors.Is(err, source.ErrNotFound) {
 			break

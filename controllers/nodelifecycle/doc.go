@@ -99,7 +99,7 @@
 // eight node workers, four pod workers and parallel health updates), so
 // a pass's marking and the zones' new rates are applied together, before
 // any tainting; a failed NoSchedule update waits for the next event about
-// the node (kcm's TODO: the same); the beta os/arch label reconciliation,
+// the node (kcm does the same, and notes it as unfinished); the beta os/arch label reconciliation,
 // the deprecated failure-domain zone labels and the metrics are left out;
 // taint eviction itself is package tainteviction, as kcm's separate
 // taint-eviction-controller (the SeparateTaintEvictionController default).

@@ -39,7 +39,8 @@ func Example() {
 	if _, err := c.ResourceQuotas().Create(ctx, rq); err != nil {
 		panic(err)
 	}
-	// Wait (in real time, bounded) for the first count.
+	// Wait (in real time, bounded: an Example has no *testing.T for a
+	// testing/synctest bubble) for the first count.
 	for i := 0; i < 500; i++ {
 		got, _, err := c.ResourceQuotas().Get(ctx, "default/two")
 		if err == nil && got.Status.Used != nil {

@@ -35,7 +35,8 @@ func Example() {
 	if _, err := c.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "shop"}}); err != nil {
 		panic(err)
 	}
-	// Wait (in real time, bounded) for the account.
+	// Wait (in real time, bounded: an Example has no *testing.T for a
+	// testing/synctest bubble) for the account.
 	for i := 0; i < 500; i++ {
 		if _, _, err := c.ServiceAccounts().Get(ctx, "shop/default"); err == nil {
 			break

@@ -77,7 +77,8 @@ func start(t *testing.T) *env {
 	return &env{t: t, ctx: ctx, c: c, rec: rec}
 }
 
-// eventually waits in virtual time, a second at a time, for cond.
+// eventually waits in virtual time (the tests run in testing/synctest
+// bubbles), a second at a time, for cond.
 func (e *env) eventually(what string, cond func() bool) {
 	e.t.Helper()
 	deadline := time.Now().Add(30 * time.Minute)
