@@ -127,17 +127,21 @@
 //
 // Deliberately not done, as kube-apiserver does it: authentication,
 // authorization and RBAC; API versions and conversion (objects are stored
-// at their current version); mutating admission; server-side apply,
+// at their current version); re-validation after mutating admission
+// (Options.Mutating runs before validating admission, and must keep the
+// object valid); server-side apply,
 // patches and managedFields; the finalize subresource (Update may shrink a
 // namespace's spec.finalizers) and the scale, eviction and ephemeral
 // containers subresources; random service addresses, dual stack, and
 // address allocation across several Cluster values over one etcd (it is
 // serialized within one Cluster value) or on updates that change a
 // service's type;
-// the ServiceAccount, LimitRanger, PodSecurity, priority and quota
-// admission plugins (quota plugs into Options.Admission); pod QoS class and
-// the defaults of probes, volumes and security contexts beyond an empty
-// pod security context; cron schedule syntax; a Job's pod failure and
+// the LimitRanger, PodSecurity and priority admission plugins (the quota,
+// service-account and cron-schedule plugins live with their controllers,
+// in packages resourcequota, serviceaccount and cronjob, and plug into
+// Options.Admission and Options.Mutating; package controlplane wires
+// them); pod QoS class and the defaults of probes, volumes and security
+// contexts beyond an empty pod security context; a Job's pod failure and
 // success policies; the immutability of ConfigMaps and Secrets marked
 // immutable; deletion of terminal pods' dependents; watch bookmarks beyond
 // what the backend sends; list pagination with selectors beyond

@@ -34,7 +34,17 @@
 // write's kind and key, and not at the next poll. DeploymentSurge and
 // NodeNotOvercommitted are provided; Stop returns every violation.
 //
-// Still to come (the control-plane issue): kube-proxy and the
-// controllers that have not landed (they join the manager's Descriptors
-// as they do).
+// # Admission
+//
+// Start installs the admission plugins of the controllers it runs: quota
+// (resourcequota, charging usage at admission), service accounts
+// (serviceaccount, mutating: the default account; a pod is refused until
+// its namespace's account exists, and Apply retries such a pod for up to
+// 30 s) and cron schedules (cronjob).
+//
+// # Left out
+//
+// kube-proxy runs as one rules table for the whole cluster (Proxy), not
+// one per node, and without its userspace forwarding (proxy.Options
+// Userspace); the controllers' metrics are not wired to an exporter.
 package controlplane
