@@ -41,6 +41,7 @@ type factoryKey struct {
 type runnable interface {
 	Run(ctx context.Context) error
 	HasSynced() bool
+	WaitForLatest(ctx context.Context) error
 }
 
 type factoryEntry struct {
@@ -138,6 +139,27 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) bool {
 	}
 	f.mu.Unlock()
 	return WaitForCacheSync(ctx, synced...)
+}
+
+// WaitForLatest calls WaitForLatest on every started informer, in
+// parallel, and returns once each cache holds what its source held when
+// WaitForLatest was called, or the errors of those that could not.
+func (f *Factory) WaitForLatest(ctx context.Context) error {
+	f.mu.Lock()
+	var infs []runnable
+	for _, e := range f.order {
+		if e.started {
+			infs = append(infs, e.inf)
+		}
+	}
+	f.mu.Unlock()
+	errs := make([]error, len(infs))
+	var wg sync.WaitGroup
+	for i, inf := range infs {
+		wg.Go(func() { errs[i] = inf.WaitForLatest(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Shutdown stops every informer f started and returns once all their

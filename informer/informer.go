@@ -61,6 +61,8 @@ type Informer[T any] struct {
 	resync   time.Duration // Options.ResyncPeriod
 	// cmp is the source as a VersionComparer, or nil.
 	cmp source.VersionComparer
+	// lw is the source, for WaitForLatest's consistent read.
+	lw source.ListWatcher[T]
 	// versioned: T's values may implement source.Versioned.
 	versioned bool
 	// onBad is Options.OnBadObject, or nil.
@@ -151,6 +153,7 @@ func New[T any](lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T
 		idx:        idx,
 		fifo:       fifo,
 		refl:       refl,
+		lw:         lw,
 		resyncKick: make(chan struct{}, 1),
 		stopped:    make(chan struct{}),
 	}
@@ -392,6 +395,27 @@ func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) e
 			return ErrStopped
 		}
 	}
+}
+
+// WaitForLatest returns nil once the cache holds every change the source
+// had made when WaitForLatest was called: it reads the source's newest
+// resourceVersion (a List with Limit 1, which sources serve from their
+// latest state) and waits for it, as WaitForResourceVersion does. A
+// controller that takes over from another (a new leader) calls it so that
+// it never acts on a cache that misses its predecessor's last writes. It
+// returns the List's error, and WaitForResourceVersion's.
+func (inf *Informer[T]) WaitForLatest(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("informer: WaitForLatest: %w", ErrNilContext)
+	}
+	l, err := inf.lw.List(ctx, source.ListOptions{Limit: 1})
+	if err != nil {
+		return fmt.Errorf("informer: WaitForLatest: list: %w", err)
+	}
+	if l.ResourceVersion == "" {
+		return fmt.Errorf("informer: WaitForLatest: the source's list has no resourceVersion: %w", source.ErrUnsupported)
+	}
+	return inf.WaitForResourceVersion(ctx, l.ResourceVersion)
 }
 
 // Done returns a channel that is closed when Run has returned.

@@ -15,8 +15,11 @@
 //     controller registers its informers in the shared factory.
 //  2. Run starts the factory and waits for every cache to sync — on a
 //     standby replica too, so that a hand-over does not relist the world.
-//  3. Run campaigns through Options.Elector; when it leads, it starts
-//     every controller with a context that ends with the term.
+//  3. Run campaigns through Options.Elector; when it leads, it waits
+//     until every cache holds what the store holds at that moment
+//     (Factory.WaitForLatest: a warm cache may lag, and the previous
+//     leader's last writes must be seen), then starts every controller
+//     with a context that ends with the term.
 //  4. When the term ends, every controller is stopped and has returned
 //     before the term is resigned, so a successor's controllers do not
 //     start while this replica's still act. Run then returns

@@ -313,6 +313,18 @@ func (m *Manager) Run(ctx context.Context) error {
 	if term == nil {
 		return errors.New("manager: the elector returned no term")
 	}
+	// The caches may lag the store, and the previous leader's last writes
+	// must be in them before anything acts: wait for every informer to
+	// hold what its store holds now.
+	if err := m.factory.WaitForLatest(ctx); err != nil {
+		rctx, rcancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer rcancel()
+		_ = term.Resign(rctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("manager: catch up before leading: %w", err)
+	}
 	m.logger.Info("leading; starting controllers", "controllers", m.names)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
