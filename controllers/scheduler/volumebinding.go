@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/informer"
 )
 
 // FilterVolumeBinding is kube-scheduler's VolumeBinding plugin, the
@@ -170,3 +171,17 @@ func volumeStateFor(pi *PodInfo, c *Cache, claims ClaimLookup, volumes VolumeLoo
 
 // volumeBindingIndex is VolumeBinding's index in filters.
 var volumeBindingIndex = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterVolumeBinding })
+
+// ClaimsFrom returns a ClaimLookup over an informer's lister of
+// PersistentVolumeClaims (keys namespace/name), for Options.Claims.
+func ClaimsFrom(l informer.Lister[*api.PersistentVolumeClaim]) ClaimLookup {
+	return func(namespace, name string) (*api.PersistentVolumeClaim, bool) {
+		return l.Namespace(namespace).Get(name)
+	}
+}
+
+// VolumesFrom returns a VolumeLookup over an informer's lister of
+// PersistentVolumes (keys name), for Options.Volumes.
+func VolumesFrom(l informer.Lister[*api.PersistentVolume]) VolumeLookup {
+	return l.Get
+}
