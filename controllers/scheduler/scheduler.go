@@ -56,6 +56,11 @@ type Options struct {
 	// labels match it, and a missing volume admits none. Default: none
 	// (bound claims fit on every node).
 	Volumes VolumeLookup
+	// Synced are more HasSynced functions Run waits for before its first
+	// attempt: those of the informers behind Claims and Volumes, so that
+	// a claim not listed yet does not hold a pod for a backoff. Default:
+	// none.
+	Synced []func() bool
 
 	// SchedulerName is the spec.schedulerName served. Default
 	// DefaultSchedulerName.
@@ -217,7 +222,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	wg.Go(func() { _ = s.podInf.Run(ctx) })
 	wg.Go(func() { _ = s.nodeInf.Run(ctx) })
 	wg.Go(func() { <-ctx.Done(); s.queue.ShutDown() })
-	if !informer.WaitForCacheSync(ctx, s.podReg.HasSynced, s.nodeReg.HasSynced) {
+	if !informer.WaitForCacheSync(ctx, append([]func() bool{s.podReg.HasSynced, s.nodeReg.HasSynced}, s.opts.Synced...)...) {
 		return ctx.Err()
 	}
 	wg.Go(func() { s.expireLoop(ctx) })

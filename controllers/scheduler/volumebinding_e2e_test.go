@@ -40,16 +40,15 @@ func TestUnboundClaimHoldsPod(t *testing.T) {
 		pvs, err := informer.Shared(f, c.PersistentVolumes().Resource(), c.PersistentVolumes(),
 			api.Key[*api.PersistentVolume], informer.Options[*api.PersistentVolume]{})
 		require.NoError(t, err)
-		f.Start(ctx)
-		require.True(t, f.WaitForCacheSync(ctx))
-
 		w := scheduler.ClusterWriter{Cluster: c}
 		s, err := scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w,
 			Claims: scheduler.ClaimsFrom(pvcs.Lister()), Volumes: scheduler.VolumesFrom(pvs.Lister()),
+			Synced: []func() bool{pvcs.HasSynced, pvs.HasSynced},
 			Logger: slog.New(slog.DiscardHandler)})
 		require.NoError(t, err)
 		done := make(chan error, 1)
 		go func() { done <- s.Run(ctx) }()
+		f.Start(ctx) // after the scheduler, as the control plane's manager starts the factory
 
 		_, err = c.PersistentVolumes().Create(ctx, &api.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "pv-0"},
 			Spec: api.PersistentVolumeSpec{NodeAffinity: &api.VolumeNodeAffinity{Required: &api.NodeSelector{

@@ -3,7 +3,9 @@ package scheduler
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -190,4 +192,26 @@ func TestVolumeBindingPreFilterVerdicts(t *testing.T) {
 	if e := decideWithVolumes(pod, nil, claims, nil); e.Message != ErrNoNodesMessage {
 		t.Errorf("no nodes: %q", e.Message)
 	}
+}
+
+// Run waits for Options.Synced before its first attempt, so a claim not
+// listed yet holds no pod.
+func TestRunWaitsForSynced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var synced atomic.Bool
+		c := newCluster(t, Options{Claims: claimLookup(mkClaim("data", "pv", "Bound")),
+			Synced: []func() bool{synced.Load}})
+		c.addNode(mkNode("n", "1", "1Gi", 10))
+		c.addPod(mkPod("p", "", "", withClaim("data")))
+		c.start()
+		c.settle(time.Second)
+		if _, ok := c.s.Explain("default/p"); ok {
+			t.Fatal("attempted before Synced")
+		}
+		synced.Store(true)
+		c.settle(time.Second)
+		if got := c.pod("p").Spec.NodeName; got != "n" {
+			t.Fatalf("p on %q", got)
+		}
+	})
 }
