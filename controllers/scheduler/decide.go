@@ -127,6 +127,17 @@ func formatReasons(numNodes int, counts map[string]int) string {
 	return msg
 }
 
+// preFilterMessage is kube-scheduler's FitError text when a PreFilter
+// plugin rejected the pod: its reason once, not counted per node — "0/N
+// nodes are available: reason." (ErrNoNodesMessage with no nodes, which
+// kube-scheduler checks before running any plugin).
+func preFilterMessage(numNodes int, reason string) string {
+	if numNodes == 0 {
+		return ErrNoNodesMessage
+	}
+	return fmt.Sprintf("0/%d nodes are available: %s.", numNodes, reason)
+}
+
 // UnschedulableMessage formats the reasons of the rejected nodes as
 // kube-scheduler's FitError does: "0/N nodes are available: " and then
 // "count reason" for every distinct reason (a node with several reasons
@@ -158,6 +169,9 @@ type decision struct {
 	scores   []uint8 // feasible nodes × scorers, in node order
 	feasible int
 	bindErr  error
+	// claimWait: VolumeBinding rejected the pod (PreFilter) or a node;
+	// the pod is retried on its backoff, there being no claim watch.
+	claimWait bool
 }
 
 // feasibleBit marks the verdict of a feasible node.
@@ -198,8 +212,11 @@ type scratch struct {
 // scheduler's nextStartNodeIndex, so that successive pods see different
 // nodes first).
 //
-// rwop is VolumeRestrictions' pre-filter state (see rwopConflict).
-func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *rand.Rand, now time.Time, sc *scratch, start, limit int, rwop bool) (*decision, int) {
+// vs is the volume plugins' pre-filter state (see volumeStateFor): when
+// VolumeBinding's PreFilter rejected the pod, no node is filtered, every
+// verdict is that rejection and the message is kube-scheduler's for a
+// PreFilter failure, "0/N nodes are available: <reason>.".
+func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *rand.Rand, now time.Time, sc *scratch, start, limit int, vs volumeState) (*decision, int) {
 	if names == nil {
 		names = make([]string, len(nodes))
 		for i, n := range nodes {
@@ -210,8 +227,19 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		sc = &scratch{}
 	}
 	pc := newPodCtx(pi)
-	pc.rwopConflict = rwop
+	pc.volumes = vs
 	d := &decision{pod: pi.Key, time: now, names: names, verdict: make([]uint32, len(nodes)), scorers: ss}
+	if vs.reject != "" {
+		d.claimWait = true
+		d.message = preFilterMessage(len(nodes), vs.reject)
+		if len(nodes) > 0 {
+			d.reasons = [][]string{{vs.reject}}
+			for i := range d.verdict {
+				d.verdict[i] = uint32(volumeBindingIndex)<<16 | 1
+			}
+		}
+		return d, start
+	}
 	sc.idx, sc.zones = sc.idx[:0], sc.zones[:0]
 	if len(sc.raw) < len(ss) {
 		sc.raw = make([][]int64, len(ss))
@@ -254,6 +282,9 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			d.reasons = append(d.reasons, r)
 		}
 		d.verdict[i] = uint32(f)<<16 | uint32(ri+1)
+		if f == volumeBindingIndex {
+			d.claimWait = true
+		}
 	}
 	next := 0
 	if len(nodes) > 0 {
@@ -341,12 +372,12 @@ func (d *decision) explain() Explanation {
 // among the best, by reservoir sampling, as kube-scheduler's selectHost).
 // It evaluates every node (the Scheduler may stop early, see
 // Options.PercentageOfNodesToScore), reads nodes and pi only (so claims
-// are not checked: VolumeRestrictions needs the Scheduler's
-// Options.Claims), and leaves
+// are not checked: VolumeRestrictions and VolumeBinding need the
+// Scheduler's Options.Claims and Options.Volumes), and leaves
 // assuming the pod on the chosen node to the caller. Complexity:
 // O(nodes × (filters + scores)).
 func Decide(pi *PodInfo, nodes []*NodeInfo, w Weights, rng *rand.Rand, now time.Time) *Explanation {
-	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), false)
+	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), volumeState{})
 	e := d.explain()
 	return &e
 }

@@ -11,6 +11,9 @@
 //		Nodes:  nodesLW,
 //		Binder: scheduler.PodWriter{Pods: podStore},
 //		Status: scheduler.PodWriter{Pods: podStore},
+//		// Optional: VolumeRestrictions and VolumeBinding.
+//		Claims:  scheduler.ClaimsFrom(pvcInformer.Lister()),
+//		Volumes: scheduler.VolumesFrom(pvInformer.Lister()),
 //	})
 //	go s.Run(ctx)
 //	e, ok := s.Explain("default/web-0")
@@ -88,7 +91,9 @@
 // Options.UnschedulableTimeout (5 min, kube-scheduler's
 // podMaxInUnschedulablePodsDuration) without any such event. A change to
 // the pending pod's own spec or labels retries it too; status-only
-// updates (including the condition the scheduler writes) do not.
+// updates (including the condition the scheduler writes) do not. A pod
+// held by VolumeBinding (an unbound or missing claim) is retried when its
+// backoff ends, without waiting for an event (see Filters).
 //
 // # Filters
 //
@@ -118,6 +123,46 @@
 //     name and ReadWriteOncePod access mode" on every node (kube-scheduler
 //     counts the users in its PreFilter and rejects in its Filter, so the
 //     message counts the nodes).
+//   - VolumeBinding, for claims of Immediate binding mode, when
+//     Options.Claims is set. Its PreFilter looks up every claim the pod
+//     mounts (spec.volumes[].persistentVolumeClaim.claimName, in the
+//     pod's namespace): in volume order the first one that is missing,
+//     Lost or being deleted rejects the pod — `persistentvolumeclaim
+//     "data-web-0" not found`, `persistentvolumeclaim "data-web-0" bound
+//     to non-existent persistentvolume "pv-1"`, `persistentvolumeclaim
+//     "data-web-0" is being deleted` — and otherwise any claim not bound
+//     does: "pod has unbound immediate PersistentVolumeClaims". A claim is
+//     bound when spec.volumeName is set and either it carries
+//     pv.kubernetes.io/bind-completed (what kube-scheduler's
+//     isPVCFullyBound asks for, and what the volume controller writes) or
+//     its status.phase is Bound (so that a claim bound by hand counts
+//     too; see ClaimBound). Its Filter, when Options.Volumes is set too,
+//     checks the bound claims' volumes: a node that a volume's
+//     spec.nodeAffinity.required does not admit (labels only, as
+//     kube-scheduler's CheckNodeAffinity) is rejected — "node(s) didn't
+//     match PersistentVolume's node affinity" — and a volume that does not
+//     exist rejects every node — "node(s) unavailable due to one or more
+//     pvc(s) bound to non-existent pv(s)".
+//
+// A PreFilter rejection skips the filters: every node gets the
+// VolumeBinding verdict, and the message names the reason once instead
+// of counting nodes, as kube-scheduler's FitError with a PreFilterMsg:
+// "0/3 nodes are available: pod has unbound immediate
+// PersistentVolumeClaims." kube-scheduler then appends what its
+// preemption PostFilter found — " preemption: 0/3 nodes are available: 3
+// Preemption is not helpful for scheduling." — which, there being no
+// preemption here, never appears.
+//
+// There is no claim watch (kube-scheduler requeues a pod on PVC and PV
+// add/update events): a pod that VolumeBinding rejected, in its PreFilter
+// or on any node, is not parked for the 5 minutes of
+// UnschedulableTimeout but retried when its backoff ends (1 s doubling to
+// 10 s), so a claim bound later is picked up at the next retry, within
+// 10 s. Every claim counts as Immediate: a claim of a WaitForFirstConsumer
+// StorageClass is held as unbound too, where kube-scheduler would look
+// for a matching volume per node (or ask for one to be provisioned on the
+// chosen node) — the control plane's volume controller binds such claims
+// at once, as if Immediate, so the pod waits for that binding instead.
 //
 // When no node passes, the message is kube-scheduler's FitError text:
 // "0/N nodes are available: " then "count reason" per distinct reason (a
@@ -172,9 +217,13 @@
 // Preemption (PostFilter) and nominated nodes; pod affinity and
 // anti-affinity (InterPodAffinity); PodTopologySpread constraints;
 // ImageLocality; of the volume plugins all but VolumeRestrictions'
-// ReadWriteOncePod check (NoDiskConflict proper restricts GCE PD, EBS,
-// RBD and iSCSI disks, which the object model does not have; VolumeBinding,
-// VolumeZone and NodeVolumeLimits need PersistentVolumes and CSI nodes);
+// ReadWriteOncePod check and VolumeBinding's checks of Immediate claims
+// (NoDiskConflict proper restricts GCE PD, EBS, RBD and iSCSI disks, which
+// the object model does not have; VolumeZone and NodeVolumeLimits need
+// CSI nodes; VolumeBinding's delayed binding — matching and provisioning
+// volumes per node, Reserve and PreBind — its volume-capacity score,
+// generic ephemeral volumes, which the object model does not have, and
+// its PVC/PV event handlers are left out);
 // extended and pod-level resources; multiple profiles; Service selectors
 // in SelectorSpread; parallel filtering (one goroutine decides, which on
 // two cores costs little); events (the Scheduled / FailedScheduling

@@ -317,8 +317,10 @@ func TestBindFailureForgetsAssumption(t *testing.T) {
 func TestReadWriteOncePod(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		claims := map[string]*api.PersistentVolumeClaim{
-			"default/data":   {Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{ReadWriteOncePod}}},
-			"default/shared": {Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{"ReadWriteMany"}}},
+			"default/data": {Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{ReadWriteOncePod}, VolumeName: "pv-data"},
+				Status: api.PersistentVolumeClaimStatus{Phase: "Bound"}},
+			"default/shared": {Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{"ReadWriteMany"}, VolumeName: "pv-shared"},
+				Status: api.PersistentVolumeClaimStatus{Phase: "Bound"}},
 		}
 		c := newCluster(t, Options{Claims: func(ns, name string) (*api.PersistentVolumeClaim, bool) {
 			pvc, ok := claims[ns+"/"+name]

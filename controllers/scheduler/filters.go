@@ -16,6 +16,7 @@ const (
 	FilterNodePorts          = "NodePorts"
 	FilterNodeResourcesFit   = "NodeResourcesFit"
 	FilterVolumeRestrictions = "VolumeRestrictions"
+	// FilterVolumeBinding is declared with its reasons in volumebinding.go.
 )
 
 // The reasons the filters give, worded exactly as kube-scheduler's
@@ -67,9 +68,9 @@ type podCtx struct {
 	// preferTolerations are the tolerations TaintToleration's score
 	// considers: effect "" or PreferNoSchedule.
 	preferTolerations []api.Toleration
-	// rwopConflict: a ReadWriteOncePod claim of the pod is in use by
-	// another pod (VolumeRestrictions' PreFilter state).
-	rwopConflict bool
+	// volumes is the volume plugins' PreFilter state (VolumeRestrictions'
+	// ReadWriteOncePod conflict, VolumeBinding's bound volumes).
+	volumes volumeState
 }
 
 func newPodCtx(pi *PodInfo) *podCtx {
@@ -104,6 +105,7 @@ var filters = []filter{
 	{FilterNodePorts, filterNodePorts},
 	{FilterNodeResourcesFit, filterNodeResourcesFit},
 	{FilterVolumeRestrictions, filterVolumeRestrictions},
+	{FilterVolumeBinding, filterVolumeBinding},
 }
 
 // filterVolumeRestrictions rejects every node when a ReadWriteOncePod
@@ -113,7 +115,7 @@ var filters = []filter{
 // sharing the plugin also restricts (GCE PD, EBS, RBD, iSCSI) are not in
 // the object model.
 func filterVolumeRestrictions(pc *podCtx, _ *NodeInfo) []string {
-	if pc.rwopConflict {
+	if pc.volumes.rwopConflict {
 		return reasonsRWOP
 	}
 	return nil

@@ -43,10 +43,24 @@ type Options struct {
 
 	// Claims, if set, looks up PersistentVolumeClaims (a lister; called
 	// under the scheduler's lock, so it must not block) for the
-	// VolumeRestrictions filter: a pod mounting a ReadWriteOncePod claim
-	// that another pod uses fits nowhere. Default: none (no claim is
+	// VolumeRestrictions filter — a pod mounting a ReadWriteOncePod claim
+	// that another pod uses fits nowhere — and VolumeBinding's PreFilter:
+	// a pod with a claim that is missing, Lost, being deleted or not
+	// bound fits nowhere, and is retried on its backoff (there is no
+	// claim watch; see the package doc). Default: none (no claim is
 	// checked).
 	Claims ClaimLookup
+	// Volumes, if set with Claims, looks up PersistentVolumes by name (a
+	// lister; must not block) for VolumeBinding's Filter: a bound claim's
+	// volume with spec.nodeAffinity.required admits only the nodes whose
+	// labels match it, and a missing volume admits none. Default: none
+	// (bound claims fit on every node).
+	Volumes VolumeLookup
+	// Synced are more HasSynced functions Run waits for before its first
+	// attempt: those of the informers behind Claims and Volumes, so that
+	// a claim not listed yet does not hold a pod for a backoff. Default:
+	// none.
+	Synced []func() bool
 
 	// SchedulerName is the spec.schedulerName served. Default
 	// DefaultSchedulerName.
@@ -208,7 +222,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	wg.Go(func() { _ = s.podInf.Run(ctx) })
 	wg.Go(func() { _ = s.nodeInf.Run(ctx) })
 	wg.Go(func() { <-ctx.Done(); s.queue.ShutDown() })
-	if !informer.WaitForCacheSync(ctx, s.podReg.HasSynced, s.nodeReg.HasSynced) {
+	if !informer.WaitForCacheSync(ctx, append([]func() bool{s.podReg.HasSynced, s.nodeReg.HasSynced}, s.opts.Synced...)...) {
 		return ctx.Err()
 	}
 	wg.Go(func() { s.expireLoop(ctx) })
@@ -408,7 +422,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	limit := NumFeasibleNodesToFind(s.opts.PercentageOfNodesToScore, len(nodes))
 	pi := NewPodInfo(pod)
 	e, next := decide(pi, nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit,
-		rwopConflict(pi, s.cache, s.opts.Claims))
+		volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes))
 	s.next = next
 	s.recordLocked(e)
 	if e.node == "" {
@@ -416,7 +430,14 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 		pp.backoffUntil = now.Add(s.backoff(pp.attempts))
 		pp.unschedulable = true
 		pp.noFit = true
-		s.queue.AddAfter(key, s.opts.UnschedulableTimeout)
+		if e.claimWait {
+			// Held for a claim or volume: nothing the scheduler
+			// watches tells it that the claim got bound, so it
+			// retries when the backoff ends.
+			s.queue.AddAfter(key, s.backoff(pp.attempts))
+		} else {
+			s.queue.AddAfter(key, s.opts.UnschedulableTimeout)
+		}
 		s.mu.Unlock()
 		if s.opts.Status != nil {
 			cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: ReasonUnschedulable, Message: e.message}

@@ -231,7 +231,7 @@ func TestDecideStopsEarly(t *testing.T) {
 		c.SetNode(mkNode(string(rune('a'+i)), "1", "1Gi", 10))
 	}
 	nodes := c.Nodes()
-	d, next := decide(NewPodInfo(mkPod("p", "", "")), nodes, nil, Weights{}.scorers(), rng(), t0, nil, 8, 3, false)
+	d, next := decide(NewPodInfo(mkPod("p", "", "")), nodes, nil, Weights{}.scorers(), rng(), t0, nil, 8, 3, volumeState{})
 	if next != 1 {
 		t.Fatalf("next = %d", next)
 	}

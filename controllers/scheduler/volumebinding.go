@@ -1,0 +1,187 @@
+package scheduler
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/informer"
+)
+
+// FilterVolumeBinding is kube-scheduler's VolumeBinding plugin, the
+// filter that runs after VolumeRestrictions (see volumeBindingPreFilter).
+const FilterVolumeBinding = "VolumeBinding"
+
+// The reasons of VolumeBinding, worded as kube-scheduler's
+// pkg/scheduler/framework/plugins/volumebinding words them. The PreFilter
+// rejections that name a claim ("persistentvolumeclaim "data" not found",
+// …) are formatted per claim.
+const (
+	// ReasonUnboundImmediateClaims is the PreFilter rejection of a pod
+	// with a claim that is not bound (volume_binding.go, PreFilter).
+	ReasonUnboundImmediateClaims = "pod has unbound immediate PersistentVolumeClaims"
+	// ReasonVolumeNodeAffinity rejects a node that a bound volume's
+	// spec.nodeAffinity.required does not admit (binder.go,
+	// ErrReasonNodeConflict).
+	ReasonVolumeNodeAffinity = "node(s) didn't match PersistentVolume's node affinity"
+	// ReasonVolumeNotExist rejects every node when a bound claim's volume
+	// is not in the VolumeLookup (binder.go, ErrReasonPVNotExist).
+	ReasonVolumeNotExist = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+)
+
+// AnnBindCompleted is the annotation the PersistentVolume controller puts
+// on a claim whose binding it has finished.
+const AnnBindCompleted = "pv.kubernetes.io/bind-completed"
+
+var (
+	reasonsVolumeNodeAffinity = []string{ReasonVolumeNodeAffinity}
+	reasonsVolumeNotExist     = []string{ReasonVolumeNotExist}
+)
+
+// VolumeLookup returns the PersistentVolume called name (volumes are
+// cluster-scoped), as a lister does; it must not block.
+type VolumeLookup func(name string) (*api.PersistentVolume, bool)
+
+// boundVolume is what VolumeBinding's Filter checks of one bound claim:
+// the node affinity of its volume, or that the volume is missing.
+type boundVolume struct {
+	required *api.NodeSelector // nil: any node
+	missing  bool
+}
+
+// volumeState is the pre-filter state of the volume plugins for one
+// attempt, computed by the Scheduler from Options.Claims and
+// Options.Volumes (the zero value checks nothing).
+type volumeState struct {
+	// rwopConflict: a ReadWriteOncePod claim of the pod is in use by
+	// another pod (VolumeRestrictions).
+	rwopConflict bool
+	// reject is VolumeBinding's PreFilter rejection: the pod fits on no
+	// node, and the message is this text instead of per-node counts.
+	reject string
+	// bound are the pod's bound claims whose volumes the Filter checks.
+	bound []boundVolume
+}
+
+// ClaimBound reports whether the claim is fully bound: spec.volumeName
+// set and the binding finished — kube-scheduler's isPVCFullyBound asks
+// for the pv.kubernetes.io/bind-completed annotation the PersistentVolume
+// controller writes; a claim with status.phase Bound counts as well, so
+// that a claim bound by hand (volumeName and phase, no annotation) is
+// not held forever.
+func ClaimBound(pvc *api.PersistentVolumeClaim) bool {
+	if pvc.Spec.VolumeName == "" {
+		return false
+	}
+	_, done := pvc.Annotations[AnnBindCompleted]
+	return done || pvc.Status.Phase == "Bound"
+}
+
+// volumeBindingPreFilter is VolumeBinding's PreFilter over the claims of
+// pod (spec.volumes[].persistentVolumeClaim, in the pod's namespace), in
+// kube-scheduler's two passes:
+//
+//  1. in volume order, the first claim that is missing, Lost or being
+//     deleted rejects the pod with its own message
+//     (`persistentvolumeclaim "data" not found`,
+//     `persistentvolumeclaim "data" bound to non-existent persistentvolume "pv-1"`,
+//     `persistentvolumeclaim "data" is being deleted`);
+//  2. any claim not ClaimBound rejects it with
+//     ReasonUnboundImmediateClaims — every claim is treated as of
+//     Immediate binding mode (see the package doc).
+//
+// Otherwise it returns the bound claims' volumes for the Filter; with a
+// nil volumes lookup, none (the volumes' node affinity is not checked).
+// claims must not be nil.
+func volumeBindingPreFilter(pod *api.Pod, claims ClaimLookup, volumes VolumeLookup) (reject string, bound []boundVolume) {
+	var found []*api.PersistentVolumeClaim
+	for i := range pod.Spec.Volumes {
+		src := pod.Spec.Volumes[i].PersistentVolumeClaim
+		if src == nil {
+			continue
+		}
+		pvc, ok := claims(pod.Namespace, src.ClaimName)
+		switch {
+		case !ok || pvc == nil:
+			return fmt.Sprintf("persistentvolumeclaim %q not found", src.ClaimName), nil
+		case pvc.Status.Phase == "Lost":
+			return fmt.Sprintf("persistentvolumeclaim %q bound to non-existent persistentvolume %q", pvc.Name, pvc.Spec.VolumeName), nil
+		case pvc.DeletionTimestamp != nil:
+			return fmt.Sprintf("persistentvolumeclaim %q is being deleted", pvc.Name), nil
+		}
+		found = append(found, pvc)
+	}
+	for _, pvc := range found {
+		if !ClaimBound(pvc) {
+			return ReasonUnboundImmediateClaims, nil
+		}
+	}
+	if volumes == nil {
+		return "", nil
+	}
+	for _, pvc := range found {
+		pv, ok := volumes(pvc.Spec.VolumeName)
+		switch {
+		case !ok || pv == nil:
+			bound = append(bound, boundVolume{missing: true})
+		case pv.Spec.NodeAffinity != nil && pv.Spec.NodeAffinity.Required != nil:
+			bound = append(bound, boundVolume{required: pv.Spec.NodeAffinity.Required})
+		}
+	}
+	return "", bound
+}
+
+// filterVolumeBinding is VolumeBinding's Filter for bound claims
+// (checkBoundClaims): in claim order, the first whose volume is missing
+// or whose volume's required node affinity does not admit the node's
+// labels rejects the node. As kube-scheduler's CheckNodeAffinity, only
+// labels are matched (a matchFields term on metadata.name sees "").
+func filterVolumeBinding(pc *podCtx, n *NodeInfo) []string {
+	if len(pc.volumes.bound) == 0 {
+		return nil
+	}
+	var labelsOnly *api.Node
+	for _, bv := range pc.volumes.bound {
+		if bv.missing {
+			return reasonsVolumeNotExist
+		}
+		if bv.required == nil {
+			continue
+		}
+		if labelsOnly == nil {
+			labelsOnly = &api.Node{ObjectMeta: api.ObjectMeta{Labels: n.labels}}
+		}
+		if !bv.required.Matches(labelsOnly) {
+			return reasonsVolumeNodeAffinity
+		}
+	}
+	return nil
+}
+
+// volumeStateFor computes the volume plugins' pre-filter state of pi
+// against the cache and the lookups; with claims nil, the zero state.
+func volumeStateFor(pi *PodInfo, c *Cache, claims ClaimLookup, volumes VolumeLookup) volumeState {
+	if claims == nil {
+		return volumeState{}
+	}
+	vs := volumeState{rwopConflict: rwopConflict(pi, c, claims)}
+	vs.reject, vs.bound = volumeBindingPreFilter(pi.Pod, claims, volumes)
+	return vs
+}
+
+// volumeBindingIndex is VolumeBinding's index in filters.
+var volumeBindingIndex = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterVolumeBinding })
+
+// ClaimsFrom returns a ClaimLookup over an informer's lister of
+// PersistentVolumeClaims (keys namespace/name), for Options.Claims.
+func ClaimsFrom(l informer.Lister[*api.PersistentVolumeClaim]) ClaimLookup {
+	return func(namespace, name string) (*api.PersistentVolumeClaim, bool) {
+		return l.Namespace(namespace).Get(name)
+	}
+}
+
+// VolumesFrom returns a VolumeLookup over an informer's lister of
+// PersistentVolumes (keys name), for Options.Volumes.
+func VolumesFrom(l informer.Lister[*api.PersistentVolume]) VolumeLookup {
+	return l.Get
+}
