@@ -8,14 +8,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
-	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
-	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -160,44 +157,20 @@ func scaleDeployment(replicas int) *api.Deployment {
 	return d
 }
 
-// startNodes is the most nodes controlplane.Start can run: it gives
-// node i the pod CIDR 10.244.<i>.0/24, which does not parse past 255.
-const startNodes = 255
-
-// scaleCluster is a control plane of n nodes: Start's own up to startNodes,
-// and beyond them kubelets built as Start builds them (same names,
-// zones, options) with pod CIDRs of their own, run until stop.
+// scaleCluster is a control plane of n nodes spread over three zones.
 type scaleCluster struct {
 	*controlplane.ControlPlane
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
 }
 
 func startCluster(tb testing.TB, ctx context.Context, n int) *scaleCluster {
-	const zones = 3
-	cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: min(n, startNodes), Zones: zones})
+	cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: n, Zones: 3})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	cl := &scaleCluster{ControlPlane: cp, cancel: cancel}
-	for i := startNodes + 1; i <= n; i++ {
-		k, err := kubelet.New(cp.Cluster, kubelet.Options{
-			NodeName: fmt.Sprintf("node-%d", i),
-			PodCIDR:  fmt.Sprintf("10.%d.%d.0/24", 100+i/256, i%256),
-			Labels:   map[string]string{scheduler.ZoneLabel: fmt.Sprintf("zone-%c", 'a'+rune((i-1)%zones))},
-		})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		cl.wg.Go(func() { _ = k.Run(ctx) })
-	}
-	return cl
+	return &scaleCluster{ControlPlane: cp}
 }
 
 func (cl *scaleCluster) stop(tb testing.TB) {
-	cl.cancel()
-	cl.wg.Wait()
 	if err := cl.Stop(); err != nil {
 		tb.Fatal(err)
 	}

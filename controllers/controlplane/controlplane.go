@@ -21,6 +21,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/controllers/serviceaccount"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Options configures a ControlPlane. The zero value runs one node in
@@ -150,7 +151,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	cp.factory = informer.NewFactory(informer.FactoryOptions{Logger: logger})
 	var runners []runner
 	for i := 1; i <= opts.Nodes; i++ {
-		ko := kubelet.Options{NodeName: fmt.Sprintf("node-%d", i), Logger: logger, PodCIDR: fmt.Sprintf("10.244.%d.0/24", i)}
+		ko := kubelet.Options{NodeName: fmt.Sprintf("node-%d", i), Logger: logger, PodCIDR: podCIDR(i)}
 		if opts.Zones > 0 {
 			ko.Labels = map[string]string{scheduler.ZoneLabel: fmt.Sprintf("zone-%c", 'a'+rune((i-1)%opts.Zones))}
 		}
@@ -161,8 +162,22 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		cp.Kubelets = append(cp.Kubelets, k)
 		runners = append(runners, k)
 	}
+	// The scheduler holds a pod whose claims are not bound (VolumeBinding),
+	// over the volume binder's informers.
+	claims, err := informer.Shared(cp.factory, c.PersistentVolumeClaims().Resource(), source.ListWatcher[*api.PersistentVolumeClaim](c.PersistentVolumeClaims()),
+		api.Key[*api.PersistentVolumeClaim], informer.Options[*api.PersistentVolumeClaim]{Logger: logger})
+	if err != nil {
+		return fail(err)
+	}
+	volumes, err := informer.Shared(cp.factory, c.PersistentVolumes().Resource(), source.ListWatcher[*api.PersistentVolume](c.PersistentVolumes()),
+		api.Key[*api.PersistentVolume], informer.Options[*api.PersistentVolume]{Logger: logger})
+	if err != nil {
+		return fail(err)
+	}
 	w := scheduler.ClusterWriter{Cluster: c}
-	if cp.Scheduler, err = scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w, Logger: logger}); err != nil {
+	if cp.Scheduler, err = scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w, Logger: logger,
+		Claims: scheduler.ClaimsFrom(claims.Lister()), Volumes: scheduler.VolumesFrom(volumes.Lister()),
+		Synced: []func() bool{claims.HasSynced, volumes.HasSynced}}); err != nil {
 		return fail(err)
 	}
 	runners = append(runners, cp.Scheduler)
@@ -197,6 +212,15 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		})
 	}
 	return cp, nil
+}
+
+// podCIDR is node i's pod range: 10.244.i.0/24 as kubeadm's default
+// cluster CIDR gives them, and past 255 nodes 100.64.0.0/10, a /24 each.
+func podCIDR(i int) string {
+	if i < 256 {
+		return fmt.Sprintf("10.244.%d.0/24", i)
+	}
+	return fmt.Sprintf("100.%d.%d.0/24", 64+i>>8, i&255)
 }
 
 // applyWait bounds how long Apply waits for a namespace's default

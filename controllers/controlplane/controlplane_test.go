@@ -147,3 +147,9 @@ func TestStartBadInput(t *testing.T) {
 	_, err = controlplane.Start(t.Context(), controlplane.Options{Nodes: -1})
 	require.ErrorContains(t, err, "Nodes is negative")
 }
+
+func TestPodCIDRs(t *testing.T) {
+	for i, want := range map[int]string{1: "10.244.1.0/24", 255: "10.244.255.0/24", 256: "100.65.0.0/24", 5000: "100.83.136.0/24"} {
+		require.Equal(t, want, controlplane.PodCIDR(i))
+	}
+}

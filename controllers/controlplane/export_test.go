@@ -1,0 +1,4 @@
+package controlplane
+
+// PodCIDR is podCIDR, for the tests.
+var PodCIDR = podCIDR
