@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -23,6 +24,14 @@ type Options struct {
 	Prefix string
 	// Logger receives the sources' log lines. Default slog.Default().
 	Logger *slog.Logger
+	// BookmarkInterval is how long a watch of one resource may stay idle
+	// before its source asks etcd for a progress notification (see
+	// etcd.Options.BookmarkInterval). Default etcd.DefaultBookmarkInterval.
+	// Every resource's revision is the whole store's, so an informer of a
+	// resource nobody writes learns that it is current only from such a
+	// bookmark; a short interval makes waits for the latest revision
+	// (informer.WaitForLatest, a control plane's Settle) quick.
+	BookmarkInterval time.Duration
 }
 
 // Backend is a cluster.Backend over one etcd client.
@@ -52,10 +61,11 @@ func (b *Backend) Open(r cluster.Resource) (cluster.RawStorage, error) {
 		return nil, fmt.Errorf("clusterstore: Options.Prefix %q does not end with \"/\"", prefix)
 	}
 	return etcd.New(b.client, etcd.Options[*cluster.RawObject]{
-		Prefix:  prefix + r.Name + "/",
-		KeyFunc: func(o *cluster.RawObject) string { return o.Key },
-		Codec:   rawCodec{},
-		Logger:  b.opts.Logger,
+		Prefix:           prefix + r.Name + "/",
+		KeyFunc:          func(o *cluster.RawObject) string { return o.Key },
+		Codec:            rawCodec{},
+		Logger:           b.opts.Logger,
+		BookmarkInterval: b.opts.BookmarkInterval,
 	})
 }
 

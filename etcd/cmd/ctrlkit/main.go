@@ -40,10 +40,8 @@
 //
 // # The store
 //
-// The backend is clusterstore's — the same keys and the same JSON values,
-// so data written by either is read by the other — opened with a watch
-// bookmark interval of one second instead of a minute (clusterstore.Options
-// has no such field yet): --once waits until every informer has caught up
+// The backend is clusterstore's, opened with a watch bookmark interval
+// of one second instead of a minute: --once waits until every informer has caught up
 // with the store's revision, which in etcd is that of the whole keyspace,
 // and an informer of a resource nobody writes catches up only through a
 // bookmark. The same global revision makes --once slower than in memory
@@ -52,7 +50,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -73,7 +70,6 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane/cli"
-	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/clusterstore"
 )
 
@@ -223,7 +219,9 @@ func backend(spec string, stderr io.Writer) (cluster.Backend, func(), error) {
 		stopServer()
 		return nil, nil, fmt.Errorf("etcd at %s does not answer: %w", strings.Join(endpoints, ","), err)
 	}
-	b := &store{client: client}
+	// Sources' log lines are dropped: cli does not hand its --log logger
+	// to Backend (their errors reach the control plane).
+	b := clusterstore.New(client, clusterstore.Options{BookmarkInterval: bookmarkInterval, Logger: slog.New(slog.DiscardHandler)})
 	return b, func() {
 		client.Close()
 		stopServer()
@@ -339,35 +337,3 @@ func freePorts(host string, n int) ([]int, error) {
 // (etcd.DefaultBookmarkInterval, a minute) made every --once run last a
 // minute.
 const bookmarkInterval = time.Second
-
-// store is clusterstore's Backend with a short bookmark interval
-// (clusterstore.Options has no BookmarkInterval): the same keys
-// (clusterstore.DefaultPrefix + "<resource>/<key>") and values (the
-// object's JSON), so that the data is the same as clusterstore's.
-type store struct{ client *clientv3.Client }
-
-func (b *store) Open(r cluster.Resource) (cluster.RawStorage, error) {
-	return etcd.New(b.client, etcd.Options[*cluster.RawObject]{
-		Prefix:           clusterstore.DefaultPrefix + r.Name + "/",
-		KeyFunc:          func(o *cluster.RawObject) string { return o.Key },
-		Codec:            rawCodec{},
-		BookmarkInterval: bookmarkInterval,
-		// cli does not hand its --log logger to Backend: the sources'
-		// log lines are dropped (their errors reach the control plane).
-		Logger: slog.New(slog.DiscardHandler),
-	})
-}
-
-// rawCodec stores a RawObject's JSON as the etcd value, as clusterstore's.
-type rawCodec struct{}
-
-func (rawCodec) Encode(o *cluster.RawObject) ([]byte, error) {
-	if o == nil {
-		return nil, errors.New("nil object")
-	}
-	return o.Data, nil
-}
-
-func (rawCodec) Decode(data []byte) (*cluster.RawObject, error) {
-	return &cluster.RawObject{Data: bytes.Clone(data)}, nil
-}
