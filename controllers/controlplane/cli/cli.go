@@ -77,7 +77,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 		return 2
 	}
 	if cfg.etcd != "" && opts.Backend == nil {
-		fmt.Fprintln(stderr, "ctrlkit up: --etcd needs the build with the etcd backend: go run ./etcd/cmd/ctrlkit up --etcd=...")
+		fmt.Fprintln(stderr, "ctrlkit up: --etcd needs the build with the etcd backend: cd etcd && go run ./cmd/ctrlkit up --etcd=...")
 		return 2
 	}
 	return up(ctx, cfg, stdout, stderr, opts)

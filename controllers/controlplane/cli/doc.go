@@ -35,8 +35,10 @@
 //
 // # Left out
 //
-// --etcd needs a build that links the etcd backend (Options.Backend);
-// this package links none. There are no interactive keys (a terminal in
+// --etcd needs a build that links the etcd backend (Options.Backend):
+// the etcd module's cmd/ctrlkit (`cd etcd && go run ./cmd/ctrlkit up
+// --etcd-embedded=DIR`); this package links none. Leader election over
+// etcd (--leader-elect) is not offered yet: Options has no elector hook. There are no interactive keys (a terminal in
 // raw mode would need golang.org/x/term), and the view does not show the
 // controllers' queue depths yet.
 package cli

@@ -2,11 +2,11 @@
 // etcd backend: the cluster is kept in etcd, under Kubernetes' key
 // layout (package clusterstore), instead of in memory.
 //
-//	go run ./etcd/cmd/ctrlkit up --once --etcd=http://127.0.0.1:2379
-//	go run ./etcd/cmd/ctrlkit up --etcd-embedded=./ctrlkit-data
+//	cd etcd && go run ./cmd/ctrlkit up --once --etcd=http://127.0.0.1:2379
+//	cd etcd && go run ./cmd/ctrlkit up --etcd-embedded=./ctrlkit-data
 //
-// (from the repository root; etcd is a module of its own, so
-// `cd etcd && go run ./cmd/ctrlkit ...` works as well).
+// (etcd is a module of its own, so the command runs from its directory,
+// or from the repository root as `go -C etcd run ./cmd/ctrlkit ...`).
 //
 // Every flag of `ctrlkit up` (see package controllers/controlplane/cli)
 // works here, and two select the store:
