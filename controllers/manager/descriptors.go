@@ -10,13 +10,13 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/job"
 	"github.com/ctrlkit/ctrlkit/controllers/namespace"
 	"github.com/ctrlkit/ctrlkit/controllers/nodelifecycle"
+	"github.com/ctrlkit/ctrlkit/controllers/persistentvolume"
 	"github.com/ctrlkit/ctrlkit/controllers/podgc"
 	"github.com/ctrlkit/ctrlkit/controllers/replicaset"
 	"github.com/ctrlkit/ctrlkit/controllers/resourcequota"
 	"github.com/ctrlkit/ctrlkit/controllers/serviceaccount"
 	"github.com/ctrlkit/ctrlkit/controllers/statefulset"
 	"github.com/ctrlkit/ctrlkit/controllers/tainteviction"
-	"github.com/ctrlkit/ctrlkit/controllers/volume"
 )
 
 // The names of the controllers Descriptors knows, as
@@ -112,7 +112,7 @@ func Descriptors() []Descriptor {
 		{
 			Name: PersistentVolumeBinderController, Aliases: []string{"persistentvolume-binder"}, Workers: 2,
 			New: func(x Context) (Runner, error) {
-				return volume.New(x.Cluster, x.Factory, volume.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return persistentvolume.New(x.Cluster, x.Factory, persistentvolume.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
 			},
 		},
 		{

@@ -15,9 +15,9 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/garbagecollector"
 	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
+	"github.com/ctrlkit/ctrlkit/controllers/persistentvolume"
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/controllers/statefulset"
-	"github.com/ctrlkit/ctrlkit/controllers/volume"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -55,7 +55,7 @@ func start(t *testing.T) *env {
 	require.NoError(t, err)
 	sts, err := statefulset.New(c, f, statefulset.Options{Logger: quiet, Recorder: rec})
 	require.NoError(t, err)
-	vol, err := volume.New(c, f, volume.Options{Logger: quiet, Recorder: rec})
+	vol, err := persistentvolume.New(c, f, persistentvolume.Options{Logger: quiet, Recorder: rec})
 	require.NoError(t, err)
 	gc, err := garbagecollector.New(c, f, garbagecollector.Options{Logger: quiet})
 	require.NoError(t, err)
@@ -233,7 +233,7 @@ func goneEv(name string) func(podEvent) bool {
 
 func defaultClass() *api.StorageClass {
 	return &api.StorageClass{
-		ObjectMeta:  api.ObjectMeta{Name: "standard", Annotations: map[string]string{volume.AnnDefaultStorageClass: "true"}},
+		ObjectMeta:  api.ObjectMeta{Name: "standard", Annotations: map[string]string{persistentvolume.AnnDefaultStorageClass: "true"}},
 		Provisioner: "sim.ctrlkit.io/hostpath",
 	}
 }

@@ -1,4 +1,4 @@
-package volume
+package persistentvolume
 
 import (
 	"context"
@@ -74,10 +74,10 @@ type manager struct {
 // Start f after New, then Run.
 func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("volume: cluster and factory are required")
+		return nil, errors.New("persistentvolume: cluster and factory are required")
 	}
 	if opts.Workers < 0 {
-		return nil, fmt.Errorf("volume: Workers %d is negative", opts.Workers)
+		return nil, fmt.Errorf("persistentvolume: Workers %d is negative", opts.Workers)
 	}
 	if opts.Workers == 0 {
 		opts.Workers = DefaultWorkers
@@ -100,24 +100,24 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 		return nil, err
 	}
 	if m.volG, err = reconcile.NewConsistency[string](m.vols, c.PersistentVolumes()); err != nil {
-		return nil, fmt.Errorf("volume: %w", err)
+		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
 	if m.claimG, err = reconcile.NewConsistency[string](m.claims, c.PersistentVolumeClaims()); err != nil {
-		return nil, fmt.Errorf("volume: %w", err)
+		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
 	if m.volW, err = reconcile.GatedWriter[*api.PersistentVolume](m.volG, c.PersistentVolumes(), api.Key[*api.PersistentVolume]); err != nil {
-		return nil, fmt.Errorf("volume: %w", err)
+		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
 	if m.claimW, err = reconcile.GatedWriter[*api.PersistentVolumeClaim](m.claimG, c.PersistentVolumeClaims(), api.Key[*api.PersistentVolumeClaim]); err != nil {
-		return nil, fmt.Errorf("volume: %w", err)
+		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
 	if m.ctl, err = reconcile.New(component, reconcile.Func[string](m.sync), reconcile.Options[string]{
 		Workers: opts.Workers, Logger: opts.Logger, Consistency: []*reconcile.Consistency[string]{m.volG, m.claimG},
 	}); err != nil {
-		return nil, fmt.Errorf("volume: %w", err)
+		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
 	if err := m.register(); err != nil {
-		return nil, fmt.Errorf("volume: %w", err)
+		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
 	return &Controller{ctl: m.ctl}, nil
 }
@@ -125,7 +125,7 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 func shared[T api.Object](f *informer.Factory, s *cluster.Store[T], logger *slog.Logger) (*informer.Informer[T], error) {
 	inf, err := informer.Shared(f, s.Resource(), source.ListWatcher[T](s), api.Key[T], informer.Options[T]{Logger: logger})
 	if err != nil {
-		return nil, fmt.Errorf("volume: %w", err)
+		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
 	return inf, nil
 }
@@ -154,12 +154,12 @@ func (m *manager) syncClaim(ctx context.Context, key string) error {
 	}
 	if p.claim != nil {
 		if _, err := m.claimW.Update(ctx, p.claim, ""); err != nil {
-			return fmt.Errorf("volume: claim %s: %w", key, err)
+			return fmt.Errorf("persistentvolume: claim %s: %w", key, err)
 		}
 	}
 	if p.volume != nil {
 		if _, err := m.volW.Update(ctx, p.volume, ""); err != nil {
-			return fmt.Errorf("volume: bind %s to claim %s: %w", p.volume.Name, key, err)
+			return fmt.Errorf("persistentvolume: bind %s to claim %s: %w", p.volume.Name, key, err)
 		}
 	}
 	if p.volumePhase != "" {
@@ -170,18 +170,18 @@ func (m *manager) syncClaim(ctx context.Context, key string) error {
 	if p.claimStatus != nil {
 		cur, _, err := m.claimW.Get(ctx, key)
 		if err != nil {
-			return fmt.Errorf("volume: claim %s: %w", key, err)
+			return fmt.Errorf("persistentvolume: claim %s: %w", key, err)
 		}
 		cur.Status = *p.claimStatus
 		if _, err := m.c.PersistentVolumeClaims().UpdateStatus(ctx, cur); err != nil {
-			return fmt.Errorf("volume: claim %s status: %w", key, err)
+			return fmt.Errorf("persistentvolume: claim %s status: %w", key, err)
 		}
 	}
 	if p.provision != nil {
 		_, err := m.volW.Create(ctx, p.provision)
 		if err != nil && !errors.Is(err, source.ErrAlreadyExists) {
 			m.rec.Eventf(ref, events.Warning, "ProvisioningFailed", "failed to provision volume: %v", err)
-			return fmt.Errorf("volume: provision for %s: %w", key, err)
+			return fmt.Errorf("persistentvolume: provision for %s: %w", key, err)
 		}
 		if err == nil {
 			m.rec.Eventf(ref, events.Normal, "ProvisioningSucceeded", "Successfully provisioned volume %s", p.provision.Name)
@@ -200,11 +200,11 @@ func (m *manager) setVolumePhase(ctx context.Context, name string, p claimPlan, 
 	}
 	v, _, err := m.volW.Get(ctx, name)
 	if err != nil {
-		return fmt.Errorf("volume: %s: %w", name, err)
+		return fmt.Errorf("persistentvolume: %s: %w", name, err)
 	}
 	v.Status.Phase = phase
 	if _, err := m.c.PersistentVolumes().UpdateStatus(ctx, v); err != nil {
-		return fmt.Errorf("volume: %s status: %w", name, err)
+		return fmt.Errorf("persistentvolume: %s status: %w", name, err)
 	}
 	return nil
 }
@@ -229,7 +229,7 @@ func (m *manager) syncVolume(ctx context.Context, name string) error {
 		case err == nil && live.UID == r.UID:
 			return nil // its event is on the way
 		case err != nil && !errors.Is(err, source.ErrNotFound):
-			return fmt.Errorf("volume: %s: claim: %w", name, err)
+			return fmt.Errorf("persistentvolume: %s: claim: %w", name, err)
 		}
 	}
 	ref := events.Ref{APIVersion: "v1", Kind: "PersistentVolume", Name: v.Name, UID: string(v.UID)}
@@ -239,7 +239,7 @@ func (m *manager) syncVolume(ctx context.Context, name string) error {
 	if p.delete {
 		if _, err := m.volW.Delete(ctx, name, ""); err != nil && !errors.Is(err, source.ErrNotFound) {
 			m.rec.Eventf(ref, events.Warning, "VolumeFailedDelete", "%v", err)
-			return fmt.Errorf("volume: delete %s: %w", name, err)
+			return fmt.Errorf("persistentvolume: delete %s: %w", name, err)
 		}
 		return nil
 	}
@@ -247,7 +247,7 @@ func (m *manager) syncVolume(ctx context.Context, name string) error {
 		cp := v.DeepCopy()
 		cp.Status.Phase = p.phase
 		if _, err := m.c.PersistentVolumes().UpdateStatus(ctx, cp); err != nil {
-			return fmt.Errorf("volume: %s status: %w", name, err)
+			return fmt.Errorf("persistentvolume: %s status: %w", name, err)
 		}
 	}
 	return nil

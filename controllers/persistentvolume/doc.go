@@ -1,4 +1,4 @@
-// Package volume is a small PersistentVolume controller: it binds
+// Package persistentvolume is a small PersistentVolume controller: it binds
 // PersistentVolumeClaims to PersistentVolumes, provisions volumes for
 // claims of a StorageClass the way an external provisioner would
 // (simulated: the volume is an object, nothing is allocated), and
@@ -8,7 +8,7 @@
 //
 // # Usage
 //
-//	ctl, err := volume.New(c, f, volume.Options{})
+//	ctl, err := persistentvolume.New(c, f, persistentvolume.Options{})
 //	f.Start(ctx)
 //	go ctl.Run(ctx)
 //
@@ -76,4 +76,4 @@
 // provisioners (every class but kubernetes.io/no-provisioner is
 // provisioned by the simulation), the periodic resync (15 s in kcm:
 // every change here is event-driven), and the binder's metrics.
-package volume
+package persistentvolume

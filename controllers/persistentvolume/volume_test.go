@@ -1,4 +1,4 @@
-package volume_test
+package persistentvolume_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
-	"github.com/ctrlkit/ctrlkit/controllers/volume"
+	"github.com/ctrlkit/ctrlkit/controllers/persistentvolume"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -34,7 +34,7 @@ func start(t *testing.T) *env {
 	require.NoError(t, err)
 	f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
 	rec := events.NewMemory()
-	ctl, err := volume.New(c, f, volume.Options{Logger: quiet, Recorder: rec})
+	ctl, err := persistentvolume.New(c, f, persistentvolume.Options{Logger: quiet, Recorder: rec})
 	require.NoError(t, err)
 	f.Start(ctx)
 	var wg sync.WaitGroup
@@ -107,7 +107,7 @@ func TestStaticBindingAndReclaim(t *testing.T) {
 		require.Equal(t, "pv-5g", medium.Spec.VolumeName)
 		require.Equal(t, api.PersistentVolumeClaimPhase("Bound"), small.Status.Phase)
 		require.Equal(t, "2Gi", small.Status.Capacity[api.ResourceStorage].String())
-		require.Equal(t, "yes", small.Annotations[volume.AnnBindCompleted])
+		require.Equal(t, "yes", small.Annotations[persistentvolume.AnnBindCompleted])
 		v, _ = e.pv("pv-2g")
 		require.Equal(t, api.PersistentVolumePhase("Bound"), v.Status.Phase)
 		require.Equal(t, small.UID, v.Spec.ClaimRef.UID)
@@ -142,10 +142,10 @@ func TestDefaultClassProvisioning(t *testing.T) {
 		e := start(t)
 		retain := api.PersistentVolumeReclaimPolicy("Retain")
 		e.create(
-			&api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "standard", Annotations: map[string]string{volume.AnnDefaultStorageClass: "true"}},
+			&api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "standard", Annotations: map[string]string{persistentvolume.AnnDefaultStorageClass: "true"}},
 				Provisioner: "sim.ctrlkit.io/hostpath"},
 			&api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "keep"}, Provisioner: "sim.ctrlkit.io/hostpath", ReclaimPolicy: &retain},
-			&api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "local"}, Provisioner: volume.NoProvisioner},
+			&api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "local"}, Provisioner: persistentvolume.NoProvisioner},
 		)
 		keep, local := "keep", "local"
 		e.create(claim("data", "1Gi", nil), claim("kept", "2Gi", &keep), claim("nothing", "1Gi", &local))
@@ -155,7 +155,7 @@ func TestDefaultClassProvisioning(t *testing.T) {
 		require.Equal(t, api.PersistentVolumeClaimPhase("Bound"), c.Status.Phase)
 		require.Equal(t, "pvc-"+string(c.UID), c.Spec.VolumeName)
 		v, _ := e.pv(c.Spec.VolumeName)
-		require.Equal(t, "sim.ctrlkit.io/hostpath", v.Annotations[volume.AnnProvisionedBy])
+		require.Equal(t, "sim.ctrlkit.io/hostpath", v.Annotations[persistentvolume.AnnProvisionedBy])
 		require.Equal(t, api.PersistentVolumeReclaimPolicy("Delete"), v.Spec.PersistentVolumeReclaimPolicy)
 		require.Equal(t, "1Gi", v.Spec.Capacity[api.ResourceStorage].String())
 		require.Equal(t, api.PersistentVolumeClaimPhase("Pending"), e.pvc("nothing").Status.Phase, "no-provisioner: static volumes only")

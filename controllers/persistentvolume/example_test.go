@@ -1,4 +1,4 @@
-package volume_test
+package persistentvolume_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
-	"github.com/ctrlkit/ctrlkit/controllers/volume"
+	"github.com/ctrlkit/ctrlkit/controllers/persistentvolume"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -20,7 +20,7 @@ func Example() {
 		panic(err)
 	}
 	f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
-	ctl, err := volume.New(c, f, volume.Options{Logger: quiet})
+	ctl, err := persistentvolume.New(c, f, persistentvolume.Options{Logger: quiet})
 	if err != nil {
 		panic(err)
 	}
