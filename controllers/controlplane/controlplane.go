@@ -45,6 +45,12 @@ type Options struct {
 	Invariants []Invariant
 	// Logger receives every component's logs. Default: discarded.
 	Logger *slog.Logger
+	// ManagerOnly starts the store's client and the controller manager
+	// alone: no nodes, scheduler, proxy or DNS (ControlPlane's fields for
+	// them stay nil and Nodes is ignored). It is a second replica of a
+	// control plane whose other components run elsewhere on the same
+	// store, its manager campaigning through Manager.Elector.
+	ManagerOnly bool
 }
 
 // ControlPlane is a running control plane.
@@ -95,6 +101,9 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	if opts.Nodes == 0 {
 		opts.Nodes = 1
+	}
+	if opts.ManagerOnly {
+		opts.Nodes = 0
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -162,25 +171,12 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		cp.Kubelets = append(cp.Kubelets, k)
 		runners = append(runners, k)
 	}
-	// The scheduler holds a pod whose claims are not bound (VolumeBinding),
-	// over the volume binder's informers.
-	claims, err := informer.Shared(cp.factory, c.PersistentVolumeClaims().Resource(), source.ListWatcher[*api.PersistentVolumeClaim](c.PersistentVolumeClaims()),
-		api.Key[*api.PersistentVolumeClaim], informer.Options[*api.PersistentVolumeClaim]{Logger: logger})
-	if err != nil {
-		return fail(err)
+	if !opts.ManagerOnly {
+		if err := cp.startScheduler(c, logger); err != nil {
+			return fail(err)
+		}
+		runners = append(runners, cp.Scheduler)
 	}
-	volumes, err := informer.Shared(cp.factory, c.PersistentVolumes().Resource(), source.ListWatcher[*api.PersistentVolume](c.PersistentVolumes()),
-		api.Key[*api.PersistentVolume], informer.Options[*api.PersistentVolume]{Logger: logger})
-	if err != nil {
-		return fail(err)
-	}
-	w := scheduler.ClusterWriter{Cluster: c}
-	if cp.Scheduler, err = scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w, Logger: logger,
-		Claims: scheduler.ClaimsFrom(claims.Lister()), Volumes: scheduler.VolumesFrom(volumes.Lister()),
-		Synced: []func() bool{claims.HasSynced, volumes.HasSynced}}); err != nil {
-		return fail(err)
-	}
-	runners = append(runners, cp.Scheduler)
 	mopts := opts.Manager
 	mopts.Factory, mopts.Logger = cp.factory, logger
 	if mopts.PodMetrics == nil {
@@ -191,12 +187,14 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return fail(err)
 	}
 	runners = append(runners, cp.Manager)
-	if cp.Proxy, err = proxy.New(c, cp.factory, proxy.Options{Logger: logger}); err != nil {
-		return fail(err)
-	}
-	runners = append(runners, cp.Proxy)
-	if cp.DNS, err = dns.New(c, cp.factory, dns.Options{}); err != nil {
-		return fail(err)
+	if !opts.ManagerOnly {
+		if cp.Proxy, err = proxy.New(c, cp.factory, proxy.Options{Logger: logger}); err != nil {
+			return fail(err)
+		}
+		runners = append(runners, cp.Proxy)
+		if cp.DNS, err = dns.New(c, cp.factory, dns.Options{}); err != nil {
+			return fail(err)
+		}
 	}
 	if cp.activity, err = watchActivity(ctx, c, cp.factory); err != nil {
 		return fail(err)
@@ -212,6 +210,28 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		})
 	}
 	return cp, nil
+}
+
+// startScheduler builds the scheduler, which holds a pod whose claims are
+// not bound (VolumeBinding) over the volume binder's informers.
+func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) error {
+	claims, err := informer.Shared(cp.factory, c.PersistentVolumeClaims().Resource(), source.ListWatcher[*api.PersistentVolumeClaim](c.PersistentVolumeClaims()),
+		api.Key[*api.PersistentVolumeClaim], informer.Options[*api.PersistentVolumeClaim]{Logger: logger})
+	if err != nil {
+		return err
+	}
+	volumes, err := informer.Shared(cp.factory, c.PersistentVolumes().Resource(), source.ListWatcher[*api.PersistentVolume](c.PersistentVolumes()),
+		api.Key[*api.PersistentVolume], informer.Options[*api.PersistentVolume]{Logger: logger})
+	if err != nil {
+		return err
+	}
+	w := scheduler.ClusterWriter{Cluster: c}
+	if cp.Scheduler, err = scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w, Logger: logger,
+		Claims: scheduler.ClaimsFrom(claims.Lister()), Volumes: scheduler.VolumesFrom(volumes.Lister()),
+		Synced: []func() bool{claims.HasSynced, volumes.HasSynced}}); err != nil {
+		return err
+	}
+	return nil
 }
 
 // podCIDR is node i's pod range: 10.244.i.0/24 as kubeadm's default

@@ -148,6 +148,29 @@ func TestStartBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "Nodes is negative")
 }
 
+// ManagerOnly runs the controller manager alone: a standby replica.
+func TestManagerOnly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: 3, ManagerOnly: true})
+		require.NoError(t, err)
+		require.Empty(t, cp.Kubelets)
+		require.Nil(t, cp.Scheduler)
+		require.Nil(t, cp.Proxy)
+		require.Nil(t, cp.DNS)
+		require.NotNil(t, cp.Manager)
+		require.NoError(t, cp.Apply(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team"}}))
+		require.NoError(t, cp.Settle(ctx, 5*time.Second))
+		_, _, err = cp.Cluster.ServiceAccounts().Get(ctx, "team/default")
+		require.NoError(t, err, "the manager's controllers run")
+		nodes, err := cp.Cluster.Nodes().List(ctx, source.ListOptions{})
+		require.NoError(t, err)
+		require.Empty(t, nodes.Items)
+		require.NoError(t, cp.Stop())
+	})
+}
+
 func TestPodCIDRs(t *testing.T) {
 	for i, want := range map[int]string{1: "10.244.1.0/24", 255: "10.244.255.0/24", 256: "100.65.0.0/24", 5000: "100.83.136.0/24"} {
 		require.Equal(t, want, controlplane.PodCIDR(i))

@@ -16,6 +16,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // kcm's defaults.
@@ -52,6 +53,11 @@ const (
 
 // Options configure New. The zero value is valid.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// Workers is the number of daemon sets synced concurrently. Default
 	// DefaultWorkers; negative is an error.
 	Workers int
@@ -168,9 +174,11 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 		return wrap(err)
 	}
 	if m.ctl, err = reconcile.New(component, reconcile.Func[string](m.sync), reconcile.Options[string]{
-		Workers:     opts.Workers,
-		Logger:      opts.Logger,
-		Consistency: []*reconcile.Consistency[string]{m.podGate, m.revGate, m.setGate},
+		Metrics:      opts.ReconcileMetrics,
+		QueueMetrics: opts.QueueMetrics,
+		Workers:      opts.Workers,
+		Logger:       opts.Logger,
+		Consistency:  []*reconcile.Consistency[string]{m.podGate, m.revGate, m.setGate},
 	}); err != nil {
 		return wrap(err)
 	}

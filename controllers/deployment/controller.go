@@ -14,10 +14,16 @@ import (
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // Options configure a Controller. The zero value is valid.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// Workers is the number of Deployments synced at once. Default 5,
 	// kcm's --concurrent-deployment-syncs.
 	Workers int
@@ -101,9 +107,11 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 		rsWriter:    rsWriter,
 	}
 	dc.ctl, err = reconcile.New("deployment", reconcile.Func[string](dc.Reconcile), reconcile.Options[string]{
-		Workers:     opts.Workers,
-		Logger:      opts.Logger,
-		Consistency: []*reconcile.Consistency[string]{gate},
+		Metrics:      opts.ReconcileMetrics,
+		QueueMetrics: opts.QueueMetrics,
+		Workers:      opts.Workers,
+		Logger:       opts.Logger,
+		Consistency:  []*reconcile.Consistency[string]{gate},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("deployment: %w", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // DefaultWorkers is the default number of services synced concurrently:
@@ -21,6 +22,11 @@ const DefaultWorkers = 5
 
 // Options configure New. The zero value is valid.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// Workers is the number of services synced concurrently. Default
 	// DefaultWorkers; negative is an error.
 	Workers int
@@ -100,9 +106,11 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 		return nil, fmt.Errorf("endpoints: %w", err)
 	}
 	if e.ctl, err = reconcile.New(component, reconcile.Func[string](e.sync), reconcile.Options[string]{
-		Workers:     opts.Workers,
-		Logger:      opts.Logger,
-		Consistency: []*reconcile.Consistency[string]{e.gate},
+		Metrics:      opts.ReconcileMetrics,
+		QueueMetrics: opts.QueueMetrics,
+		Workers:      opts.Workers,
+		Logger:       opts.Logger,
+		Consistency:  []*reconcile.Consistency[string]{e.gate},
 	}); err != nil {
 		return nil, fmt.Errorf("endpoints: %w", err)
 	}

@@ -39,6 +39,10 @@ type Options struct {
 	Recorder events.Recorder
 	// Logger receives the collector's logs. Default: slog.Default().
 	Logger *slog.Logger
+	// QueueMetrics, if set, meters the two queues (workqueue_* named
+	// garbage_collector_attempt_to_delete and _orphan, as kcm's).
+	// Default: none.
+	QueueMetrics workqueue.MetricsProvider
 }
 
 func (o *Options) validate() error {
@@ -99,10 +103,10 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Collector, err
 		workers:  opts.Workers,
 		graph:    newGraph(),
 		attemptToDelete: workqueue.New(workqueue.Options[api.UID]{
-			Name: "garbage_collector_attempt_to_delete", Logger: opts.Logger,
+			Name: "garbage_collector_attempt_to_delete", Logger: opts.Logger, Metrics: opts.QueueMetrics,
 		}),
 		attemptToOrphan: workqueue.New(workqueue.Options[api.UID]{
-			Name: "garbage_collector_attempt_to_orphan", Logger: opts.Logger,
+			Name: "garbage_collector_attempt_to_orphan", Logger: opts.Logger, Metrics: opts.QueueMetrics,
 		}),
 	}
 	for _, w := range watchers {

@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // The condition types of an autoscaler.
@@ -30,6 +31,11 @@ const DefaultWorkers = 5
 
 // Options configures a Controller. Metrics is required.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// Metrics reports the pods' usage. Required (a *Load in
 	// simulations).
 	Metrics MetricsClient
@@ -116,7 +122,7 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	if h.stss, err = informer.Shared(f, "statefulsets", source.ListWatcher[*api.StatefulSet](c.StatefulSets()), api.Key[*api.StatefulSet], informer.Options[*api.StatefulSet]{Logger: lo}); err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
 	}
-	if h.ctl, err = reconcile.New("horizontal-pod-autoscaler", reconcile.Func[string](h.sync), reconcile.Options[string]{Workers: opts.Workers, Logger: lo}); err != nil {
+	if h.ctl, err = reconcile.New("horizontal-pod-autoscaler", reconcile.Func[string](h.sync), reconcile.Options[string]{Metrics: opts.ReconcileMetrics, QueueMetrics: opts.QueueMetrics, Workers: opts.Workers, Logger: lo}); err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
 	}
 	// kcm: an autoscaler is (re)queued on its add and update, and then

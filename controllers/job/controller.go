@@ -16,6 +16,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // DefaultWorkers is the default number of jobs synced concurrently:
@@ -24,6 +25,11 @@ const DefaultWorkers = 5
 
 // Options configure New. The zero value is valid.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// Workers is the number of jobs synced concurrently. Default
 	// DefaultWorkers; negative is an error.
 	Workers int
@@ -114,9 +120,11 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 		return nil, wrap(err)
 	}
 	if ctl.ctl, err = reconcile.New("job-controller", reconcile.Func[string](ctl.sync), reconcile.Options[string]{
-		Workers:     opts.Workers,
-		Logger:      opts.Logger,
-		Consistency: []*reconcile.Consistency[string]{ctl.podGate, ctl.jobGate},
+		Metrics:      opts.ReconcileMetrics,
+		QueueMetrics: opts.QueueMetrics,
+		Workers:      opts.Workers,
+		Logger:       opts.Logger,
+		Consistency:  []*reconcile.Consistency[string]{ctl.podGate, ctl.jobGate},
 	}); err != nil {
 		return nil, wrap(err)
 	}

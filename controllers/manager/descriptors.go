@@ -50,25 +50,25 @@ func Descriptors() []Descriptor {
 		{
 			Name: ReplicaSetController, Aliases: []string{"replicaset"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return replicaset.New(x.Cluster, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return replicaset.New(x.Cluster, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: ReplicationControllerController, Aliases: []string{"replicationcontroller"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return replicaset.NewReplicationManager(x.Cluster, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return replicaset.NewReplicationManager(x.Cluster, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: DeploymentController, Aliases: []string{"deployment"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return deployment.New(x.Cluster, x.Factory, deployment.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return deployment.New(x.Cluster, x.Factory, deployment.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: GarbageCollectorController, Aliases: []string{"garbagecollector"}, Workers: 20,
 			New: func(x Context) (Runner, error) {
-				return garbagecollector.New(x.Cluster, x.Factory, garbagecollector.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return garbagecollector.New(x.Cluster, x.Factory, garbagecollector.Options{Workers: x.Workers, Logger: x.Logger, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
@@ -94,55 +94,55 @@ func Descriptors() []Descriptor {
 		{
 			Name: EndpointsController, Aliases: []string{"endpoint"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return endpoints.New(x.Cluster, x.Factory, endpoints.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return endpoints.New(x.Cluster, x.Factory, endpoints.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: DaemonSetController, Aliases: []string{"daemonset"}, Workers: 2,
 			New: func(x Context) (Runner, error) {
-				return daemonset.New(x.Cluster, x.Factory, daemonset.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return daemonset.New(x.Cluster, x.Factory, daemonset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: StatefulSetController, Aliases: []string{"statefulset"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return statefulset.New(x.Cluster, x.Factory, statefulset.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return statefulset.New(x.Cluster, x.Factory, statefulset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: PersistentVolumeBinderController, Aliases: []string{"persistentvolume-binder"}, Workers: 2,
 			New: func(x Context) (Runner, error) {
-				return persistentvolume.New(x.Cluster, x.Factory, persistentvolume.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return persistentvolume.New(x.Cluster, x.Factory, persistentvolume.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: JobController, Aliases: []string{"job"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return job.New(x.Cluster, x.Factory, job.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return job.New(x.Cluster, x.Factory, job.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: CronJobController, Aliases: []string{"cronjob"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return cronjob.New(x.Cluster, x.Factory, cronjob.Options{Workers: x.Workers, Logger: x.Logger, Recorder: x.Recorder})
+				return cronjob.New(x.Cluster, x.Factory, cronjob.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: ResourceQuotaController, Aliases: []string{"resourcequota"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return resourcequota.New(x.Cluster, x.Factory, resourcequota.Options{Workers: x.Workers, Logger: x.Logger})
+				return resourcequota.New(x.Cluster, x.Factory, resourcequota.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 		{
 			Name: NamespaceController, Aliases: []string{"namespace"}, Workers: 10,
 			New: func(x Context) (Runner, error) {
-				return namespace.New(x.Cluster, x.Factory, namespace.Options{Workers: x.Workers, Logger: x.Logger})
+				return namespace.New(x.Cluster, x.Factory, namespace.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 		{
 			Name: ServiceAccountController, Aliases: []string{"serviceaccount"}, Workers: 1,
 			New: func(x Context) (Runner, error) {
-				return serviceaccount.New(x.Cluster, x.Factory, serviceaccount.Options{Workers: x.Workers, Logger: x.Logger})
+				return serviceaccount.New(x.Cluster, x.Factory, serviceaccount.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 		{
@@ -152,7 +152,7 @@ func Descriptors() []Descriptor {
 				if m == nil {
 					m = hpa.NewLoad(x.Cluster.Pods())
 				}
-				return hpa.New(x.Cluster, x.Factory, hpa.Options{Metrics: m, Workers: x.Workers, Logger: x.Logger})
+				return hpa.New(x.Cluster, x.Factory, hpa.Options{Metrics: m, Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/leader"
+	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // ErrLeadershipLost is what Run returns when its term ended before ctx
@@ -46,6 +48,11 @@ type Context struct {
 	// PodMetrics reports pods' resource usage to the horizontal pod
 	// autoscaler: Options.PodMetrics.
 	PodMetrics hpa.MetricsClient
+	// ReconcileMetrics is Options.ReconcileMetrics (nil when unset).
+	ReconcileMetrics reconcile.MetricsProvider
+	// QueueMetrics meters the controller's work queues: the manager's
+	// counts for Stats, then Options.QueueMetrics. Never nil.
+	QueueMetrics workqueue.MetricsProvider
 }
 
 // Descriptor describes a controller the manager can run.
@@ -97,6 +104,13 @@ type Options struct {
 	// PodMetrics is the horizontal pod autoscaler's metrics source.
 	// Default: an hpa.Load over the cluster's pods, every pod at 0%.
 	PodMetrics hpa.MetricsClient
+	// ReconcileMetrics and QueueMetrics meter every controller's
+	// reconciles and work queues (the prometheus module's Provider is
+	// both, under controller-runtime's and client-go's names). Default:
+	// none; the manager counts queue depths and finished items for Stats
+	// either way.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 }
 
 // Manager runs a set of controllers over one cluster, one informer
@@ -109,6 +123,7 @@ type Manager struct {
 	names   []string
 	runners []Runner
 	brokers []*events.Broadcaster
+	stats   []*controllerStats
 	started atomic.Bool
 	synced  atomic.Bool
 	leading atomic.Bool
@@ -167,7 +182,11 @@ func New(c *cluster.Cluster, opts Options) (*Manager, error) {
 			m.brokers = append(m.brokers, b)
 			rec = b
 		}
-		r, err := d.New(Context{Cluster: c, Factory: factory, Logger: logger.With("controller", d.Name), Recorder: rec, Workers: workers, PodMetrics: opts.PodMetrics})
+		st := &controllerStats{name: d.Name, queue: opts.QueueMetrics}
+		r, err := d.New(Context{
+			Cluster: c, Factory: factory, Logger: logger.With("controller", d.Name), Recorder: rec, Workers: workers,
+			PodMetrics: opts.PodMetrics, ReconcileMetrics: opts.ReconcileMetrics, QueueMetrics: st,
+		})
 		if err != nil {
 			return nil, fmt.Errorf("manager: %s: %w", d.Name, err)
 		}
@@ -175,6 +194,7 @@ func New(c *cluster.Cluster, opts Options) (*Manager, error) {
 			return nil, fmt.Errorf("manager: %s: New returned no controller", d.Name)
 		}
 		m.names = append(m.names, d.Name)
+		m.stats = append(m.stats, st)
 		m.runners = append(m.runners, r)
 	}
 	return m, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // DefaultWorkers is --concurrent-namespace-syncs, as
@@ -21,6 +22,11 @@ const DefaultWorkers = 10
 
 // Options configures a Controller. The zero value is valid.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// Workers is the number of namespaces synced concurrently. Default
 	// DefaultWorkers; negative is an error.
 	Workers int
@@ -71,7 +77,7 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	if nc.namespaces, err = informer.Shared(f, "namespaces", source.ListWatcher[*api.Namespace](c.Namespaces()), api.Key[*api.Namespace], informer.Options[*api.Namespace]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("namespace: %w", err)
 	}
-	if nc.ctl, err = reconcile.New("namespace-controller", reconcile.Func[string](nc.sync), reconcile.Options[string]{Workers: opts.Workers, Logger: opts.Logger}); err != nil {
+	if nc.ctl, err = reconcile.New("namespace-controller", reconcile.Func[string](nc.sync), reconcile.Options[string]{Metrics: opts.ReconcileMetrics, QueueMetrics: opts.QueueMetrics, Workers: opts.Workers, Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("namespace: %w", err)
 	}
 	reg, err := nc.namespaces.AddEventHandler(informer.HandlerFuncs[*api.Namespace]{

@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // DefaultWorkers is the default number of claims and volumes synced
@@ -21,6 +22,11 @@ const DefaultWorkers = 2
 
 // Options configure New. The zero value is valid.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// Workers is the number of objects synced concurrently. Default
 	// DefaultWorkers; negative is an error.
 	Workers int
@@ -112,7 +118,9 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
 	if m.ctl, err = reconcile.New(component, reconcile.Func[string](m.sync), reconcile.Options[string]{
-		Workers: opts.Workers, Logger: opts.Logger, Consistency: []*reconcile.Consistency[string]{m.volG, m.claimG},
+		Metrics:      opts.ReconcileMetrics,
+		QueueMetrics: opts.QueueMetrics,
+		Workers:      opts.Workers, Logger: opts.Logger, Consistency: []*reconcile.Consistency[string]{m.volG, m.claimG},
 	}); err != nil {
 		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}

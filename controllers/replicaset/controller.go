@@ -16,6 +16,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // DefaultWorkers is the default number of owners synced concurrently:
@@ -25,6 +26,11 @@ const DefaultWorkers = 5
 // Options configure New and NewReplicationManager. The zero value is
 // valid.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// Workers is the number of owners synced concurrently. Default
 	// DefaultWorkers; negative is an error.
 	Workers int
@@ -141,9 +147,11 @@ func newController[T api.Object](c *cluster.Cluster, f *informer.Factory, k kind
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
 	if m.ctl, err = reconcile.New(component, reconcile.Func[string](m.sync), reconcile.Options[string]{
-		Workers:     opts.Workers,
-		Logger:      opts.Logger,
-		Consistency: []*reconcile.Consistency[string]{m.podGate, m.ownerGate},
+		Metrics:      opts.ReconcileMetrics,
+		QueueMetrics: opts.QueueMetrics,
+		Workers:      opts.Workers,
+		Logger:       opts.Logger,
+		Consistency:  []*reconcile.Consistency[string]{m.podGate, m.ownerGate},
 	}); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}

@@ -33,6 +33,11 @@ const priorityHardChanged = 1
 
 // Options configures a Controller. The zero value is valid.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// ResyncPeriod is how often every quota is recounted. Default
 	// DefaultResyncPeriod; negative is an error.
 	ResyncPeriod time.Duration
@@ -105,7 +110,9 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 		return nil, fmt.Errorf("resourcequota: %w", err)
 	}
 	if rc.ctl, err = reconcile.New("resourcequota-controller", reconcile.Func[string](rc.sync), reconcile.Options[string]{
-		Workers: opts.Workers, Logger: opts.Logger,
+		Metrics:      opts.ReconcileMetrics,
+		QueueMetrics: opts.QueueMetrics,
+		Workers:      opts.Workers, Logger: opts.Logger,
 	}); err != nil {
 		return nil, fmt.Errorf("resourcequota: %w", err)
 	}

@@ -96,6 +96,9 @@ type Options struct {
 	ExplainHistory int
 	// Logger receives the scheduler's logs. Default slog.Default().
 	Logger *slog.Logger
+	// QueueMetrics, if set, meters the scheduling queue (workqueue_*
+	// named scheduler). Default: none.
+	QueueMetrics workqueue.MetricsProvider
 }
 
 func (o Options) validate() (Options, error) {
@@ -177,7 +180,7 @@ func New(opts Options) (*Scheduler, error) {
 		kick:    make(chan struct{}, 1),
 		// Strict priorities (no aging): pod priority, then FIFO by the
 		// time a pod became ready, as kube-scheduler's PrioritySort.
-		queue: workqueue.New(workqueue.Options[string]{Name: "scheduler", AgingInterval: -1}),
+		queue: workqueue.New(workqueue.Options[string]{Name: "scheduler", AgingInterval: -1, Metrics: opts.QueueMetrics}),
 	}
 	if s.podInf, err = informer.New(opts.Pods, api.Key[*api.Pod], informer.Options[*api.Pod]{Name: "scheduler-pods", Logger: opts.Logger}); err != nil {
 		return nil, err

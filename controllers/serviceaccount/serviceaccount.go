@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // DefaultName is the service account every namespace gets, and the one
@@ -28,6 +29,11 @@ const mirrorAnnotation = "kubernetes.io/config.mirror"
 
 // Options configures a Controller. The zero value is valid.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// Names are the service accounts ensured in every namespace.
 	// Default [DefaultName].
 	Names []string
@@ -76,7 +82,7 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	if sc.accounts, err = informer.Shared(f, "serviceaccounts", source.ListWatcher[*api.ServiceAccount](c.ServiceAccounts()), api.Key[*api.ServiceAccount], informer.Options[*api.ServiceAccount]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("serviceaccount: %w", err)
 	}
-	if sc.ctl, err = reconcile.New("serviceaccount-controller", reconcile.Func[string](sc.sync), reconcile.Options[string]{Workers: opts.Workers, Logger: opts.Logger}); err != nil {
+	if sc.ctl, err = reconcile.New("serviceaccount-controller", reconcile.Func[string](sc.sync), reconcile.Options[string]{Metrics: opts.ReconcileMetrics, QueueMetrics: opts.QueueMetrics, Workers: opts.Workers, Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("serviceaccount: %w", err)
 	}
 	// kcm: a namespace added or updated is synced; a managed account

@@ -15,6 +15,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // DefaultWorkers is the default number of sets synced concurrently:
@@ -23,6 +24,11 @@ const DefaultWorkers = 5
 
 // Options configure New. The zero value is valid.
 type Options struct {
+	// ReconcileMetrics and QueueMetrics, if set, meter the controller's
+	// reconciles (controller_runtime_reconcile_*) and its work queue
+	// (workqueue_*, named after the controller). Default: none.
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
 	// Workers is the number of sets synced concurrently. Default
 	// DefaultWorkers; negative is an error.
 	Workers int
@@ -137,7 +143,7 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 			}
 		}
 		return res, err
-	}), reconcile.Options[string]{Workers: opts.Workers, Logger: opts.Logger, Consistency: gates}); err != nil {
+	}), reconcile.Options[string]{Metrics: opts.ReconcileMetrics, QueueMetrics: opts.QueueMetrics, Workers: opts.Workers, Logger: opts.Logger, Consistency: gates}); err != nil {
 		return nil, fmt.Errorf("statefulset: %w", err)
 	}
 	if err := m.register(); err != nil {

@@ -20,7 +20,10 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
 	"github.com/ctrlkit/ctrlkit/controllers/manager"
+	"github.com/ctrlkit/ctrlkit/leader"
 	"github.com/ctrlkit/ctrlkit/manifests"
+	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
 // Options extend the command from a program that embeds it (a build
@@ -31,6 +34,15 @@ type Options struct {
 	Backend func(spec string) (b cluster.Backend, close func(), err error)
 	// Metrics is served at /metrics with --listen.
 	Metrics http.Handler
+	// ReconcileMetrics and QueueMetrics meter the controllers (see
+	// manager.Options); the prometheus module's build sets them with
+	// Metrics. Default: none (the view still shows queue depths).
+	ReconcileMetrics reconcile.MetricsProvider
+	QueueMetrics     workqueue.MetricsProvider
+	// Elector, when set, enables --leader-elect: it is called once, after
+	// Backend has opened the store, and its Elector decides when this
+	// process's controllers act (the etcd build's campaigns in etcd).
+	Elector func() (leader.Elector, error)
 	// Stdin is where interactive commands are read (default os.Stdin);
 	// Terminal reports whether stdout is a terminal (default: checks
 	// os.Stdout).
@@ -76,6 +88,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 		fmt.Fprintf(stderr, "ctrlkit up: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
+	if cfg.leaderElect && opts.Elector == nil {
+		fmt.Fprintln(stderr, "ctrlkit up: --leader-elect needs a shared store: cd etcd && go run ./cmd/ctrlkit up --etcd=... --leader-elect")
+		return 2
+	}
 	if cfg.etcd != "" && opts.Backend == nil {
 		fmt.Fprintln(stderr, "ctrlkit up: --etcd needs the build with the etcd backend: cd etcd && go run ./cmd/ctrlkit up --etcd=...")
 		return 2
@@ -95,6 +111,7 @@ type upConfig struct {
 	etcd         string
 	events       int
 	logLevel     string
+	leaderElect  bool
 }
 
 type stringList []string
@@ -116,13 +133,14 @@ func upFlags(out io.Writer, c *upConfig) *flag.FlagSet {
 	fs.StringVar(&c.listen, "listen", "", "serve /healthz, /readyz, /metrics and /debug/pprof/ on this address (e.g. 127.0.0.1:10257)")
 	fs.StringVar(&c.etcd, "etcd", "", "keep the cluster in etcd at these endpoints (needs the etcd build)")
 	fs.IntVar(&c.events, "events", 10, "how many recent events the view shows")
+	fs.BoolVar(&c.leaderElect, "leader-elect", false, "run the controllers only while this process leads (needs a store shared with the other replicas: the etcd build); start further replicas with --nodes=0")
 	fs.StringVar(&c.logLevel, "log", "", "log the components at this level (debug, info, warn, error) to stderr; default: no logs")
 	return fs
 }
 
 func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Options) int {
-	if cfg.nodes < 1 || cfg.zones < 0 || cfg.timeout <= 0 || cfg.quiet <= 0 || cfg.refresh <= 0 || cfg.events < 0 {
-		fmt.Fprintln(stderr, "ctrlkit up: --nodes must be at least 1, --zones and --events not negative, durations positive")
+	if cfg.nodes < 0 || (cfg.nodes == 0 && !cfg.leaderElect) || cfg.zones < 0 || cfg.timeout <= 0 || cfg.quiet <= 0 || cfg.refresh <= 0 || cfg.events < 0 {
+		fmt.Fprintln(stderr, "ctrlkit up: --nodes must be at least 1 (0 only with --leader-elect), --zones and --events not negative, durations positive")
 		return 2
 	}
 	objs, err := load(cfg.files)
@@ -149,11 +167,19 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		defer closeFn()
 		copts.Backend = b
 	}
+	mopts := managerOptions(cfg)
+	mopts.ReconcileMetrics, mopts.QueueMetrics = opts.ReconcileMetrics, opts.QueueMetrics
+	if cfg.leaderElect {
+		if mopts.Elector, err = opts.Elector(); err != nil {
+			fmt.Fprintf(stderr, "ctrlkit up: --leader-elect: %v\n", err)
+			return 1
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cp, err := controlplane.Start(ctx, controlplane.Options{
-		Nodes: cfg.nodes, Zones: cfg.zones, Cluster: copts, Logger: logger,
-		Manager:    managerOptions(cfg),
+		Nodes: cfg.nodes, Zones: cfg.zones, Cluster: copts, Logger: logger, ManagerOnly: cfg.nodes == 0,
+		Manager:    mopts,
 		Invariants: []controlplane.Invariant{controlplane.DeploymentSurge(), controlplane.NodeNotOvercommitted()},
 	})
 	if err != nil {
@@ -187,6 +213,12 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		err := cp.Settle(sctx, cfg.quiet)
 		scancel()
 		snap, serr := Take(context.WithoutCancel(ctx), cp.Cluster)
+		snap.Controllers = controllerStats(cp.Manager.Stats(), nil, 0)
+		for i := range snap.Controllers {
+			if d := time.Since(start); d > 0 {
+				snap.Controllers[i].Rate = float64(snap.Controllers[i].Processed) / d.Seconds()
+			}
+		}
 		if serr == nil {
 			Render(stdout, snap, cfg.events)
 		}
@@ -272,11 +304,15 @@ func live(ctx context.Context, cp *controlplane.ControlPlane, cfg upConfig, stdo
 	t := time.NewTicker(cfg.refresh)
 	defer t.Stop()
 	var lastEvent time.Time
+	prev, prevAt := cp.Manager.Stats(), time.Now()
 	draw := func(note string) {
 		snap, err := Take(ctx, cp.Cluster)
 		if err != nil {
 			return
 		}
+		now := cp.Manager.Stats()
+		snap.Controllers = controllerStats(now, prev, snap.Now.Sub(prevAt))
+		prev, prevAt = now, snap.Now
 		if tty {
 			fmt.Fprint(stdout, "\x1b[H\x1b[2J")
 			Render(stdout, snap, cfg.events)
@@ -366,6 +402,9 @@ func runCommand(ctx context.Context, cp *controlplane.ControlPlane, line string)
 		}
 		return fmt.Sprintf("applied %d objects", len(objs))
 	case f[0] == "explain" && len(f) == 2:
+		if cp.Scheduler == nil {
+			return "explain: the scheduler runs in the other replica"
+		}
 		e, ok := cp.Scheduler.Explain(f[1])
 		if !ok {
 			return "explain: no recent scheduling attempt of " + f[1]

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane/cli"
+	"github.com/ctrlkit/ctrlkit/controllers/manager"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -40,6 +41,9 @@ func TestUpOnceDemoSet(t *testing.T) {
 			`default\s+hello\s+\*/1 \* \* \* \*\s+false`,
 			`default\s+nginx\s+ClusterIP\s+None\s+80/TCP\s+10\.244\.\d+\.\d+:80,10\.244`,
 			`Normal\s+SuccessfulCreate\s+statefulset/web\s+create Pod web-1`,
+			// Each controller's queue, drained, and the reconciles it ran.
+			`(?m)^deployment-controller\s+0\s+[1-9]\d*\s+\d+\s+\d+\.\d$`,
+			`(?m)^statefulset-controller\s+0\s+[1-9]\d*\s+`,
 			`settled after`,
 		} {
 			require.Regexp(t, row, o)
@@ -82,6 +86,9 @@ func TestUsage(t *testing.T) {
 	require.Equal(t, 2, cli.Main(context.Background(), []string{"up", "--nodes", "0"}, &out, &errOut, cli.Options{}))
 	require.Equal(t, 2, cli.Main(context.Background(), []string{"up", "--etcd", "http://127.0.0.1:2379"}, &out, &errOut, cli.Options{}))
 	require.Contains(t, errOut.String(), "etcd backend")
+	errOut.Reset()
+	require.Equal(t, 2, cli.Main(context.Background(), []string{"up", "--leader-elect"}, &out, &errOut, cli.Options{}))
+	require.Contains(t, errOut.String(), "--leader-elect needs a shared store")
 }
 
 // The live view of a fixed state (testdata/view.golden; -update rewrites it).
@@ -117,7 +124,11 @@ func TestRenderGolden(t *testing.T) {
 	ev.InvolvedObject.Kind, ev.InvolvedObject.Name = "Pod", "crashy"
 	snap := cli.Snapshot{Now: now, Nodes: []*api.Node{dead, node},
 		Pods:        []*api.Pod{pod("web-a", api.PodRunning, true, 0), crash, pod("done", api.PodSucceeded, false, 0)},
-		Deployments: []*api.Deployment{d}, Services: []*api.Service{svc}, Endpoints: []*api.Endpoints{ep}, Events: []*api.Event{ev}}
+		Deployments: []*api.Deployment{d}, Services: []*api.Service{svc}, Endpoints: []*api.Endpoints{ep}, Events: []*api.Event{ev},
+		Controllers: []cli.ControllerStats{
+			{Stats: manager.Stats{Name: manager.DeploymentController, Depth: 2, Processed: 40, Retries: 1}, Rate: 3.25},
+			{Stats: manager.Stats{Name: manager.PodGarbageCollectorController}},
+		}}
 	var buf bytes.Buffer
 	cli.Render(&buf, snap, 10)
 	golden := filepath.Join("testdata", "view.golden")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/manager"
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -31,6 +32,30 @@ type Snapshot struct {
 	Services     []*api.Service
 	Endpoints    []*api.Endpoints
 	Events       []*api.Event
+	// Controllers are the controller manager's counts (filled by the
+	// command, not by Take); the view leaves the section out when empty.
+	Controllers []ControllerStats
+}
+
+// ControllerStats is one controller's line in the view: its queues' depth,
+// the items it finished and retried, and its rate of finished items per
+// second over the last refresh.
+type ControllerStats struct {
+	manager.Stats
+	Rate float64
+}
+
+// controllerStats pairs the manager's counts now with those of prev (taken
+// elapsed earlier) into rates.
+func controllerStats(now, prev []manager.Stats, elapsed time.Duration) []ControllerStats {
+	out := make([]ControllerStats, len(now))
+	for i, st := range now {
+		out[i].Stats = st
+		if i < len(prev) && prev[i].Name == st.Name && elapsed > 0 {
+			out[i].Rate = float64(st.Processed-prev[i].Processed) / elapsed.Seconds()
+		}
+	}
+	return out
 }
 
 // Take reads a Snapshot from the cluster's stores.
@@ -116,6 +141,11 @@ func Render(w io.Writer, s Snapshot, events int) {
 		return []string{c.Namespace, c.Name, c.Spec.Schedule, fmt.Sprint(suspend), fmt.Sprint(len(c.Status.Active)), last, age(s.Now, c.CreationTimestamp)}
 	}))
 	section("SERVICES", "NAMESPACE\tNAME\tTYPE\tCLUSTER-IP\tPORTS\tENDPOINTS", serviceRows(s))
+	var ctl [][]string
+	for _, c := range s.Controllers {
+		ctl = append(ctl, []string{c.Name, fmt.Sprint(c.Depth), fmt.Sprint(c.Processed), fmt.Sprint(c.Retries), fmt.Sprintf("%.1f", c.Rate)})
+	}
+	section("CONTROLLERS", "NAME\tQUEUE\tRECONCILES\tRETRIES\tPER SECOND", ctl)
 	section("EVENTS", "LAST SEEN\tTYPE\tREASON\tOBJECT\tMESSAGE", eventRows(s, events))
 }
 

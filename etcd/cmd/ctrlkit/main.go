@@ -68,9 +68,16 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 
+	prom "github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane/cli"
+	"github.com/ctrlkit/ctrlkit/etcd"
 	"github.com/ctrlkit/ctrlkit/etcd/clusterstore"
+	"github.com/ctrlkit/ctrlkit/leader"
+	"github.com/ctrlkit/ctrlkit/prometheus"
 )
 
 func main() {
@@ -88,6 +95,12 @@ const extraUsage = `  -etcd-embedded string
     	start an etcd server in this process with its data in this directory
     	(kept across runs) and keep the cluster in it; not with --etcd
 `
+
+// electionKey is the election the replicas started with --leader-elect
+// campaign in: one controller manager leads at a time, as
+// kube-controller-manager's replicas hold the kube-system Lease of that
+// name.
+const electionKey = "/ctrlkit/leader/kube-controller-manager"
 
 // Timeouts of the etcd side; each bounds a wait that would otherwise
 // hang on an etcd that does not answer.
@@ -110,9 +123,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ctrlkit up: %v\n", err)
 		return 2
 	}
-	code := cli.Main(ctx, args, stdout, stderr, cli.Options{Backend: func(spec string) (cluster.Backend, func(), error) {
-		return backend(spec, stderr)
-	}})
+	reg := prom.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics, err := prometheus.New(reg, prometheus.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "ctrlkit up: metrics: %v\n", err)
+		return 1
+	}
+	var client *clientv3.Client // set by Backend, read by Elector
+	code := cli.Main(ctx, args, stdout, stderr, cli.Options{
+		Backend: func(spec string) (cluster.Backend, func(), error) {
+			b, c, closeFn, err := backend(spec, stderr)
+			client = c
+			return b, closeFn, err
+		},
+		Elector: func() (leader.Elector, error) {
+			if client == nil {
+				return nil, errors.New("needs --etcd or --etcd-embedded: the replicas campaign in etcd")
+			}
+			return etcd.NewElector(client, etcd.ElectorOptions{Election: electionKey})
+		},
+		Metrics:          promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		ReconcileMetrics: metrics,
+		QueueMetrics:     metrics,
+	})
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, extraUsage)
 	}
@@ -174,13 +208,13 @@ func rewriteArgs(args []string) ([]string, error) {
 // backend is cli's Options.Backend: spec is --etcd's value, endpoints or
 // embedded:DIR. close stops the client, then the embedded server if
 // there is one; cli calls it after the control plane has stopped.
-func backend(spec string, stderr io.Writer) (cluster.Backend, func(), error) {
+func backend(spec string, stderr io.Writer) (cluster.Backend, *clientv3.Client, func(), error) {
 	var endpoints []string
 	stopServer := func() {}
 	if dir, ok := strings.CutPrefix(spec, embeddedPrefix); ok {
 		e, clientURL, err := startEmbedded(dir)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		fmt.Fprintf(stderr, "embedded etcd: data in %s, clients at %s\n", dir, clientURL)
 		endpoints = []string{clientURL}
@@ -196,7 +230,7 @@ func backend(spec string, stderr io.Writer) (cluster.Backend, func(), error) {
 			}
 		}
 		if len(endpoints) == 0 {
-			return nil, nil, errors.New("no endpoints")
+			return nil, nil, nil, errors.New("no endpoints")
 		}
 	}
 	client, err := clientv3.New(clientv3.Config{
@@ -206,7 +240,7 @@ func backend(spec string, stderr io.Writer) (cluster.Backend, func(), error) {
 	})
 	if err != nil {
 		stopServer()
-		return nil, nil, fmt.Errorf("etcd client of %s: %w", strings.Join(endpoints, ","), err)
+		return nil, nil, nil, fmt.Errorf("etcd client of %s: %w", strings.Join(endpoints, ","), err)
 	}
 	// A linearizable read needs a quorum: it fails here, within
 	// probeTimeout, rather than the control plane hanging on its first
@@ -217,12 +251,12 @@ func backend(spec string, stderr io.Writer) (cluster.Backend, func(), error) {
 	if err != nil {
 		client.Close()
 		stopServer()
-		return nil, nil, fmt.Errorf("etcd at %s does not answer: %w", strings.Join(endpoints, ","), err)
+		return nil, nil, nil, fmt.Errorf("etcd at %s does not answer: %w", strings.Join(endpoints, ","), err)
 	}
 	// Sources' log lines are dropped: cli does not hand its --log logger
 	// to Backend (their errors reach the control plane).
 	b := clusterstore.New(client, clusterstore.Options{BookmarkInterval: bookmarkInterval, Logger: slog.New(slog.DiscardHandler)})
-	return b, func() {
+	return b, client, func() {
 		client.Close()
 		stopServer()
 	}, nil
