@@ -40,6 +40,12 @@ type kind[T api.Object] struct {
 	fields func(obj T) map[string]string
 	// fieldNames are the keys fields returns.
 	fieldNames []string
+	// field, if set, returns one of fieldNames' values without building
+	// fields' map (the kinds selected on hot paths: pods).
+	field func(obj T, name string) string
+	// trigger, if set, indexes the watches of Select by one field (see
+	// trigger).
+	trigger *trigger[T]
 	// gracePeriod returns the grace period of a deletion requested with
 	// want (nil: the object's default), and whether the deletion is
 	// graceful at all; nil means never graceful (everything but pods).

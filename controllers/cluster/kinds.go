@@ -30,6 +30,24 @@ func podKind() *kind[*api.Pod] {
 			"status.podIP":            p.Status.PodIP,
 		}
 	}
+	k.field = func(p *api.Pod, name string) string {
+		switch name {
+		case "spec.nodeName":
+			return p.Spec.NodeName
+		case "spec.schedulerName":
+			return p.Spec.SchedulerName
+		case "spec.restartPolicy":
+			return string(p.Spec.RestartPolicy)
+		case "spec.serviceAccountName":
+			return p.Spec.ServiceAccountName
+		case "status.phase":
+			return string(p.Status.Phase)
+		case "status.podIP":
+			return p.Status.PodIP
+		}
+		return ""
+	}
+	k.trigger = &trigger[*api.Pod]{field: "spec.nodeName", value: func(p *api.Pod) string { return p.Spec.NodeName }}
 	k.gracePeriod = podGracePeriod
 	return k
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -22,6 +23,9 @@ type Store[T api.Object] struct {
 	c    *Cluster
 	kind *kind[T]
 	s    storage[T]
+
+	hubOnce sync.Once
+	hub     *triggerHub[T] // of kind.trigger, made at the first indexed Select
 }
 
 var (
@@ -91,6 +95,15 @@ func (s *Store[T]) Select(opts SelectOptions) (source.ListWatcher[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	if t := s.kind.trigger; t != nil {
+		terms, _ := parseFieldSelector(opts.FieldSelector) // parsed by matcher
+		for _, term := range terms {
+			if term.field == t.field && !term.not {
+				s.hubOnce.Do(func() { s.hub = &triggerHub[T]{s: s, t: *t} })
+				return source.Filter[T](indexedSource[T]{hub: s.hub, value: term.value}, api.Key[T], match), nil
+			}
+		}
+	}
 	return source.Filter[T](s, api.Key[T], match), nil
 }
 
@@ -116,7 +129,7 @@ func (s *Store[T]) matcher(opts SelectOptions) (func(T) bool, error) {
 			return true
 		}
 		var extra map[string]string
-		if s.kind.fields != nil {
+		if s.kind.fields != nil && s.kind.field == nil {
 			extra = s.kind.fields(obj)
 		}
 		m := obj.GetObjectMeta()
@@ -128,7 +141,11 @@ func (s *Store[T]) matcher(opts SelectOptions) (func(T) bool, error) {
 			case "metadata.namespace":
 				v = m.Namespace
 			default:
-				v = extra[t.field]
+				if s.kind.field != nil {
+					v = s.kind.field(obj, t.field)
+				} else {
+					v = extra[t.field]
+				}
 			}
 			if (v == t.value) == t.not {
 				return false

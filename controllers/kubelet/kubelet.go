@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -221,7 +223,9 @@ func (k *Kubelet) tick(ctx context.Context, now time.Time, dirty map[string]stru
 			dirty[key] = struct{}{}
 		}
 	}
-	for key := range dirty {
+	// In key order, so that pods admitted together get their addresses
+	// in a reproducible order.
+	for _, key := range slices.Sorted(maps.Keys(dirty)) {
 		if err := k.syncPod(ctx, key, now); err != nil {
 			fail(err)
 			k.mu.Lock()

@@ -1,0 +1,351 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// A trigger field is one a kind's watches are indexed by, as
+// kube-apiserver's watch cache indexes pods by spec.nodeName (the
+// cacher's trigger functions): a Select whose field selector requires an
+// exact value of it ("spec.nodeName=node-7", what every kubelet asks for)
+// is served from one shared watch of the store, which hands each event
+// only to the watches of the values the object had before and after it.
+// Without it, each of N kubelets would filter every pod event of the
+// cluster itself: O(nodes) work per pod event.
+type trigger[T api.Object] struct {
+	field string
+	value func(T) string
+}
+
+// hubRingSize is how many recent events a hub keeps to start watches a
+// little in the past (from the version of the List that seeded them);
+// older versions are expired and the watcher relists.
+const hubRingSize = 4096
+
+// hubQueueLimit bounds the events a hub holds for one watch that is not
+// reading; past it the watch ends with an error (the reflector relists),
+// as the watch cache terminates a blocked watcher.
+const hubQueueLimit = 1 << 16
+
+// triggerHub fans one watch of a store out to indexed watches. It runs
+// (one goroutine, one upstream watch) only while some watch is open.
+type triggerHub[T api.Object] struct {
+	s   *Store[T]
+	t   trigger[T]
+	mu  sync.Mutex // guards cur; held while a run starts
+	cur *hubRun[T]
+}
+
+// hubRun is one life of the shared watch: from a List (which seeds each
+// key's trigger value) until the upstream watch ends or no watch is left.
+type hubRun[T api.Object] struct {
+	hub     *triggerHub[T]
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	startRV string                           // the List's version: watches from older ones are expired
+	ring    []hubEvent[T]                    // the last events, oldest first
+	ringRV  string                           // the version just before ring[0] (startRV until it wraps)
+	last    map[string]string                // key → trigger value of its current state
+	subs    map[string]map[*hubWatch[T]]bool // trigger value → watches
+	n       int
+	ended   bool
+}
+
+type hubEvent[T any] struct {
+	ev       source.Event[T]
+	old, new string
+}
+
+// hubWatch is one indexed watch.
+type hubWatch[T any] struct {
+	value     string
+	bookmarks bool
+	from      string // events at or before this version are not sent
+	mu        sync.Mutex
+	queue     []source.Event[T]
+	wake      chan struct{}
+	closed    bool // an Error event is the queue's last
+}
+
+// indexedSource is the ListWatcher of one trigger value: List is the
+// store's (Filter drops the rest), Watch the hub's.
+type indexedSource[T api.Object] struct {
+	hub   *triggerHub[T]
+	value string
+}
+
+func (x indexedSource[T]) List(ctx context.Context, opts source.ListOptions) (source.List[T], error) {
+	return x.hub.s.List(ctx, opts)
+}
+
+func (x indexedSource[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[T], error) {
+	return x.hub.watch(ctx, x.value, opts)
+}
+
+func (x indexedSource[T]) CompareResourceVersions(a, b string) (int, error) {
+	return x.hub.s.CompareResourceVersions(a, b)
+}
+
+func (h *triggerHub[T]) watch(ctx context.Context, value string, opts source.WatchOptions) (<-chan source.Event[T], error) {
+	if ctx == nil {
+		return nil, errors.New("cluster: watch: nil context")
+	}
+	if opts.SendInitialEvents {
+		return nil, fmt.Errorf("cluster: %s: an indexed watch does not send initial events: %w", h.s.kind.resource, source.ErrUnsupported)
+	}
+	w := &hubWatch[T]{value: value, bookmarks: opts.AllowBookmarks, from: opts.ResourceVersion, wake: make(chan struct{}, 1)}
+	h.mu.Lock()
+	if h.cur == nil || h.cur.isEnded() {
+		r, err := h.start()
+		if err != nil {
+			h.mu.Unlock()
+			return nil, err
+		}
+		h.cur = r
+	}
+	r := h.cur
+	err := r.add(w)
+	if err != nil && r.stopIfIdle() {
+		h.cur = nil
+	}
+	h.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan source.Event[T])
+	go w.run(ctx, out, func() { h.remove(r, w) })
+	return out, nil
+}
+
+// start lists the store and opens the shared watch from the list's version.
+func (h *triggerHub[T]) start() (*hubRun[T], error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	l, err := h.s.List(ctx, source.ListOptions{})
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	in, err := h.s.Watch(ctx, source.WatchOptions{ResourceVersion: l.ResourceVersion, AllowBookmarks: true})
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	r := &hubRun[T]{hub: h, cancel: cancel, startRV: l.ResourceVersion, ringRV: l.ResourceVersion,
+		last: make(map[string]string, len(l.Items)), subs: make(map[string]map[*hubWatch[T]]bool)}
+	for _, obj := range l.Items {
+		r.last[api.Key(obj)] = h.t.value(obj)
+	}
+	go r.loop(in)
+	return r, nil
+}
+
+func (h *triggerHub[T]) remove(r *hubRun[T], w *hubWatch[T]) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r.remove(w) && h.cur == r {
+		h.cur = nil
+	}
+}
+
+func (r *hubRun[T]) isEnded() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ended
+}
+
+// older reports whether version a is before b; an unparsable version
+// counts as not older, so the event is sent.
+func (r *hubRun[T]) older(a, b string) bool {
+	c, err := r.hub.s.CompareResourceVersions(a, b)
+	return err == nil && c < 0
+}
+
+// add registers w and queues the buffered events after w.from.
+func (r *hubRun[T]) add(w *hubWatch[T]) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w.from == "" {
+		w.from = r.ringRV
+		if n := len(r.ring); n > 0 {
+			w.from = r.ring[n-1].ev.ResourceVersion
+		}
+	}
+	if r.older(w.from, r.ringRV) {
+		return fmt.Errorf("cluster: %s: watch from version %s: the watch cache starts at %s: %w", r.hub.s.kind.resource, w.from, r.ringRV, source.ErrExpired)
+	}
+	for _, e := range r.ring {
+		if (e.old == w.value || e.new == w.value) && r.older(w.from, e.ev.ResourceVersion) {
+			w.push(e.ev)
+		}
+	}
+	set := r.subs[w.value]
+	if set == nil {
+		set = make(map[*hubWatch[T]]bool)
+		r.subs[w.value] = set
+	}
+	set[w] = true
+	r.n++
+	return nil
+}
+
+// remove unregisters w and reports whether the run stopped (no watch left).
+func (r *hubRun[T]) remove(w *hubWatch[T]) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if set := r.subs[w.value]; set[w] {
+		delete(set, w)
+		if len(set) == 0 {
+			delete(r.subs, w.value)
+		}
+		r.n--
+	}
+	return r.stopIfIdleLocked()
+}
+
+// stopIfIdle ends the run if no watch is left, and reports whether it
+// has ended.
+func (r *hubRun[T]) stopIfIdle() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopIfIdleLocked()
+}
+
+func (r *hubRun[T]) stopIfIdleLocked() bool {
+	if r.n == 0 && !r.ended {
+		r.ended = true
+		r.cancel()
+	}
+	return r.ended
+}
+
+// loop dispatches the shared watch until it ends.
+func (r *hubRun[T]) loop(in <-chan source.Event[T]) {
+	defer func() {
+		for range in {
+		}
+	}()
+	for ev := range in {
+		if !r.dispatch(ev) {
+			return
+		}
+	}
+	r.end(fmt.Errorf("cluster: %s: the watch cache's watch ended: %w", r.hub.s.kind.resource, source.ErrExpired))
+}
+
+func (r *hubRun[T]) dispatch(ev source.Event[T]) bool {
+	switch ev.Type {
+	case source.Error:
+		r.end(ev.Err)
+		return false
+	case source.Bookmark:
+		r.mu.Lock()
+		for _, set := range r.subs {
+			for w := range set {
+				if w.bookmarks {
+					w.push(ev)
+				}
+			}
+		}
+		r.mu.Unlock()
+		return true
+	}
+	k := api.Key(ev.Object)
+	e := hubEvent[T]{ev: ev, new: r.hub.t.value(ev.Object)}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return false
+	}
+	e.old = r.last[k]
+	if ev.Type == source.Deleted {
+		delete(r.last, k)
+	} else {
+		r.last[k] = e.new
+	}
+	if len(r.ring) == hubRingSize {
+		r.ringRV = r.ring[0].ev.ResourceVersion
+		copy(r.ring, r.ring[1:])
+		r.ring = r.ring[:hubRingSize-1]
+	}
+	r.ring = append(r.ring, e)
+	r.send(e.new, ev)
+	if e.old != e.new {
+		r.send(e.old, ev)
+	}
+	return true
+}
+
+func (r *hubRun[T]) send(value string, ev source.Event[T]) {
+	for w := range r.subs[value] {
+		if r.older(w.from, ev.ResourceVersion) {
+			w.push(ev)
+		}
+	}
+}
+
+// end closes every watch with err; the next watch starts a new run.
+func (r *hubRun[T]) end(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return
+	}
+	r.ended = true
+	r.cancel()
+	for _, set := range r.subs {
+		for w := range set {
+			w.push(source.Event[T]{Type: source.Error, Err: err})
+		}
+	}
+}
+
+// push queues ev (never blocking the hub); an Error event is the last.
+func (w *hubWatch[T]) push(ev source.Event[T]) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	if len(w.queue) >= hubQueueLimit {
+		ev = source.Event[T]{Type: source.Error, Err: fmt.Errorf("cluster: a watch fell %d events behind: %w", hubQueueLimit, source.ErrExpired)}
+	}
+	w.queue = append(w.queue, ev)
+	w.closed = ev.Type == source.Error
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run sends the queued events to out until ctx ends or an Error was sent.
+func (w *hubWatch[T]) run(ctx context.Context, out chan<- source.Event[T], done func()) {
+	defer done()
+	defer close(out)
+	for {
+		w.mu.Lock()
+		batch := w.queue
+		w.queue = nil
+		w.mu.Unlock()
+		for _, ev := range batch {
+			select {
+			case out <- ev:
+			case <-ctx.Done():
+				return
+			}
+			if ev.Type == source.Error {
+				return
+			}
+		}
+		select {
+		case <-w.wake:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
