@@ -9,9 +9,9 @@ import (
 )
 
 // ErrTestFailed is returned (wrapped) by Apply when a JSON patch "test"
-// operation finds a value other than the one it names. kube-apiserver
-// answers it with 422 Unprocessable Entity rather than 400.
-var ErrTestFailed = errors.New("patch: test operation failed")
+// operation finds a value other than the one it names. Such an error is
+// also ErrUnprocessable.
+var ErrTestFailed = errors.New("test operation failed")
 
 // operation is one RFC 6902 operation. Value is a pointer so that an
 // absent "value" is told apart from "value": null (a RawMessage "null").
@@ -70,7 +70,7 @@ func jsonPatch(doc value, p []byte) (value, error) {
 		var err error
 		doc, err = applyOp(doc, op)
 		if err != nil {
-			return nil, fmt.Errorf("patch: operation %d (%s): %w", i, op.Op, err)
+			return nil, fmt.Errorf("%w: operation %d (%s): %w", ErrUnprocessable, i, op.Op, err)
 		}
 	}
 	return doc, nil

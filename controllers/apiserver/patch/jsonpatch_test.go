@@ -84,9 +84,23 @@ func TestJSONPatch(t *testing.T) {
 	}
 }
 
-func TestJSONPatchTestFailedIsSentinel(t *testing.T) {
+// kube-apiserver answers 422 for a JSON patch whose operations fail, 400
+// for one that is not a list of operations.
+func TestJSONPatchErrorClasses(t *testing.T) {
 	_, err := Apply(JSON, "Pod", []byte(`{"a":1}`), []byte(`[{"op":"test","path":"/a","value":2}]`))
 	assert.ErrorIs(t, err, ErrTestFailed)
+	assert.ErrorIs(t, err, ErrUnprocessable)
+	assert.Equal(t, `patch: cannot apply the patch: operation 0 (test): test operation failed: the value at "/a" is not 2`, err.Error())
+	for _, p := range []string{`[{"op":"remove","path":"/b"}]`, `[{"op":"frob","path":"/a"}]`, `[{"op":"add","path":"/a/1","value":1}]`} {
+		_, err = Apply(JSON, "Pod", []byte(`{"a":1}`), []byte(p))
+		assert.ErrorIs(t, err, ErrUnprocessable, p)
+		assert.NotErrorIs(t, err, ErrTestFailed, p)
+	}
+	for _, p := range []string{`{}`, `[1]`, `nope`} {
+		_, err = Apply(JSON, "Pod", []byte(`{"a":1}`), []byte(p))
+		assert.Error(t, err, p)
+		assert.NotErrorIs(t, err, ErrUnprocessable, p)
+	}
 }
 
 // The original document must not change: a server may hold it in a cache.

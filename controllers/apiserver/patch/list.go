@@ -27,7 +27,7 @@ func listKind(lists ...[]value) (elemKind, error) {
 			case object:
 				t = "object"
 			case []value:
-				return kindNone, errors.New("patch: lists of lists cannot be merged")
+				return kindNone, fmt.Errorf("%w: lists of lists cannot be merged", ErrUnprocessable)
 			case string:
 				t = "string"
 			case bool:

@@ -28,6 +28,15 @@ const (
 // unknown content type. A server answers it with 415 Unsupported Media Type.
 var ErrUnsupportedType = errors.New("patch: unsupported patch type")
 
+// ErrUnprocessable is wrapped by the errors of patches that are well-formed
+// but cannot be applied to this object, for which kube-apiserver answers
+// 422 Unprocessable Entity instead of 400: every failed JSON patch
+// operation (a missing path, an index out of range, a failed test, an
+// unknown op — upstream checks operations only as it applies them), and a
+// strategic merge patch with a list of lists or members outside its
+// $retainKeys.
+var ErrUnprocessable = errors.New("patch: cannot apply the patch")
+
 // Apply returns original with the patch p of type t applied. original is a
 // JSON document of an object of the given kind of controllers/api (the kind
 // matters only to StrategicMerge, which takes each list's merge strategy

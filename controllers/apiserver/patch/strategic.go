@@ -205,7 +205,7 @@ func applyRetainKeys(original, patch object) error {
 			continue
 		}
 		if !keep[k] {
-			return fmt.Errorf("patch: %q is set by the patch but not listed in %s", k, retainKeys)
+			return fmt.Errorf("%w: %q is set by the patch but not listed in %s", ErrUnprocessable, k, retainKeys)
 		}
 	}
 	for k := range original {
