@@ -108,12 +108,15 @@
 // needs the schema.
 //
 // Deliberate differences from upstream, none of which kubectl's own
-// patches reach in practice: a patch value with no counterpart in the
-// original (a new member, a new list element) is cleaned — nulls dropped,
+// patches reach in practice: a patch value that replaces the original's
+// or has no counterpart in it (a new member or list element, an atomic
+// list, a "$patch: replace") is cleaned — nulls in objects dropped,
 // directives applied — where upstream copies it verbatim and leaves its
 // "$setElementOrder/..." members and {"$patch": "delete", ...} elements to
-// the decoder; members of opaque types (ControllerRevision's data) merge
-// as plain JSON where upstream fails; an unknown "$..." member is an error
-// where upstream keeps it; duplicate scalars merge keeping the first
-// (upstream's deduplication may reorder them).
+// the decoder (which would decode the latter as real elements); members of
+// opaque types (ControllerRevision's data) merge as plain JSON where
+// upstream fails; an unknown "$..." member is an error where upstream
+// keeps it; duplicate scalars merge keeping the first (upstream's
+// deduplication may reorder them); the members of a patch object are
+// applied in sorted order where upstream's order is Go's map order.
 package patch

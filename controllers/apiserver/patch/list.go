@@ -80,7 +80,7 @@ func mergeList(original, patch []value, s schema, mergeKey string, deleteList bo
 		if mergeKey == "" {
 			return nil, errors.New("patch: cannot merge a list of objects that has no merge key")
 		}
-		if original, patch, err = applyListDirectives(original, patch, mergeKey); err != nil {
+		if original, patch, err = applyListDirectives(original, patch, s, mergeKey); err != nil {
 			return nil, err
 		}
 		if merged, err = mergeByKey(original, patch, s, mergeKey); err != nil {
@@ -102,7 +102,7 @@ func mergeList(original, patch []value, s schema, mergeKey string, deleteList bo
 // added element lands among the server's when the same patch also
 // deletes one. Doing the same edits keeps the result equal to
 // kube-apiserver's.
-func applyListDirectives(original, patch []value, mergeKey string) ([]value, []value, error) {
+func applyListDirectives(original, patch []value, s schema, mergeKey string) ([]value, []value, error) {
 	rest := make([]value, 0, len(patch))
 	replace := false
 	for _, v := range patch {
@@ -133,7 +133,7 @@ func applyListDirectives(original, patch []value, mergeKey string) ([]value, []v
 		}
 	}
 	if replace {
-		l, err := cleanList(rest, nil)
+		l, err := cleanList(rest, s)
 		return l, nil, err
 	}
 	return original, rest, nil

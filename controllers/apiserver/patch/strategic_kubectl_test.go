@@ -108,3 +108,21 @@ func withoutDirectives(v value) value {
 	}
 	return v
 }
+
+// BenchmarkApplyKubectl applies each kubectl case of
+// testdata/kubectl_apply.json once per iteration.
+func BenchmarkApplyKubectl(b *testing.B) {
+	data, err := os.ReadFile("testdata/kubectl_apply.json")
+	require.NoError(b, err)
+	var cases []kubectlCase
+	require.NoError(b, json.Unmarshal(data, &cases))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range cases {
+			if _, err := Apply(StrategicMerge, c.Kind, c.Live, c.Patch); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cases)), "ns/patch")
+}
