@@ -108,6 +108,9 @@ func (h *typed[T]) watch(req *request) {
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
+	if flusher != nil {
+		flusher.Flush() // the client waits for the headers
+	}
 	enc := json.NewEncoder(w)
 	send := func(typ string, obj any) bool {
 		if err := enc.Encode(watchEvent{Type: typ, Object: obj}); err != nil {
