@@ -128,7 +128,8 @@ func TestErrors(t *testing.T) {
 	stale := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","resourceVersion":"` + rv + `"},"data":{"a":"2"}}`
 	require.Equal(t, 200, do(t, ts, "PUT", cms+"/cm", jsonCT, stale).code)
 	for i := range 3 {
-		r := do(t, ts, "PUT", cms+"/cm", jsonCT, strings.Replace(cm, `"1"`, `"x`+string(rune('a'+i))+`"`, 1)); require.Equal(t, 200, r.code, r.raw)
+		r := do(t, ts, "PUT", cms+"/cm", jsonCT, strings.Replace(cm, `"1"`, `"x`+string(rune('a'+i))+`"`, 1))
+		require.Equal(t, 200, r.code, r.raw)
 	}
 
 	for _, tc := range []struct {
