@@ -72,7 +72,9 @@ func TestKubectlAgainstServedAPI(t *testing.T) {
 	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kc}, args...)...)
+		began := time.Now()
 		out, err := cmd.CombinedOutput()
+		t.Logf("kubectl %s: %v", strings.Join(args, " "), time.Since(began).Round(time.Millisecond))
 		require.NoError(t, err, "kubectl %s:\n%s", strings.Join(args, " "), out)
 		return string(out)
 	}
@@ -80,7 +82,9 @@ func TestKubectlAgainstServedAPI(t *testing.T) {
 	// The manifests as shipped, but two that kubectl itself cannot send to
 	// any 1.32 server: the CronJob in batch/v1beta1 (removed in 1.25) goes
 	// as batch/v1, and the ResourceQuota written as a bare YAML sequence,
-	// which kubectl does not read, is left out.
+	// which kubectl does not read, is left out. The Deployment's pods stop
+	// 1 s after being asked to (the simulated kubelet's stop-after), not
+	// at the end of their 30 s grace period, to keep the test short.
 	dir := t.TempDir()
 	entries, err := fs.ReadDir(manifests.FS, ".")
 	require.NoError(t, err)
@@ -92,6 +96,11 @@ func TestKubectlAgainstServedAPI(t *testing.T) {
 		b, err := fs.ReadFile(manifests.FS, name)
 		require.NoError(t, err)
 		b = []byte(strings.ReplaceAll(string(b), "batch/v1beta1", "batch/v1"))
+		if name == "web-deployment.yaml" {
+			const tmpl = "  template:\n    metadata:\n"
+			require.Contains(t, string(b), tmpl)
+			b = []byte(strings.Replace(string(b), tmpl, tmpl+"      annotations: {sim.ctrlkit.io/stop-after: 1s}\n", 1))
+		}
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o600))
 	}
 	out := run("apply", "-f", dir)
