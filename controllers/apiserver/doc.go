@@ -57,7 +57,9 @@
 //     and application/strategic-merge-patch+json (package patch, which
 //     knows the merge keys of the built-in kinds); a patch that sets no
 //     resourceVersion is retried on a conflicting write, as kube-apiserver
-//     does. Server-side apply (application/apply-patch+yaml) is 415.
+//     does. A malformed patch is 400; one that cannot be applied (a
+//     failed JSON patch operation or test) is 422, as upstream answers.
+//     Server-side apply (application/apply-patch+yaml) is 415.
 //   - Errors are metav1.Status objects: 404 NotFound, 409 AlreadyExists
 //     and Conflict, 422 Invalid with one cause per field error of a
 //     *cluster.InvalidError (its field path and FieldValueRequired,

@@ -262,7 +262,7 @@ func (h *typed[T]) patch(req *request) {
 		case errors.Is(err, patch.ErrUnsupportedType):
 			h.fail(req, newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", err.Error()))
 			return
-		case errors.Is(err, patch.ErrTestFailed):
+		case errors.Is(err, patch.ErrUnprocessable), errors.Is(err, patch.ErrTestFailed):
 			h.fail(req, newError(http.StatusUnprocessableEntity, "Invalid", err.Error()))
 			return
 		case err != nil:

@@ -165,6 +165,7 @@ func TestErrors(t *testing.T) {
 		{"server-side apply", "PATCH", cms + "/cm", "application/apply-patch+yaml", "{}", 415, "UnsupportedMediaType", ""},
 		{"bad patch", "PATCH", cms + "/cm", "application/merge-patch+json", "[", 400, "BadRequest", ""},
 		{"failed test op", "PATCH", cms + "/cm", "application/json-patch+json", `[{"op":"test","path":"/data/a","value":"zz"}]`, 422, "Invalid", ""},
+		{"json patch of a missing path", "PATCH", cms + "/cm", "application/json-patch+json", `[{"op":"remove","path":"/data/nope"}]`, 422, "Invalid", ""},
 		{"expired", "GET", cms + "?resourceVersion=" + rv + "&resourceVersionMatch=Exact", "", "", 410, "Expired", ""},
 		{"exact without a version", "GET", cms + "?resourceVersionMatch=Exact", "", "", 422, "Invalid", ""},
 		{"continue with a version", "GET", cms + "?continue=x&resourceVersion=5", "", "", 400, "BadRequest", ""},
