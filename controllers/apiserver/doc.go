@@ -1,0 +1,109 @@
+// Package apiserver serves the Kubernetes REST API in front of a
+// cluster.Cluster, enough for kubectl and client-go: a Server is an
+// http.Handler over every kind of controllers/api, generic over
+// cluster.Store[T].
+//
+// # Usage
+//
+//	c, err := cluster.New(ctx, cluster.Options{})       // or a control plane's cp.Cluster
+//	srv, err := apiserver.New(c, apiserver.Options{})
+//	err = srv.Serve(ctx, "127.0.0.1:6443", func(a net.Addr) { fmt.Println("serving on", a) })
+//
+// Serve (and Listen, which returns the listener for http.Serve or
+// httptest) refuse an address that is not a loopback address unless
+// Options.AllowNonLoopback is set: the server has no authentication, and
+// whoever reaches it can read and write everything, secrets included.
+//
+// # What is served
+//
+//   - /version, /healthz, /livez, /readyz (and their /… checks, always
+//     "ok").
+//   - Discovery: /api (APIVersions), /api/v1 and /apis/<group>/<version>
+//     (APIResourceList with resource names, singular names,
+//     namespaced-ness, kubectl's short names — po, svc, deploy, rs, ds,
+//     sts, cj, ns, no, ep, sa, cm, pv, pvc, hpa, ev, quota, rc, sc — the
+//     "all" category, verbs, and the status and scale subresources),
+//     /apis (APIGroupList), /apis/<group> (APIGroup). Aggregated
+//     discovery (apidiscovery.k8s.io) is not served: kubectl 1.32 asks
+//     for it in its Accept header and falls back to these documents when
+//     the answer is plain application/json.
+//   - Per resource, under /api/v1/… and /apis/<group>/<version>/…,
+//     namespaced (…/namespaces/<ns>/<resource>) or not: GET of an object;
+//     LIST, of a namespace or across all, with labelSelector,
+//     fieldSelector (the fields cluster.SelectOptions supports), limit and
+//     continue, resourceVersion and resourceVersionMatch (NotOlderThan,
+//     Exact; a paginated list at a version is exact, as in Kubernetes);
+//     WATCH (?watch=true, or the legacy /watch/ paths); POST; PUT; PATCH;
+//     DELETE with DeleteOptions in the body or the query
+//     (propagationPolicy, orphanDependents, gracePeriodSeconds,
+//     preconditions uid and resourceVersion); DELETE of a collection
+//     (deletecollection, with the list's selectors); the status
+//     subresource (GET, PUT, PATCH: cluster.Store.UpdateStatus) of every
+//     kind with a status; the scale subresource (autoscaling/v1 Scale)
+//     of deployments, replica sets, stateful sets and replication
+//     controllers.
+//   - Watches stream JSON WatchEvents ({"type","object"}), one per line,
+//     flushed as they happen. resourceVersion "" or "0" first sends the
+//     current state as ADDED events (Kubernetes' legacy semantics);
+//     sendInitialEvents=true (with resourceVersionMatch=NotOlderThan and
+//     allowWatchBookmarks=true) does the same and then sends a BOOKMARK
+//     annotated k8s.io/initial-events-end="true"; sendInitialEvents=false
+//     starts at the version given or now. allowWatchBookmarks passes on
+//     the bookmarks the store sends. A version the store no longer holds
+//     ends the stream with an ERROR event carrying a 410 Expired Status,
+//     as the watch cache does. timeoutSeconds (bounded by
+//     Options.MaxWatchTimeout) ends the stream.
+//   - PATCH with application/merge-patch+json, application/json-patch+json
+//     and application/strategic-merge-patch+json (package patch, which
+//     knows the merge keys of the built-in kinds); a patch that sets no
+//     resourceVersion is retried on a conflicting write, as kube-apiserver
+//     does. A malformed patch is 400; one that cannot be applied (a
+//     failed JSON patch operation or test) is 422, as upstream answers.
+//     Server-side apply (application/apply-patch+yaml) is 415.
+//   - Errors are metav1.Status objects: 404 NotFound, 409 AlreadyExists
+//     and Conflict, 422 Invalid with one cause per field error of a
+//     *cluster.InvalidError (its field path and FieldValueRequired,
+//     FieldValueInvalid, ...), 403 Forbidden, 400 BadRequest (selectors,
+//     bodies, bad patches), 405 MethodNotAllowed, 410 Expired, 415
+//     UnsupportedMediaType, 504 with cause ResourceVersionTooLarge for a
+//     version from the future, 500 InternalError otherwise.
+//   - Tables: an Accept of application/json;as=Table;g=meta.k8s.io;v=v1
+//     gets a meta.k8s.io/v1 Table with kubectl's usual columns for pods
+//     (NAME READY STATUS RESTARTS AGE, and IP, NODE, NOMINATED NODE,
+//     READINESS GATES for -o wide), deployments, replica sets, stateful
+//     sets, daemon sets, jobs, cron jobs, services, endpoints, nodes,
+//     namespaces and events, and NAME AGE for the other kinds; rows carry
+//     the object as includeObject asks (Metadata by default, Object,
+//     None). Watches send one-row Tables, with the column definitions in
+//     the first event only. as=PartialObjectMetadata(List) gets metadata
+//     only, for client-go's metadata client.
+//   - /openapi/v3 and one document per group version, minimal: a PATCH
+//     operation per kind declaring the fieldValidation parameter, and no
+//     schemas. kubectl apply, create and replace (validation on by
+//     default) find there that the server validates fields itself, send
+//     fieldValidation=Strict, and the server decodes strictly (unknown
+//     fields are a 400); without the document kubectl would fail with
+//     "failed to download openapi" unless run with --validate=false.
+//     kubectl apply computes its strategic merge patches from its
+//     compiled-in types, as it does for every built-in kind when the
+//     server publishes no schemas. /openapi/v2 is 404.
+//
+// # Not served
+//
+// Authentication, authorization, admission webhooks and audit;
+// server-side apply and managedFields; dryRun (400); protobuf and CBOR
+// (requests and responses are JSON, so client-go's clientset needs
+// rest.Config.ContentType "application/json"); CustomResourceDefinitions,
+// aggregated APIs and aggregated discovery; API versions other than each
+// kind's current one (no conversion: apps/v1beta1 is not served); the
+// exec, attach, log, port-forward, proxy, eviction, binding and
+// ephemeralcontainers subresources (so kubectl logs and exec do not work);
+// OpenAPI schemas (kubectl explain does not work); periodic bookmarks
+// beyond what the store sends; the resourceVersion semantics the store
+// does not have (see package cluster).
+//
+// # Concurrency
+//
+// A Server is safe for concurrent use and starts no goroutine: each
+// request, watches included, runs in the goroutine net/http gives it.
+package apiserver

@@ -1,0 +1,423 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/apiserver/patch"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// maxBody bounds a request body (kube-apiserver's limit is 3 MiB).
+const maxBody = 3 << 20
+
+// typed serves one kind's store.
+type typed[T api.Object] struct {
+	srv   *Server
+	store *cluster.Store[T]
+	res   *resourceInfo
+}
+
+func (h *typed[T]) info() *resourceInfo { return h.res }
+
+func (h *typed[T]) key(req *request) string { return api.NamespacedKey(req.namespace, req.name) }
+
+func (h *typed[T]) fail(req *request, err error) {
+	s := toStatus(err, h.res, req.name)
+	if s.Code >= 500 && s.Code != http.StatusGatewayTimeout {
+		h.srv.opts.Logger.Error("apiserver: request failed", "method", req.r.Method, "path", req.r.URL.Path, "err", err)
+	}
+	writeError(req.w, err, h.res, req.name)
+}
+
+func methodNotAllowed(req *request) *apiError {
+	return newError(http.StatusMethodNotAllowed, "MethodNotAllowed",
+		fmt.Sprintf("the server does not allow this method on the requested resource (%s %s)", req.r.Method, req.r.URL.Path))
+}
+
+func (h *typed[T]) serve(req *request) {
+	m := req.r.Method
+	if req.watch {
+		if m != http.MethodGet {
+			h.fail(req, methodNotAllowed(req))
+			return
+		}
+		h.watch(req)
+		return
+	}
+	if q := req.r.URL.Query(); q.Get("dryRun") != "" {
+		h.fail(req, badRequest("dryRun is not supported by this server"))
+		return
+	}
+	if req.name == "" {
+		if h.res.namespaced && req.namespace == "" && m != http.MethodGet {
+			h.fail(req, methodNotAllowed(req))
+			return
+		}
+		switch m {
+		case http.MethodGet:
+			h.list(req)
+		case http.MethodPost:
+			h.create(req)
+		case http.MethodDelete:
+			h.deleteCollection(req)
+		default:
+			h.fail(req, methodNotAllowed(req))
+		}
+		return
+	}
+	if h.res.namespaced && req.namespace == "" {
+		h.fail(req, notFound())
+		return
+	}
+	switch req.sub {
+	case "scale":
+		h.serveScale(req)
+		return
+	case "status":
+		switch m {
+		case http.MethodGet, http.MethodPut, http.MethodPatch:
+		default:
+			h.fail(req, methodNotAllowed(req))
+			return
+		}
+	}
+	switch m {
+	case http.MethodGet:
+		obj, _, err := h.store.Get(req.r.Context(), h.key(req))
+		if err != nil {
+			h.fail(req, err)
+			return
+		}
+		h.writeObject(req, http.StatusOK, obj)
+	case http.MethodPut:
+		h.update(req)
+	case http.MethodPatch:
+		h.patch(req)
+	case http.MethodDelete:
+		h.delete(req)
+	default:
+		h.fail(req, methodNotAllowed(req))
+	}
+}
+
+// writeObject writes obj as JSON, as a Table or as metadata, as the
+// request's Accept header asks.
+func (h *typed[T]) writeObject(req *request, code int, obj T) {
+	switch acceptedAs(req.r) {
+	case asTable:
+		writeJSON(req.w, code, h.table(req, []T{obj}, "", ""))
+	case asMetadata:
+		writeJSON(req.w, code, partialMetadata(obj))
+	default:
+		writeJSON(req.w, code, obj)
+	}
+}
+
+// readBody reads the request body as JSON (or YAML, which sigs.k8s.io/yaml
+// turns into JSON in api.Decode).
+func readBody(req *request) ([]byte, error) {
+	ct := req.r.Header.Get("Content-Type")
+	if mt, _, _ := strings.Cut(ct, ";"); req.r.Method != http.MethodPatch && mt != "" &&
+		mt != "application/json" && mt != "application/yaml" && mt != "*/*" {
+		return nil, newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
+			fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got %q)", ct))
+	}
+	b, err := io.ReadAll(io.LimitReader(req.r.Body, maxBody+1))
+	if err != nil {
+		return nil, badRequest("read body: %v", err)
+	}
+	if len(b) > maxBody {
+		return nil, newError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "the request body is too large")
+	}
+	return b, nil
+}
+
+// decode decodes one object of the kind from a body, strictly when the
+// request asks for fieldValidation=Strict.
+func (h *typed[T]) decode(req *request, b []byte) (T, error) {
+	var zero T
+	strict := req.r.URL.Query().Get("fieldValidation") == "Strict"
+	objs, err := api.Decode(b, api.DecodeOptions{Lenient: !strict, Source: "request body"})
+	if err != nil {
+		return zero, badRequest("%v", err)
+	}
+	if len(objs) != 1 {
+		return zero, badRequest("the request body holds %d objects, want one %s", len(objs), h.res.kind)
+	}
+	obj, ok := objs[0].(T)
+	if !ok {
+		return zero, badRequest("the body is a %s, the resource %s holds %s", objs[0].GroupVersionKind().Kind, h.res.name, h.res.kind)
+	}
+	return obj, nil
+}
+
+func (h *typed[T]) checkNamespace(req *request, obj T) error {
+	m := obj.GetObjectMeta()
+	if !h.res.namespaced {
+		return nil
+	}
+	if m.Namespace == "" {
+		m.Namespace = req.namespace
+	}
+	if m.Namespace != req.namespace {
+		return badRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+func (h *typed[T]) create(req *request) {
+	b, err := readBody(req)
+	if err == nil {
+		var obj T
+		if obj, err = h.decode(req, b); err == nil {
+			req.name = obj.GetObjectMeta().Name
+			if err = h.checkNamespace(req, obj); err == nil {
+				if _, err = h.store.Create(req.r.Context(), obj); err == nil {
+					h.writeObject(req, http.StatusCreated, obj)
+					return
+				}
+			}
+		}
+	}
+	h.fail(req, err)
+}
+
+func (h *typed[T]) update(req *request) {
+	b, err := readBody(req)
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	obj, err := h.decode(req, b)
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	if obj.GetObjectMeta().Name != req.name {
+		h.fail(req, badRequest("the name of the object (%s) does not match the name on the URL (%s)", obj.GetObjectMeta().Name, req.name))
+		return
+	}
+	if err := h.checkNamespace(req, obj); err != nil {
+		h.fail(req, err)
+		return
+	}
+	if err := h.write(req, obj); err != nil {
+		h.fail(req, err)
+		return
+	}
+	h.writeObject(req, http.StatusOK, obj)
+}
+
+// write stores obj by Update or, for the status subresource, UpdateStatus.
+func (h *typed[T]) write(req *request, obj T) error {
+	var err error
+	if req.sub == "status" {
+		if rv := obj.GetResourceVersion(); rv != "" {
+			if _, cur, gerr := h.store.Get(req.r.Context(), h.key(req)); gerr != nil {
+				return gerr
+			} else if cur != rv {
+				return fmt.Errorf("status of %s: %w", h.key(req), source.ErrConflict)
+			}
+		}
+		_, err = h.store.UpdateStatus(req.r.Context(), obj)
+	} else {
+		_, err = h.store.Update(req.r.Context(), obj, "")
+	}
+	return err
+}
+
+// maxPatchRetries bounds the retries of a patch that lost a race with
+// another write; a patch that names a resourceVersion is not retried.
+const maxPatchRetries = 5
+
+func (h *typed[T]) patch(req *request) {
+	b, err := readBody(req)
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	mt, _, _ := strings.Cut(req.r.Header.Get("Content-Type"), ";")
+	pt := patch.Type(strings.TrimSpace(mt))
+	for attempt := 0; ; attempt++ {
+		cur, rv, err := h.store.Get(req.r.Context(), h.key(req))
+		if err != nil {
+			h.fail(req, err)
+			return
+		}
+		orig, err := json.Marshal(cur)
+		if err != nil {
+			h.fail(req, err)
+			return
+		}
+		out, err := patch.Apply(pt, h.res.kind, orig, b)
+		switch {
+		case errors.Is(err, patch.ErrUnsupportedType):
+			h.fail(req, newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", err.Error()))
+			return
+		case errors.Is(err, patch.ErrUnprocessable), errors.Is(err, patch.ErrTestFailed):
+			h.fail(req, newError(http.StatusUnprocessableEntity, "Invalid", err.Error()))
+			return
+		case err != nil:
+			h.fail(req, badRequest("%v", err))
+			return
+		}
+		obj, err := h.decode(req, out)
+		if err != nil {
+			h.fail(req, err)
+			return
+		}
+		m := obj.GetObjectMeta()
+		if m.Name != req.name || (h.res.namespaced && m.Namespace != req.namespace) {
+			h.fail(req, badRequest("a patch may not change the object's name or namespace"))
+			return
+		}
+		pinned := m.ResourceVersion != rv // the patch set a precondition
+		if m.ResourceVersion == "" {
+			m.ResourceVersion = rv
+		}
+		err = h.write(req, obj)
+		if errors.Is(err, source.ErrConflict) && !pinned && attempt < maxPatchRetries {
+			continue
+		}
+		if err != nil {
+			h.fail(req, err)
+			return
+		}
+		h.writeObject(req, http.StatusOK, obj)
+		return
+	}
+}
+
+// deleteOptions is metav1.DeleteOptions.
+type deleteOptions struct {
+	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
+	Preconditions      *struct {
+		UID             *api.UID `json:"uid,omitempty"`
+		ResourceVersion *string  `json:"resourceVersion,omitempty"`
+	} `json:"preconditions,omitempty"`
+	OrphanDependents  *bool    `json:"orphanDependents,omitempty"`
+	PropagationPolicy *string  `json:"propagationPolicy,omitempty"`
+	DryRun            []string `json:"dryRun,omitempty"`
+}
+
+// parseDeleteOptions reads DeleteOptions from the body, else the query.
+func parseDeleteOptions(req *request) (cluster.DeleteOptions, error) {
+	var out cluster.DeleteOptions
+	var do deleteOptions
+	b, err := io.ReadAll(io.LimitReader(req.r.Body, maxBody))
+	if err != nil {
+		return out, badRequest("read body: %v", err)
+	}
+	if len(strings.TrimSpace(string(b))) > 0 {
+		if err := json.Unmarshal(b, &do); err != nil {
+			return out, badRequest("DeleteOptions: %v", err)
+		}
+	}
+	q := req.r.URL.Query()
+	if v := q.Get("gracePeriodSeconds"); v != "" && do.GracePeriodSeconds == nil {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return out, badRequest("gracePeriodSeconds: %v", err)
+		}
+		do.GracePeriodSeconds = &n
+	}
+	if v := q.Get("propagationPolicy"); v != "" && do.PropagationPolicy == nil {
+		do.PropagationPolicy = &v
+	}
+	if v := q.Get("orphanDependents"); v != "" && do.OrphanDependents == nil {
+		o := v == "true"
+		do.OrphanDependents = &o
+	}
+	if len(do.DryRun) > 0 || q.Get("dryRun") != "" {
+		return out, badRequest("dryRun is not supported by this server")
+	}
+	out.GracePeriodSeconds = do.GracePeriodSeconds
+	if do.PropagationPolicy != nil {
+		out.PropagationPolicy = cluster.PropagationPolicy(*do.PropagationPolicy)
+		if do.OrphanDependents != nil {
+			return out, newError(http.StatusUnprocessableEntity, "Invalid", "orphanDependents and propagationPolicy may not both be set")
+		}
+	} else if do.OrphanDependents != nil {
+		out.PropagationPolicy = cluster.DeletePropagationBackground
+		if *do.OrphanDependents {
+			out.PropagationPolicy = cluster.DeletePropagationOrphan
+		}
+	}
+	if p := do.Preconditions; p != nil {
+		if p.UID != nil {
+			out.Preconditions.UID = *p.UID
+		}
+		if p.ResourceVersion != nil {
+			out.Preconditions.ResourceVersion = *p.ResourceVersion
+		}
+	}
+	return out, nil
+}
+
+func (h *typed[T]) delete(req *request) {
+	opts, err := parseDeleteOptions(req)
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	ctx := req.r.Context()
+	last, _, err := h.store.Get(ctx, h.key(req))
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	if _, err := h.store.DeleteWith(ctx, h.key(req), opts); err != nil {
+		h.fail(req, err)
+		return
+	}
+	if obj, _, err := h.store.Get(ctx, h.key(req)); err == nil {
+		// Graceful deletion or finalizers keep it: the object, as
+		// kube-apiserver answers.
+		h.writeObject(req, http.StatusOK, obj)
+		return
+	}
+	if h.res.name == "pods" {
+		h.writeObject(req, http.StatusOK, last)
+		return
+	}
+	writeJSON(req.w, http.StatusOK, Status{TypeMeta: statusTypeMeta, Status: "Success",
+		Details: &StatusDetails{Name: req.name, Group: h.res.group, Kind: h.res.name, UID: last.GetObjectMeta().UID}})
+}
+
+func (h *typed[T]) deleteCollection(req *request) {
+	opts, err := parseDeleteOptions(req)
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	lw, err := h.selected(req)
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	ctx := req.r.Context()
+	l, err := lw.List(ctx, source.ListOptions{})
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	var deleted []T
+	for _, obj := range l.Items {
+		key := api.Key(obj)
+		if _, err := h.store.DeleteWith(ctx, key, opts); err != nil && !errors.Is(err, source.ErrNotFound) {
+			req.name = obj.GetObjectMeta().Name
+			h.fail(req, err)
+			return
+		}
+		deleted = append(deleted, obj)
+	}
+	h.writeList(req, source.List[T]{Items: deleted, ResourceVersion: l.ResourceVersion})
+}

@@ -1,0 +1,181 @@
+package apiserver
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// objectList is a PodList, DeploymentList, ...
+type objectList[T any] struct {
+	api.TypeMeta `json:",inline"`
+	Metadata     ListMeta `json:"metadata"`
+	Items        []T      `json:"items"`
+}
+
+// selected returns the store, filtered by the request's namespace, name
+// (a watch of one object) and selectors.
+func (h *typed[T]) selected(req *request) (source.ListWatcher[T], error) {
+	q := req.r.URL.Query()
+	sel := cluster.SelectOptions{LabelSelector: q.Get("labelSelector"), FieldSelector: q.Get("fieldSelector")}
+	var extra []string
+	if req.namespace != "" {
+		extra = append(extra, "metadata.namespace="+req.namespace)
+	}
+	if req.name != "" {
+		extra = append(extra, "metadata.name="+req.name)
+	}
+	if strings.TrimSpace(sel.FieldSelector) != "" {
+		extra = append(extra, sel.FieldSelector)
+	}
+	sel.FieldSelector = strings.Join(extra, ",")
+	if sel.LabelSelector == "" && sel.FieldSelector == "" {
+		return h.store, nil
+	}
+	return h.store.Select(sel)
+}
+
+// listOptions reads resourceVersion, resourceVersionMatch, limit and
+// continue with kube-apiserver's rules.
+func listOptions(req *request) (source.ListOptions, error) {
+	q := req.r.URL.Query()
+	var o source.ListOptions
+	rv, match := q.Get("resourceVersion"), q.Get("resourceVersionMatch")
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return o, badRequest("limit: invalid value %q", v)
+		}
+		o.Limit = n
+	}
+	o.Continue = q.Get("continue")
+	if o.Continue != "" && rv != "" && rv != "0" {
+		return o, badRequest("specifying resource version is not allowed when using continue")
+	}
+	switch match {
+	case "":
+		// Legacy: a paginated list at a version is exact.
+		if rv != "" && rv != "0" && o.Limit > 0 {
+			o.ResourceVersionMatch = source.Exact
+		}
+	case "NotOlderThan":
+		if rv == "" {
+			return o, invalidQuery("resourceVersionMatch is forbidden unless resourceVersion is provided")
+		}
+	case "Exact":
+		if rv == "" || rv == "0" {
+			return o, invalidQuery("resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\" or unset")
+		}
+		o.ResourceVersionMatch = source.Exact
+	default:
+		return o, invalidQuery("resourceVersionMatch: unsupported value " + strconv.Quote(match))
+	}
+	if rv != "0" {
+		o.ResourceVersion = rv
+	}
+	return o, nil
+}
+
+func invalidQuery(msg string) *apiError {
+	return newError(http.StatusUnprocessableEntity, "Invalid", msg)
+}
+
+func (h *typed[T]) list(req *request) {
+	opts, err := listOptions(req)
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	lw, err := h.selected(req)
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	l, err := lw.List(req.r.Context(), opts)
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	h.writeList(req, l)
+}
+
+func (h *typed[T]) writeList(req *request, l source.List[T]) {
+	switch acceptedAs(req.r) {
+	case asTable:
+		writeJSON(req.w, http.StatusOK, h.table(req, l.Items, l.ResourceVersion, l.Continue))
+	case asMetadata:
+		items := make([]partialObjectMetadata, len(l.Items))
+		for i, obj := range l.Items {
+			items[i] = partialMetadata(obj)
+		}
+		writeJSON(req.w, http.StatusOK, objectList[partialObjectMetadata]{
+			TypeMeta: api.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"},
+			Metadata: ListMeta{ResourceVersion: l.ResourceVersion, Continue: l.Continue}, Items: items})
+	default:
+		items := l.Items
+		if items == nil {
+			items = []T{}
+		}
+		writeJSON(req.w, http.StatusOK, objectList[T]{
+			TypeMeta: api.TypeMeta{APIVersion: h.res.groupVersion(), Kind: h.res.kind + "List"},
+			Metadata: ListMeta{ResourceVersion: l.ResourceVersion, Continue: l.Continue}, Items: items})
+	}
+}
+
+// as is the representation an Accept header asks for.
+type as int
+
+const (
+	asObject as = iota
+	asTable
+	asMetadata
+)
+
+// acceptedAs reads the first representation of the Accept header this
+// server offers: a meta.k8s.io Table, PartialObjectMetadata, or the
+// object itself.
+func acceptedAs(r *http.Request) as {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, params, _ := strings.Cut(part, ";")
+		mt = strings.TrimSpace(mt)
+		if mt != "application/json" && mt != "*/*" && mt != "application/*" {
+			continue
+		}
+		var asParam, group string
+		for _, p := range strings.Split(params, ";") {
+			k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+			switch k {
+			case "as":
+				asParam = v
+			case "g":
+				group = v
+			}
+		}
+		switch {
+		case asParam == "":
+			return asObject
+		case group != "meta.k8s.io":
+			continue
+		case asParam == "Table":
+			return asTable
+		case asParam == "PartialObjectMetadata" || asParam == "PartialObjectMetadataList":
+			return asMetadata
+		}
+	}
+	return asObject
+}
+
+// partialObjectMetadata is metav1.PartialObjectMetadata.
+type partialObjectMetadata struct {
+	api.TypeMeta `json:",inline"`
+	Metadata     *api.ObjectMeta `json:"metadata"`
+}
+
+func partialMetadata(obj api.Object) partialObjectMetadata {
+	return partialObjectMetadata{TypeMeta: api.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"},
+		Metadata: obj.GetObjectMeta()}
+}

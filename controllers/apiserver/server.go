@@ -1,0 +1,263 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+)
+
+// Options configures a Server. The zero value serves every kind with the
+// defaults below.
+type Options struct {
+	// Version is what /version reports as gitVersion. Default
+	// "v1.32.0-ctrlkit".
+	Version string
+	// Logger logs failed requests at debug level and internal errors at
+	// error level. Default: slog.Default().
+	Logger *slog.Logger
+	// MaxWatchTimeout bounds a watch without timeoutSeconds, as
+	// kube-apiserver's --min-request-timeout (1800 s) does, randomized
+	// there and fixed here. Default 30 minutes.
+	MaxWatchTimeout time.Duration
+	// AllowNonLoopback lets Listen bind an address that is not a
+	// loopback address. The server has no authentication: anyone who can
+	// reach the address can read and write the whole cluster. Default
+	// false: Listen refuses.
+	AllowNonLoopback bool
+}
+
+func (o *Options) validate() error {
+	if o.Version == "" {
+		o.Version = "v1.32.0-ctrlkit"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.MaxWatchTimeout < 0 {
+		return errors.New("apiserver: negative MaxWatchTimeout")
+	}
+	if o.MaxWatchTimeout == 0 {
+		o.MaxWatchTimeout = 30 * time.Minute
+	}
+	return nil
+}
+
+// Server is the Kubernetes REST API over one cluster.Cluster: an
+// http.Handler. It is safe for concurrent use and starts no goroutine;
+// each open watch runs in its request's goroutine.
+type Server struct {
+	opts Options
+	c    *cluster.Cluster
+	// handlers are keyed "groupVersion/resource" ("apps/v1/deployments");
+	// order lists them as api.Kinds does. Both are read-only after New.
+	handlers map[string]handler
+	order    []handler
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New returns a Server for every kind of c.
+func New(c *cluster.Cluster, opts Options) (*Server, error) {
+	if c == nil {
+		return nil, errors.New("apiserver: New: nil cluster")
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, c: c, handlers: map[string]handler{}}
+	if err := registerAll(s, c); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case p == "/version":
+		s.serveVersion(w, r)
+		return
+	case p == "/healthz" || p == "/livez" || p == "/readyz" ||
+		strings.HasPrefix(p, "/healthz/") || strings.HasPrefix(p, "/livez/") || strings.HasPrefix(p, "/readyz/"):
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Write([]byte("ok"))
+		return
+	case p == "/api":
+		s.serveAPIVersions(w, r)
+		return
+	case p == "/apis":
+		s.serveGroups(w, r)
+		return
+	case strings.HasPrefix(p, "/openapi/"):
+		if !s.serveOpenAPI(w, r, p) {
+			writeError(w, notFound(), nil, "")
+		}
+		return
+	}
+	var gv string
+	var rest []string
+	switch {
+	case strings.HasPrefix(p, "/api/"):
+		segs := strings.Split(strings.TrimPrefix(p, "/api/"), "/")
+		gv, rest = segs[0], segs[1:]
+	case strings.HasPrefix(p, "/apis/"):
+		segs := strings.Split(strings.TrimPrefix(p, "/apis/"), "/")
+		if len(segs) == 1 {
+			s.serveGroup(w, r, segs[0])
+			return
+		}
+		gv, rest = segs[0]+"/"+segs[1], segs[2:]
+	default:
+		writeError(w, newError(http.StatusNotFound, "NotFound", "the server could not find the requested resource"), nil, "")
+		return
+	}
+	if len(rest) == 0 {
+		s.serveResources(w, r, gv)
+		return
+	}
+	req, err := s.parse(w, r, gv, rest)
+	if err != nil {
+		writeError(w, err, nil, "")
+		return
+	}
+	req.h.serve(req)
+}
+
+// request is one parsed resource request.
+type request struct {
+	w         http.ResponseWriter
+	r         *http.Request
+	h         handler
+	namespace string
+	name      string
+	sub       string
+	watch     bool
+	// body is the request body once read (a retried scale).
+	body []byte
+}
+
+func notFound() *apiError {
+	return newError(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+}
+
+// parse reads [watch/][namespaces/NS/]RESOURCE[/NAME[/SUB]].
+func (s *Server) parse(w http.ResponseWriter, r *http.Request, gv string, segs []string) (*request, error) {
+	req := &request{w: w, r: r}
+	if segs[0] == "watch" {
+		req.watch, segs = true, segs[1:]
+	}
+	if len(segs) >= 3 && segs[0] == "namespaces" && segs[2] != "status" && segs[2] != "finalize" {
+		req.namespace, segs = segs[1], segs[2:]
+	}
+	if len(segs) == 0 || len(segs) > 3 {
+		return nil, notFound()
+	}
+	h, ok := s.handlers[gv+"/"+segs[0]]
+	if !ok {
+		return nil, notFound()
+	}
+	req.h = h
+	if len(segs) > 1 {
+		req.name = segs[1]
+	}
+	if len(segs) > 2 {
+		req.sub = segs[2]
+	}
+	info := h.info()
+	if req.namespace != "" && !info.namespaced {
+		return nil, notFound()
+	}
+	if req.sub != "" && !(req.sub == "status" && info.hasStatus) && !(req.sub == "scale" && info.hasScale) {
+		return nil, notFound()
+	}
+	if q := r.URL.Query().Get("watch"); q == "true" || q == "1" {
+		req.watch = true
+	}
+	return req, nil
+}
+
+// Listen listens on addr ("127.0.0.1:0" picks a free port) and returns the
+// listener, whose Addr is the bound address, for http.Serve(l, s) or
+// Serve. An address that is not a loopback address (or a host name
+// other than localhost) is refused unless Options.AllowNonLoopback.
+func (s *Server) Listen(addr string) (net.Listener, error) {
+	if err := CheckAddress(addr, s.opts.AllowNonLoopback); err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("apiserver: listen: %w", err)
+	}
+	return l, nil
+}
+
+// ErrNonLoopback is returned by Listen and CheckAddress for an address
+// that is not a loopback address, when it is not allowed.
+var ErrNonLoopback = errors.New("apiserver: refusing to listen on a non-loopback address without authentication (allow it explicitly)")
+
+// CheckAddress checks that addr (host:port) is a loopback address
+// ("127.0.0.1", "::1", "localhost"), unless allowNonLoopback; an empty
+// host means every interface and is refused as well.
+func CheckAddress(addr string, allowNonLoopback bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("apiserver: listen address %q: %w", addr, err)
+	}
+	if allowNonLoopback {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%w: %q", ErrNonLoopback, addr)
+	}
+	return nil
+}
+
+// Serve listens on addr as Listen does and serves s until ctx ends; it
+// calls ready, when not nil, with the bound address once it accepts
+// connections, and returns after the server has shut down (open watches
+// are cut). It returns nil when ctx ended, else the error that stopped
+// it.
+func (s *Server) Serve(ctx context.Context, addr string, ready func(net.Addr)) error {
+	l, err := s.Listen(addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	if ready != nil {
+		ready(l.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(l) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("apiserver: serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	<-errc
+	return nil
+}
+
+func hasField(obj any, name string) bool {
+	_, ok := reflect.TypeOf(obj).Elem().FieldByName(name)
+	return ok
+}
