@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/apiserver"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
 	"github.com/ctrlkit/ctrlkit/controllers/manager"
@@ -92,6 +93,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 		fmt.Fprintln(stderr, "ctrlkit up: --leader-elect needs a shared store: cd etcd && go run ./cmd/ctrlkit up --etcd=... --leader-elect")
 		return 2
 	}
+	if cfg.listen != "" {
+		if err := apiserver.CheckAddress(cfg.listen, cfg.listenAny); err != nil {
+			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v (pass --listen-non-loopback to allow it: the API has no authentication)\n", err)
+			return 2
+		}
+	}
 	if cfg.etcd != "" && opts.Backend == nil {
 		fmt.Fprintln(stderr, "ctrlkit up: --etcd needs the build with the etcd backend: cd etcd && go run ./cmd/ctrlkit up --etcd=...")
 		return 2
@@ -112,6 +119,7 @@ type upConfig struct {
 	events       int
 	logLevel     string
 	leaderElect  bool
+	listenAny    bool
 }
 
 type stringList []string
@@ -130,7 +138,8 @@ func upFlags(out io.Writer, c *upConfig) *flag.FlagSet {
 	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "with --once: how long to wait for the cluster to settle")
 	fs.DurationVar(&c.quiet, "quiet", 5*time.Second, "with --once: the cluster is settled when nothing changed for this long")
 	fs.DurationVar(&c.refresh, "refresh", 2*time.Second, "how often the live view is redrawn")
-	fs.StringVar(&c.listen, "listen", "", "serve /healthz, /readyz, /metrics and /debug/pprof/ on this address (e.g. 127.0.0.1:10257)")
+	fs.StringVar(&c.listen, "listen", "", "serve the Kubernetes API (for kubectl and client-go) and /healthz, /readyz, /metrics, /debug/pprof/ on this loopback address (e.g. 127.0.0.1:6443; port 0 picks one); no authentication")
+	fs.BoolVar(&c.listenAny, "listen-non-loopback", false, "allow --listen on an address other than loopback: anyone who reaches it can read and write everything")
 	fs.StringVar(&c.etcd, "etcd", "", "keep the cluster in etcd at these endpoints (needs the etcd build)")
 	fs.IntVar(&c.events, "events", 10, "how many recent events the view shows")
 	fs.BoolVar(&c.leaderElect, "leader-elect", false, "run the controllers only while this process leads (needs a store shared with the other replicas: the etcd build); start further replicas with --nodes=0")
@@ -194,15 +203,15 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		}
 	}()
 	if cfg.listen != "" {
-		ln, err := net.Listen("tcp", cfg.listen)
+		ln, err := listen(cp, cfg)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v\n", err)
 			return 1
 		}
-		srv := &http.Server{Handler: cp.Manager.Handler(opts.Metrics), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: serveMux(cp, ln.api, opts.Metrics), ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close()
-		fmt.Fprintf(stderr, "serving /healthz /readyz /metrics /debug/pprof/ on http://%s\n", ln.Addr())
+		fmt.Fprintf(stderr, "serving the Kubernetes API, /healthz /readyz /metrics /debug/pprof/ on http://%s\n", ln.Addr())
 	}
 	if err := cp.Apply(ctx, objs...); err != nil {
 		fmt.Fprintf(stderr, "ctrlkit up: apply:\n%s\n", indent(err.Error()))
@@ -447,4 +456,35 @@ func scale(ctx context.Context, c *cluster.Cluster, ref string, n int32) string 
 		return "scale: " + err.Error()
 	}
 	return fmt.Sprintf("scaled %s to %d", ref, n)
+}
+
+// apiListener is the --listen socket and the API server it serves.
+type apiListener struct {
+	net.Listener
+	api *apiserver.Server
+}
+
+func listen(cp *controlplane.ControlPlane, cfg upConfig) (apiListener, error) {
+	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny})
+	if err != nil {
+		return apiListener{}, err
+	}
+	ln, err := api.Listen(cfg.listen)
+	if err != nil {
+		return apiListener{}, err
+	}
+	return apiListener{Listener: ln, api: api}, nil
+}
+
+// serveMux serves the controller manager's endpoints (/healthz, /readyz
+// with the leader, /metrics, /debug/pprof/) and the Kubernetes API for
+// every other path, as kube-apiserver serves both on one port.
+func serveMux(cp *controlplane.ControlPlane, api http.Handler, metrics http.Handler) http.Handler {
+	m := cp.Manager.Handler(metrics)
+	mux := http.NewServeMux()
+	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/debug/pprof/"} {
+		mux.Handle(p, m)
+	}
+	mux.Handle("/", api)
+	return mux
 }
