@@ -16,7 +16,9 @@
 // Tables as kubectl get prints them — nodes (status, pods, requests
 // against allocatable, zone), pods, Deployments, ReplicaSets,
 // StatefulSets, DaemonSets, Jobs, CronJobs, Services with their
-// endpoints — and the latest events. On a terminal it is redrawn every
+// endpoints — the latest events, and each controller's queue depth,
+// reconciles, retries and reconciles per second over the last refresh
+// (manager.Stats). On a terminal it is redrawn every
 // --refresh; otherwise the command logs events as they happen. Typed
 // lines act on the cluster: `scale deployment/default/hello-web 5`,
 // `delete pod default/web-0`, `kill node-2` and `revive node-2` (its
@@ -33,12 +35,28 @@
 // only to tests (synctest.Test needs a *testing.T); its tests run the
 // same Main in a bubble instead, where the demo takes milliseconds.
 //
+// # --listen
+//
+// Serves, on one loopback address, the Kubernetes API of the cluster
+// (package apiserver: kubectl and client-go work against it) and the
+// manager's /healthz, /readyz (which says whether this replica leads),
+// /metrics (Options.Metrics) and /debug/pprof/. There is no
+// authentication: another address needs --listen-non-loopback too.
+//
+// # Replicas
+//
+// --leader-elect runs the controllers only while this process leads,
+// through Options.Elector; the etcd module's build sets it to an etcd
+// election on the shared store. A further replica is started with
+// --nodes=0: it runs the controller manager alone
+// (controlplane.Options.ManagerOnly), standing by with warm caches.
+//
 // # Left out
 //
 // --etcd needs a build that links the etcd backend (Options.Backend):
 // the etcd module's cmd/ctrlkit (`cd etcd && go run ./cmd/ctrlkit up
-// --etcd-embedded=DIR`); this package links none. Leader election over
-// etcd (--leader-elect) is not offered yet: Options has no elector hook. There are no interactive keys (a terminal in
-// raw mode would need golang.org/x/term), and the view does not show the
-// controllers' queue depths yet.
+// --etcd-embedded=DIR`), which also sets Options.Elector and Prometheus
+// metrics (Options.Metrics, ReconcileMetrics, QueueMetrics); this
+// package links neither. There are no interactive keys (a terminal in
+// raw mode would need golang.org/x/term): commands are typed lines.
 package cli
