@@ -106,6 +106,9 @@ func (s *served) clusterConfigMaps(t *testing.T, ns string) map[string]string {
 	return out
 }
 
+// eventually polls cond for up to 10 s: client-go's informer runs against
+// a real HTTP server in real time (no synctest bubble holds its sockets),
+// so the wait is a bounded poll.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)

@@ -76,7 +76,8 @@ func (r *replica) get(path string) string {
 }
 
 // eventually polls cond every 100 ms for up to 30 s: the etcd build runs
-// in real time.
+// in real time against a real etcd server (no synctest bubble holds its
+// network I/O), so the wait is a bounded poll.
 func eventually(t *testing.T, cond func() bool, msg string, args ...any) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(100 * time.Millisecond) {
