@@ -44,7 +44,7 @@ pairs=(
   "W6Add           5x       ctrlkit clientgo"
   "W6ByNamespace   300x     ctrlkit clientgo"
   "W6ByApp         200000x  ctrlkit clientgo"
-  "W6Update        3x       ctrlkit clientgo"
+  "W6Update        3x       ctrlkit clientgo floor"
   "W6Bytes         1x       ctrlkit clientgo"
   "W7Sync          2x       ctrlkit clientgo"
   "W7Updates       2x       ctrlkit clientgo"
