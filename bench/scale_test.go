@@ -203,10 +203,17 @@ func scaleBody(m timer, ph scalePhase, size int, n int, mk func() scaleSide) sca
 		s := mk()
 		var hs []*scaleHandler
 		var resync time.Duration
+		resyncing := make(chan struct{}) // Resync: closed at the first resync notification
 		switch ph {
 		case phResync:
 			hs = []*scaleHandler{newScaleHandler("", ""), newScaleHandler("", "")}
 			resync = scaleResyncPeriod(size)
+			// Set before the handlers run: the timer starts when the
+			// first resync notification arrives.
+			var once sync.Once
+			for _, h := range hs {
+				h.onResync = func() { once.Do(func() { close(resyncing) }) }
+			}
 		case phSlow:
 			h := newScaleHandler(last, "2")
 			h.gate = make(chan struct{})
@@ -252,10 +259,8 @@ func scaleBody(m timer, ph scalePhase, size int, n int, mk func() scaleSide) sca
 			}
 			m.StopTimer()
 		case phResync:
-			var once sync.Once
-			for _, h := range hs {
-				h.onResync = func() { once.Do(m.StartTimer) }
-			}
+			<-resyncing
+			m.StartTimer()
 			waitFor("the resync", func() bool {
 				return hs[0].resyncs.Load() >= int64(size) && hs[1].resyncs.Load() >= int64(size)
 			})
