@@ -10,6 +10,8 @@
 #   -profile DIR  afterwards run the ctrlkit side of every workload once
 #                 more with -cpuprofile/-memprofile into DIR (not in the table)
 #
+# CTRLKIT_BENCH_1M=1 adds the scale curve's 1M-pod workloads (S1M*).
+#
 # Within a round the sides of a pair run back to back, and the order of
 # the sides flips every round, so that drift in the machine's load hits
 # both sides alike. Each benchmark runs a fixed number of iterations
@@ -42,13 +44,34 @@ pairs=(
   "W6Add           5x       ctrlkit clientgo"
   "W6ByNamespace   300x     ctrlkit clientgo"
   "W6ByApp         200000x  ctrlkit clientgo"
-  "W6Update        3x       ctrlkit clientgo"
+  "W6Update        3x       ctrlkit clientgo floor"
   "W6Bytes         1x       ctrlkit clientgo"
   "W7Sync          2x       ctrlkit clientgo"
   "W7Updates       2x       ctrlkit clientgo"
   "W8Cycle         200000x  ctrlkit controllerruntime"
   "W8Parallel      200000x  ctrlkit controllerruntime"
+  # the scale curve (scale_test.go)
+  "S10kSync        5x       ctrlkit clientgo"
+  "S10kRelist      5x       ctrlkit clientgo"
+  "S10kByNS        5x       ctrlkit clientgo"
+  "S10kResync      3x       ctrlkit clientgo"
+  "S10kSlow        3x       ctrlkit clientgo"
+  "S100kSync       2x       ctrlkit clientgo"
+  "S100kRelist     2x       ctrlkit clientgo"
+  "S100kByNS       2x       ctrlkit clientgo"
+  "S100kResync     1x       ctrlkit clientgo"
+  "S100kSlow       1x       ctrlkit clientgo"
 )
+# The 1M sizes need about 6 GiB and a minute per sample: only on request.
+if [ "${CTRLKIT_BENCH_1M:-}" = 1 ]; then
+  pairs+=(
+    "S1MSync         1x       ctrlkit clientgo"
+    "S1MRelist       1x       ctrlkit clientgo"
+    "S1MByNS         1x       ctrlkit clientgo"
+    "S1MResync       1x       ctrlkit clientgo"
+    "S1MSlow         1x       ctrlkit clientgo"
+  )
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -28,6 +28,19 @@ import (
 // returned to the caller, unwrapped. A panic in process propagates to the
 // caller of Pop after the FIFO has recorded the key as processed.
 func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(Deltas[T], bool) error) error {
+	if process == nil {
+		return f.PopKey(ctx, nil)
+	}
+	return f.PopKey(ctx, func(_ string, ds Deltas[T], initial bool) error { return process(ds, initial) })
+}
+
+// PopKey is Pop that also hands process the key the deltas are filed
+// under: the key func's result for the objects handed in (computed once,
+// when they were handed in), or the KnownObjects key of an inferred
+// delete or a Sync. A consumer that files the objects under the same key
+// func (an informer's cache) can use it instead of computing the key
+// again. Everything else is as for Pop.
+func (f *DeltaFIFO[T]) PopKey(ctx context.Context, process func(key string, ds Deltas[T], initial bool) error) error {
 	if ctx == nil {
 		return fmt.Errorf("deltafifo: Pop: %w", ErrNilContext)
 	}
@@ -41,7 +54,7 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(Deltas[T], bool) er
 		return err
 	}
 	defer f.finish(e)
-	return process(e.deltas, e.initial)
+	return process(e.key, e.deltas, e.initial)
 }
 
 // waitLocked returns the next poppable entry, already moved in flight,

@@ -1,5 +1,10 @@
 package indexer
 
+import (
+	"reflect"
+	"sync"
+)
+
 // The fold: a log's changes, bucketed by group and sorted by key, reduce to
 // one net change per entry, applied by a descent per change when they are
 // few and by one pass that rebuilds the tree otherwise (see oplog.go).
@@ -30,10 +35,12 @@ func fold[T any](s *leafTree[T], l *oplog[T]) *leafTree[T] {
 			lastScan[sc.key] = uint32(sc.pos)
 		}
 	}
-	nets := make([]op[T], 0, l.n)
-	for _, bk := range l.buckets() {
+	sc := takeScratch[T](l.n)
+	defer sc.give()
+	nets := sc.nets[:0]
+	for _, bk := range l.bucketsInto(sc.items) {
 		grp, b := bk.grp, bk.items
-		sortKeys(b)
+		sortKeysTmp(b, sc.tmp)
 		// Reduce the changes of each entry to the net change. Changes of
 		// a scanned key logged before its last scan are void: the scan
 		// removes whatever they would have left.
@@ -81,7 +88,66 @@ func fold[T any](s *leafTree[T], l *oplog[T]) *leafTree[T] {
 		rescan(s, nets, lastScan, missing)
 	}
 	l.reset()
+	sc.nets = nets
 	return s
+}
+
+// foldScratch is the transient memory of a fold of n changes: the
+// bucketed changes, the radix sort's scratch and the net changes. Folds
+// of a large log come about once per 2n writes; keeping their scratch in
+// a sync.Pool between them takes the few hundred bytes per update they
+// would allocate off the garbage collector, and a collection frees it
+// when folds stop.
+type foldScratch[T any] struct {
+	items, tmp []item[T]
+	nets       []op[T]
+	n          int // the changes of the fold using it: items[:n] and tmp[:n] are dirty
+}
+
+// scratchMin is the smallest fold whose scratch is pooled; smaller ones
+// allocate (and a pool Get would cost more than it saves).
+const scratchMin = 1024
+
+// scratchPools holds one sync.Pool of *foldScratch[T] per T.
+var scratchPools sync.Map // reflect.Type of *foldScratch[T] -> *sync.Pool
+
+func scratchPool[T any]() *sync.Pool {
+	key := reflect.TypeFor[*foldScratch[T]]()
+	if p, ok := scratchPools.Load(key); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := scratchPools.LoadOrStore(key, &sync.Pool{})
+	return p.(*sync.Pool)
+}
+
+// takeScratch returns scratch for a fold of n changes.
+func takeScratch[T any](n int) *foldScratch[T] {
+	if n < scratchMin {
+		return &foldScratch[T]{nets: make([]op[T], 0, n)}
+	}
+	sc, _ := scratchPool[T]().Get().(*foldScratch[T])
+	if sc == nil {
+		sc = &foldScratch[T]{}
+	}
+	if cap(sc.items) < n {
+		sc.items = make([]item[T], n)
+		sc.tmp = make([]item[T], n)
+		sc.nets = make([]op[T], 0, n)
+	}
+	sc.items, sc.tmp, sc.n = sc.items[:cap(sc.items)], sc.tmp[:cap(sc.tmp)], n
+	return sc
+}
+
+// give clears the scratch (it must not keep cells alive) and pools it.
+func (sc *foldScratch[T]) give() {
+	if cap(sc.items) < scratchMin {
+		return
+	}
+	clear(sc.items[:sc.n])
+	clear(sc.tmp[:sc.n])
+	clear(sc.nets)
+	sc.nets = sc.nets[:0]
+	scratchPool[T]().Put(sc)
 }
 
 // merge returns a new tree holding s's entries changed by nets (net

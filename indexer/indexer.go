@@ -186,11 +186,26 @@ func (x *Indexer[T]) UpsertFunc(obj T, write func(old T, cached bool) bool) (Ups
 	return x.upsert(obj, write)
 }
 
+// UpsertKeyFunc is UpsertFunc for a caller that already holds obj's key
+// (a DeltaFIFO hands it out with the deltas): the key func is not called,
+// and key must be what it returns for obj. An empty key is an error
+// wrapping ErrKeyFunc.
+func (x *Indexer[T]) UpsertKeyFunc(key string, obj T, write func(old T, cached bool) bool) (UpsertResult[T], error) {
+	if key == "" {
+		return UpsertResult[T]{}, fmt.Errorf("%w: empty key", ErrKeyFunc)
+	}
+	return x.upsertKey(key, obj, write)
+}
+
 func (x *Indexer[T]) upsert(obj T, write func(old T, cached bool) bool) (UpsertResult[T], error) {
 	key, err := callKey(x.keyFunc, obj)
 	if err != nil {
 		return UpsertResult[T]{}, err
 	}
+	return x.upsertKey(key, obj, write)
+}
+
+func (x *Indexer[T]) upsertKey(key string, obj T, write func(old T, cached bool) bool) (UpsertResult[T], error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	h := x.tab.hash(key)
@@ -307,11 +322,19 @@ func (x *Indexer[T]) Delete(obj T) error {
 	if err != nil {
 		return err
 	}
+	x.DeleteKey(key)
+	return nil
+}
+
+// DeleteKey removes the object stored under key, if any, and returns it:
+// Delete for a caller that holds the key, in one lookup where Get
+// followed by Delete takes two.
+func (x *Indexer[T]) DeleteKey(key string) (old T, deleted bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	s := x.tab.find(key, x.tab.hash(key))
 	if s < 0 {
-		return nil
+		return old, false
 	}
 	c := x.tab.cells[s]
 	x.tab.remove(s)
@@ -326,7 +349,7 @@ func (x *Indexer[T]) Delete(obj T) error {
 		}
 	}
 	x.foldDue()
-	return nil
+	return c.obj, true
 }
 
 // Replace atomically replaces the whole contents with items and records

@@ -157,7 +157,11 @@ type bucket[T any] struct {
 
 // buckets returns the logged changes grouped by group, the groups in
 // order, each bucket in log order (a counting sort).
-func (l *oplog[T]) buckets() []bucket[T] {
+func (l *oplog[T]) buckets() []bucket[T] { return l.bucketsInto(nil) }
+
+// bucketsInto is buckets with the changes placed in buf when it holds at
+// least l.n items (else in a new slice).
+func (l *oplog[T]) bucketsInto(buf []item[T]) []bucket[T] {
 	if l.n == 0 {
 		return nil
 	}
@@ -184,7 +188,10 @@ func (l *oplog[T]) buckets() []bucket[T] {
 	for r := range order {
 		start[r+1] += start[r]
 	}
-	buf := make([]item[T], l.n)
+	if len(buf) < l.n {
+		buf = make([]item[T], l.n)
+	}
+	buf = buf[:l.n]
 	next := slices.Clone(start[:len(order)])
 	pos := uint32(0)
 	for _, ch := range chunks {

@@ -13,13 +13,20 @@ import "strings"
 //
 // Changes logged in key order (a list from a source usually is) are
 // recognized in one pass and not moved.
-func sortKeys[T any](a []item[T]) {
+func sortKeys[T any](a []item[T]) { sortKeysTmp(a, nil) }
+
+// sortKeysTmp is sortKeys with scratch: tmp is used when it holds at
+// least len(a) items (a fold's pooled scratch), else one is allocated.
+func sortKeysTmp[T any](a, tmp []item[T]) {
 	sorted := true
 	for i := 1; i < len(a) && sorted; i++ {
 		sorted = a[i-1].c.key <= a[i].c.key // equal keys are in log order
 	}
 	if !sorted {
-		msd(a, make([]item[T], len(a)), 0)
+		if len(tmp) < len(a) {
+			tmp = make([]item[T], len(a))
+		}
+		msd(a, tmp[:len(a)], 0)
 	}
 }
 

@@ -200,7 +200,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 		inf.wg.Go(func() { inf.mutations.run(ctx) })
 	}
 	for {
-		err := inf.fifo.Pop(ctx, inf.process)
+		err := inf.fifo.PopKey(ctx, inf.processKey)
 		if ctx.Err() != nil || errors.Is(err, deltafifo.ErrClosed) {
 			break
 		}

@@ -114,18 +114,32 @@ func (s *slot[T]) push(x notification[T]) {
 	}
 }
 
+// pslot is a queued key and its slot. The buffer's map and ring point at
+// the same pslot, so that a push to a queued key changes it in place and
+// a pop finds it without a lookup; a popped pslot is recycled.
+type pslot[T any] struct {
+	key string
+	slot[T]
+}
+
 // pendingBuffer is the per-registration queue of pending notifications:
 // keys in the order their pending work began, and per key a coalesced
 // slot. Its size is bounded by the number of distinct keys, whatever the
 // number of events. It is not safe for concurrent use; listener guards it.
+//
+// A notification to a key not queued costs a map lookup and an insert, one
+// to a queued key a lookup, a pop a delete.
 type pendingBuffer[T any] struct {
-	// slots holds every queued key; each slot holds one or two
-	// notifications.
-	slots map[string]slot[T]
-	// queue is a ring of keys; each key in slots appears exactly once.
-	queue []string
+	// slots holds every queued key's pslot.
+	slots map[string]*pslot[T]
+	// queue is a ring of the queued pslots; each appears exactly once.
+	queue []*pslot[T]
 	head  int
 	size  int
+	// free holds popped, cleared pslots for reuse; chunk is the unused
+	// tail of the last block of pslots allocated at once.
+	free  []*pslot[T]
+	chunk []pslot[T]
 	// initial counts the slots that hold an initial-list add.
 	initial int
 	// peak is the largest size since the buffer was last empty; a buffer
@@ -137,8 +151,11 @@ type pendingBuffer[T any] struct {
 // its map and ring instead of keeping them for reuse.
 const shrinkAbove = 1024
 
+// pslotChunk is how many pslots are allocated at once.
+const pslotChunk = 64
+
 func newPendingBuffer[T any]() *pendingBuffer[T] {
-	return &pendingBuffer[T]{slots: make(map[string]slot[T])}
+	return &pendingBuffer[T]{slots: make(map[string]*pslot[T])}
 }
 
 // len is the number of queued keys.
@@ -146,20 +163,38 @@ func (b *pendingBuffer[T]) len() int { return b.size }
 
 // push records x for key.
 func (b *pendingBuffer[T]) push(key string, x notification[T]) {
-	s, ok := b.slots[key]
-	if !ok {
-		b.enqueue(key)
+	p := b.slots[key]
+	if p == nil {
+		p = b.alloc()
+		p.key = key
+		b.slots[key] = p
+		b.enqueue(p)
 	}
-	before := s.initial()
-	s.push(x)
-	if after := s.initial(); after != before {
+	before := p.initial()
+	p.push(x)
+	if after := p.initial(); after != before {
 		if after {
 			b.initial++
 		} else {
 			b.initial--
 		}
 	}
-	b.slots[key] = s
+}
+
+// alloc returns a cleared pslot.
+func (b *pendingBuffer[T]) alloc() *pslot[T] {
+	if n := len(b.free); n > 0 {
+		p := b.free[n-1]
+		b.free[n-1] = nil
+		b.free = b.free[:n-1]
+		return p
+	}
+	if len(b.chunk) == 0 {
+		b.chunk = make([]pslot[T], pslotChunk)
+	}
+	p := &b.chunk[0]
+	b.chunk = b.chunk[1:]
+	return p
 }
 
 // pop removes the oldest key and returns its slot; ok is false when the
@@ -168,34 +203,37 @@ func (b *pendingBuffer[T]) pop() (key string, s slot[T], ok bool) {
 	if b.size == 0 {
 		return "", s, false
 	}
-	key = b.queue[b.head]
-	b.queue[b.head] = ""
+	p := b.queue[b.head]
+	b.queue[b.head] = nil
 	b.head++
 	if b.head == len(b.queue) {
 		b.head = 0
 	}
 	b.size--
-	s = b.slots[key]
+	key, s = p.key, p.slot
 	delete(b.slots, key)
 	if s.initial() {
 		b.initial--
 	}
+	*p = pslot[T]{} // drop the references to the objects
+	b.free = append(b.free, p)
 	if b.size == 0 && b.peak > shrinkAbove {
-		b.slots = make(map[string]slot[T])
+		b.slots = make(map[string]*pslot[T])
 		b.queue, b.head, b.peak = nil, 0, 0
+		b.free, b.chunk = nil, nil
 	}
 	return key, s, true
 }
 
-func (b *pendingBuffer[T]) enqueue(key string) {
+func (b *pendingBuffer[T]) enqueue(p *pslot[T]) {
 	if b.size == len(b.queue) {
-		grown := make([]string, max(16, 2*len(b.queue)))
+		grown := make([]*pslot[T], max(16, 2*len(b.queue)))
 		n := copy(grown, b.queue[b.head:])
 		copy(grown[n:], b.queue[:b.head])
 		b.queue = grown
 		b.head = 0
 	}
-	b.queue[(b.head+b.size)%len(b.queue)] = key
+	b.queue[(b.head+b.size)%len(b.queue)] = p
 	b.size++
 	b.peak = max(b.peak, b.size)
 }
@@ -205,4 +243,5 @@ func (b *pendingBuffer[T]) reset() {
 	clear(b.slots)
 	clear(b.queue)
 	b.head, b.size, b.initial = 0, 0, 0
+	b.free, b.chunk = nil, nil
 }

@@ -12,19 +12,28 @@ import (
 // process applies one key's popped deltas to the cache and queues the
 // resulting notifications. It never fails: a delta the cache rejects is
 // logged, counted and skipped.
+// The key func runs on every delta's object.
 func (inf *Informer[T]) process(ds deltafifo.Deltas[T], isInInitialList bool) error {
-	for _, err := range inf.applyAll(ds, isInInitialList) {
+	return inf.processKey("", ds, isInInitialList)
+}
+
+// processKey is process for the deltas of one key, the FIFO's (see
+// deltafifo.PopKey): the cache files them under it without running the
+// key func again. An empty key makes it process.
+func (inf *Informer[T]) processKey(key string, ds deltafifo.Deltas[T], isInInitialList bool) error {
+	for _, err := range inf.applyAll(key, ds, isInInitialList) {
 		inf.reportBad(err)
 	}
 	return nil
 }
 
-// applyAll applies ds under mu and returns the cache rejections to report.
-func (inf *Informer[T]) applyAll(ds deltafifo.Deltas[T], isInInitialList bool) []error {
+// applyAll applies ds under mu and returns the cache rejections to report;
+// key is their key, or "" to compute it for each.
+func (inf *Informer[T]) applyAll(key string, ds deltafifo.Deltas[T], isInInitialList bool) []error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	for i := range ds {
-		inf.applyLocked(&ds[i], isInInitialList)
+		inf.applyLocked(key, &ds[i], isInInitialList)
 	}
 	rejected := inf.rejected
 	inf.rejected = nil
@@ -66,15 +75,23 @@ func (inf *Informer[T]) reportBad(err error) {
 //     event); when the new one is older (the source orders versions) it
 //     is stale and dropped; otherwise update; OnUpdate(cached, new) to
 //     every handler.
-func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool) {
+func (inf *Informer[T]) applyLocked(key string, d *deltafifo.Delta[T], isInInitialList bool) {
+	if key == "" {
+		k, err := inf.key(d.Object)
+		if err != nil {
+			inf.cacheErrorLocked(d, "", err)
+			return
+		}
+		key = k
+	}
 	if d.Type == deltafifo.Deleted {
-		inf.deleteLocked(d)
+		inf.deleteLocked(key, d)
 		return
 	}
 	// One lookup: the version check runs on the cached object inside the
 	// cache's write.
 	var order versionOrder
-	r, err := inf.idx.UpsertFunc(d.Object, func(old T, cached bool) bool {
+	r, err := inf.idx.UpsertKeyFunc(key, d.Object, func(old T, cached bool) bool {
 		if !cached {
 			return true
 		}
@@ -84,7 +101,7 @@ func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool)
 		order = inf.compareObjects(old, d.Object)
 		return order != versionSame && order != versionOlder
 	})
-	key := r.Key
+	key = r.Key // the stored key string, shared
 	if err != nil {
 		inf.cacheErrorLocked(d, key, err)
 		return
@@ -108,19 +125,10 @@ func (inf *Informer[T]) applyLocked(d *deltafifo.Delta[T], isInInitialList bool)
 }
 
 // deleteLocked applies a Deleted delta.
-func (inf *Informer[T]) deleteLocked(d *deltafifo.Delta[T]) {
-	key, err := inf.key(d.Object)
-	if err != nil {
-		inf.cacheErrorLocked(d, "", err)
-		return
-	}
-	old, cached := inf.idx.Get(key)
+func (inf *Informer[T]) deleteLocked(key string, d *deltafifo.Delta[T]) {
+	old, cached := inf.idx.DeleteKey(key)
 	if !cached {
 		inf.logger.Debug("informer: delete of a key that is not cached", "key", key)
-		return
-	}
-	if err := inf.idx.Delete(d.Object); err != nil {
-		inf.cacheErrorLocked(d, key, err)
 		return
 	}
 	if inf.mutations != nil {
