@@ -113,6 +113,17 @@
 // that stops matching is Deleted. Get returns a private copy; objects from
 // List and Watch are shared and read-only.
 //
+// A pod selection that requires one spec.nodeName (what every kubelet
+// watches) is served, as kube-apiserver's watch cache serves it, from one
+// watch of the pods shared by all such selections and indexed by node: an
+// event reaches only the watches of the node the pod was on before and
+// after it, so N kubelets cost O(1) per pod event instead of O(N). The
+// shared watch runs while any such watch is open and keeps its last 4,096
+// events, to start a watch from the version of the List that seeded it;
+// an older version is expired (source.ErrExpired: relist), and a watch
+// that falls 65,536 events behind is ended with ErrExpired. Such watches do
+// not offer SendInitialEvents (source.ErrUnsupported: list, then watch).
+//
 // # Backends
 //
 // By default each kind lives in a fake.Source that copies what it stores

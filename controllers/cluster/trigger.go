@@ -247,7 +247,7 @@ func (r *hubRun[T]) dispatch(ev source.Event[T]) bool {
 		r.mu.Lock()
 		for _, set := range r.subs {
 			for w := range set {
-				if w.bookmarks {
+				if w.bookmarks && r.older(w.from, ev.ResourceVersion) {
 					w.push(ev)
 				}
 			}
