@@ -10,13 +10,18 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/ctrlkit/ctrlkit/metrics"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Sink is where a Broadcaster writes correlated events: the cluster store
 // writes Event objects. Calls come from Broadcaster.Run's goroutine, one
 // at a time.
 type Sink interface {
-	// Create writes the first occurrence of an event.
+	// Create writes the first occurrence of an event. It returns an
+	// error wrapping source.ErrAlreadyExists when ev.Name is taken —
+	// another recorder writing to the same sink named an event about the
+	// same object at the same instant — and the Broadcaster retries
+	// under a new name.
 	Create(ctx context.Context, ev Event) error
 	// Update writes a repeated event: the one created under ev.Name
 	// with its Count and Last changed.
@@ -66,6 +71,10 @@ type Metrics struct {
 	Dropped metrics.Counter
 }
 
+// nameAttempts bounds the names a Broadcaster tries for one event whose
+// name the sink says is taken.
+const nameAttempts = 8
+
 // Broadcaster is a Recorder that correlates events and writes them to a
 // Sink from Run's goroutine. See the package documentation.
 type Broadcaster struct {
@@ -73,6 +82,7 @@ type Broadcaster struct {
 	opts  Options
 	m     Metrics
 	queue chan Event
+	names namer
 	// Run's goroutine owns the rest.
 	seen    *lru[string, Event]
 	buckets *lru[string, *rate.Limiter]
@@ -128,7 +138,8 @@ func NewBroadcaster(sink Sink, opts Options) (*Broadcaster, error) {
 
 // Event implements Recorder. It never blocks.
 func (b *Broadcaster) Event(regarding Ref, typ Type, reason, message string) {
-	ev := newEvent(regarding, typ, reason, message, b.opts.Component, time.Now())
+	now := time.Now()
+	ev := newEvent(regarding, typ, reason, message, b.opts.Component, now, b.names.suffix(now))
 	select {
 	case b.queue <- ev:
 	default:
@@ -172,13 +183,22 @@ func (b *Broadcaster) write(ctx context.Context, ev Event) {
 		return
 	}
 	key := object + "\x00" + string(ev.Type) + "\x00" + ev.Reason + "\x00" + ev.Message
-	write := b.sink.Create
+	var err error
 	if prev, ok := b.seen.get(key); ok {
 		prev.Count++
 		prev.Last = ev.Last
-		ev, write = prev, b.sink.Update
+		ev = prev
+		err = b.sink.Update(ctx, ev)
+	} else {
+		err = b.sink.Create(ctx, ev)
 	}
-	if err := write(ctx, ev); err != nil {
+	// A name another recorder took: the next suffix of this one's, a
+	// few times (each try is past every name this recorder made).
+	for try := 1; ev.Count == 1 && errors.Is(err, source.ErrAlreadyExists) && try < nameAttempts; try++ {
+		ev.Name = eventName(r.Name, b.names.suffix(ev.First))
+		err = b.sink.Create(ctx, ev)
+	}
+	if err != nil {
 		b.m.Dropped.Inc()
 		b.opts.Logger.Warn("events: the sink refused an event", "name", ev.Name, "reason", ev.Reason, "err", err)
 		return

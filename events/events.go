@@ -35,8 +35,11 @@ type Ref struct {
 type Event struct {
 	// Name is the event's own name, unique per regarding object and
 	// first occurrence ("<object name>.<hex nanoseconds>", as client-go
-	// names them); Namespace is the regarding object's ("default" for a
-	// cluster-scoped one).
+	// names them). One recorder never makes a name twice (a suffix is
+	// one more than the last when time has not moved); a Broadcaster
+	// whose sink finds a name taken by another recorder takes the next.
+	// Namespace is the regarding object's ("default" for a cluster-scoped
+	// one).
 	Name, Namespace string
 	// Regarding is the object the event is about.
 	Regarding Ref
@@ -69,6 +72,7 @@ type Recorder interface {
 // Memory is a Recorder that keeps every event, in order, for tests to
 // assert. Its zero value is ready to use.
 type Memory struct {
+	names  namer
 	mu     sync.Mutex
 	events []Event // guarded by mu
 }
@@ -79,7 +83,7 @@ func NewMemory() *Memory { return &Memory{} }
 // Event implements Recorder.
 func (m *Memory) Event(regarding Ref, typ Type, reason, message string) {
 	now := time.Now()
-	ev := newEvent(regarding, typ, reason, message, "", now)
+	ev := newEvent(regarding, typ, reason, message, "", now, m.names.suffix(now))
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.events = append(m.events, ev)
@@ -138,18 +142,25 @@ func (l logRecorder) Eventf(regarding Ref, typ Type, reason, format string, args
 	l.Event(regarding, typ, reason, fmt.Sprintf(format, args...))
 }
 
-// lastNano is the suffix of the last event name made in this process;
-// nameSuffix makes suffixes strictly increasing, so that two events about
-// one object recorded at the same instant — common in a testing/synctest
-// bubble, where time stands still — still get distinct names.
-var lastNano atomic.Int64
+// namer makes the suffixes of one recorder's event names strictly
+// increasing, so that two events about one object recorded at the same
+// instant — common in a testing/synctest bubble, where time stands
+// still — still get distinct names. Each recorder has its own: what one
+// recorder names never depends on another (two recorders writing to one
+// sink resolve a taken name there; see Broadcaster). Its zero value is
+// ready to use and it is safe for concurrent use.
+type namer struct {
+	last atomic.Int64
+}
 
-func nameSuffix(now time.Time) int64 {
-	n := now.UnixNano()
+// suffix returns the suffix of a name made at now: now's nanoseconds, or
+// one more than the last suffix this namer made if that is not smaller.
+func (n *namer) suffix(now time.Time) int64 {
+	ns := now.UnixNano()
 	for {
-		last := lastNano.Load()
-		next := max(n, last+1)
-		if lastNano.CompareAndSwap(last, next) {
+		last := n.last.Load()
+		next := max(ns, last+1)
+		if n.last.CompareAndSwap(last, next) {
 			return next
 		}
 	}
@@ -157,15 +168,20 @@ func nameSuffix(now time.Time) int64 {
 
 // newEvent builds the first occurrence of an event at now, named as
 // client-go names it: "<object>.<hex nanoseconds>".
-func newEvent(regarding Ref, typ Type, reason, message, component string, now time.Time) Event {
+func newEvent(regarding Ref, typ Type, reason, message, component string, now time.Time, suffix int64) Event {
 	ns := regarding.Namespace
 	if ns == "" {
 		ns = "default"
 	}
 	return Event{
-		Name:      fmt.Sprintf("%s.%x", regarding.Name, nameSuffix(now)),
+		Name:      eventName(regarding.Name, suffix),
 		Namespace: ns,
 		Regarding: regarding, Type: typ, Reason: reason, Message: message,
 		Component: component, Count: 1, First: now, Last: now,
 	}
+}
+
+// eventName is client-go's name of an event: "<object>.<hex suffix>".
+func eventName(object string, suffix int64) string {
+	return fmt.Sprintf("%s.%x", object, suffix)
 }

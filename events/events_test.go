@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/metrics"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 var pod = events.Ref{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "web-0", UID: "u1"}
@@ -174,4 +175,81 @@ func TestMemoryAndLog(t *testing.T) {
 	l := events.NewLog(slog.New(slog.NewTextHandler(&buf, nil)), "kubelet")
 	l.Eventf(pod, events.Warning, "BackOff", "restarting %s", "nginx")
 	require.Contains(t, buf.String(), `level=WARN msg="events: BackOff: restarting nginx" component=kubelet type=Warning kind=Pod namespace=default name=web-0`)
+}
+
+// What one recorder names never depends on another: two recorders in one
+// process each name their first event about an object after the instant
+// it happened (a process-wide clamp once gave the second one the next
+// nanosecond, and made names depend on what earlier tests recorded).
+func TestRecordersNameIndependently(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Now()
+		want := fmt.Sprintf("web-0.%x", now.UnixNano())
+		a, b := events.NewMemory(), events.NewMemory()
+		a.Event(pod, events.Normal, "Pulled", "pulled")
+		a.Event(pod, events.Normal, "Created", "created")
+		b.Event(pod, events.Normal, "Started", "started")
+		ea, eb := a.Events(), b.Events()
+		require.Equal(t, want, ea[0].Name)
+		require.Equal(t, fmt.Sprintf("web-0.%x", now.UnixNano()+1), ea[1].Name,
+			"one recorder's names are distinct even when time stands still")
+		require.Equal(t, want, eb[0].Name)
+	})
+}
+
+// uniqueSink refuses a name it has, as the cluster store does.
+type uniqueSink struct {
+	mu    sync.Mutex
+	names map[string]events.Event
+}
+
+func (s *uniqueSink) Create(_ context.Context, ev events.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.names[ev.Name]; ok {
+		return fmt.Errorf("event %q: %w", ev.Name, source.ErrAlreadyExists)
+	}
+	s.names[ev.Name] = ev
+	return nil
+}
+
+func (s *uniqueSink) Update(_ context.Context, ev events.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.names[ev.Name]; !ok {
+		return source.ErrNotFound
+	}
+	s.names[ev.Name] = ev
+	return nil
+}
+
+// Two broadcasters writing to one sink about one object at one instant
+// both get their events written: the second, finding the name taken,
+// takes the next one. Its repeats then update the event it wrote.
+func TestBroadcastersShareASink(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &uniqueSink{names: map[string]events.Event{}}
+		var bs []*events.Broadcaster
+		for _, component := range []string{"default-scheduler", "kubelet"} {
+			b, err := events.NewBroadcaster(s, events.Options{Component: component, Logger: slog.New(slog.DiscardHandler)})
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- b.Run(ctx) }()
+			t.Cleanup(func() { cancel(); <-done })
+			bs = append(bs, b)
+		}
+		bs[0].Event(pod, events.Normal, "Scheduled", "assigned default/web-0 to node-1")
+		synctest.Wait()
+		bs[1].Event(pod, events.Normal, "Pulled", "image pulled")
+		synctest.Wait()
+		bs[1].Event(pod, events.Normal, "Pulled", "image pulled")
+		synctest.Wait()
+		now := time.Now().UnixNano()
+		require.Len(t, s.names, 2)
+		first, second := s.names[fmt.Sprintf("web-0.%x", now)], s.names[fmt.Sprintf("web-0.%x", now+1)]
+		require.Equal(t, "Scheduled", first.Reason)
+		require.Equal(t, "Pulled", second.Reason)
+		require.Equal(t, 2, second.Count, "the repeat updated the event under the name it was written with")
+	})
 }

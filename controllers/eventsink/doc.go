@@ -9,5 +9,8 @@
 //	go b.Run(ctx)
 //
 // The sink writes through any source.Writer[*api.Event]; an Update of an
-// event that is gone (deleted by someone meanwhile) creates it again.
+// event that is gone (deleted by someone meanwhile) creates it again. A
+// Create whose name another broadcaster took fails with the writer's
+// source.ErrAlreadyExists, and the broadcaster retries under the next
+// name, so several components may share one cluster's sink.
 package eventsink
