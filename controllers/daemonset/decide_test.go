@@ -13,6 +13,7 @@ import (
 // pkg/controller/daemon/daemon_controller_test.go (their test names in
 // the case names): how many pods one sync creates and deletes.
 func TestManage(t *testing.T) {
+	seq := new(int) // numbers the pods of this test
 	noSchedule := api.Taint{Key: "dedicated", Value: "user", Effect: api.TaintEffectNoSchedule}
 	noExecute := api.Taint{Key: "dedicated", Value: "user", Effect: api.TaintEffectNoExecute}
 	tolerate := func(tt api.Taint) api.Toleration {
@@ -62,20 +63,20 @@ func TestManage(t *testing.T) {
 				n.Status.Allocatable = api.ResourceList{api.ResourceMemory: api.MustParse("1Mi")}
 			})}},
 		{name: "TestDealsWithExistingPods", ds: ds, nodes: addNodes(0, 5, nil), creates: 2, deletes: 5,
-			pods: concat(addPods(ds, "node-1", simpleDaemonSetLabel, 1), addPods(ds, "node-2", simpleDaemonSetLabel, 2),
-				addPods(ds, "node-3", simpleDaemonSetLabel, 5), addPods(ds, "node-4", simpleDaemonSetLabel2, 2))},
+			pods: concat(addPods(seq, ds, "node-1", simpleDaemonSetLabel, 1), addPods(seq, ds, "node-2", simpleDaemonSetLabel, 2),
+				addPods(seq, ds, "node-3", simpleDaemonSetLabel, 5), addPods(seq, ds, "node-4", simpleDaemonSetLabel2, 2))},
 		{name: "TestSelectorDaemonLaunchesPods", ds: newDaemonSet(withNodeSelector(simpleNodeLabel)), creates: 3,
 			nodes: concat(addNodes(0, 4, nil), addNodes(4, 3, simpleNodeLabel))},
 		{name: "TestSelectorDaemonDeletesUnselectedPods", ds: newDaemonSet(withNodeSelector(simpleNodeLabel)),
 			nodes: concat(addNodes(0, 5, nil), addNodes(5, 5, simpleNodeLabel)), creates: 5, deletes: 4,
-			pods: concat(addPods(ds, "node-0", simpleDaemonSetLabel2, 2), addPods(ds, "node-1", simpleDaemonSetLabel, 3),
-				addPods(ds, "node-1", simpleDaemonSetLabel2, 1), addPods(ds, "node-4", simpleDaemonSetLabel, 1))},
+			pods: concat(addPods(seq, ds, "node-0", simpleDaemonSetLabel2, 2), addPods(seq, ds, "node-1", simpleDaemonSetLabel, 3),
+				addPods(seq, ds, "node-1", simpleDaemonSetLabel2, 1), addPods(seq, ds, "node-4", simpleDaemonSetLabel, 1))},
 		{name: "TestSelectorDaemonDealsWithExistingPods", ds: newDaemonSet(withNodeSelector(simpleNodeLabel)),
 			nodes: concat(addNodes(0, 5, nil), addNodes(5, 5, simpleNodeLabel)), creates: 3, deletes: 20,
-			pods: concat(addPods(ds, "node-0", simpleDaemonSetLabel, 1), addPods(ds, "node-1", simpleDaemonSetLabel, 3),
-				addPods(ds, "node-1", simpleDaemonSetLabel2, 2), addPods(ds, "node-2", simpleDaemonSetLabel, 4),
-				addPods(ds, "node-6", simpleDaemonSetLabel, 13), addPods(ds, "node-7", simpleDaemonSetLabel2, 4),
-				addPods(ds, "node-9", simpleDaemonSetLabel, 1), addPods(ds, "node-9", simpleDaemonSetLabel2, 1))},
+			pods: concat(addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1), addPods(seq, ds, "node-1", simpleDaemonSetLabel, 3),
+				addPods(seq, ds, "node-1", simpleDaemonSetLabel2, 2), addPods(seq, ds, "node-2", simpleDaemonSetLabel, 4),
+				addPods(seq, ds, "node-6", simpleDaemonSetLabel, 13), addPods(seq, ds, "node-7", simpleDaemonSetLabel2, 4),
+				addPods(seq, ds, "node-9", simpleDaemonSetLabel, 1), addPods(seq, ds, "node-9", simpleDaemonSetLabel2, 1))},
 		{name: "TestBadSelectorDaemonDoesNothing", ds: newDaemonSet(withNodeSelector(simpleDaemonSetLabel2)),
 			nodes: concat(addNodes(0, 4, nil), addNodes(4, 3, simpleNodeLabel))},
 		{name: "TestNameDaemonSetLaunchesPods", ds: newDaemonSet(named("node-0")), nodes: addNodes(0, 5, nil), creates: 1,
@@ -94,30 +95,30 @@ func TestManage(t *testing.T) {
 			nodes: []*api.Node{newNode("tainted", tainted(noSchedule))}},
 		{name: "TestNoScheduleTaintedDoesntEvicitRunningIntolerantPod", ds: ds,
 			nodes: []*api.Node{newNode("tainted", tainted(noSchedule))},
-			pods:  addPods(ds, "tainted", simpleDaemonSetLabel, 1)},
+			pods:  addPods(seq, ds, "tainted", simpleDaemonSetLabel, 1)},
 		{name: "TestNoExecuteTaintedDoesEvicitRunningIntolerantPod", ds: ds, deletes: 1,
 			nodes: []*api.Node{newNode("tainted", tainted(noExecute))},
-			pods:  addPods(ds, "tainted", simpleDaemonSetLabel, 1)},
+			pods:  addPods(seq, ds, "tainted", simpleDaemonSetLabel, 1)},
 		{name: "the seed's fluentd tolerates the master NoSchedule taint", creates: 2,
 			ds: newDaemonSet(withTolerations(api.Toleration{Key: "node-role.kubernetes.io/master", Effect: api.TaintEffectNoSchedule})),
 			nodes: []*api.Node{newNode("master", tainted(api.Taint{Key: "node-role.kubernetes.io/master", Effect: api.TaintEffectNoSchedule})),
 				newNode("worker")}},
 		{name: "TestDaemonKillFailedPods (1 failed, 0 normal)", ds: ds, nodes: addNodes(0, 1, nil), deletes: 1, failedEvents: 1,
-			pods: addPods(ds, "node-0", simpleDaemonSetLabel, 1, failed)},
+			pods: addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1, failed)},
 		{name: "TestDaemonKillFailedPods (0 failed, 1 normal)", ds: ds, nodes: addNodes(0, 1, nil),
-			pods: addPods(ds, "node-0", simpleDaemonSetLabel, 1)},
+			pods: addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1)},
 		{name: "TestDaemonKillFailedPods (1 failed, 1 normal)", ds: ds, nodes: addNodes(0, 1, nil), deletes: 1, failedEvents: 1,
-			pods: concat(addPods(ds, "node-0", simpleDaemonSetLabel, 1, failed), addPods(ds, "node-0", simpleDaemonSetLabel, 1))},
+			pods: concat(addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1, failed), addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1))},
 		{name: "succeeded daemon pods are deleted too", ds: ds, nodes: addNodes(0, 1, nil), deletes: 1,
-			pods: addPods(ds, "node-0", simpleDaemonSetLabel, 1, succeeded)},
+			pods: addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1, succeeded)},
 		{name: "a pod being deleted is not replaced until it is gone", ds: ds, nodes: addNodes(0, 1, nil),
-			pods: addPods(ds, "node-0", simpleDaemonSetLabel, 1, deleting)},
+			pods: addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1, deleting)},
 		{name: "TestDeleteUnscheduledPodForNotExistingNode", ds: ds, nodes: addNodes(0, 1, nil), deletes: 1,
-			pods: concat(addPods(ds, "node-0", simpleDaemonSetLabel, 1), addPods(ds, "node-1", simpleDaemonSetLabel, 1, pinned("node-1")))},
+			pods: concat(addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1), addPods(seq, ds, "node-1", simpleDaemonSetLabel, 1, pinned("node-1")))},
 		{name: "a bound pod on a node that is gone is left to the pod GC", ds: ds, nodes: addNodes(0, 1, nil),
-			pods: concat(addPods(ds, "node-0", simpleDaemonSetLabel, 1), addPods(ds, "node-1", simpleDaemonSetLabel, 1))},
+			pods: concat(addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1), addPods(seq, ds, "node-1", simpleDaemonSetLabel, 1))},
 		{name: "a pending pod pinned to an existing node counts as its pod", ds: ds, nodes: addNodes(0, 1, nil),
-			pods: addPods(ds, "node-0", simpleDaemonSetLabel, 1, pinned("node-0"))},
+			pods: addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1, pinned("node-0"))},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -135,10 +136,11 @@ func TestManage(t *testing.T) {
 // TestManageKeepsTheOldest: of several daemon pods on a node the oldest
 // stays, scheduled before unscheduled (podByCreationTimestampAndPhase).
 func TestManageKeepsTheOldest(t *testing.T) {
+	seq := new(int) // numbers the pods of this test
 	ds := newDaemonSet()
-	older := podFor(ds, "node-0", simpleDaemonSetLabel, pinned("node-0"))
-	bound := podFor(ds, "node-0", simpleDaemonSetLabel)
-	newer := podFor(ds, "node-0", simpleDaemonSetLabel)
+	older := podFor(seq, ds, "node-0", simpleDaemonSetLabel, pinned("node-0"))
+	bound := podFor(seq, ds, "node-0", simpleDaemonSetLabel)
+	newer := podFor(seq, ds, "node-0", simpleDaemonSetLabel)
 	p := decide(testView(ds, addNodes(0, 1, nil), []*api.Pod{newer, older, bound}))
 	require.Empty(t, p.create)
 	require.ElementsMatch(t, []string{older.Name, newer.Name}, podNames(p.delete), "the oldest scheduled pod stays")
@@ -149,10 +151,11 @@ func TestManageKeepsTheOldest(t *testing.T) {
 // (the set is requeued when the wait ends), as kcm's flowcontrol.Backoff
 // with 1 s initial and 15 min maximum steps.
 func TestFailedPodBackoff(t *testing.T) {
+	seq := new(int) // numbers the pods of this test
 	ds := newDaemonSet()
 	b := newBackoff(FailedPodsBackoffInitial, FailedPodsBackoffMax)
 	step := func(at time.Time) plan {
-		v := testView(ds, addNodes(0, 1, nil), addPods(ds, "node-0", simpleDaemonSetLabel, 1, failed))
+		v := testView(ds, addNodes(0, 1, nil), addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1, failed))
 		v.now = at
 		v.backoff = func(n string) (time.Duration, bool) { return b.waiting(backoffKey(ds, n), at) }
 		p := decide(v)

@@ -87,13 +87,12 @@ func addNodes(start, count int, l map[string]string) []*api.Node {
 
 type podOpt func(*api.Pod)
 
-var podSeq int
-
 // podFor is a daemon pod of ds bound to node (kcm's newPod), created an
 // hour before t0 plus a sequence number of seconds, Running, labelled
 // with the current hash "new" as kcm's newPod labels its pods.
-func podFor(ds *api.DaemonSet, node string, l map[string]string, opts ...podOpt) *api.Pod {
-	podSeq++
+func podFor(seq *int, ds *api.DaemonSet, node string, l map[string]string, opts ...podOpt) *api.Pod {
+	*seq++
+	podSeq := *seq
 	opts = append([]podOpt{hashed("new")}, opts...)
 	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("%s-%s-%03d", ds.Name, node, podSeq), Namespace: ds.Namespace,
 		UID: api.UID(fmt.Sprintf("pod-uid-%d", podSeq)), Labels: l,
@@ -109,10 +108,10 @@ func podFor(ds *api.DaemonSet, node string, l map[string]string, opts ...podOpt)
 }
 
 // addPods is kcm's addPods: n pods of ds on node with labels l.
-func addPods(ds *api.DaemonSet, node string, l map[string]string, n int, opts ...podOpt) []*api.Pod {
+func addPods(seq *int, ds *api.DaemonSet, node string, l map[string]string, n int, opts ...podOpt) []*api.Pod {
 	var out []*api.Pod
 	for range n {
-		out = append(out, podFor(ds, node, l, opts...))
+		out = append(out, podFor(seq, ds, node, l, opts...))
 	}
 	return out
 }

@@ -42,13 +42,14 @@ func TestRevisions(t *testing.T) {
 // TestHistoryToDelete ports the rule of kcm's cleanupHistory: beyond the
 // limit, oldest revision first, never one a live pod runs.
 func TestHistoryToDelete(t *testing.T) {
+	seq := new(int) // numbers the pods of this test
 	var old []*api.ControllerRevision
 	for i := 5; i >= 1; i-- { // out of order on purpose
 		old = append(old, &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("r%d", i),
 			Labels: map[string]string{HashLabel: fmt.Sprintf("h%d", i)}}, Revision: int64(i)})
 	}
 	ds := newDaemonSet()
-	pods := []*api.Pod{podFor(ds, "n", simpleDaemonSetLabel, hashed("h1"))}
+	pods := []*api.Pod{podFor(seq, ds, "n", simpleDaemonSetLabel, hashed("h1"))}
 	names := func(rs []*api.ControllerRevision) []string {
 		var out []string
 		for _, r := range rs {

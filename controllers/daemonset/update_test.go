@@ -47,15 +47,17 @@ type simCluster struct {
 	ds    *api.DaemonSet
 	nodes []*api.Node
 	pods  []*api.Pod
+	seq   int // numbers the pods it makes
 }
 
 // sync runs one decision and applies it: deleted pods vanish, created
 // ones appear bound, of the current revision, not ready.
 func (c *simCluster) sync() (creates, deletes int) {
+	seq := &c.seq
 	p := decide(testView(c.ds, c.nodes, c.pods))
 	c.pods = slices.DeleteFunc(c.pods, func(x *api.Pod) bool { return slices.Contains(p.delete, x) })
 	for _, n := range p.create {
-		c.pods = append(c.pods, podFor(c.ds, n, simpleDaemonSetLabel))
+		c.pods = append(c.pods, podFor(seq, c.ds, n, simpleDaemonSetLabel))
 	}
 	return len(p.create), len(p.delete)
 }
@@ -75,9 +77,10 @@ func (c *simCluster) expect(creates, deletes int) {
 }
 
 func oldReadyCluster(t *testing.T, ds *api.DaemonSet, n int) *simCluster {
+	seq := new(int) // numbers the pods of this test
 	c := &simCluster{t: t, ds: ds, nodes: addNodes(0, n, nil)}
 	for _, node := range c.nodes {
-		c.pods = append(c.pods, podFor(ds, node.Name, simpleDaemonSetLabel, hashed("old"), ready))
+		c.pods = append(c.pods, podFor(seq, ds, node.Name, simpleDaemonSetLabel, hashed("old"), ready))
 	}
 	return c
 }
@@ -127,10 +130,11 @@ func TestRollingUpdateWithMaxSurge(t *testing.T) {
 // TestDaemonSetUpdatesAllOldPodsNotReady: old pods that are not
 // available are all replaced at once, whatever maxUnavailable says.
 func TestRollingUpdateAllOldPodsNotReady(t *testing.T) {
+	seq := new(int) // numbers the pods of this test
 	ds := newDaemonSet(withMaxUnavailable(api.FromInt32(3)))
 	c := &simCluster{t: t, ds: ds, nodes: addNodes(0, 5, nil)}
 	for _, node := range c.nodes {
-		c.pods = append(c.pods, podFor(ds, node.Name, simpleDaemonSetLabel, hashed("old")))
+		c.pods = append(c.pods, podFor(seq, ds, node.Name, simpleDaemonSetLabel, hashed("old")))
 	}
 	c.expect(0, 5)
 	c.expect(5, 0)
@@ -150,10 +154,11 @@ func TestRollingUpdateNewPodNotReady(t *testing.T) {
 // TestRollingUpdateNoTemplateChange ports
 // TestDaemonSetUpdatesNoTemplateChanged, and OnDelete: no update step.
 func TestRollingUpdateNoTemplateChange(t *testing.T) {
+	seq := new(int) // numbers the pods of this test
 	ds := newDaemonSet(withMaxUnavailable(api.FromInt32(3)))
 	c := &simCluster{t: t, ds: ds, nodes: addNodes(0, 5, nil)}
 	for _, node := range c.nodes {
-		c.pods = append(c.pods, podFor(ds, node.Name, simpleDaemonSetLabel, ready))
+		c.pods = append(c.pods, podFor(seq, ds, node.Name, simpleDaemonSetLabel, ready))
 	}
 	c.expect(0, 0)
 
@@ -169,14 +174,15 @@ func TestRollingUpdateNoTemplateChange(t *testing.T) {
 // and the misscheduled count: status over 3 nodes, one of which no
 // longer matches the node selector.
 func TestStatus(t *testing.T) {
+	seq := new(int) // numbers the pods of this test
 	ds := newDaemonSet(withNodeSelector(simpleNodeLabel))
 	ds.Generation = 3
 	ds.Spec.MinReadySeconds = 30
 	nodes := concat(addNodes(0, 3, simpleNodeLabel), addNodes(3, 1, nil))
 	pods := concat(
-		addPods(ds, "node-0", simpleDaemonSetLabel, 1, readySince(time.Minute)),                   // available
-		addPods(ds, "node-1", simpleDaemonSetLabel, 1, readySince(10*time.Second), hashed("old")), // ready, not yet available
-		addPods(ds, "node-3", simpleDaemonSetLabel, 1, ready),                                     // misscheduled
+		addPods(seq, ds, "node-0", simpleDaemonSetLabel, 1, readySince(time.Minute)),                   // available
+		addPods(seq, ds, "node-1", simpleDaemonSetLabel, 1, readySince(10*time.Second), hashed("old")), // ready, not yet available
+		addPods(seq, ds, "node-3", simpleDaemonSetLabel, 1, ready),                                     // misscheduled
 	)
 	v := testView(ds, nodes, pods)
 	st, recheck := calculateStatus(v, false)
