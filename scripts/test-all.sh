@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
-# Runs every test of every module in this repository with the race detector:
-# the core module and each nested module (etcd/, bench/, ...), after
-# checking that each module's go.mod and go.sum are tidy.
+# Runs every test of every module in this repository with the race detector
+# and in a shuffled order: the core module and each nested module (etcd/,
+# bench/, ...), after checking that each module's go.mod and go.sum are tidy.
+#
+# The shuffle seed is printed first; CTRLKIT_SHUFFLE=SEED replays an order.
 # Extra arguments are passed to every `go test` (for example -count=1).
+#
+# CTRLKIT_STRESS=N runs the stress mode instead: every package of every
+# module N times at each of GOMAXPROCS 1, 2 and 4, under -race, with a busy
+# loop on every CPU beside it, reporting each failed test with the command
+# that replays it (scripts/stress; its flags after the arguments, e.g.
+# CTRLKIT_STRESS=3 ./scripts/test-all.sh -cpu 2,4 ./etcd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ -n "${CTRLKIT_STRESS:-}" ]; then
+  exec go run ./scripts/stress -runs "$CTRLKIT_STRESS" ${CTRLKIT_SHUFFLE:+-seed "$CTRLKIT_SHUFFLE"} "$@"
+fi
+seed=${CTRLKIT_SHUFFLE:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "=== shuffle seed $seed (replay the order with CTRLKIT_SHUFFLE=$seed)"
 status=0
 # tidy fails when go.mod or go.sum would change under `go mod tidy`.
 tidy() {
@@ -19,6 +32,7 @@ for mod in $(find . -name go.mod -not -path '*/testdata/*' | sort); do
   echo "=== module $dir"
   # vet with -race so that it reuses the dependencies the race-enabled test
   # build compiles (plain `go vet` would compile every dependency twice).
-  (cd "$dir" && tidy "$dir" && go vet -race ./... && go test -race -timeout 15m "$@" ./...) || status=1
+  (cd "$dir" && tidy "$dir" && go vet -race ./... && go test -race -shuffle="$seed" -timeout 15m "$@" ./...) || status=1
 done
+[ $status -eq 0 ] || echo "=== FAILED; replay the order with CTRLKIT_SHUFFLE=$seed ./scripts/test-all.sh" >&2
 exit $status
