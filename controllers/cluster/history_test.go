@@ -48,9 +48,11 @@ func TestHistoryBoundedByBytes(t *testing.T) {
 	cm = nil
 	grown := int64(heapInUse()) - int64(before)
 	runtime.KeepAlive(c)
+	t.Logf("60 updates of %d KiB left %d MiB on the heap", size>>10, grown>>20)
 	// Today's code keeps all 60 versions (about 60 MB); the bound keeps
-	// at most 32 MiB of them, plus the current object.
-	if limit := int64(bound + 8<<20); grown > limit {
+	// at most 32 MiB of them, plus the current object and the encoders'
+	// pooled buffers (35 MiB measured).
+	if limit := int64(bound + 12<<20); grown > limit {
 		t.Errorf("the 60 updates left %d MiB on the heap, want at most %d MiB", grown>>20, limit>>20)
 	}
 
