@@ -45,7 +45,6 @@ func TestHistoryBoundedByBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cm = nil
 	grown := int64(heapInUse()) - int64(before)
 	runtime.KeepAlive(c)
 	t.Logf("60 updates of %d KiB left %d MiB on the heap", size>>10, grown>>20)
