@@ -27,15 +27,19 @@ func TestConformance(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		copy func(*sourcetest.Object) *sourcetest.Object
+		size func(*sourcetest.Object) int
 	}{
-		{"SharedObjects", nil},
-		{"CopiedObjects", func(o *sourcetest.Object) *sourcetest.Object { c := *o; return &c }},
+		{"SharedObjects", nil, nil},
+		{"CopiedObjects", func(o *sourcetest.Object) *sourcetest.Object { c := *o; return &c }, nil},
+		// Measured objects, with the default byte bound on the history.
+		{"SizedObjects", nil, func(o *sourcetest.Object) int { return len(o.Key) + len(o.Value) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sourcetest.Run(t, func(t *testing.T) sourcetest.Source {
 				src, err := fake.NewSource(sourcetest.ObjectKey, fake.Options[*sourcetest.Object]{
 					BookmarkInterval: 10 * time.Millisecond,
 					Copy:             tc.copy,
+					Size:             tc.size,
 					Logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
 				})
 				if err != nil {

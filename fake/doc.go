@@ -51,7 +51,14 @@
 // # History and expiry
 //
 // The source remembers the last Options.HistorySize writes (Compact
-// forgets them all at once). Within that window a List can be served at
+// forgets them all at once). When Options.Size measures objects, the
+// history is bounded by bytes too: the past versions only the history
+// keeps alive (an object an Update replaced, the last state of a deleted
+// one) sum to at most Options.HistoryBytes, and the oldest writes are
+// forgotten to stay within; current objects are never counted nor
+// forgotten. HistoryStats reports what the history holds. With
+// Options.MaxObjectSize, a write of a larger object fails with
+// ErrTooLarge. Within the window a List can be served at
 // any revision, a continue token stays valid, and a Watch can resume from
 // any revision; older versions fail with source.ErrExpired, versions
 // newer than the last write with source.ErrFutureVersion. Watch returns

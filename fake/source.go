@@ -22,7 +22,18 @@ const (
 	DefaultHistorySize = 10000
 	// DefaultWatchBuffer is the default Options.WatchBuffer.
 	DefaultWatchBuffer = 1024
+	// DefaultHistoryBytes is the default Options.HistoryBytes: 32 MiB.
+	// A program with one source per kind, as the cluster store of
+	// controllers/cluster (about 25 kinds), then pins at most about
+	// 800 MiB of past objects (as counted by Size) in the worst case, and
+	// ordinary objects (a few KiB) still fill the HistorySize window
+	// before the byte bound.
+	DefaultHistoryBytes = 32 << 20
 )
+
+// ErrTooLarge is wrapped by the error of a Create or Update whose object
+// is larger than Options.MaxObjectSize.
+var ErrTooLarge = errors.New("fake: object too large")
 
 // Options configures a Source. The zero value is valid.
 type Options[T any] struct {
@@ -31,6 +42,32 @@ type Options[T any] struct {
 	// fail with source.ErrExpired. Default DefaultHistorySize;
 	// negative is an error.
 	HistorySize int
+
+	// HistoryBytes bounds, besides HistorySize, the bytes the history
+	// keeps alive: the sum of Size over the past versions of objects
+	// that only the history still holds (an object replaced by an Update
+	// or removed by a Delete). The current objects are never counted nor
+	// forgotten. When a write takes the sum over the bound, the oldest
+	// writes are forgotten until it is within, exactly as when HistorySize
+	// is reached: lists and watches at versions older than the remaining
+	// history fail with source.ErrExpired. Applied only when Size is set.
+	// Default DefaultHistoryBytes; negative is an error.
+	HistoryBytes int64
+
+	// Size returns the approximate number of bytes obj keeps alive, for
+	// HistoryBytes and MaxObjectSize; the length of its encoding is a good
+	// measure. It is called once per Create and Update, on the object
+	// stored, outside the source's lock, and must not change obj. When nil
+	// (the default) objects are not measured: the history is bounded by
+	// HistorySize alone, HistoryStats reports no bytes, and MaxObjectSize
+	// must be zero.
+	Size func(T) int
+
+	// MaxObjectSize, when positive, makes Create and Update refuse an
+	// object whose Size is larger, with an error wrapping ErrTooLarge, as
+	// etcd refuses values over its --max-request-bytes. Zero (the
+	// default) sets no limit; negative is an error. Requires Size.
+	MaxObjectSize int
 
 	// WatchBuffer is how many events may wait for one watcher's reader.
 	// A watcher that falls further behind is ended with an Error event
@@ -77,9 +114,18 @@ func (o *Options[T]) defaults() error {
 		return fmt.Errorf("fake: Options.WatchBuffer is negative (%d)", o.WatchBuffer)
 	case o.BookmarkInterval < 0:
 		return fmt.Errorf("fake: Options.BookmarkInterval is negative (%v)", o.BookmarkInterval)
+	case o.HistoryBytes < 0:
+		return fmt.Errorf("fake: Options.HistoryBytes is negative (%d)", o.HistoryBytes)
+	case o.MaxObjectSize < 0:
+		return fmt.Errorf("fake: Options.MaxObjectSize is negative (%d)", o.MaxObjectSize)
+	case o.MaxObjectSize > 0 && o.Size == nil:
+		return errors.New("fake: Options.MaxObjectSize is set but Options.Size is nil")
 	}
 	if o.HistorySize == 0 {
 		o.HistorySize = DefaultHistorySize
+	}
+	if o.HistoryBytes == 0 {
+		o.HistoryBytes = DefaultHistoryBytes
 	}
 	if o.WatchBuffer == 0 {
 		o.WatchBuffer = DefaultWatchBuffer
@@ -133,6 +179,8 @@ type item[T any] struct {
 	obj T
 	rev int64
 	rv  string
+	// size is Options.Size(obj) (0 without Size).
+	size int64
 }
 
 func itemLess[T any](a, b item[T]) bool { return a.key < b.key }
@@ -191,6 +239,27 @@ func (s *Source[T]) Items() iter.Seq2[string, T] {
 	return func(yield func(string, T) bool) {
 		snap.Ascend(func(it item[T]) bool { return yield(it.key, it.obj) })
 	}
+}
+
+// HistoryStats describes what a Source's history holds.
+type HistoryStats struct {
+	// Writes is the number of writes remembered.
+	Writes int
+	// Bytes is the sum of Options.Size over the past object versions
+	// that only the history keeps alive (0 without Options.Size); it
+	// never exceeds Options.HistoryBytes.
+	Bytes int64
+	// Compacted is the revision of the newest forgotten write ("0" when
+	// none was forgotten): lists and watches at older resourceVersions
+	// fail with source.ErrExpired.
+	Compacted string
+}
+
+// HistoryStats reports what the history holds now.
+func (s *Source[T]) HistoryStats() HistoryStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return HistoryStats{Writes: s.hist.n, Bytes: s.hist.bytes, Compacted: source.FormatRevision(s.compacted)}
 }
 
 // ResourceVersion returns the revision of the last write ("0" for a new

@@ -16,7 +16,7 @@ import (
 // stamped into the stored object (into obj itself unless Options.Copy is
 // set).
 func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
-	key, stored, err := s.prepare(ctx, "create", obj)
+	key, stored, size, err := s.prepare(ctx, "create", obj)
 	if err != nil {
 		return "", err
 	}
@@ -26,7 +26,7 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 		return "", fmt.Errorf("fake: create %q: %w", key, source.ErrAlreadyExists)
 	}
 	rec := record[T]{typ: source.Added, key: key, obj: stored}
-	if err := s.commitLocked(&rec); err != nil {
+	if err := s.commitLocked(&rec, size); err != nil {
 		return "", err
 	}
 	return rec.rv, nil
@@ -49,7 +49,7 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 //
 // Stamping works as for Create.
 func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string, error) {
-	key, stored, err := s.prepare(ctx, "update", obj)
+	key, stored, size, err := s.prepare(ctx, "update", obj)
 	if err != nil {
 		return "", err
 	}
@@ -69,8 +69,8 @@ func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string
 	if s.unchangedLocked(cur, stored) {
 		return cur.rv, nil
 	}
-	rec := record[T]{typ: source.Modified, key: key, obj: stored, prev: cur.obj}
-	if err := s.commitLocked(&rec); err != nil {
+	rec := record[T]{typ: source.Modified, key: key, obj: stored, prev: cur.obj, size: cur.size}
+	if err := s.commitLocked(&rec, size); err != nil {
 		return "", err
 	}
 	return rec.rv, nil
@@ -98,33 +98,42 @@ func (s *Source[T]) Delete(ctx context.Context, key string, ifVersion string) (s
 	if err != nil {
 		return "", err
 	}
-	rec := record[T]{typ: source.Deleted, key: key, obj: cur.obj}
-	if err := s.commitLocked(&rec); err != nil {
+	rec := record[T]{typ: source.Deleted, key: key, obj: cur.obj, size: cur.size}
+	if err := s.commitLocked(&rec, 0); err != nil {
 		return "", err
 	}
 	return rec.rv, nil
 }
 
-// prepare computes obj's key and the object to store, turning a panic of
-// the user's key or copy function into an error.
-func (s *Source[T]) prepare(ctx context.Context, op string, obj T) (key string, stored T, err error) {
+// prepare computes obj's key, the object to store and its size, turning
+// a panic of the user's key, copy or size function into an error, and
+// enforces Options.MaxObjectSize.
+func (s *Source[T]) prepare(ctx context.Context, op string, obj T) (key string, stored T, size int64, err error) {
 	if err := ctxErr(ctx); err != nil {
-		return "", stored, err
+		return "", stored, 0, err
 	}
+	what := "key or copy function"
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("fake: %s: key or copy function panicked: %v", op, p)
+			err = fmt.Errorf("fake: %s: %s panicked: %v", op, what, p)
 		}
 	}()
 	key = s.keyFunc(obj)
 	if key == "" {
-		return "", stored, fmt.Errorf("fake: %s: the key function returned an empty key", op)
+		return "", stored, 0, fmt.Errorf("fake: %s: the key function returned an empty key", op)
 	}
 	stored = obj
 	if s.opts.Copy != nil {
 		stored = s.opts.Copy(obj)
 	}
-	return key, stored, nil
+	if s.opts.Size != nil {
+		what = "size function"
+		size = int64(s.opts.Size(stored))
+		if max := s.opts.MaxObjectSize; max > 0 && size > int64(max) {
+			return "", stored, 0, fmt.Errorf("fake: %s %q: the object has %d bytes, more than the limit of %d: %w", op, key, size, max, ErrTooLarge)
+		}
+	}
+	return key, stored, size, nil
 }
 
 // parseIfVersion parses a write precondition; -1 means none.
@@ -153,9 +162,11 @@ func (s *Source[T]) preconditionLocked(op, key string, want int64) (item[T], err
 }
 
 // commitLocked applies rec as the next revision: it stamps the stored
-// object, updates the state and the history, and wakes the watchers.
-// It fills in rec.rev, rec.rv and rec.hidden.
-func (s *Source[T]) commitLocked(rec *record[T]) error {
+// object, updates the state and the history (forgetting the oldest
+// writes beyond Options.HistorySize and HistoryBytes), and wakes the
+// watchers. size is the new object's Options.Size. It fills in rec.rev,
+// rec.rv and rec.hidden.
+func (s *Source[T]) commitLocked(rec *record[T], size int64) error {
 	rec.rev = s.rev + 1
 	rec.rv = source.FormatRevision(rec.rev)
 	if rec.typ != source.Deleted {
@@ -167,14 +178,15 @@ func (s *Source[T]) commitLocked(rec *record[T]) error {
 	if rec.typ == source.Deleted {
 		s.items.Delete(item[T]{key: rec.key})
 	} else {
-		s.items.ReplaceOrInsert(item[T]{key: rec.key, obj: rec.obj, rev: rec.rev, rv: rec.rv})
+		s.items.ReplaceOrInsert(item[T]{key: rec.key, obj: rec.obj, rev: rec.rev, rv: rec.rv, size: size})
 	}
 	if s.faults.missNext > 0 {
 		s.faults.missNext--
 		rec.hidden = true
 	}
-	if s.hist.push(*rec, s.opts.HistorySize) {
-		s.compacted++
+	s.compacted += int64(s.hist.push(*rec, s.opts.HistorySize))
+	if s.opts.Size != nil {
+		s.compacted += int64(s.hist.trim(s.opts.HistoryBytes))
 	}
 	if !rec.hidden {
 		s.notifyLocked(rec)

@@ -69,22 +69,49 @@ type storage[T any] interface {
 }
 
 // memoryStorage is the default: a fake.Source that copies what it stores
-// and what Get returns, so no reader shares the writer's object.
-func memoryStorage[T api.Object](historySize int) (storage[T], error) {
-	return fake.NewSource(api.Key[T], fake.Options[T]{
-		HistorySize: historySize,
-		Copy:        deepCopy[T],
+// and what Get returns, so no reader shares the writer's object, and
+// measures objects by their JSON encoding, for its history's byte bound
+// and the object size limit.
+func memoryStorage[T api.Object](opts Options) (storage[T], error) {
+	src, err := fake.NewSource(api.Key[T], fake.Options[T]{
+		HistorySize:   opts.HistorySize,
+		HistoryBytes:  opts.HistoryBytes,
+		Size:          encodedSize[T],
+		MaxObjectSize: opts.MaxObjectBytes,
+		Copy:          deepCopy[T],
 		// The store drops no-op updates itself, comparing encodings.
 		Equal: fake.NeverEqual[T],
 	})
+	if err != nil {
+		return nil, err
+	}
+	return memory[T]{src}, nil
+}
+
+// memory is the in-memory storage: a fake.Source whose size refusals
+// wrap ErrTooLarge.
+type memory[T any] struct{ *fake.Source[T] }
+
+func (m memory[T]) Create(ctx context.Context, obj T) (string, error) {
+	rv, err := m.Source.Create(ctx, obj)
+	return rv, tooLarge(err)
+}
+
+func (m memory[T]) Update(ctx context.Context, obj T, ifVersion string) (string, error) {
+	rv, err := m.Source.Update(ctx, obj, ifVersion)
+	return rv, tooLarge(err)
 }
 
 // rawStorage adapts a RawStorage to objects of type T.
 type rawStorage[T api.Object] struct {
 	raw  RawStorage
 	kind *kind[T]
+	// maxBytes is Options.MaxObjectBytes.
+	maxBytes int
 }
 
+// encode encodes obj for the backend, refusing with ErrTooLarge an
+// encoding larger than maxBytes.
 func (r *rawStorage[T]) encode(obj T) (*RawObject, error) {
 	m := obj.GetObjectMeta()
 	rv := m.ResourceVersion
@@ -93,6 +120,10 @@ func (r *rawStorage[T]) encode(obj T) (*RawObject, error) {
 	m.ResourceVersion = rv
 	if err != nil {
 		return nil, fmt.Errorf("cluster: encode %s %q: %w", r.kind.resource, api.Key(obj), err)
+	}
+	if len(data) > r.maxBytes {
+		return nil, fmt.Errorf("cluster: %s %q: the object has %d bytes, more than the limit of %d: %w",
+			r.kind.resource, api.Key(obj), len(data), r.maxBytes, ErrTooLarge)
 	}
 	return &RawObject{Key: api.Key(obj), Data: data, ResourceVersion: rv}, nil
 }

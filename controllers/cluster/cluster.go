@@ -35,6 +35,20 @@ type Options struct {
 	// fake.Options.HistorySize). Default fake.DefaultHistorySize;
 	// negative is an error. Ignored with a Backend.
 	HistorySize int
+	// HistoryBytes bounds, besides HistorySize, the bytes of past object
+	// versions the in-memory backend keeps per kind, counting objects by
+	// their JSON encoding (see fake.Options.HistoryBytes): a version older
+	// than what is kept is expired (source.ErrExpired, 410 Gone through an
+	// API server). Default fake.DefaultHistoryBytes (32 MiB); negative is
+	// an error. Ignored with a Backend, which keeps its own history.
+	HistoryBytes int64
+	// MaxObjectBytes is the largest object, encoded as JSON, that a
+	// create or update may store; a larger one fails with an error
+	// wrapping ErrTooLarge and nothing is written, as etcd refuses
+	// values over its --max-request-bytes. Default DefaultMaxObjectBytes
+	// (1.5 MiB, etcd's default); negative is an error. It applies to every
+	// backend, and bounds what one write can pin in the history.
+	MaxObjectBytes int
 	// ServiceCIDR is the IPv4 range cluster IPs are allocated from
 	// (kube-apiserver's --service-cluster-ip-range); its network and
 	// broadcast addresses are never given out. Default
@@ -108,8 +122,16 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	if ctx == nil {
 		return nil, errors.New("cluster: New: nil context")
 	}
-	if opts.HistorySize < 0 {
+	switch {
+	case opts.HistorySize < 0:
 		return nil, fmt.Errorf("cluster: Options.HistorySize is negative (%d)", opts.HistorySize)
+	case opts.HistoryBytes < 0:
+		return nil, fmt.Errorf("cluster: Options.HistoryBytes is negative (%d)", opts.HistoryBytes)
+	case opts.MaxObjectBytes < 0:
+		return nil, fmt.Errorf("cluster: Options.MaxObjectBytes is negative (%d)", opts.MaxObjectBytes)
+	}
+	if opts.MaxObjectBytes == 0 {
+		opts.MaxObjectBytes = DefaultMaxObjectBytes
 	}
 	for i, f := range opts.Admission {
 		if f == nil {
@@ -195,7 +217,7 @@ func register[T api.Object](c *Cluster, k *kind[T]) (*Store[T], error) {
 	var st storage[T]
 	if c.opts.Backend == nil {
 		var err error
-		if st, err = memoryStorage[T](c.opts.HistorySize); err != nil {
+		if st, err = memoryStorage[T](c.opts); err != nil {
 			return nil, fmt.Errorf("cluster: New: %s: %w", k.resource, err)
 		}
 	} else {
@@ -206,7 +228,7 @@ func register[T api.Object](c *Cluster, k *kind[T]) (*Store[T], error) {
 		if raw == nil {
 			return nil, fmt.Errorf("cluster: New: the backend opened %s as nil", k.resource)
 		}
-		st = &rawStorage[T]{raw: raw, kind: k}
+		st = &rawStorage[T]{raw: raw, kind: k, maxBytes: c.opts.MaxObjectBytes}
 	}
 	s := &Store[T]{c: c, kind: k, s: st}
 	var zero T

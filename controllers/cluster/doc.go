@@ -134,6 +134,17 @@
 // /registry/<resource>/<namespace>/<name>. The clustertest package holds
 // the suite every backend passes.
 //
+// # Limits
+//
+// A create or update whose object encodes to more than
+// Options.MaxObjectBytes of JSON (default 1.5 MiB, etcd's default
+// --max-request-bytes) fails with ErrTooLarge, with every backend. The
+// in-memory backend's history of past writes, which serves lists and
+// watches at older versions, is bounded per kind by count
+// (Options.HistorySize, 10,000 writes) and by the encoded size of the past
+// versions it alone keeps (Options.HistoryBytes, 32 MiB); older versions
+// are expired (source.ErrExpired).
+//
 // # Left out
 //
 // Deliberately not done, as kube-apiserver does it: authentication,

@@ -2,12 +2,14 @@ package clusterstore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
@@ -60,13 +62,42 @@ func (b *Backend) Open(r cluster.Resource) (cluster.RawStorage, error) {
 	if !strings.HasSuffix(prefix, "/") {
 		return nil, fmt.Errorf("clusterstore: Options.Prefix %q does not end with \"/\"", prefix)
 	}
-	return etcd.New(b.client, etcd.Options[*cluster.RawObject]{
+	src, err := etcd.New(b.client, etcd.Options[*cluster.RawObject]{
 		Prefix:           prefix + r.Name + "/",
 		KeyFunc:          func(o *cluster.RawObject) string { return o.Key },
 		Codec:            rawCodec{},
 		Logger:           b.opts.Logger,
 		BookmarkInterval: b.opts.BookmarkInterval,
 	})
+	if err != nil {
+		return nil, err
+	}
+	return storage{src}, nil
+}
+
+// storage is the etcd source of one resource, whose refusals of values
+// over etcd's --max-request-bytes wrap cluster.ErrTooLarge (413 through
+// an API server), as the cluster's own size limit does.
+type storage struct {
+	*etcd.Source[*cluster.RawObject]
+}
+
+func (s storage) Create(ctx context.Context, o *cluster.RawObject) (string, error) {
+	rv, err := s.Source.Create(ctx, o)
+	return rv, tooLarge(err)
+}
+
+func (s storage) Update(ctx context.Context, o *cluster.RawObject, ifVersion string) (string, error) {
+	rv, err := s.Source.Update(ctx, o, ifVersion)
+	return rv, tooLarge(err)
+}
+
+// tooLarge adds cluster.ErrTooLarge to etcd's "request is too large".
+func tooLarge(err error) error {
+	if errors.Is(err, rpctypes.ErrRequestTooLarge) || errors.Is(err, rpctypes.ErrGRPCRequestTooLarge) {
+		return fmt.Errorf("%w: %w", cluster.ErrTooLarge, err)
+	}
+	return err
 }
 
 // rawCodec stores a RawObject's JSON as the etcd value.

@@ -15,4 +15,15 @@
 // every write is an etcd transaction conditional on the revision read, so
 // kube-apiserver's semantics hold across processes. ResourceVersions are
 // etcd revisions.
+//
+// # Object size
+//
+// The cluster refuses objects over cluster.Options.MaxObjectBytes (1.5
+// MiB of JSON by default, etcd's default --max-request-bytes) before they
+// reach etcd; an etcd started with a smaller --max-request-bytes, or a
+// cluster limit raised above etcd's, makes etcd refuse the write with
+// "request is too large", which this backend wraps in cluster.ErrTooLarge
+// as well. The client's own limit on a message it sends (2 MiB by
+// default, clientv3.Config.MaxCallSendMsgSize) is not mapped: keep
+// MaxObjectBytes under it.
 package clusterstore

@@ -37,6 +37,7 @@ func Run(t *testing.T, newCluster NewCluster) {
 		{"DeletePreconditions", testDeletePreconditions},
 		{"SelectWatch", testSelectWatch},
 		{"Bind", testBind},
+		{"ObjectSizeLimit", testObjectSizeLimit},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newCluster) })
