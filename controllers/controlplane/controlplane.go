@@ -21,6 +21,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/controllers/serviceaccount"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/leader"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -74,6 +75,7 @@ type ControlPlane struct {
 	Load *hpa.Load
 
 	factory  *informer.Factory
+	elector  leader.Elector // the manager's
 	activity *activity
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -179,6 +181,10 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	mopts := opts.Manager
 	mopts.Factory, mopts.Logger = cp.factory, logger
+	if mopts.Elector == nil {
+		mopts.Elector = leader.NewMemory()
+	}
+	cp.elector = mopts.Elector
 	if mopts.PodMetrics == nil {
 		cp.Load = hpa.NewLoad(c.Pods())
 		mopts.PodMetrics = cp.Load

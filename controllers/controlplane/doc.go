@@ -20,9 +20,11 @@
 //
 // Settle returns when the system is quiescent: every informer synced and
 // caught up with its store's newest resourceVersion, the controllers
-// leading, no deletion in flight (grace period or finalizer), and no
-// change to any object (other than heartbeats: Leases, node status
-// posts, Events) for a quiet period. It waits on informer events and a
+// leading (in this replica or, when the elector can tell, another: a
+// replica whose leadership moved to a standby settles too), no deletion
+// in flight (grace period or finalizer), and no change to any object
+// (other than heartbeats: Leases, node status posts, Events) for a quiet
+// period. A List of the store that fails is retried, not returned. It waits on informer events and a
 // single timer; kube-controller-manager's integration tests and KWOK
 // poll every 100 ms instead. A timer due later than the quiet period (a
 // CronJob's next minute) is not waited for.

@@ -143,12 +143,27 @@ func nodeChanged(old, new *api.Node) bool {
 }
 
 // Settle returns once the control plane is quiescent: every informer has
-// synced, the controllers lead, no object is being deleted (a graceful
-// deletion or a finalizer pending), and no component has changed the
-// cluster for quiet (DefaultQuiet if ≤ 0) — no object created, deleted
-// or updated other than heartbeats, so that no queue item, retry or
-// timer due within quiet of the last change wrote anything. It does not
-// poll: it waits on the informers' events and one timer.
+// synced, the controllers lead (this replica's, or another replica's
+// when this one stands by: see below), no object is being deleted (a
+// graceful deletion or a finalizer pending), and no component has
+// changed the cluster for quiet (DefaultQuiet if ≤ 0) — no object
+// created, deleted or updated other than heartbeats, so that no queue
+// item, retry or timer due within quiet of the last change wrote
+// anything. It does not poll: it waits on the informers' events and one
+// timer.
+//
+// The controllers lead when this control plane's manager leads, or when
+// the manager's elector reports that a replica holds leadership: one
+// with a Leading() bool method (leader.Memory) or a
+// Leader(ctx) (string, bool, error) method (the etcd module's Elector).
+// So Settle works on every replica of a control plane whose leadership
+// moved, the one that lost it included; with an elector that can tell
+// neither, it waits for this replica to lead.
+//
+// A List of the store that fails (Settle reads each kind's newest
+// resourceVersion) is a transient fault: Settle looks again a second
+// later, or at the next change, and returns that error with ctx's if ctx
+// ends first.
 //
 // In a testing/synctest bubble the quiet period passes in virtual time
 // and Settle returns at the first instant the system has been idle for
@@ -167,29 +182,39 @@ func (cp *ControlPlane) Settle(ctx context.Context, quiet time.Duration) error {
 		quiet = DefaultQuiet
 	}
 	a := cp.activity
+	var listErr error // the last List that failed, nil once one succeeds
 	for {
 		// A write the informers have not delivered yet is a change too:
 		// compare the stores' versions with the last look, and wait until
 		// the caches hold them.
 		versions := make([]string, len(a.kinds))
+		listErr = nil
 		for i, k := range a.kinds {
 			rv, err := k.current(ctx)
 			if err != nil {
-				return fmt.Errorf("controlplane: Settle: %w", err)
+				if ctx.Err() == nil {
+					listErr = err
+				}
+				break
 			}
 			versions[i] = rv
 		}
-		a.mu.Lock()
-		moved := a.seen == nil || !slices.Equal(a.seen, versions)
-		a.seen = versions
-		a.mu.Unlock()
-		if moved {
-			a.touch()
+		if err := ctx.Err(); err != nil {
+			return settleErr(err, listErr)
 		}
-		if a.allSynced() {
-			for i, k := range a.kinds {
-				if err := k.caughtUp(ctx, versions[i]); err != nil {
-					return fmt.Errorf("controlplane: Settle: %w", err)
+		if listErr == nil {
+			a.mu.Lock()
+			moved := a.seen == nil || !slices.Equal(a.seen, versions)
+			a.seen = versions
+			a.mu.Unlock()
+			if moved {
+				a.touch()
+			}
+			if a.allSynced() {
+				for i, k := range a.kinds {
+					if err := k.caughtUp(ctx, versions[i]); err != nil {
+						return fmt.Errorf("controlplane: Settle: %w", err)
+					}
 				}
 			}
 		}
@@ -197,25 +222,57 @@ func (cp *ControlPlane) Settle(ctx context.Context, quiet time.Duration) error {
 		last, changed, deleting := a.last, a.changed, len(a.deleting)
 		a.mu.Unlock()
 		wait := time.Until(last.Add(quiet))
-		ready := cp.Manager.Synced() && cp.Manager.Leading() && a.allSynced()
-		if wait <= 0 && ready && deleting == 0 {
+		ready := listErr == nil && cp.Manager.Synced() && a.allSynced() && deleting == 0
+		if wait <= 0 && ready && cp.led(ctx) {
 			return nil
 		}
-		if wait <= 0 {
-			// The caches are still syncing, or a deletion waits for a
-			// grace period or a finalizer (its end is a change).
+		switch {
+		case listErr != nil:
+			wait = min(wait, time.Second)
+			if wait <= 0 {
+				wait = time.Second
+			}
+		case wait <= 0:
+			// The caches are still syncing, a deletion waits for a grace
+			// period or a finalizer (its end is a change), or no replica
+			// leads yet.
 			wait = quiet
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return settleErr(ctx.Err(), listErr)
 		case <-changed:
 			t.Stop()
 		case <-t.C:
 		}
 	}
+}
+
+func settleErr(ctxErr, listErr error) error {
+	if listErr != nil {
+		return fmt.Errorf("controlplane: Settle: %w (last failure: %w)", ctxErr, listErr)
+	}
+	return ctxErr
+}
+
+// led reports whether some replica's controllers run: this control
+// plane's, or, when its elector can tell, another replica's.
+func (cp *ControlPlane) led(ctx context.Context) bool {
+	if cp.Manager.Leading() {
+		return true
+	}
+	switch e := cp.elector.(type) {
+	case interface{ Leading() bool }:
+		return e.Leading()
+	case interface {
+		Leader(context.Context) (string, bool, error)
+	}:
+		_, ok, err := e.Leader(ctx)
+		return err == nil && ok
+	}
+	return false
 }
 
 func (a *activity) allSynced() bool {

@@ -24,7 +24,28 @@
 //     before the term is resigned, so a successor's controllers do not
 //     start while this replica's still act. Run then returns
 //     ErrLeadershipLost: as kcm exits on a lost lease (and is restarted
-//     by its supervisor), a Manager leads at most once.
+//     by its supervisor), a Manager's controllers run in at most one
+//     term.
+//
+// # Never leaderless
+//
+// Until its controllers start, nothing transient ends Run. A catch-up
+// that fails (one List of the store is enough) resigns the term at once,
+// so that a warm standby can take over, and Run campaigns again after a
+// back-off: 1 s doubling at each failure up to 30 s, less a random part
+// of up to half, so replicas failing together do not campaign in step
+// (the reflector's back-off, in round numbers). A Campaign error is
+// retried the same way, as client-go's leader election retries forever
+// (an Elector should retry its own transient failures; this is the
+// manager's guard against one that does not). A term that ends during
+// the catch-up is resigned and campaigned for again at once: no
+// controller acted, so it is not lost leadership. Resigning rather than
+// retrying the catch-up within the term is what kcm does too: a replica
+// that cannot start its controllers exits, giving up its lease, and
+// campaigns again when restarted with a back-off, while a standby leads.
+// So while Run runs, a replica that has not led yet is campaigning or
+// about to, and only a nil Term (a broken Elector) or ctx's end stops
+// it.
 //
 // Handler serves /healthz, /readyz (ready once the caches synced; the
 // body tells whether this replica leads), /metrics (a handler the

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/eventsink"
@@ -21,8 +23,10 @@ import (
 )
 
 // ErrLeadershipLost is what Run returns when its term ended before ctx
-// did: the controllers were stopped, and the manager cannot lead again
-// (kube-controller-manager exits in this case and is restarted).
+// did, once the controllers had started: they were stopped, and the
+// manager cannot lead again (kube-controller-manager exits in this case
+// and is restarted). A term that ends before the controllers start (its
+// catch-up still running) is not lost leadership: Run campaigns again.
 var ErrLeadershipLost = errors.New("manager: leadership lost")
 
 // Runner is a controller as the manager runs it: Run returns once ctx
@@ -296,13 +300,23 @@ func (m *Manager) Leading() bool { return m.leading.Load() }
 
 // Run starts the informers (so a standby replica keeps warm caches),
 // waits until they have synced, campaigns for leadership and, once it
-// leads, runs every controller until ctx ends or the term does. It
-// returns nil when ctx ended, ErrLeadershipLost when the term ended
-// first, and the errors of controllers that stopped by themselves (one
-// stopping stops the others). Every controller has returned before Run
-// resigns its term, so another replica's controllers never start while
-// this one's still run (with a distributed elector, see package leader
-// on what that guarantees). Run may be called once.
+// leads and its caches have caught up with the store, runs every
+// controller until ctx ends or the term does. It returns nil when ctx
+// ended, ErrLeadershipLost when the term ended first (once the
+// controllers had started), and the errors of
+// controllers that stopped by themselves (one stopping stops the
+// others). Every controller has returned before Run resigns its term, so
+// another replica's controllers never start while this one's still run
+// (with a distributed elector, see package leader on what that
+// guarantees). Run may be called once.
+//
+// Until its controllers start, nothing transient ends Run: a Campaign
+// error, or a catch-up that fails (a List of the store) or whose term
+// ends first, is logged, the term (if any) is resigned so that another
+// replica can lead, and Run campaigns again: at once if the term was
+// taken away, else after a back-off of 1 s doubling at each failure up
+// to 30 s, less a random part of up to half. Only a nil Term, a broken
+// Elector, ends Run with an error before it leads.
 func (m *Manager) Run(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("manager: Run: context is nil")
@@ -323,38 +337,13 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	m.synced.Store(true)
 	m.logger.Info("caches synced; campaigning", "controllers", len(m.runners))
-	term, err := m.opts.Elector.Campaign(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("manager: campaign: %w", err)
-	}
-	if term == nil {
-		return errors.New("manager: the elector returned no term")
-	}
-	// The caches may lag the store, and the previous leader's last writes
-	// must be in them before anything acts: wait for every informer to
-	// hold what its store holds now.
-	if err := m.factory.WaitForLatest(ctx); err != nil {
-		rctx, rcancel := context.WithCancel(context.WithoutCancel(ctx))
-		defer rcancel()
-		_ = term.Resign(rctx)
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("manager: catch up before leading: %w", err)
+	term, err := m.campaign(ctx)
+	if err != nil || term == nil {
+		return err
 	}
 	m.logger.Info("leading; starting controllers", "controllers", m.names)
-	tctx, cancel := context.WithCancel(ctx)
+	tctx, cancel := withTerm(ctx, term)
 	defer cancel()
-	go func() {
-		select {
-		case <-term.Done():
-			cancel()
-		case <-tctx.Done():
-		}
-	}()
 	m.leading.Store(true)
 	var (
 		wg   sync.WaitGroup
@@ -383,31 +372,143 @@ func (m *Manager) Run(ctx context.Context) error {
 	wg.Wait()
 	cancel()
 	m.leading.Store(false)
-	// Resign only now that the controllers have stopped, with a
-	// context that outlives ctx (a graceful hand-over) but not the term.
-	lost := false
-	select {
-	case <-term.Done():
-		lost = true
-	default:
-	}
-	rctx, rcancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer rcancel()
-	go func() {
-		select {
-		case <-term.Done():
-			rcancel()
-		case <-rctx.Done():
-		}
-	}()
-	if err := term.Resign(rctx); err != nil {
-		errs = append(errs, fmt.Errorf("manager: resign: %w", err))
+	// Resign only now that the controllers have stopped.
+	lost := ended(term)
+	if err := resign(ctx, term); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
 	if lost && ctx.Err() == nil {
 		return ErrLeadershipLost
+	}
+	return nil
+}
+
+// campaign returns a live term once this replica leads and every cache
+// holds what the store held when it began to lead (Factory.WaitForLatest:
+// a warm cache may lag, and the previous leader's last writes must be in
+// it before anything acts). A failed Campaign or catch-up is retried as
+// Run's documentation says. It returns nil, nil once ctx ends, and an
+// error only for a nil Term.
+func (m *Manager) campaign(ctx context.Context) (leader.Term, error) {
+	for failures := 0; ; {
+		term, err := m.opts.Elector.Campaign(ctx)
+		if ctx.Err() != nil {
+			if err == nil && term != nil {
+				_ = resign(ctx, term)
+			}
+			return nil, nil
+		}
+		if err == nil && term == nil {
+			return nil, errors.New("manager: the elector returned no term")
+		}
+		if err == nil {
+			cctx, stop := withTerm(ctx, term)
+			err = m.factory.WaitForLatest(cctx)
+			stop()
+			if err == nil && !ended(term) {
+				return term, nil
+			}
+			taken := ended(term)
+			if rerr := resign(ctx, term); rerr != nil {
+				m.logger.Warn("resign after a failed catch-up", "err", rerr)
+			}
+			if ctx.Err() != nil {
+				return nil, nil
+			}
+			if taken {
+				// Lost before the controllers started: nothing acted, so
+				// this replica may lead again. The elector paces this.
+				m.logger.Warn("term ended before the controllers started; campaigning again")
+				continue
+			}
+			err = fmt.Errorf("catch up before leading: %w", err)
+		} else {
+			err = fmt.Errorf("campaign: %w", err)
+		}
+		failures++
+		d := retryDelay(failures, rand.Float64())
+		m.logger.Error("not leading; campaigning again after a back-off", "err", err, "failures", failures, "backoff", d)
+		if !sleep(ctx, d) {
+			return nil, nil
+		}
+	}
+}
+
+// The back-off of retryDelay.
+const (
+	// retryBase is the back-off after the first failure.
+	retryBase = time.Second
+	// retryMax bounds the back-off.
+	retryMax = 30 * time.Second
+)
+
+// retryDelay is how long Run waits before it campaigns again after its
+// n-th failure (n ≥ 1) to campaign or to catch up: retryBase doubled at
+// each failure up to retryMax, of which a random half is taken off
+// (jitter ∈ [0, 1), so the delay is in (d/2, d] for d the doubled value),
+// so that replicas failing together do not campaign in step. These are
+// the reflector's back-off (0.8 s doubling to 30 s, jittered) in round
+// numbers.
+func retryDelay(n int, jitter float64) time.Duration {
+	d := retryBase
+	for i := 1; i < n && d < retryMax; i++ {
+		d *= 2
+	}
+	d = min(d, retryMax)
+	jitter = min(max(jitter, 0), 1)
+	return d - time.Duration(jitter*float64(d/2))
+}
+
+// sleep waits d or until ctx ends, and reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// ended reports whether term has ended.
+func ended(term leader.Term) bool {
+	select {
+	case <-term.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// withTerm returns a context derived from parent that also ends when
+// term does; its cancel returns once the goroutine watching the term has
+// exited.
+func withTerm(parent context.Context, term leader.Term) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-term.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(); <-done }
+}
+
+// resign gives term up with a context that outlives ctx (a graceful
+// hand-over) but not the term, so that a resign against an unreachable
+// backend is bounded by the term's own lifetime.
+func resign(ctx context.Context, term leader.Term) error {
+	rctx, cancel := withTerm(context.WithoutCancel(ctx), term)
+	defer cancel()
+	if err := term.Resign(rctx); err != nil {
+		return fmt.Errorf("manager: resign: %w", err)
 	}
 	return nil
 }
