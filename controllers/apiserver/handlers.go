@@ -60,6 +60,19 @@ func (h *typed[T]) serve(req *request) {
 		h.watch(req)
 		return
 	}
+	switch m {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+		// The body's type first, as kube-apiserver: 415 before anything
+		// is looked up.
+		accepted := bodyTypes
+		if m == http.MethodPatch {
+			accepted = patchTypes
+		}
+		if err := checkContentType(req.r, accepted); err != nil {
+			h.fail(req, err)
+			return
+		}
+	}
 	if q := req.r.URL.Query(); q.Get("dryRun") != "" {
 		h.fail(req, badRequest("dryRun is not supported by this server"))
 		return
