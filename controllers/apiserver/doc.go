@@ -130,10 +130,10 @@
 //     and encoding a list at once, the others waiting for a slot until
 //     their context ends (then 429); a list is encoded one item at a time
 //     as it is written, never held whole.
-//   - Serve's http.Server: ReadHeaderTimeout 10 s, IdleTimeout 90 s; no
-//     ReadTimeout or WriteTimeout, which would cut watches (ServeHTTP
-//     sets each request's deadlines instead); net/http's 1 MB header
-//     limit.
+//   - Serve's http.Server (NewHTTPServer, for a caller with its own
+//     listener): ReadHeaderTimeout 10 s, IdleTimeout 90 s; no ReadTimeout
+//     or WriteTimeout, which would cut watches (ServeHTTP sets each
+//     request's deadlines instead); net/http's 1 MB header limit.
 //
 // # Not served
 //

@@ -375,6 +375,15 @@ func CheckAddress(addr string, allowNonLoopback bool) error {
 	return nil
 }
 
+// NewHTTPServer returns the http.Server that Serve runs, for a caller
+// that serves h (a Server, or a handler wrapping one) on its own
+// listener: ReadHeaderTimeout and IdleTimeout set, and no ReadTimeout or
+// WriteTimeout, which would cut watches (a Server sets each request's
+// read and write deadlines itself).
+func NewHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout}
+}
+
 // Serve listens on addr as Listen does and serves s until ctx ends; it
 // calls ready, when not nil, with the bound address once it accepts
 // connections, and returns after the server has shut down (open watches
@@ -385,10 +394,8 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(net.Addr)) e
 	if err != nil {
 		return err
 	}
-	// No ReadTimeout or WriteTimeout: they would cut watches; ServeHTTP
-	// sets each request's read and write deadlines instead.
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	hs := NewHTTPServer(s)
+	hs.BaseContext = func(net.Listener) context.Context { return ctx }
 	if ready != nil {
 		ready(l.Addr())
 	}
