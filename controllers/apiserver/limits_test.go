@@ -249,3 +249,13 @@ func TestWatchTimeouts(t *testing.T) {
 		require.Equal(t, 2*base, <-long)
 	})
 }
+
+// The http.Server has header and idle timeouts, and none that would cut
+// a watch.
+func TestNewHTTPServer(t *testing.T) {
+	hs := apiserver.NewHTTPServer(http.NotFoundHandler())
+	require.Equal(t, apiserver.ReadHeaderTimeout, hs.ReadHeaderTimeout)
+	require.Equal(t, apiserver.IdleTimeout, hs.IdleTimeout)
+	require.Zero(t, hs.ReadTimeout)
+	require.Zero(t, hs.WriteTimeout)
+}
