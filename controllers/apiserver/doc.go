@@ -51,8 +51,12 @@
 //     starts at the version given or now. allowWatchBookmarks passes on
 //     the bookmarks the store sends. A version the store no longer holds
 //     ends the stream with an ERROR event carrying a 410 Expired Status,
-//     as the watch cache does. timeoutSeconds (bounded by
-//     Options.MaxWatchTimeout) ends the stream.
+//     as the watch cache does; a malformed resourceVersion (or any other
+//     mistake) is answered with its Status before the stream starts.
+//     Each event is encoded once for every watch of it (a bounded cache
+//     keyed by the object's resourceVersion and form, 64 MiB and 8,192
+//     entries; Tables are each watch's own), so a thousand watchers of an
+//     object cost one encoding of each write, not a thousand.
 //   - PATCH with application/merge-patch+json, application/json-patch+json
 //     and application/strategic-merge-patch+json (package patch, which
 //     knows the merge keys of the built-in kinds); a patch that sets no
@@ -60,13 +64,27 @@
 //     does. A malformed patch is 400; one that cannot be applied (a
 //     failed JSON patch operation or test) is 422, as upstream answers.
 //     Server-side apply (application/apply-patch+yaml) is 415.
+//   - Request bodies must carry a Content-Type the endpoint accepts:
+//     application/json or application/yaml for POST, PUT and a
+//     DeleteOptions body, the three patch types for PATCH; anything else,
+//     or none, is 415 UnsupportedMediaType before anything is looked up
+//     or read. So a cross-site "no-cors" POST from a web page (text/plain,
+//     a form, or no type) never creates anything.
 //   - Errors are metav1.Status objects: 404 NotFound, 409 AlreadyExists
 //     and Conflict, 422 Invalid with one cause per field error of a
 //     *cluster.InvalidError (its field path and FieldValueRequired,
 //     FieldValueInvalid, ...), 403 Forbidden, 400 BadRequest (selectors,
-//     bodies, bad patches), 405 MethodNotAllowed, 410 Expired, 415
-//     UnsupportedMediaType, 504 with cause ResourceVersionTooLarge for a
-//     version from the future, 500 InternalError otherwise.
+//     bodies, bad patches, a malformed resourceVersion — "invalid
+//     resource version" — or continue token — "invalid continue token"),
+//     405 MethodNotAllowed (also for methods other than GET, HEAD, POST,
+//     PUT, PATCH and DELETE, on every path), 410 Expired, 413
+//     RequestEntityTooLarge, 415 UnsupportedMediaType, 429
+//     TooManyRequests, 504 Timeout (the request timeout, and with cause
+//     ResourceVersionTooLarge for a version from the future), 500
+//     InternalError otherwise. A 404 always carries details (name, group
+//     and resource when known), as kube-apiserver's. An admission function
+//     whose error is (or wraps) a *cluster.InvalidError is 422 Invalid with
+//     its field causes (cronjob.Admission's spec.schedule).
 //   - Tables: an Accept of application/json;as=Table;g=meta.k8s.io;v=v1
 //     gets a meta.k8s.io/v1 Table with kubectl's usual columns for pods
 //     (NAME READY STATUS RESTARTS AGE, and IP, NODE, NOMINATED NODE,
@@ -87,6 +105,35 @@
 //     kubectl apply computes its strategic merge patches from its
 //     compiled-in types, as it does for every built-in kind when the
 //     server publishes no schemas. /openapi/v2 is 404.
+//
+// # Limits and timeouts
+//
+// As kube-apiserver's, with its defaults:
+//
+//   - Request bodies (DeleteOptions included) up to 3 MiB: 413 beyond.
+//   - Options.RequestTimeout, 60 s (--request-timeout): every request but
+//     a watch runs under a context that ends then (504 Timeout), and its
+//     body must have arrived by then (the connection's read deadline: a
+//     client that holds a half-sent body is cut off with a 504); the
+//     answer must be taken within another RequestTimeout (the write
+//     deadline).
+//   - Watches: timeoutSeconds is honoured up to twice
+//     Options.MaxWatchTimeout; without it a watch ends after a random
+//     duration between MaxWatchTimeout (30 min, --min-request-timeout)
+//     and twice it, so that clients do not all re-list at once.
+//   - Options.MaxRequestsInFlight, 400 read-only requests (watches are
+//     long-running and not counted), and
+//     Options.MaxMutatingRequestsInFlight, 200 POST, PUT, PATCH and
+//     DELETE requests, served at once; beyond them 429 TooManyRequests
+//     with Retry-After: 1.
+//   - Options.MaxListsInFlight, 16 LISTs (and deletecollections) reading
+//     and encoding a list at once, the others waiting for a slot until
+//     their context ends (then 429); a list is encoded one item at a time
+//     as it is written, never held whole.
+//   - Serve's http.Server (NewHTTPServer, for a caller with its own
+//     listener): ReadHeaderTimeout 10 s, IdleTimeout 90 s; no ReadTimeout
+//     or WriteTimeout, which would cut watches (ServeHTTP sets each
+//     request's deadlines instead); net/http's 1 MB header limit.
 //
 // # Not served
 //

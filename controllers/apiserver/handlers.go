@@ -1,13 +1,21 @@
 package apiserver
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net"
 	"net/http"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/patch"
@@ -52,6 +60,19 @@ func (h *typed[T]) serve(req *request) {
 		h.watch(req)
 		return
 	}
+	switch m {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+		// The body's type first, as kube-apiserver: 415 before anything
+		// is looked up.
+		accepted := bodyTypes
+		if m == http.MethodPatch {
+			accepted = patchTypes
+		}
+		if err := checkContentType(req.r, accepted); err != nil {
+			h.fail(req, err)
+			return
+		}
+	}
 	if q := req.r.URL.Query(); q.Get("dryRun") != "" {
 		h.fail(req, badRequest("dryRun is not supported by this server"))
 		return
@@ -91,6 +112,10 @@ func (h *typed[T]) serve(req *request) {
 	}
 	switch m {
 	case http.MethodGet:
+		if err := h.checkVersion(req.r.URL.Query().Get("resourceVersion")); err != nil {
+			h.fail(req, err)
+			return
+		}
 		obj, _, err := h.store.Get(req.r.Context(), h.key(req))
 		if err != nil {
 			h.fail(req, err)
@@ -121,23 +146,66 @@ func (h *typed[T]) writeObject(req *request, code int, obj T) {
 	}
 }
 
-// readBody reads the request body as JSON (or YAML, which sigs.k8s.io/yaml
-// turns into JSON in api.Decode).
-func readBody(req *request) ([]byte, error) {
-	ct := req.r.Header.Get("Content-Type")
-	if mt, _, _ := strings.Cut(ct, ";"); req.r.Method != http.MethodPatch && mt != "" &&
-		mt != "application/json" && mt != "application/yaml" && mt != "*/*" {
-		return nil, newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
-			fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got %q)", ct))
+// bodyTypes are the media types of an object in a request body (POST,
+// PUT, a DeleteOptions); protobuf and CBOR are not served.
+var bodyTypes = []string{"application/json", "application/yaml"}
+
+// patchTypes are the media types of a PATCH body; server-side apply is
+// not served.
+var patchTypes = []string{string(patch.JSON), string(patch.Merge), string(patch.StrategicMerge)}
+
+// checkContentType refuses, with kube-apiserver's 415
+// UnsupportedMediaType, a body whose Content-Type is missing or not one of
+// accepted. So a cross-site "no-cors" POST, which can only send
+// text/plain, form types or none, is refused before its body is read.
+func checkContentType(r *http.Request, accepted []string) error {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && slices.Contains(accepted, mt) {
+		return nil
 	}
+	return newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s (got %q)",
+			strings.Join(accepted, ", "), ct))
+}
+
+// readBody reads the request body as JSON (or YAML, which sigs.k8s.io/yaml
+// turns into JSON in api.Decode), or a PATCH body, after checking its
+// Content-Type.
+func readBody(req *request) ([]byte, error) {
+	accepted := bodyTypes
+	if req.r.Method == http.MethodPatch {
+		accepted = patchTypes
+	}
+	if err := checkContentType(req.r, accepted); err != nil {
+		return nil, err
+	}
+	return readLimited(req)
+}
+
+// readLimited reads the body, up to maxBody bytes (413
+// RequestEntityTooLarge beyond).
+func readLimited(req *request) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(req.r.Body, maxBody+1))
 	if err != nil {
+		if isTimeout(err) {
+			// The read deadline ServeHTTP sets: a client that holds a
+			// half-sent body.
+			return nil, timeoutError(err)
+		}
 		return nil, badRequest("read body: %v", err)
 	}
 	if len(b) > maxBody {
-		return nil, newError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "the request body is too large")
+		return nil, newError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge",
+			fmt.Sprintf("the request body is too large: limit is %d bytes", maxBody))
 	}
 	return b, nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) ||
+		errors.Is(err, context.DeadlineExceeded)
 }
 
 // decode decodes one object of the kind from a body, strictly when the
@@ -312,12 +380,15 @@ type deleteOptions struct {
 func parseDeleteOptions(req *request) (cluster.DeleteOptions, error) {
 	var out cluster.DeleteOptions
 	var do deleteOptions
-	b, err := io.ReadAll(io.LimitReader(req.r.Body, maxBody))
+	b, err := readLimited(req)
 	if err != nil {
-		return out, badRequest("read body: %v", err)
+		return out, err
 	}
-	if len(strings.TrimSpace(string(b))) > 0 {
-		if err := json.Unmarshal(b, &do); err != nil {
+	if len(bytes.TrimSpace(b)) > 0 {
+		if err := checkContentType(req.r, bodyTypes); err != nil {
+			return out, err
+		}
+		if err := yaml.Unmarshal(b, &do); err != nil {
 			return out, badRequest("DeleteOptions: %v", err)
 		}
 	}
@@ -404,11 +475,12 @@ func (h *typed[T]) deleteCollection(req *request) {
 		return
 	}
 	ctx := req.r.Context()
-	l, err := lw.List(ctx, source.ListOptions{})
+	l, release, err := h.listStore(req, lw, source.ListOptions{})
 	if err != nil {
 		h.fail(req, err)
 		return
 	}
+	defer release()
 	var deleted []T
 	for _, obj := range l.Items {
 		key := api.Key(obj)

@@ -1,6 +1,10 @@
 package apiserver
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -84,8 +88,56 @@ func invalidQuery(msg string) *apiError {
 	return newError(http.StatusUnprocessableEntity, "Invalid", msg)
 }
 
+// checkVersion refuses a resourceVersion the store cannot read, with
+// kube-apiserver's 400 BadRequest "invalid resource version".
+func (h *typed[T]) checkVersion(rv string) error {
+	if rv == "" || rv == "0" {
+		return nil
+	}
+	if _, err := h.store.CompareResourceVersions(rv, rv); err != nil {
+		return badRequest("invalid resource version: resourceVersion: Invalid value: %q: must be a non-negative decimal integer", rv)
+	}
+	return nil
+}
+
+// acquireList takes a slot of Options.MaxListsInFlight, waiting for one
+// until ctx ends (429 TooManyRequests then); the caller calls release.
+func (s *Server) acquireList(ctx context.Context) (release func(), err error) {
+	if s.lists == nil {
+		return func() {}, nil
+	}
+	select {
+	case s.lists <- struct{}{}:
+		return func() { <-s.lists }, nil
+	case <-ctx.Done():
+		return nil, tooManyRequests()
+	}
+}
+
+// listStore lists lw under a slot of Options.MaxListsInFlight; release
+// the slot once the list is written.
+func (h *typed[T]) listStore(req *request, lw source.ListWatcher[T], opts source.ListOptions) (source.List[T], func(), error) {
+	release, err := h.srv.acquireList(req.r.Context())
+	if err != nil {
+		return source.List[T]{}, nil, err
+	}
+	l, err := lw.List(req.r.Context(), opts)
+	if err != nil {
+		release()
+		if opts.Continue != "" && toStatus(err, h.res, "").Code == http.StatusInternalServerError {
+			// The store found the token malformed: the client's mistake.
+			return l, nil, badRequest("invalid continue token: continue key is not valid: %v", err)
+		}
+		return l, nil, err
+	}
+	return l, release, nil
+}
+
 func (h *typed[T]) list(req *request) {
 	opts, err := listOptions(req)
+	if err == nil {
+		err = h.checkVersion(opts.ResourceVersion)
+	}
 	if err != nil {
 		h.fail(req, err)
 		return
@@ -95,11 +147,12 @@ func (h *typed[T]) list(req *request) {
 		h.fail(req, err)
 		return
 	}
-	l, err := lw.List(req.r.Context(), opts)
+	l, release, err := h.listStore(req, lw, opts)
 	if err != nil {
 		h.fail(req, err)
 		return
 	}
+	defer release()
 	h.writeList(req, l)
 }
 
@@ -116,14 +169,42 @@ func (h *typed[T]) writeList(req *request, l source.List[T]) {
 			TypeMeta: api.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"},
 			Metadata: ListMeta{ResourceVersion: l.ResourceVersion, Continue: l.Continue}, Items: items})
 	default:
-		items := l.Items
-		if items == nil {
-			items = []T{}
-		}
-		writeJSON(req.w, http.StatusOK, objectList[T]{
-			TypeMeta: api.TypeMeta{APIVersion: h.res.groupVersion(), Kind: h.res.kind + "List"},
-			Metadata: ListMeta{ResourceVersion: l.ResourceVersion, Continue: l.Continue}, Items: items})
+		h.streamList(req, l)
 	}
+}
+
+// streamList writes a list one item at a time, so that the encoding of a
+// large list is never held whole: the same JSON as objectList[T].
+func (h *typed[T]) streamList(req *request, l source.List[T]) {
+	head, err := json.Marshal(objectList[T]{
+		TypeMeta: api.TypeMeta{APIVersion: h.res.groupVersion(), Kind: h.res.kind + "List"},
+		Metadata: ListMeta{ResourceVersion: l.ResourceVersion, Continue: l.Continue}, Items: []T{}})
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	head = bytes.TrimSuffix(head, []byte("[]}"))
+	req.w.Header().Set("Content-Type", "application/json")
+	req.w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(req.w, 32<<10)
+	bw.Write(head)
+	bw.WriteByte('[')
+	for i, obj := range l.Items {
+		b, err := json.Marshal(obj)
+		if err != nil {
+			// Too late for a Status: cut the answer short.
+			h.srv.opts.Logger.Error("apiserver: encode a list item", "path", req.r.URL.Path, "err", err)
+			return
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		if _, err := bw.Write(b); err != nil {
+			return
+		}
+	}
+	bw.WriteString("]}\n")
+	bw.Flush()
 }
 
 // as is the representation an Accept header asks for.

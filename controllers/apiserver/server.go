@@ -23,10 +23,36 @@ type Options struct {
 	// Logger logs failed requests at debug level and internal errors at
 	// error level. Default: slog.Default().
 	Logger *slog.Logger
-	// MaxWatchTimeout bounds a watch without timeoutSeconds, as
-	// kube-apiserver's --min-request-timeout (1800 s) does, randomized
-	// there and fixed here. Default 30 minutes.
+	// MaxWatchTimeout is the base of the server's timeout of a watch, as
+	// kube-apiserver's --min-request-timeout (1800 s): a watch without
+	// timeoutSeconds ends after a random duration between MaxWatchTimeout
+	// and twice it (kube-apiserver's jitter, so that the watches of many
+	// clients do not all end and re-list at once), and timeoutSeconds is
+	// honoured up to twice it. Default 30 minutes.
 	MaxWatchTimeout time.Duration
+	// RequestTimeout bounds every request but watches, as
+	// kube-apiserver's --request-timeout: the request's context ends after
+	// it (a request still waiting then is answered 504 Timeout), and the
+	// request body must have arrived by then (the read deadline of the
+	// connection). Default 60 seconds.
+	RequestTimeout time.Duration
+	// MaxRequestsInFlight bounds the read-only requests (GET, HEAD; not
+	// watches, which are long-running) served at once, as
+	// kube-apiserver's --max-requests-inflight; a request beyond it is
+	// answered 429 TooManyRequests with Retry-After: 1. Default 400;
+	// negative: no limit.
+	MaxRequestsInFlight int
+	// MaxMutatingRequestsInFlight bounds the POST, PUT, PATCH and DELETE
+	// requests served at once, as kube-apiserver's
+	// --max-mutating-requests-inflight, answered 429 beyond it. Default
+	// 200; negative: no limit.
+	MaxMutatingRequestsInFlight int
+	// MaxListsInFlight bounds the LISTs (and deletecollections) that
+	// read and encode a list at once, so that concurrent large LISTs do not
+	// hold many copies of a kind in memory: a LIST waits for a slot until
+	// its context ends, then is answered 429 TooManyRequests. Default 16;
+	// negative: no limit.
+	MaxListsInFlight int
 	// AllowNonLoopback lets Listen bind an address that is not a
 	// loopback address. The server has no authentication: anyone who can
 	// reach the address can read and write the whole cluster. Default
@@ -41,14 +67,51 @@ func (o *Options) validate() error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.MaxWatchTimeout < 0 {
-		return errors.New("apiserver: negative MaxWatchTimeout")
+	if o.MaxWatchTimeout < 0 || o.RequestTimeout < 0 {
+		return errors.New("apiserver: negative MaxWatchTimeout or RequestTimeout")
 	}
 	if o.MaxWatchTimeout == 0 {
-		o.MaxWatchTimeout = 30 * time.Minute
+		o.MaxWatchTimeout = DefaultMaxWatchTimeout
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	if o.MaxRequestsInFlight == 0 {
+		o.MaxRequestsInFlight = DefaultMaxRequestsInFlight
+	}
+	if o.MaxMutatingRequestsInFlight == 0 {
+		o.MaxMutatingRequestsInFlight = DefaultMaxMutatingRequestsInFlight
+	}
+	if o.MaxListsInFlight == 0 {
+		o.MaxListsInFlight = DefaultMaxListsInFlight
 	}
 	return nil
 }
+
+// The defaults of Options, kube-apiserver's.
+const (
+	// DefaultMaxWatchTimeout is kube-apiserver's --min-request-timeout.
+	DefaultMaxWatchTimeout = 30 * time.Minute
+	// DefaultRequestTimeout is kube-apiserver's --request-timeout.
+	DefaultRequestTimeout = 60 * time.Second
+	// DefaultMaxRequestsInFlight is kube-apiserver's
+	// --max-requests-inflight.
+	DefaultMaxRequestsInFlight = 400
+	// DefaultMaxMutatingRequestsInFlight is kube-apiserver's
+	// --max-mutating-requests-inflight.
+	DefaultMaxMutatingRequestsInFlight = 200
+	// DefaultMaxListsInFlight is this server's own bound on concurrent
+	// LISTs.
+	DefaultMaxListsInFlight = 16
+)
+
+// The timeouts of the http.Server that Serve runs.
+const (
+	// ReadHeaderTimeout bounds the reading of a request's headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// IdleTimeout closes a keep-alive connection idle that long.
+	IdleTimeout = 90 * time.Second
+)
 
 // Server is the Kubernetes REST API over one cluster.Cluster: an
 // http.Handler. It is safe for concurrent use and starts no goroutine;
@@ -56,6 +119,11 @@ func (o *Options) validate() error {
 type Server struct {
 	opts Options
 	c    *cluster.Cluster
+	// readOnly, mutating and lists are the in-flight semaphores (nil: no
+	// limit).
+	readOnly, mutating, lists chan struct{}
+	// encoded shares the encoding of watched objects among watches.
+	encoded *encodeCache
 	// handlers are keyed "groupVersion/resource" ("apps/v1/deployments");
 	// order lists them as api.Kinds does. Both are read-only after New.
 	handlers map[string]handler
@@ -72,15 +140,96 @@ func New(c *cluster.Cluster, opts Options) (*Server, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, c: c, handlers: map[string]handler{}}
+	s := &Server{opts: opts, c: c, handlers: map[string]handler{},
+		readOnly: semaphore(opts.MaxRequestsInFlight), mutating: semaphore(opts.MaxMutatingRequestsInFlight),
+		lists: semaphore(opts.MaxListsInFlight), encoded: newEncodeCache(encodeCacheBytes, encodeCacheEntries)}
 	if err := registerAll(s, c); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// ServeHTTP serves one request.
+func semaphore(n int) chan struct{} {
+	if n < 0 {
+		return nil
+	}
+	return make(chan struct{}, n)
+}
+
+// tooManyRequests is kube-apiserver's answer beyond its in-flight limits.
+func tooManyRequests() *apiError {
+	e := newError(http.StatusTooManyRequests, "TooManyRequests", "Too many requests, please try again later.")
+	e.status.Details = &StatusDetails{RetryAfterSeconds: 1}
+	return e
+}
+
+// ServeHTTP serves one request: an unknown method is 405; a watch runs
+// until it ends; any other request is counted against the in-flight
+// limits (429 beyond them) and bounded by Options.RequestTimeout.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	mutating := false
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		mutating = true
+	default:
+		writeError(w, newError(http.StatusMethodNotAllowed, "MethodNotAllowed",
+			fmt.Sprintf("the server does not allow this method on the requested resource (%s)", r.Method)), nil, "")
+		return
+	}
+	if !mutating && isWatch(r) {
+		// A connection kept alive keeps the write deadline of its
+		// previous request: a watch has none.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		s.route(w, r)
+		return
+	}
+	sem := s.readOnly
+	if mutating {
+		sem = s.mutating
+	}
+	if sem != nil {
+		select {
+		case sem <- struct{}{}:
+			defer func() { <-sem }()
+		default:
+			writeError(w, tooManyRequests(), nil, "")
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+	defer cancel()
+	// The body must arrive within the request timeout, and the answer be
+	// taken soon after it: a client that holds a half-sent body or stops
+	// reading is cut off. A writer that cannot set deadlines (a
+	// ResponseRecorder) is served without.
+	rc := http.NewResponseController(w)
+	deadline := time.Now().Add(s.opts.RequestTimeout)
+	_ = rc.SetReadDeadline(deadline)
+	_ = rc.SetWriteDeadline(deadline.Add(s.opts.RequestTimeout))
+	s.route(w, r.WithContext(ctx))
+}
+
+// isWatch reports whether r is a watch: ?watch=true (or 1), or a path
+// under a group version's watch/ prefix.
+func isWatch(r *http.Request) bool {
+	if q := r.URL.Query().Get("watch"); q == "true" || q == "1" {
+		return true
+	}
+	p := r.URL.Path
+	switch {
+	case strings.HasPrefix(p, "/api/"):
+		segs := strings.SplitN(strings.TrimPrefix(p, "/api/"), "/", 3)
+		return len(segs) > 2 && segs[1] == "watch"
+	case strings.HasPrefix(p, "/apis/"):
+		segs := strings.SplitN(strings.TrimPrefix(p, "/apis/"), "/", 4)
+		return len(segs) > 3 && segs[2] == "watch"
+	}
+	return false
+}
+
+// route serves one request by its path.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
 	case p == "/version":
@@ -226,6 +375,15 @@ func CheckAddress(addr string, allowNonLoopback bool) error {
 	return nil
 }
 
+// NewHTTPServer returns the http.Server that Serve runs, for a caller
+// that serves h (a Server, or a handler wrapping one) on its own
+// listener: ReadHeaderTimeout and IdleTimeout set, and no ReadTimeout or
+// WriteTimeout, which would cut watches (a Server sets each request's
+// read and write deadlines itself).
+func NewHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout}
+}
+
 // Serve listens on addr as Listen does and serves s until ctx ends; it
 // calls ready, when not nil, with the bound address once it accepts
 // connections, and returns after the server has shut down (open watches
@@ -236,8 +394,8 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(net.Addr)) e
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	hs := NewHTTPServer(s)
+	hs.BaseContext = func(net.Listener) context.Context { return ctx }
 	if ready != nil {
 		ready(l.Addr())
 	}

@@ -1,10 +1,12 @@
 package apiserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -75,7 +77,26 @@ type apiError struct {
 func (e *apiError) Error() string { return e.status.Message }
 
 func newError(code int, reason, msg string) *apiError {
-	return &apiError{Status{TypeMeta: statusTypeMeta, Status: "Failure", Code: code, Reason: reason, Message: msg}}
+	e := &apiError{Status{TypeMeta: statusTypeMeta, Status: "Failure", Code: code, Reason: reason, Message: msg}}
+	if code == http.StatusNotFound {
+		// kube-apiserver's NotFound always has details; kubectl debug
+		// reads them.
+		e.status.Details = &StatusDetails{}
+	}
+	return e
+}
+
+// timeoutMessage is kube-apiserver's message for a request that ran out
+// of time.
+const timeoutMessage = "Timeout: request did not complete within the allotted timeout"
+
+func timeoutError(err error) *apiError {
+	e := newError(http.StatusGatewayTimeout, "Timeout", timeoutMessage)
+	e.status.Details = &StatusDetails{RetryAfterSeconds: 1}
+	if err != nil {
+		e.status.Message += ": " + err.Error()
+	}
+	return e
 }
 
 func badRequest(format string, args ...any) *apiError {
@@ -152,6 +173,10 @@ func toStatus(err error, res *resourceInfo, name string) Status {
 	case errors.Is(err, patch.ErrUnsupportedType):
 		s.Code, s.Reason = http.StatusUnsupportedMediaType, "UnsupportedMediaType"
 		s.Message = err.Error()
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled), errors.Is(err, os.ErrDeadlineExceeded):
+		// The request's time ran out (Options.RequestTimeout, the body's
+		// read deadline) or its client went away.
+		return timeoutError(err).status
 	case errors.Is(err, source.ErrTransient):
 		s.Code, s.Reason = http.StatusServiceUnavailable, "ServiceUnavailable"
 		s.Message = err.Error()

@@ -3,6 +3,9 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"time"
@@ -38,15 +41,23 @@ type watchParams struct {
 
 func (h *typed[T]) watchParams(req *request) (watchParams, error) {
 	q := req.r.URL.Query()
-	p := watchParams{rv: q.Get("resourceVersion"), bookmarks: q.Get("allowWatchBookmarks") == "true",
-		timeout: h.srv.opts.MaxWatchTimeout}
+	p := watchParams{rv: q.Get("resourceVersion"), bookmarks: q.Get("allowWatchBookmarks") == "true"}
+	if err := h.checkVersion(p.rv); err != nil {
+		return p, err
+	}
+	// kube-apiserver's jitter: between the base and twice it.
+	base := h.srv.opts.MaxWatchTimeout
+	p.timeout = base + time.Duration(rand.Int64N(int64(base)))
 	if v := q.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
 			return p, badRequest("timeoutSeconds: invalid value %q", v)
 		}
-		if d := time.Duration(n) * time.Second; n > 0 && d < p.timeout {
-			p.timeout = d
+		if n > 0 {
+			p.timeout = 2 * base
+			if n < int64(p.timeout/time.Second) {
+				p.timeout = time.Duration(n) * time.Second
+			}
 		}
 	}
 	match := q.Get("resourceVersionMatch")
@@ -101,6 +112,12 @@ func (h *typed[T]) watch(req *request) {
 		initial, start = l.Items, l.ResourceVersion
 	}
 	ch, werr := lw.Watch(ctx, source.WatchOptions{ResourceVersion: start, AllowBookmarks: p.bookmarks})
+	if werr != nil && !errors.Is(werr, source.ErrExpired) {
+		// Answered before the stream starts, as kube-apiserver does; a
+		// version too old is an ERROR event, as its watch cache sends.
+		h.fail(req, werr)
+		return
+	}
 
 	w := req.w
 	mode := acceptedAs(req.r)
@@ -112,13 +129,17 @@ func (h *typed[T]) watch(req *request) {
 		flusher.Flush() // the client waits for the headers
 	}
 	enc := json.NewEncoder(w)
+	var encode func(obj T) any
+	flush := func() {
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
 	send := func(typ string, obj any) bool {
 		if err := enc.Encode(watchEvent{Type: typ, Object: obj}); err != nil {
 			return false
 		}
-		if flusher != nil {
-			flusher.Flush()
-		}
+		flush()
 		return true
 	}
 	fail := func(err error) {
@@ -128,8 +149,36 @@ func (h *typed[T]) watch(req *request) {
 		fail(werr)
 		return
 	}
+	// sendObject sends an event of obj, encoded once for every watch of
+	// it (Server.encoded) unless it is a Table, which is the request's own.
+	sendObject := func(typ string, obj T) bool {
+		if mode == asTable {
+			return send(typ, encode(obj))
+		}
+		var v any = obj
+		if mode == asMetadata {
+			v = partialMetadata(obj)
+		}
+		m := obj.GetObjectMeta()
+		b, err := h.srv.encoded.get(encodeKey{resource: h.res.name, key: api.NamespacedKey(m.Namespace, m.Name),
+			rv: m.ResourceVersion, mode: mode}, v)
+		if err != nil {
+			return send(typ, v)
+		}
+		if _, err := io.WriteString(w, `{"type":"`+typ+`","object":`); err != nil {
+			return false
+		}
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		if _, err := io.WriteString(w, "}\n"); err != nil {
+			return false
+		}
+		flush()
+		return true
+	}
 	first := true
-	encode := func(obj T) any {
+	encode = func(obj T) any {
 		switch mode {
 		case asTable:
 			t := h.table(req, []T{obj}, "", "")
@@ -144,7 +193,7 @@ func (h *typed[T]) watch(req *request) {
 		return obj
 	}
 	for _, obj := range initial {
-		if !send("ADDED", encode(obj)) {
+		if !sendObject("ADDED", obj) {
 			return
 		}
 	}
@@ -171,7 +220,7 @@ func (h *typed[T]) watch(req *request) {
 					return
 				}
 			default:
-				if !send(eventTypes[ev.Type], encode(ev.Object)) {
+				if !sendObject(eventTypes[ev.Type], ev.Object) {
 					return
 				}
 			}

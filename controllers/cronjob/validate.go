@@ -34,15 +34,37 @@ func ValidateSchedule(schedule string, timeZone *string) error {
 // spec updates:
 //
 //	c, err := cluster.New(ctx, cluster.Options{Admission: []cluster.AdmissionFunc{cronjob.Admission}})
+//
+// Its error is a *cluster.InvalidError with the field spec.schedule (or
+// spec.timeZone), as kube-apiserver's 422 Invalid, that also wraps
+// ErrInvalidSchedule.
 func Admission(_ context.Context, a cluster.Attributes) error {
 	cj, ok := a.Object.(*api.CronJob)
 	if !ok || a.Subresource != "" {
 		return nil
 	}
-	if err := ValidateSchedule(cj.Spec.Schedule, cj.Spec.TimeZone); err != nil {
-		return fmt.Errorf("spec.schedule: %w", err)
+	field, value := "spec.schedule", cj.Spec.Schedule
+	err := ValidateSchedule(cj.Spec.Schedule, nil)
+	if err == nil && cj.Spec.TimeZone != nil {
+		field, value = "spec.timeZone", *cj.Spec.TimeZone
+		err = ValidateSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
+	}
+	if err != nil {
+		inv := &cluster.InvalidError{Resource: a.Resource, Name: cj.Name,
+			Errors: []cluster.FieldError{{Type: cluster.FieldInvalid, Field: field, Value: value, Detail: err.Error()}}}
+		return invalidSchedule{inv, err}
 	}
 	return nil
 }
+
+// invalidSchedule is Admission's error: the field error, and the
+// schedule's error for errors.Is(err, ErrInvalidSchedule).
+type invalidSchedule struct {
+	inv   *cluster.InvalidError
+	cause error
+}
+
+func (e invalidSchedule) Error() string   { return e.inv.Error() }
+func (e invalidSchedule) Unwrap() []error { return []error{e.inv, e.cause} }
 
 var _ cluster.AdmissionFunc = Admission
