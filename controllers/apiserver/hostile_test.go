@@ -162,3 +162,15 @@ func TestDeleteOptionsTooLarge(t *testing.T) {
 	}
 	require.Equal(t, 200, do(t, ts, "GET", cms+"/cm", "", "").code, "a refused delete deleted")
 }
+
+// An object over the store's size limit (cluster.Options.MaxObjectBytes,
+// etcd's --max-request-bytes) is the client's mistake: 413, not 500.
+func TestObjectTooLarge(t *testing.T) {
+	_, ts := start(t, cluster.Options{MaxObjectBytes: 64 << 10})
+	const cms = "/api/v1/namespaces/default/configmaps"
+	big := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},"data":{"k":"` + strings.Repeat("x", 100<<10) + `"}}`
+	requireStatus(t, do(t, ts, "POST", cms, jsonCT, big), 413, "RequestEntityTooLarge")
+	require.Equal(t, 201, do(t, ts, "POST", cms, jsonCT, cm).code)
+	requireStatus(t, do(t, ts, "PATCH", cms+"/cm", "application/merge-patch+json",
+		`{"data":{"k":"`+strings.Repeat("x", 100<<10)+`"}}`), 413, "RequestEntityTooLarge")
+}

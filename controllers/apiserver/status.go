@@ -167,6 +167,12 @@ func toStatus(err error, res *resourceInfo, name string) Status {
 	case errors.Is(err, source.ErrExpired):
 		s.Code, s.Reason = http.StatusGone, "Expired"
 		s.Message = "The resourceVersion for the provided list is too old: " + err.Error()
+	case errors.Is(err, cluster.ErrTooLarge):
+		// The object is over the store's limit (cluster.Options.MaxObjectBytes,
+		// etcd's --max-request-bytes): the client's to fix, so 413 where
+		// kube-apiserver answers etcd's "request is too large" with a 500.
+		s.Code, s.Reason = http.StatusRequestEntityTooLarge, "RequestEntityTooLarge"
+		s.Message = "Request entity too large: " + err.Error()
 	case errors.Is(err, cluster.ErrBadRequest), errors.Is(err, source.ErrUnsupported):
 		s.Code, s.Reason = http.StatusBadRequest, "BadRequest"
 		s.Message = err.Error()
