@@ -102,6 +102,7 @@ func validateMeta(m *api.ObjectMeta, resource string, namespaced bool, fs *field
 	for _, k := range sortedKeys(m.Annotations) {
 		checkQualifiedName(fs, "metadata.annotations", k)
 	}
+	checkAnnotationSize(fs, "metadata.annotations", m.Annotations)
 	controllers := 0
 	for i, r := range m.OwnerReferences {
 		p := fmt.Sprintf("metadata.ownerReferences[%d]", i)
@@ -131,6 +132,8 @@ func validatePodSpec(fs *fieldErrors, path string, s *api.PodSpec, allowed ...ap
 	if len(s.Containers) == 0 {
 		fs.required(path+".containers", "")
 	}
+	volumes := validateVolumes(fs, path, s.Volumes)
+	validatePodSpecDetails(fs, path, s)
 	names := map[string]bool{}
 	for _, list := range []struct {
 		field string
@@ -155,6 +158,7 @@ func validatePodSpec(fs *fieldErrors, path string, s *api.PodSpec, allowed ...ap
 					fs.invalid(fmt.Sprintf("%s.ports[%d].containerPort", p, j), strconv.Itoa(int(port.ContainerPort)), "must be between 1 and 65535, inclusive")
 				}
 			}
+			validateContainerDetails(fs, p, &c, volumes)
 		}
 	}
 	if len(allowed) == 0 {
@@ -338,6 +342,7 @@ func validateService(s *api.Service, fs *fieldErrors) {
 		default:
 			fs.add(FieldUnsupported, path+".protocol", string(p.Protocol), `supported values: "SCTP", "TCP", "UDP"`)
 		}
+		validateServicePort(fs, path, &s.Spec.Ports[i])
 	}
 	checkLabels(fs, "spec.selector", s.Spec.Selector)
 }
