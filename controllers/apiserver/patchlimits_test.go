@@ -28,3 +28,25 @@ func TestPatchLimits(t *testing.T) {
 	require.Equal(t, "Invalid", r.body["reason"])
 	require.Contains(t, r.body["message"], "Unable to copy, the accumulated size increase of copy is")
 }
+
+// Issue 28, item 6, through the server: a duplicate JSON field is a 400
+// under fieldValidation=Strict, a ConfigMap key that walks out of its
+// volume and a negative resource quantity are 422 with their field paths.
+func TestStrictDuplicatesAndPortedValidation(t *testing.T) {
+	_, ts := start(t, cluster.Options{})
+	const cms = "/api/v1/namespaces/default/configmaps"
+	r := do(t, ts, "POST", cms+"?fieldValidation=Strict", jsonCT, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","name":"e"}}`)
+	require.Equal(t, 400, r.code, r.raw)
+	require.Equal(t, "BadRequest", r.body["reason"])
+	require.Contains(t, r.body["message"], `duplicate field "metadata.name"`)
+
+	r = do(t, ts, "POST", cms, jsonCT, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"k"},"data":{"../etc/passwd":"x"}}`)
+	require.Equal(t, 422, r.code, r.raw)
+	causes := r.body["details"].(map[string]any)["causes"].([]any)
+	require.Equal(t, "data[../etc/passwd]", causes[0].(map[string]any)["field"])
+
+	r = do(t, ts, "POST", "/api/v1/namespaces/default/pods", jsonCT,
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"-1"}}}]}}`)
+	require.Equal(t, 422, r.code, r.raw)
+	require.Contains(t, r.body["message"], `spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0`)
+}

@@ -131,11 +131,7 @@ func applyOp(doc value, op operation, w *meter) (value, error) {
 		if _, err := get(doc, path); err != nil {
 			return nil, err
 		}
-		if len(path) == 0 {
-			return v, nil
-		}
-		doc, _, _ = remove(doc, path, w)
-		return add(doc, path, v, w)
+		return set(doc, path, v), nil // in place: no array shifts
 	case "move":
 		src, err := from()
 		if err != nil {
