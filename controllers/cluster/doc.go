@@ -57,7 +57,11 @@
 // (IANA service names, unique in a container), host and node ports, env
 // var names (printable ASCII but '='), volume names (unique DNS-1123
 // labels) and mounts (naming a volume, unique paths), image pull,
-// termination message and DNS policies, activeDeadlineSeconds.
+// termination message and DNS policies, activeDeadlineSeconds; and from
+// apps and batch: non-negative minReadySeconds, revisionHistoryLimit,
+// activeDeadlineSeconds, ttlSecondsAfterFinished, startingDeadlineSeconds
+// and history limits, progressDeadlineSeconds above minReadySeconds, a
+// Job's completionMode (backoffLimitPerIndex only when Indexed).
 //
 // Services get a cluster IP (the lowest free one in 10.96.0.0/16, unless
 // headless or ExternalName) and, for NodePort and LoadBalancer types, node

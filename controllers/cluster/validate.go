@@ -226,6 +226,7 @@ func validatePod(p *api.Pod, fs *fieldErrors) { validatePodSpec(fs, "spec", &p.S
 
 func validateDeployment(d *api.Deployment, fs *fieldErrors) {
 	checkNonNegative(fs, "spec.replicas", d.Spec.Replicas)
+	validateDeploymentDetails(&d.Spec, fs)
 	validateSelector(fs, d.Spec.Selector, &d.Spec.Template)
 	validatePodSpec(fs, "spec.template.spec", &d.Spec.Template.Spec, api.RestartPolicyAlways)
 	switch d.Spec.Strategy.Type {
@@ -247,6 +248,7 @@ func validateDeployment(d *api.Deployment, fs *fieldErrors) {
 
 func validateReplicaSet(rs *api.ReplicaSet, fs *fieldErrors) {
 	checkNonNegative(fs, "spec.replicas", rs.Spec.Replicas)
+	checkMinReadySeconds(fs, rs.Spec.MinReadySeconds)
 	validateSelector(fs, rs.Spec.Selector, &rs.Spec.Template)
 	validatePodSpec(fs, "spec.template.spec", &rs.Spec.Template.Spec, api.RestartPolicyAlways)
 }
@@ -266,6 +268,7 @@ func validateReplicationController(rc *api.ReplicationController, fs *fieldError
 
 func validateStatefulSet(s *api.StatefulSet, fs *fieldErrors) {
 	checkNonNegative(fs, "spec.replicas", s.Spec.Replicas)
+	checkMinReadySeconds(fs, s.Spec.MinReadySeconds)
 	validateSelector(fs, s.Spec.Selector, &s.Spec.Template)
 	validatePodSpec(fs, "spec.template.spec", &s.Spec.Template.Spec, api.RestartPolicyAlways)
 	switch s.Spec.PodManagementPolicy {
@@ -276,6 +279,7 @@ func validateStatefulSet(s *api.StatefulSet, fs *fieldErrors) {
 }
 
 func validateDaemonSet(d *api.DaemonSet, fs *fieldErrors) {
+	checkMinReadySeconds(fs, d.Spec.MinReadySeconds)
 	validateSelector(fs, d.Spec.Selector, &d.Spec.Template)
 	validatePodSpec(fs, "spec.template.spec", &d.Spec.Template.Spec, api.RestartPolicyAlways)
 }
@@ -284,6 +288,7 @@ func validateJobSpec(fs *fieldErrors, path string, s *api.JobSpec, checkSelector
 	checkNonNegative(fs, path+".parallelism", s.Parallelism)
 	checkNonNegative(fs, path+".completions", s.Completions)
 	checkNonNegative(fs, path+".backoffLimit", s.BackoffLimit)
+	validateJobDetails(fs, path, s)
 	if checkSelector {
 		if s.Selector == nil {
 			fs.required(path+".selector", "")
@@ -310,6 +315,7 @@ func validateCronJob(c *api.CronJob, fs *fieldErrors) {
 	default:
 		fs.add(FieldUnsupported, "spec.concurrencyPolicy", string(c.Spec.ConcurrencyPolicy), `supported values: "Allow", "Forbid", "Replace"`)
 	}
+	validateCronJobDetails(&c.Spec, fs)
 	validateJobSpec(fs, "spec.jobTemplate.spec", &c.Spec.JobTemplate.Spec, false)
 }
 

@@ -358,3 +358,56 @@ func validateServicePort(fs *fieldErrors, path string, p *api.ServicePort) {
 		checkPortRange(fs, path+".targetPort", tp.IntVal)
 	}
 }
+
+// Rules of k8s.io/kubernetes/pkg/apis/apps/validation/validation.go
+// (ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateDaemonSetSpec,
+// ValidateStatefulSetSpec) and pkg/apis/batch/validation/validation.go
+// (validateJobSpec, validateCronJobSpec) that ctrlkit lacked.
+
+func checkNonNegative64(fs *fieldErrors, path string, v *int64) {
+	if v != nil && *v < 0 {
+		fs.invalid(path, strconv.FormatInt(*v, 10), "must be greater than or equal to 0")
+	}
+}
+
+func checkMinReadySeconds(fs *fieldErrors, v int32) {
+	checkNonNegative(fs, "spec.minReadySeconds", &v)
+}
+
+func validateDeploymentDetails(s *api.DeploymentSpec, fs *fieldErrors) {
+	checkMinReadySeconds(fs, s.MinReadySeconds)
+	checkNonNegative(fs, "spec.revisionHistoryLimit", s.RevisionHistoryLimit)
+	if p := s.ProgressDeadlineSeconds; p != nil {
+		checkNonNegative(fs, "spec.progressDeadlineSeconds", p)
+		if *p <= s.MinReadySeconds {
+			fs.invalid("spec.progressDeadlineSeconds", strconv.Itoa(int(*p)), "must be greater than minReadySeconds")
+		}
+	}
+}
+
+func validateJobDetails(fs *fieldErrors, path string, s *api.JobSpec) {
+	checkNonNegative64(fs, path+".activeDeadlineSeconds", s.ActiveDeadlineSeconds)
+	checkNonNegative(fs, path+".ttlSecondsAfterFinished", s.TTLSecondsAfterFinished)
+	checkNonNegative(fs, path+".backoffLimitPerIndex", s.BackoffLimitPerIndex)
+	indexed := false
+	if m := s.CompletionMode; m != nil {
+		switch *m {
+		case api.NonIndexedCompletion:
+		case api.IndexedCompletion:
+			// Upstream requires completions here; ctrlkit's defaults
+			// always set them.
+			indexed = true
+		default:
+			fs.add(FieldUnsupported, path+".completionMode", string(*m), `supported values: "NonIndexed", "Indexed"`)
+		}
+	}
+	if s.BackoffLimitPerIndex != nil && !indexed {
+		fs.forbidden(path+".backoffLimitPerIndex", "requires indexed completion mode")
+	}
+}
+
+func validateCronJobDetails(s *api.CronJobSpec, fs *fieldErrors) {
+	checkNonNegative64(fs, "spec.startingDeadlineSeconds", s.StartingDeadlineSeconds)
+	checkNonNegative(fs, "spec.successfulJobsHistoryLimit", s.SuccessfulJobsHistoryLimit)
+	checkNonNegative(fs, "spec.failedJobsHistoryLimit", s.FailedJobsHistoryLimit)
+}

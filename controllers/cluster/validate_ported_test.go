@@ -19,7 +19,11 @@ import (
 // k8s.io/kubernetes/pkg/apis/core/validation/validation_test.go
 // (TestValidateConfigMap, TestValidateSecret, TestValidateAnnotations,
 // TestValidateContainerPorts, TestValidateEnv, TestValidateVolumeMounts,
-// TestValidateResourceRequirements, TestValidateVolumes).
+// TestValidateResourceRequirements, TestValidateVolumes),
+// k8s.io/kubernetes/pkg/apis/apps/validation/validation_test.go
+// (TestValidateDeployment) and
+// k8s.io/kubernetes/pkg/apis/batch/validation/validation_test.go
+// (TestValidateJob, TestValidateCronJob).
 func TestValidationPorted(t *testing.T) {
 	ctx := context.Background()
 	configMap := func(data map[string]string, binary map[string][]byte) func(c *cluster.Cluster) error {
@@ -70,6 +74,32 @@ func TestValidationPorted(t *testing.T) {
 			return err
 		}
 	}
+	deploy := func(mutate func(d *api.DeploymentSpec)) func(c *cluster.Cluster) error {
+		return func(c *cluster.Cluster) error {
+			d := clustertest.Deployment("default", "d")
+			mutate(&d.Spec)
+			_, err := c.Deployments().Create(ctx, d)
+			return err
+		}
+	}
+	job := func(mutate func(j *api.JobSpec)) func(c *cluster.Cluster) error {
+		return func(c *cluster.Cluster) error {
+			j := &api.Job{ObjectMeta: api.ObjectMeta{Name: "j"}, Spec: api.JobSpec{Template: podTemplate(nil, api.RestartPolicyNever)}}
+			mutate(&j.Spec)
+			_, err := c.Jobs().Create(ctx, j)
+			return err
+		}
+	}
+	cron := func(mutate func(s *api.CronJobSpec)) func(c *cluster.Cluster) error {
+		return func(c *cluster.Cluster) error {
+			cj := &api.CronJob{ObjectMeta: api.ObjectMeta{Name: "c"}, Spec: api.CronJobSpec{Schedule: "* * * * *",
+				JobTemplate: api.JobTemplateSpec{Spec: api.JobSpec{Template: podTemplate(nil, api.RestartPolicyNever)}}}}
+			mutate(&cj.Spec)
+			_, err := c.CronJobs().Create(ctx, cj)
+			return err
+		}
+	}
+	bogus := api.CompletionMode("Sometimes")
 	one := map[string][]byte{"k": []byte("v")}
 	cases := []struct {
 		name    string
@@ -161,6 +191,19 @@ func TestValidationPorted(t *testing.T) {
 		{"ServiceNodePort", service(api.ServicePort{Port: 80, NodePort: 70000}), "spec.ports[0].nodePort", cluster.FieldInvalid, ""},
 		{"ServiceTargetPort", service(api.ServicePort{Port: 80, TargetPort: api.FromInt32(70000)}), "spec.ports[0].targetPort", cluster.FieldInvalid, ""},
 		{"ServiceTargetPortName", service(api.ServicePort{Port: 80, TargetPort: api.FromString("Web_")}), "spec.ports[0].targetPort", cluster.FieldInvalid, ""},
+		// apps/validation: ValidateDeploymentSpec.
+		{"DeploymentMinReadySeconds", deploy(func(d *api.DeploymentSpec) { d.MinReadySeconds = -1 }), "spec.minReadySeconds", cluster.FieldInvalid, "must be greater than or equal to 0"},
+		{"DeploymentRevisionHistoryLimit", deploy(func(d *api.DeploymentSpec) { d.RevisionHistoryLimit = ptr(int32(-1)) }), "spec.revisionHistoryLimit", cluster.FieldInvalid, ""},
+		{"DeploymentProgressDeadline", deploy(func(d *api.DeploymentSpec) { d.MinReadySeconds = 10; d.ProgressDeadlineSeconds = ptr(int32(10)) }),
+			"spec.progressDeadlineSeconds", cluster.FieldInvalid, "must be greater than minReadySeconds"},
+		// batch/validation: validateJobSpec, validateCronJobSpec.
+		{"JobActiveDeadlineSeconds", job(func(j *api.JobSpec) { j.ActiveDeadlineSeconds = ptr(int64(-1)) }), "spec.activeDeadlineSeconds", cluster.FieldInvalid, ""},
+		{"JobTTLSecondsAfterFinished", job(func(j *api.JobSpec) { j.TTLSecondsAfterFinished = ptr(int32(-1)) }), "spec.ttlSecondsAfterFinished", cluster.FieldInvalid, ""},
+		{"JobCompletionMode", job(func(j *api.JobSpec) { j.CompletionMode = &bogus }), "spec.completionMode", cluster.FieldUnsupported, ""},
+		{"JobBackoffLimitPerIndexNeedsIndexed", job(func(j *api.JobSpec) { j.BackoffLimitPerIndex = ptr(int32(1)) }), "spec.backoffLimitPerIndex", cluster.FieldForbidden, "requires indexed completion mode"},
+		{"CronJobStartingDeadline", cron(func(s *api.CronJobSpec) { s.StartingDeadlineSeconds = ptr(int64(-1)) }), "spec.startingDeadlineSeconds", cluster.FieldInvalid, ""},
+		{"CronJobHistoryLimit", cron(func(s *api.CronJobSpec) { s.SuccessfulJobsHistoryLimit = ptr(int32(-1)) }), "spec.successfulJobsHistoryLimit", cluster.FieldInvalid, ""},
+		{"CronJobFailedHistoryLimit", cron(func(s *api.CronJobSpec) { s.FailedJobsHistoryLimit = ptr(int32(-1)) }), "spec.failedJobsHistoryLimit", cluster.FieldInvalid, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
