@@ -27,6 +27,10 @@ var (
 	ErrUnsupportedVersion = errors.New("unsupported apiVersion")
 	// ErrMissingTypeMeta: a document has no apiVersion or no kind.
 	ErrMissingTypeMeta = errors.New("missing apiVersion or kind")
+	// ErrDuplicateField: a JSON object of a document has the same key
+	// twice (kube-apiserver's strict decoding: `duplicate field "x"`,
+	// where encoding/json would silently keep the last).
+	ErrDuplicateField = errors.New("duplicate field")
 )
 
 // DecodeOptions tune Decode. The zero value decodes strictly.
@@ -107,7 +111,9 @@ func DecodeFile(path string, opts DecodeOptions) ([]Object, error) {
 // decode into the current type, with TypeMeta set to the current version.
 // Unless opts.Lenient is set, a field the kind does not define is an
 // error naming the field's path ("spec.replicass"), as kubectl's strict
-// validation does; so is a duplicate key in YAML.
+// validation does; so is a duplicate key, in YAML or in JSON (wrapping
+// ErrDuplicateField and naming its path, as kube-apiserver's
+// fieldValidation=Strict does).
 //
 // A bad YAML document does not stop the others: Decode returns the
 // objects of every document that decoded and an error joining one
@@ -307,6 +313,13 @@ func (d *decoder) object(raw []byte, doc, item int, def TypeMeta) error {
 		if err := json.Unmarshal(raw, &generic); err != nil {
 			return d.fail(doc, item, tm.Kind, name, err)
 		}
+		if dups := duplicateFields(raw); len(dups) > 0 {
+			errs := make([]error, len(dups))
+			for i, p := range dups {
+				errs[i] = fmt.Errorf("%w %q", ErrDuplicateField, p)
+			}
+			return d.fail(doc, item, tm.Kind, name, joinedErrors(errs))
+		}
 		var unknown []string
 		unknownFields(reflect.TypeOf(obj), generic, "", &unknown)
 		if len(unknown) > 0 {
@@ -323,6 +336,73 @@ func (d *decoder) object(raw []byte, doc, item int, def TypeMeta) error {
 	setTypeMeta(obj, info.gvk)
 	d.out = append(d.out, obj)
 	return nil
+}
+
+// joinedErrors joins errors on one line, separated by ", ", as
+// kube-apiserver lists strict decoding errors.
+type joinedErrors []error
+
+func (e joinedErrors) Error() string {
+	parts := make([]string, len(e))
+	for i, err := range e {
+		parts[i] = err.Error()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (e joinedErrors) Unwrap() []error { return e }
+
+// duplicateFields returns the paths ("metadata.name", "spec.ports[1].port")
+// of the keys that occur more than once in an object of the JSON value
+// raw, in the order of their second occurrence. raw has been parsed
+// already; a syntax error ends the scan.
+func duplicateFields(raw []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var dups []string
+	var scan func(path string) bool
+	// scan reads one value whose first token is next; it reports false at
+	// a syntax error.
+	scan = func(path string) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				k, _ := kt.(string)
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				if seen[k] {
+					dups = append(dups, p)
+				}
+				seen[k] = true
+				if !scan(p) {
+					return false
+				}
+			}
+			_, err = dec.Token() // }
+			return err == nil
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if !scan(path + "[" + strconv.Itoa(i) + "]") {
+					return false
+				}
+			}
+			_, err = dec.Token() // ]
+			return err == nil
+		}
+		return true
+	}
+	scan("")
+	return dups
 }
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()

@@ -36,9 +36,10 @@
 //
 // Decode and DecodeFile read YAML or JSON streams — several documents,
 // List objects, a top-level sequence of objects — into Objects of the
-// concrete types, strictly by default: an unknown field is an error naming
-// its path, the kind, the object and the document, as kubectl's
-// server-side strict validation reports it. Older apiVersions with the
+// concrete types, strictly by default: an unknown field, and a key that
+// occurs twice in an object (ErrDuplicateField), is an error naming its
+// path, the kind, the object and the document, as kubectl's server-side
+// strict validation reports it. Older apiVersions with the
 // same schema (batch/v1beta1 CronJob, extensions/v1beta1 and
 // apps/v1beta1/v1beta2 workloads, …) decode into the current type, and
 // the object's TypeMeta is rewritten to the current version. Decode does

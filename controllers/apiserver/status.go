@@ -110,6 +110,8 @@ var causeReasons = map[cluster.FieldErrorType]string{
 	cluster.FieldUnsupported: "FieldValueNotSupported",
 	cluster.FieldForbidden:   "FieldValueForbidden",
 	cluster.FieldDuplicate:   "FieldValueDuplicate",
+	cluster.FieldTooLong:     "FieldValueTooLong",
+	cluster.FieldNotFound:    "FieldValueNotFound",
 }
 
 // toStatus maps an error of the cluster, a source or this package to the

@@ -180,7 +180,7 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		c.serviceAccounts, e = register(c, newKind[*api.ServiceAccount]("serviceaccounts"))
 		return
 	})
-	open(func() (e error) { c.configMaps, e = register(c, newKind[*api.ConfigMap]("configmaps")); return })
+	open(func() (e error) { c.configMaps, e = register(c, configMapKind()); return })
 	open(func() (e error) { c.secrets, e = register(c, secretKind()); return })
 	open(func() (e error) {
 		c.persistentVolumes, e = register(c, persistentVolumeKind())

@@ -47,7 +47,21 @@
 // for Jobs and CronJobs), a workload's selector (required, and matching
 // its template's labels), non-negative replicas, parallelism, completions
 // and backoffLimit, service ports and types, cron job names of at most 52
-// characters.
+// characters. Ported from kube-apiserver's core validation as well
+// (validate_ported.go names the upstream functions): ConfigMap and Secret
+// data keys ([-._a-zA-Z0-9]+, not "." or "..", not starting with "..", at
+// most 253 characters; no key in both data and binaryData), their data at
+// most 1 MiB, the Secret types' required keys, annotations at most
+// 256 KiB in all, container resources (standard or domain-qualified names,
+// no negative quantity, requests no more than limits), port names
+// (IANA service names, unique in a container), host and node ports, env
+// var names (printable ASCII but '='), volume names (unique DNS-1123
+// labels) and mounts (naming a volume, unique paths), image pull,
+// termination message and DNS policies, activeDeadlineSeconds; and from
+// apps and batch: non-negative minReadySeconds, revisionHistoryLimit,
+// activeDeadlineSeconds, ttlSecondsAfterFinished, startingDeadlineSeconds
+// and history limits, progressDeadlineSeconds above minReadySeconds, a
+// Job's completionMode (backoffLimitPerIndex only when Indexed).
 //
 // Services get a cluster IP (the lowest free one in 10.96.0.0/16, unless
 // headless or ExternalName) and, for NodePort and LoadBalancer types, node

@@ -38,6 +38,12 @@ const (
 	FieldForbidden FieldErrorType = "Forbidden"
 	// FieldDuplicate: the value repeats one that must be unique.
 	FieldDuplicate FieldErrorType = "Duplicate value"
+	// FieldTooLong: the value (or the sum of several) is longer than
+	// allowed.
+	FieldTooLong FieldErrorType = "Too long"
+	// FieldNotFound: the value refers to something that does not exist
+	// (a volume mount naming no volume of the pod).
+	FieldNotFound FieldErrorType = "Not found"
 )
 
 // FieldError is one validation failure, at a field path written as

@@ -231,8 +231,15 @@ func eventKind() *kind[*api.Event] {
 	return k
 }
 
+func configMapKind() *kind[*api.ConfigMap] {
+	k := newKind[*api.ConfigMap]("configmaps")
+	k.validate = validateConfigMap
+	return k
+}
+
 func secretKind() *kind[*api.Secret] {
 	k := newKind[*api.Secret]("secrets")
+	k.validate = validateSecret
 	k.fieldNames = []string{"type"}
 	k.fields = func(s *api.Secret) map[string]string { return map[string]string{"type": string(s.Type)} }
 	return k

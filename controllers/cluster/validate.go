@@ -102,6 +102,7 @@ func validateMeta(m *api.ObjectMeta, resource string, namespaced bool, fs *field
 	for _, k := range sortedKeys(m.Annotations) {
 		checkQualifiedName(fs, "metadata.annotations", k)
 	}
+	checkAnnotationSize(fs, "metadata.annotations", m.Annotations)
 	controllers := 0
 	for i, r := range m.OwnerReferences {
 		p := fmt.Sprintf("metadata.ownerReferences[%d]", i)
@@ -131,6 +132,8 @@ func validatePodSpec(fs *fieldErrors, path string, s *api.PodSpec, allowed ...ap
 	if len(s.Containers) == 0 {
 		fs.required(path+".containers", "")
 	}
+	volumes := validateVolumes(fs, path, s.Volumes)
+	validatePodSpecDetails(fs, path, s)
 	names := map[string]bool{}
 	for _, list := range []struct {
 		field string
@@ -155,6 +158,7 @@ func validatePodSpec(fs *fieldErrors, path string, s *api.PodSpec, allowed ...ap
 					fs.invalid(fmt.Sprintf("%s.ports[%d].containerPort", p, j), strconv.Itoa(int(port.ContainerPort)), "must be between 1 and 65535, inclusive")
 				}
 			}
+			validateContainerDetails(fs, p, &c, volumes)
 		}
 	}
 	if len(allowed) == 0 {
@@ -222,6 +226,7 @@ func validatePod(p *api.Pod, fs *fieldErrors) { validatePodSpec(fs, "spec", &p.S
 
 func validateDeployment(d *api.Deployment, fs *fieldErrors) {
 	checkNonNegative(fs, "spec.replicas", d.Spec.Replicas)
+	validateDeploymentDetails(&d.Spec, fs)
 	validateSelector(fs, d.Spec.Selector, &d.Spec.Template)
 	validatePodSpec(fs, "spec.template.spec", &d.Spec.Template.Spec, api.RestartPolicyAlways)
 	switch d.Spec.Strategy.Type {
@@ -243,6 +248,7 @@ func validateDeployment(d *api.Deployment, fs *fieldErrors) {
 
 func validateReplicaSet(rs *api.ReplicaSet, fs *fieldErrors) {
 	checkNonNegative(fs, "spec.replicas", rs.Spec.Replicas)
+	checkMinReadySeconds(fs, rs.Spec.MinReadySeconds)
 	validateSelector(fs, rs.Spec.Selector, &rs.Spec.Template)
 	validatePodSpec(fs, "spec.template.spec", &rs.Spec.Template.Spec, api.RestartPolicyAlways)
 }
@@ -262,6 +268,7 @@ func validateReplicationController(rc *api.ReplicationController, fs *fieldError
 
 func validateStatefulSet(s *api.StatefulSet, fs *fieldErrors) {
 	checkNonNegative(fs, "spec.replicas", s.Spec.Replicas)
+	checkMinReadySeconds(fs, s.Spec.MinReadySeconds)
 	validateSelector(fs, s.Spec.Selector, &s.Spec.Template)
 	validatePodSpec(fs, "spec.template.spec", &s.Spec.Template.Spec, api.RestartPolicyAlways)
 	switch s.Spec.PodManagementPolicy {
@@ -272,6 +279,7 @@ func validateStatefulSet(s *api.StatefulSet, fs *fieldErrors) {
 }
 
 func validateDaemonSet(d *api.DaemonSet, fs *fieldErrors) {
+	checkMinReadySeconds(fs, d.Spec.MinReadySeconds)
 	validateSelector(fs, d.Spec.Selector, &d.Spec.Template)
 	validatePodSpec(fs, "spec.template.spec", &d.Spec.Template.Spec, api.RestartPolicyAlways)
 }
@@ -280,6 +288,7 @@ func validateJobSpec(fs *fieldErrors, path string, s *api.JobSpec, checkSelector
 	checkNonNegative(fs, path+".parallelism", s.Parallelism)
 	checkNonNegative(fs, path+".completions", s.Completions)
 	checkNonNegative(fs, path+".backoffLimit", s.BackoffLimit)
+	validateJobDetails(fs, path, s)
 	if checkSelector {
 		if s.Selector == nil {
 			fs.required(path+".selector", "")
@@ -306,6 +315,7 @@ func validateCronJob(c *api.CronJob, fs *fieldErrors) {
 	default:
 		fs.add(FieldUnsupported, "spec.concurrencyPolicy", string(c.Spec.ConcurrencyPolicy), `supported values: "Allow", "Forbid", "Replace"`)
 	}
+	validateCronJobDetails(&c.Spec, fs)
 	validateJobSpec(fs, "spec.jobTemplate.spec", &c.Spec.JobTemplate.Spec, false)
 }
 
@@ -338,6 +348,7 @@ func validateService(s *api.Service, fs *fieldErrors) {
 		default:
 			fs.add(FieldUnsupported, path+".protocol", string(p.Protocol), `supported values: "SCTP", "TCP", "UDP"`)
 		}
+		validateServicePort(fs, path, &s.Spec.Ports[i])
 	}
 	checkLabels(fs, "spec.selector", s.Spec.Selector)
 }

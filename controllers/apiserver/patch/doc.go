@@ -22,8 +22,7 @@
 // answers 422 for any operation that fails, 400 for a body that is not a
 // list of operations); a failed test also wraps ErrTestFailed. Unlike
 // evanphx/json-patch, which kube-apiserver uses, a negative index ("-1"
-// for the last element) is an error, as RFC 6902 says, and there is no
-// limit on the number of operations (upstream answers 413 past 10000).
+// for the last element) is an error, as RFC 6902 says.
 //
 // Merge ("application/merge-patch+json") is RFC 7386: the patch is a
 // partial object merged recursively into the original; null deletes a
@@ -37,6 +36,38 @@
 //
 // Server-side apply ("application/apply-patch+yaml") and any other
 // content type give ErrUnsupportedType (a server answers 415).
+//
+// # Limits
+//
+// A patch body is bounded by the server (3 MiB), but what it makes need
+// not be: each "copy" of a JSON patch may double the object. Apply keeps
+// kube-apiserver's bounds and the cost of a patch linear in its input:
+//
+//   - A JSON patch of more than MaxOperations (10,000) operations fails
+//     with ErrTooLarge before any is applied (kube-apiserver: 413, "The
+//     allowed maximum operations in a JSON patch is 10000, got N").
+//   - The values the copy operations of one JSON patch duplicate may add
+//     up to MaxCopyBytes (3 MiB, kube-apiserver's JSONPatchMaxCopyBytes);
+//     past it the patch fails with ErrUnprocessable (422) as soon as the
+//     copy passes the limit, having copied no more.
+//   - A patched object whose JSON is larger than MaxObjectBytes (3 MiB,
+//     the request body limit) fails with ErrTooLarge (413).
+//   - Nesting is bounded by encoding/json's limit of 10,000 levels (a
+//     deeper patch is a 400).
+//   - Work is linear: arrays are edited in place (an insertion or removal
+//     shifts the later elements, never reallocates or copies the array),
+//     numbers compare by a canonical decimal form (not math/big, which
+//     takes 50 ms to expand 1e1000000), and a strategic merge patch finds
+//     list elements by merge key or value through maps. What remains
+//     proportional to a list's length per operation — the elements a JSON
+//     patch shifts, the original elements a "$patch: delete" element is
+//     looked for among — is counted against a budget linear in the size
+//     of the original and the patch; a patch past it fails with
+//     ErrUnprocessable ("too costly"). No patch kubectl or a controller
+//     sends comes near it.
+//
+// A server maps ErrTooLarge to 413 RequestEntityTooLarge, ErrUnprocessable
+// to 422 Invalid, ErrUnsupportedType to 415 and any other error to 400.
 //
 // # Strategic merge patch
 //

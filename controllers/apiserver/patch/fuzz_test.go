@@ -1,12 +1,13 @@
 package patch
 
 import (
-	"encoding/json"
 	"testing"
 )
 
-// FuzzApply checks that no input panics Apply and that every success is a
-// JSON object. The seeds run with the ordinary tests.
+// FuzzApply checks that no input panics Apply, that every success is a
+// JSON object no larger than MaxObjectBytes, and that every error that is
+// not the input's fault is one a server maps to a 4xx. The seeds run with
+// the ordinary tests.
 func FuzzApply(f *testing.F) {
 	seeds := []struct{ t, doc, p string }{
 		{string(StrategicMerge), `{"spec":{"containers":[{"name":"a","env":[{"name":"A"}]}]},"metadata":{"finalizers":["x"]}}`,
@@ -15,6 +16,12 @@ func FuzzApply(f *testing.F) {
 		{string(StrategicMerge), `{"spec":{"volumes":[{"name":"v","emptyDir":{}}]}}`, `{"spec":{"volumes":[{"name":"v","$patch":"replace"}]}}`},
 		{string(JSON), `{"a":[1,{"b":2}]}`, `[{"op":"move","from":"/a/1","path":"/c"},{"op":"copy","from":"/c","path":"/a/-"},{"op":"test","path":"/c/b","value":2}]`},
 		{string(Merge), `{"a":{"b":1}}`, `{"a":{"b":null,"c":[1]}}`},
+		// Patch bombs (issue 28): a copy doubling its target, self-copy and
+		// remove pairs, numbers that big.Rat expands.
+		{string(JSON), `{"x":["0123456789"]}`, string(ops(24, `{"op":"copy","from":"/x","path":"/x/-"}`))},
+		{string(JSON), `{"a":[0,1,2,3]}`, string(ops(50, `{"op":"copy","from":"/a/0","path":"/a/0"}`, `{"op":"remove","path":"/a/0"}`))},
+		{string(JSON), `{"a":1e1000000}`, `[{"op":"test","path":"/a","value":10e999999}]`},
+		{string(StrategicMerge), `{"metadata":{"finalizers":["a","b"]}}`, `{"metadata":{"finalizers":["b","c","c",1e1000000]}}`},
 	}
 	for _, s := range seeds {
 		f.Add(s.t, "Pod", s.doc, s.p)
@@ -25,8 +32,10 @@ func FuzzApply(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var m map[string]any
-		if err := json.Unmarshal(out, &m); err != nil || m == nil {
+		if len(out) > MaxObjectBytes {
+			t.Fatalf("Apply returned %d bytes, more than MaxObjectBytes", len(out))
+		}
+		if m, err := decodeObject(out, "result"); err != nil || m == nil {
 			t.Fatalf("Apply returned %q, not a JSON object: %v", out, err)
 		}
 	})

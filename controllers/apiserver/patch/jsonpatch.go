@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -61,14 +62,27 @@ func (o *operation) UnmarshalJSON(b []byte) error {
 
 // jsonPatch applies the RFC 6902 patch p to doc. The operations apply in
 // order; the first one that fails fails the whole patch.
-func jsonPatch(doc value, p []byte) (value, error) {
+//
+// A patch of more than MaxOperations operations fails with ErrTooLarge;
+// one whose copies duplicate more than MaxCopyBytes, or that moves more
+// array elements than w allows, with ErrUnprocessable. Each operation
+// costs the length of its path, the bytes it copies and the array
+// elements it shifts: arrays are edited in place, never reallocated or
+// copied whole.
+func jsonPatch(doc value, p []byte, w *meter) (value, error) {
 	var ops []operation
 	if err := json.Unmarshal(p, &ops); err != nil {
 		return nil, fmt.Errorf("patch: a JSON patch must be a JSON array of operations: %w", err)
 	}
+	if len(ops) > MaxOperations {
+		return nil, fmt.Errorf("%w: The allowed maximum operations in a JSON patch is %d, got %d", ErrTooLarge, MaxOperations, len(ops))
+	}
 	for i, op := range ops {
 		var err error
-		doc, err = applyOp(doc, op)
+		doc, err = applyOp(doc, op, w)
+		if err == nil && !w.move(1) {
+			err = w.exhausted()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: operation %d (%s): %w", ErrUnprocessable, i, op.Op, err)
 		}
@@ -76,13 +90,16 @@ func jsonPatch(doc value, p []byte) (value, error) {
 	return doc, nil
 }
 
-func applyOp(doc value, op operation) (value, error) {
+func applyOp(doc value, op operation, w *meter) (value, error) {
 	if op.Path == nil {
 		return nil, errors.New(`missing "path"`)
 	}
 	path, err := parsePointer(*op.Path)
 	if err != nil {
 		return nil, err
+	}
+	if !w.move(len(path)) {
+		return nil, w.exhausted()
 	}
 	opValue := func() (value, error) {
 		if op.Value == nil {
@@ -102,9 +119,9 @@ func applyOp(doc value, op operation) (value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return add(doc, path, v)
+		return add(doc, path, v, w)
 	case "remove":
-		doc, _, err := remove(doc, path)
+		doc, _, err := remove(doc, path, w)
 		return doc, err
 	case "replace":
 		v, err := opValue()
@@ -114,11 +131,7 @@ func applyOp(doc value, op operation) (value, error) {
 		if _, err := get(doc, path); err != nil {
 			return nil, err
 		}
-		if len(path) == 0 {
-			return v, nil
-		}
-		doc, _, _ = remove(doc, path)
-		return add(doc, path, v)
+		return set(doc, path, v), nil // in place: no array shifts
 	case "move":
 		src, err := from()
 		if err != nil {
@@ -127,11 +140,11 @@ func applyOp(doc value, op operation) (value, error) {
 		if len(src) < len(path) && isPrefix(src, path) {
 			return nil, fmt.Errorf("cannot move %q into its own child %q", *op.From, *op.Path)
 		}
-		doc, v, err := remove(doc, src)
+		doc, v, err := remove(doc, src, w)
 		if err != nil {
 			return nil, err
 		}
-		return add(doc, path, v)
+		return add(doc, path, v, w)
 	case "copy":
 		src, err := from()
 		if err != nil {
@@ -141,7 +154,11 @@ func applyOp(doc value, op operation) (value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return add(doc, path, deepCopy(v))
+		c, err := w.copyValue(v)
+		if err != nil {
+			return nil, err
+		}
+		return add(doc, path, c, w)
 	case "test":
 		v, err := opValue()
 		if err != nil {
@@ -242,9 +259,10 @@ func get(doc value, path []string) (value, error) {
 }
 
 // add sets the value at path, inserting into arrays ("-" appends), and
-// returns the new document (arrays may be reallocated, so the parent is
-// rewritten).
-func add(doc value, path []string, v value) (value, error) {
+// returns the new document. An array grows in place (amortised, as
+// append does), and the parent is rewritten when its backing array moves;
+// the elements after the index are shifted, and w is charged for them.
+func add(doc value, path []string, v value, w *meter) (value, error) {
 	if len(path) == 0 {
 		return v, nil
 	}
@@ -264,17 +282,22 @@ func add(doc value, path []string, v value) (value, error) {
 				return nil, err
 			}
 		}
-		s := make([]value, 0, len(c)+1)
-		s = append(append(append(s, c[:n]...), v), c[n:]...)
-		return set(doc, parentPath, s), nil
+		if !w.move(len(c) - n) {
+			return nil, w.exhausted()
+		}
+		c = append(c, nil)
+		copy(c[n+1:], c[n:])
+		c[n] = v
+		return set(doc, parentPath, c), nil
 	default:
 		return nil, fmt.Errorf("path %q: %q is not an object or array", pointerString(path), pointerString(parentPath))
 	}
 }
 
 // remove deletes the value at path, returning the new document and the
-// removed value.
-func remove(doc value, path []string) (value, value, error) {
+// removed value. An array shrinks in place, its later elements shifted
+// (and charged to w).
+func remove(doc value, path []string, w *meter) (value, value, error) {
 	if len(path) == 0 {
 		return nil, nil, errors.New("cannot remove the whole document")
 	}
@@ -289,9 +312,11 @@ func remove(doc value, path []string) (value, value, error) {
 		delete(c, last)
 	case []value:
 		n, _ := arrayIndex(last, len(c), path)
-		s := make([]value, 0, len(c)-1)
-		s = append(append(s, c[:n]...), c[n+1:]...)
-		doc = set(doc, parentPath, s)
+		if !w.move(len(c) - n) {
+			return nil, nil, w.exhausted()
+		}
+		c = slices.Delete(c, n, n+1)
+		doc = set(doc, parentPath, c)
 	}
 	return doc, old, nil
 }

@@ -14,7 +14,7 @@ import (
 // list it patches, listing the merge keys (or scalars) of the list in the
 // order of the user's manifest. The directive and the list are removed
 // from patch.
-func applySetElementOrder(original, patch object, s schema) error {
+func (w *meter) applySetElementOrder(original, patch object, s schema) error {
 	var keys []string
 	for k := range patch {
 		if strings.HasPrefix(k, setOrderPrefix) {
@@ -59,15 +59,15 @@ func applySetElementOrder(original, patch object, s schema) error {
 		case !foundPatch:
 			merged = ol
 		case !foundOriginal:
-			if merged, err = cleanList(pl, elem(sub)); err != nil {
+			if merged, err = w.cleanList(pl, elem(sub)); err != nil {
 				return err
 			}
 		case st.merges():
-			if merged, err = mergeList(ol, pl, elem(sub), st.mergeKey, false); err != nil {
+			if merged, err = w.mergeList(ol, pl, elem(sub), st.mergeKey, false); err != nil {
 				return err
 			}
 		default:
-			if merged, err = cleanList(pl, elem(sub)); err != nil {
+			if merged, err = w.cleanList(pl, elem(sub)); err != nil {
 				return err
 			}
 		}
@@ -80,8 +80,8 @@ func applySetElementOrder(original, patch object, s schema) error {
 			mergeKey = ""
 		}
 		if kind != kindNone {
-			patchItems, serverOnly := partition(merged, order, mergeKey)
-			if merged, err = normalizeOrder(patchItems, serverOnly, order, ol, mergeKey); err != nil {
+			patchItems, serverOnly := w.partition(merged, order, mergeKey)
+			if merged, err = w.normalizeOrder(patchItems, serverOnly, order, ol, mergeKey); err != nil {
 				return err
 			}
 		}

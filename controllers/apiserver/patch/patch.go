@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 )
 
 // Type is a PATCH request's Content-Type.
@@ -42,10 +41,12 @@ var ErrUnprocessable = errors.New("patch: cannot apply the patch")
 // matters only to StrategicMerge, which takes each list's merge strategy
 // from it); the result is a JSON object too. original is not modified.
 //
-// It returns ErrUnsupportedType (wrapped) for a type it does not implement;
-// any other error means the patch is bad for this object (a server answers
-// 400 Bad Request, or 422 for a failed JSON patch "test"; see
-// ErrTestFailed). An original that is not a JSON object is an error too.
+// It returns ErrUnsupportedType (wrapped) for a type it does not implement
+// (a server answers 415), ErrTooLarge for a patch past the limits of the
+// package doc's "Limits" (413), ErrUnprocessable for a patch that is
+// well-formed but cannot be applied or costs too much (422); any other
+// error means the patch is bad for this object (400 Bad Request). An
+// original that is not a JSON object is an error too.
 func Apply(t Type, kind string, original, p []byte) ([]byte, error) {
 	switch t {
 	case JSON, Merge, StrategicMerge:
@@ -56,6 +57,7 @@ func Apply(t Type, kind string, original, p []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	w := newMeter(len(original) + len(p))
 	var out value
 	switch t {
 	case Merge:
@@ -69,9 +71,9 @@ func Apply(t Type, kind string, original, p []byte) ([]byte, error) {
 		}
 		out = mergePatch(doc, pm)
 	case JSON:
-		out, err = jsonPatch(doc, p)
+		out, err = jsonPatch(doc, p, w)
 	case StrategicMerge:
-		out, err = strategicMerge(kind, doc, p)
+		out, err = strategicMerge(kind, doc, p, w)
 	}
 	if err != nil {
 		return nil, err
@@ -79,7 +81,14 @@ func Apply(t Type, kind string, original, p []byte) ([]byte, error) {
 	if _, ok := out.(object); !ok {
 		return nil, errors.New("patch: the patched document is not a JSON object")
 	}
-	return json.Marshal(out)
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxObjectBytes {
+		return nil, fmt.Errorf("%w: the patched object is %d bytes, more than the limit of %d", ErrTooLarge, len(b), MaxObjectBytes)
+	}
+	return b, nil
 }
 
 // value is a decoded JSON value: object, []value, json.Number, string,
@@ -135,26 +144,6 @@ func mergePatch(target value, patch object) value {
 	return t
 }
 
-// deepCopy copies a decoded JSON value.
-func deepCopy(v value) value {
-	switch v := v.(type) {
-	case object:
-		m := make(object, len(v))
-		for k, e := range v {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []value:
-		s := make([]value, len(v))
-		for i, e := range v {
-			s[i] = deepCopy(e)
-		}
-		return s
-	default:
-		return v
-	}
-}
-
 // equal reports whether two decoded JSON values are equal, numbers by
 // numeric value (1 equals 1.0), objects regardless of key order.
 func equal(a, b value) bool {
@@ -187,12 +176,7 @@ func equal(a, b value) bool {
 		if !ok {
 			return false
 		}
-		if a == b {
-			return true
-		}
-		x, ok1 := new(big.Rat).SetString(string(a))
-		y, ok2 := new(big.Rat).SetString(string(b))
-		return ok1 && ok2 && x.Cmp(y) == 0
+		return a == b || canonicalNumber(string(a)) == canonicalNumber(string(b))
 	default:
 		return a == b
 	}

@@ -19,7 +19,10 @@ const (
 )
 
 // strategicMerge applies a strategic merge patch to doc, an object of kind.
-func strategicMerge(kind string, doc object, p []byte) (value, error) {
+// Every search of a list is charged to w, element by element; once w is
+// spent, searches find nothing (so the rest of the merge is linear) and
+// the patch fails.
+func strategicMerge(kind string, doc object, p []byte, w *meter) (value, error) {
 	s, ok := schemaFor(kind)
 	if !ok {
 		return nil, fmt.Errorf("patch: a strategic merge patch needs a built-in kind, and %q is not one", kind)
@@ -28,18 +31,25 @@ func strategicMerge(kind string, doc object, p []byte) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mergeMap(doc, pm, s)
+	out, err := w.mergeMap(doc, pm, s)
+	if err == nil {
+		err = w.exhausted()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // mergeMap merges the patch object into original (changed in place) as
 // apimachinery's mergeMap does with the options kube-apiserver uses
 // (parallel deletion lists applied, nulls without a counterpart dropped).
-func mergeMap(original, patch object, s schema) (object, error) {
+func (w *meter) mergeMap(original, patch object, s schema) (object, error) {
 	if d, ok := patch[directiveMarker]; ok {
 		switch d {
 		case replaceDirective:
 			delete(patch, directiveMarker)
-			return clean(patch, s)
+			return w.clean(patch, s)
 		case deleteDirective:
 			return object{}, nil
 		default:
@@ -52,7 +62,7 @@ func mergeMap(original, patch object, s schema) (object, error) {
 	if err := applyRetainKeys(original, patch); err != nil {
 		return nil, err
 	}
-	if err := applySetElementOrder(original, patch, s); err != nil {
+	if err := w.applySetElementOrder(original, patch, s); err != nil {
 		return nil, err
 	}
 	// Sorted keys make the result deterministic; "$deleteFromPrimitiveList/x"
@@ -92,9 +102,9 @@ func mergeMap(original, patch object, s schema) (object, error) {
 			}
 			var merged object
 			if st.replaces() {
-				merged, err = clean(pm, sub)
+				merged, err = w.clean(pm, sub)
 			} else {
-				merged, err = mergeMap(om, pm, sub)
+				merged, err = w.mergeMap(om, pm, sub)
 			}
 			if err != nil {
 				return nil, err
@@ -107,9 +117,9 @@ func mergeMap(original, patch object, s schema) (object, error) {
 			}
 			var merged []value
 			if st.merges() || deleteList {
-				merged, err = mergeList(ol, pl, elem(sub), st.mergeKey, deleteList)
+				merged, err = w.mergeList(ol, pl, elem(sub), st.mergeKey, deleteList)
 			} else {
-				merged, err = cleanList(pl, elem(sub))
+				merged, err = w.cleanList(pl, elem(sub))
 			}
 			if err != nil {
 				return nil, err
@@ -119,7 +129,7 @@ func mergeMap(original, patch object, s schema) (object, error) {
 			// New member, or a different JSON type: the patch value wins.
 			// (An unknown field is left for the decoder to reject.)
 			sub, _, _ := lookup(s, k)
-			v, keep, err := cleanValue(pv, sub)
+			v, keep, err := w.cleanValue(pv, sub)
 			if err != nil {
 				return nil, err
 			}
@@ -137,16 +147,16 @@ func mergeMap(original, patch object, s schema) (object, error) {
 // with its nulls dropped and its directives applied against nothing. keep
 // is false for an object carrying "$patch: delete", whose member is
 // dropped (apimachinery's removeDirectives).
-func cleanValue(v value, s schema) (value, bool, error) {
+func (w *meter) cleanValue(v value, s schema) (value, bool, error) {
 	switch v := v.(type) {
 	case object:
 		if d, ok := v[directiveMarker]; ok && d == deleteDirective {
 			return nil, false, nil
 		}
-		m, err := clean(v, s)
+		m, err := w.clean(v, s)
 		return m, true, err
 	case []value:
-		l, err := cleanList(v, elem(s))
+		l, err := w.cleanList(v, elem(s))
 		return l, true, err
 	default:
 		return v, true, nil
@@ -154,14 +164,14 @@ func cleanValue(v value, s schema) (value, bool, error) {
 }
 
 // clean merges an object into an empty one.
-func clean(m object, s schema) (object, error) {
-	return mergeMap(object{}, m, s)
+func (w *meter) clean(m object, s schema) (object, error) {
+	return w.mergeMap(object{}, m, s)
 }
 
 // cleanList cleans each element of a list that replaces the original's
 // (or has none to merge with); elements that are "$patch" directives are
 // dropped.
-func cleanList(l []value, s schema) ([]value, error) {
+func (w *meter) cleanList(l []value, s schema) ([]value, error) {
 	out := make([]value, 0, len(l))
 	for _, e := range l {
 		if m, ok := e.(object); ok {
@@ -169,7 +179,7 @@ func cleanList(l []value, s schema) ([]value, error) {
 				continue
 			}
 		}
-		v, keep, err := cleanValue(e, s)
+		v, keep, err := w.cleanValue(e, s)
 		if err != nil {
 			return nil, err
 		}

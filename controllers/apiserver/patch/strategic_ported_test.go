@@ -72,7 +72,7 @@ func TestStrategicMergePatchApimachineryCases(t *testing.T) {
 			require.NoError(t, err)
 			p, err := decodeObject(c.Patch, "patch")
 			require.NoError(t, err)
-			got, err := mergeMap(doc, p, s)
+			got, err := newMeter(len(c.Original)+len(c.Patch)).mergeMap(doc, p, s)
 			if c.WantError != "" {
 				assert.Error(t, err, "upstream fails with %q", c.WantError)
 				return
@@ -131,7 +131,7 @@ func sortMergingLists(v value, s schema) value {
 				return 0
 			})
 			if st.mergeKey == "" {
-				l = dedupe(l)
+				l = newMeter(0).dedupe(l)
 			}
 			m[k] = l
 		}
