@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -95,7 +94,19 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 	}
 	if cfg.listen != "" {
 		if err := apiserver.CheckAddress(cfg.listen, cfg.listenAny); err != nil {
-			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v (pass --listen-non-loopback to allow it: the API has no authentication)\n", err)
+			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v (pass --listen-non-loopback to allow it)\n", err)
+			return 2
+		}
+	} else {
+		var needListen []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "kubeconfig", "merge-kubeconfig", "insecure-http-no-auth", "pprof", "listen-non-loopback":
+				needListen = append(needListen, "--"+f.Name)
+			}
+		})
+		if len(needListen) > 0 {
+			fmt.Fprintf(stderr, "ctrlkit up: %s need --listen\n", strings.Join(needListen, ", "))
 			return 2
 		}
 	}
@@ -120,6 +131,11 @@ type upConfig struct {
 	logLevel     string
 	leaderElect  bool
 	listenAny    bool
+
+	kubeconfig      string
+	mergeKubeconfig bool
+	insecure        bool
+	pprof           bool
 }
 
 type stringList []string
@@ -138,8 +154,12 @@ func upFlags(out io.Writer, c *upConfig) *flag.FlagSet {
 	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "with --once: how long to wait for the cluster to settle")
 	fs.DurationVar(&c.quiet, "quiet", 5*time.Second, "with --once: the cluster is settled when nothing changed for this long")
 	fs.DurationVar(&c.refresh, "refresh", 2*time.Second, "how often the live view is redrawn")
-	fs.StringVar(&c.listen, "listen", "", "serve the Kubernetes API (for kubectl and client-go) and /healthz, /readyz, /metrics, /debug/pprof/ on this loopback address (e.g. 127.0.0.1:6443; port 0 picks one); no authentication")
-	fs.BoolVar(&c.listenAny, "listen-non-loopback", false, "allow --listen on an address other than loopback: anyone who reaches it can read and write everything")
+	fs.StringVar(&c.listen, "listen", "", "serve the Kubernetes API (for kubectl and client-go) and /healthz, /livez, /readyz, /version, /metrics on this loopback address (e.g. 127.0.0.1:6443; port 0 picks one) over HTTPS with a CA, certificate and bearer token made at start, and write a kubeconfig for it (see --kubeconfig); only the health checks and /version answer without the token")
+	fs.BoolVar(&c.listenAny, "listen-non-loopback", false, "allow --listen on an address other than loopback (with --insecure-http-no-auth: anyone who reaches it can read and write everything)")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "with --listen: write the kubeconfig (server, certificate-authority-data, token; context \"ctrlkit\"; mode 0600) to this file, replacing it; default: ctrlkit/kubeconfig under the user's config directory (~/.config/ctrlkit/kubeconfig on Linux)")
+	fs.BoolVar(&c.mergeKubeconfig, "merge-kubeconfig", false, "with --listen: also merge the cluster, user and context \"ctrlkit\" into the user's kubeconfig ($KUBECONFIG's first file, else ~/.kube/config), keeping its other entries, and make it the current context (as kind does)")
+	fs.BoolVar(&c.insecure, "insecure-http-no-auth", false, "with --listen: serve plain HTTP WITHOUT TLS OR AUTHENTICATION, for throw-away use only: any program on this machine can read and write everything, secrets included (the Host header is still checked against DNS rebinding)")
+	fs.BoolVar(&c.pprof, "pprof", false, "with --listen: serve Go's profiler at /debug/pprof/ (behind the token, as the rest)")
 	fs.StringVar(&c.etcd, "etcd", "", "keep the cluster in etcd at these endpoints (needs the etcd build)")
 	fs.IntVar(&c.events, "events", 10, "how many recent events the view shows")
 	fs.BoolVar(&c.leaderElect, "leader-elect", false, "run the controllers only while this process leads (needs a store shared with the other replicas: the etcd build); start further replicas with --nodes=0")
@@ -203,15 +223,12 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		}
 	}()
 	if cfg.listen != "" {
-		ln, err := listen(cp, cfg)
+		s, err := serveAPI(cp, cfg, opts, logger, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v\n", err)
 			return 1
 		}
-		srv := &http.Server{Handler: serveMux(cp, ln.api, opts.Metrics), ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = srv.Serve(ln) }()
-		defer srv.Close()
-		fmt.Fprintf(stderr, "serving the Kubernetes API, /healthz /readyz /metrics /debug/pprof/ on http://%s\n", ln.Addr())
+		defer s.srv.Close()
 	}
 	if err := cp.Apply(ctx, objs...); err != nil {
 		fmt.Fprintf(stderr, "ctrlkit up: apply:\n%s\n", indent(err.Error()))
@@ -456,35 +473,4 @@ func scale(ctx context.Context, c *cluster.Cluster, ref string, n int32) string 
 		return "scale: " + err.Error()
 	}
 	return fmt.Sprintf("scaled %s to %d", ref, n)
-}
-
-// apiListener is the --listen socket and the API server it serves.
-type apiListener struct {
-	net.Listener
-	api *apiserver.Server
-}
-
-func listen(cp *controlplane.ControlPlane, cfg upConfig) (apiListener, error) {
-	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny})
-	if err != nil {
-		return apiListener{}, err
-	}
-	ln, err := api.Listen(cfg.listen)
-	if err != nil {
-		return apiListener{}, err
-	}
-	return apiListener{Listener: ln, api: api}, nil
-}
-
-// serveMux serves the controller manager's endpoints (/healthz, /readyz
-// with the leader, /metrics, /debug/pprof/) and the Kubernetes API for
-// every other path, as kube-apiserver serves both on one port.
-func serveMux(cp *controlplane.ControlPlane, api http.Handler, metrics http.Handler) http.Handler {
-	m := cp.Manager.Handler(metrics)
-	mux := http.NewServeMux()
-	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/debug/pprof/"} {
-		mux.Handle(p, m)
-	}
-	mux.Handle("/", api)
-	return mux
 }
