@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,6 +23,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/leader"
 	"github.com/ctrlkit/ctrlkit/manifests"
 	"github.com/ctrlkit/ctrlkit/reconcile"
+	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
 
@@ -59,18 +59,35 @@ Usage:
                          the cluster live (or with --once: until it settles)
   ctrlkit help           this text
 
+With --once it exits 1 when a -f path does not exist (before starting),
+when a document does not decode or an object fails to apply (the rest is
+applied), or when the cluster does not settle within --timeout: settled
+means nothing changed for --quiet and every pod is Ready (readiness
+probes included) and every Deployment and StatefulSet has its replicas.
+
+--listen serves HTTPS with a CA, certificate and bearer token made at
+start and writes a kubeconfig for them (--kubeconfig; mode 0600):
+  ctrlkit up --listen 127.0.0.1:6443 &
+  kubectl --kubeconfig ~/.config/ctrlkit/kubeconfig get nodes
+--insecure-http-no-auth serves plain HTTP without authentication instead:
+for throw-away use only.
+
 Flags of up:
 `
 
 // Main runs the command with args (without the program name) and returns
-// its exit code: 0 on success, 1 when the cluster did not settle in time
-// or a component failed, 2 on bad usage.
+// its exit code: 0 on success; 1 when a -f path does not exist, a
+// manifest did not decode or an object failed to apply, the cluster did
+// not settle in time (--once), or a component failed; 2 on bad usage.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Options) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	help := func() {
 		fs := upFlags(io.Discard, &upConfig{})
 		fmt.Fprint(stdout, usage)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		help()
 		if len(args) == 0 {
 			return 2
 		}
@@ -82,7 +99,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 	}
 	var cfg upConfig
 	fs := upFlags(stderr, &cfg)
-	if err := fs.Parse(args[1:]); err != nil {
+	fs.Usage = func() {} // the whole text below, on stdout
+	if err := fs.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
+		help()
+		return 0
+	} else if err != nil {
+		fmt.Fprintln(stderr, "ctrlkit up: see ctrlkit up --help")
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -95,7 +117,19 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 	}
 	if cfg.listen != "" {
 		if err := apiserver.CheckAddress(cfg.listen, cfg.listenAny); err != nil {
-			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v (pass --listen-non-loopback to allow it: the API has no authentication)\n", err)
+			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v (pass --listen-non-loopback to allow it)\n", err)
+			return 2
+		}
+	} else {
+		var needListen []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "kubeconfig", "merge-kubeconfig", "insecure-http-no-auth", "pprof", "listen-non-loopback":
+				needListen = append(needListen, "--"+f.Name)
+			}
+		})
+		if len(needListen) > 0 {
+			fmt.Fprintf(stderr, "ctrlkit up: %s need --listen\n", strings.Join(needListen, ", "))
 			return 2
 		}
 	}
@@ -120,6 +154,11 @@ type upConfig struct {
 	logLevel     string
 	leaderElect  bool
 	listenAny    bool
+
+	kubeconfig      string
+	mergeKubeconfig bool
+	insecure        bool
+	pprof           bool
 }
 
 type stringList []string
@@ -138,8 +177,12 @@ func upFlags(out io.Writer, c *upConfig) *flag.FlagSet {
 	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "with --once: how long to wait for the cluster to settle")
 	fs.DurationVar(&c.quiet, "quiet", 5*time.Second, "with --once: the cluster is settled when nothing changed for this long")
 	fs.DurationVar(&c.refresh, "refresh", 2*time.Second, "how often the live view is redrawn")
-	fs.StringVar(&c.listen, "listen", "", "serve the Kubernetes API (for kubectl and client-go) and /healthz, /readyz, /metrics, /debug/pprof/ on this loopback address (e.g. 127.0.0.1:6443; port 0 picks one); no authentication")
-	fs.BoolVar(&c.listenAny, "listen-non-loopback", false, "allow --listen on an address other than loopback: anyone who reaches it can read and write everything")
+	fs.StringVar(&c.listen, "listen", "", "serve the Kubernetes API (for kubectl and client-go) and /healthz, /livez, /readyz, /version, /metrics on this loopback address (e.g. 127.0.0.1:6443; port 0 picks one) over HTTPS with a CA, certificate and bearer token made at start, and write a kubeconfig for it (see --kubeconfig); only the health checks and /version answer without the token")
+	fs.BoolVar(&c.listenAny, "listen-non-loopback", false, "allow --listen on an address other than loopback (with --insecure-http-no-auth: anyone who reaches it can read and write everything)")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "with --listen: write the kubeconfig (server, certificate-authority-data, token; context \"ctrlkit\"; mode 0600) to this file, replacing it; default: ctrlkit/kubeconfig under the user's config directory (~/.config/ctrlkit/kubeconfig on Linux)")
+	fs.BoolVar(&c.mergeKubeconfig, "merge-kubeconfig", false, "with --listen: also merge the cluster, user and context \"ctrlkit\" into the user's kubeconfig ($KUBECONFIG's first file, else ~/.kube/config), keeping its other entries, and make it the current context (as kind does)")
+	fs.BoolVar(&c.insecure, "insecure-http-no-auth", false, "with --listen: serve plain HTTP WITHOUT TLS OR AUTHENTICATION, for throw-away use only: any program on this machine can read and write everything, secrets included (the Host header is still checked against DNS rebinding)")
+	fs.BoolVar(&c.pprof, "pprof", false, "with --listen: serve Go's profiler at /debug/pprof/ (behind the token, as the rest)")
 	fs.StringVar(&c.etcd, "etcd", "", "keep the cluster in etcd at these endpoints (needs the etcd build)")
 	fs.IntVar(&c.events, "events", 10, "how many recent events the view shows")
 	fs.BoolVar(&c.leaderElect, "leader-elect", false, "run the controllers only while this process leads (needs a store shared with the other replicas: the etcd build); start further replicas with --nodes=0")
@@ -152,10 +195,19 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		fmt.Fprintln(stderr, "ctrlkit up: --nodes must be at least 1 (0 only with --leader-elect), --zones and --events not negative, durations positive")
 		return 2
 	}
+	// As kubectl apply: a path that does not exist stops everything
+	// before anything is applied; a document that does not decode is
+	// reported (file, document, field), the rest applied, and the
+	// command fails at the end.
+	if missing := missingPaths(cfg.files); len(missing) > 0 {
+		fmt.Fprintf(stderr, "ctrlkit up: -f: %s\n", strings.Join(missing, "; "))
+		return 1
+	}
+	var failed []string // what makes the command fail once it ends
 	objs, err := load(cfg.files)
 	if err != nil {
-		// Reported with file, document and field; the rest is applied.
 		fmt.Fprintf(stderr, "ctrlkit up: manifests:\n%s\n", indent(err.Error()))
+		failed = append(failed, "manifests did not decode")
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if cfg.logLevel != "" {
@@ -203,23 +255,23 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		}
 	}()
 	if cfg.listen != "" {
-		ln, err := listen(cp, cfg)
+		s, err := serveAPI(cp, cfg, opts, logger, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v\n", err)
 			return 1
 		}
-		srv := &http.Server{Handler: serveMux(cp, ln.api, opts.Metrics), ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = srv.Serve(ln) }()
-		defer srv.Close()
-		fmt.Fprintf(stderr, "serving the Kubernetes API, /healthz /readyz /metrics /debug/pprof/ on http://%s\n", ln.Addr())
+		defer s.srv.Close()
 	}
 	if err := cp.Apply(ctx, objs...); err != nil {
 		fmt.Fprintf(stderr, "ctrlkit up: apply:\n%s\n", indent(err.Error()))
+		if n := countErrors(err, source.ErrAlreadyExists); n > 0 {
+			failed = append(failed, fmt.Sprintf("%d of %d objects failed to apply", n, len(objs)))
+		}
 	}
 	if cfg.once {
 		start := time.Now()
 		sctx, scancel := context.WithTimeout(ctx, cfg.timeout)
-		err := cp.Settle(sctx, cfg.quiet)
+		waiting, err := settleReady(sctx, cp, cfg.quiet)
 		scancel()
 		snap, serr := Take(context.WithoutCancel(ctx), cp.Cluster)
 		snap.Controllers = controllerStats(cp.Manager.Stats(), nil, 0)
@@ -233,12 +285,99 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		}
 		if err != nil {
 			fmt.Fprintf(stdout, "not settled after %v (%d changes): %v\n", cfg.timeout, cp.Writes(), err)
+			for i, w := range waiting {
+				if i == maxWaiting {
+					fmt.Fprintf(stdout, "  … and %d more\n", len(waiting)-i)
+					break
+				}
+				fmt.Fprintf(stdout, "  %s\n", w)
+			}
+			failed = append(failed, "the cluster did not settle")
+		} else {
+			fmt.Fprintf(stdout, "settled after %v: %d changes, nothing changed for %v and every pod is ready\n", time.Since(start).Round(time.Millisecond), cp.Writes(), cfg.quiet)
+		}
+		if len(failed) > 0 {
+			fmt.Fprintf(stdout, "failed: %s\n", strings.Join(failed, "; "))
 			return 1
 		}
-		fmt.Fprintf(stdout, "settled after %v: %d changes, nothing changed for %v\n", time.Since(start).Round(time.Millisecond), cp.Writes(), cfg.quiet)
 		return code
 	}
-	return live(ctx, cp, cfg, stdout, stderr, opts)
+	if c := live(ctx, cp, cfg, stdout, stderr, opts); c != 0 {
+		return c
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(stderr, "failed: %s\n", strings.Join(failed, "; "))
+		return 1
+	}
+	return code
+}
+
+// maxWaiting bounds the list of what was not ready that --once prints.
+const maxWaiting = 20
+
+// readyPoll is how often --once looks again at a quiet cluster whose
+// pods are not all ready yet (a readiness probe's initial delay changes
+// nothing until it ends).
+const readyPoll = time.Second
+
+// settleReady waits until the control plane is quiet (Settle) and
+// nothing is unready; on failure it returns what was still unready at
+// the last look.
+func settleReady(ctx context.Context, cp *controlplane.ControlPlane, quiet time.Duration) ([]string, error) {
+	var waiting []string
+	for {
+		if err := cp.Settle(ctx, quiet); err != nil {
+			return waiting, err
+		}
+		snap, err := Take(ctx, cp.Cluster)
+		if err != nil {
+			return waiting, err
+		}
+		if waiting = unready(snap); len(waiting) == 0 {
+			return nil, nil
+		}
+		t := time.NewTimer(readyPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return waiting, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// missingPaths lists, as kubectl apply words it, the -f paths that do not
+// exist or cannot be read.
+func missingPaths(files []string) []string {
+	var out []string
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				out = append(out, fmt.Sprintf("the path %q does not exist", f))
+			} else {
+				out = append(out, err.Error())
+			}
+		}
+	}
+	return out
+}
+
+// countErrors counts the errors joined in err (errors.Join, nested) that
+// are none of tolerated.
+func countErrors(err error, tolerated ...error) int {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		n := 0
+		for _, e := range j.Unwrap() {
+			n += countErrors(e, tolerated...)
+		}
+		return n
+	}
+	for _, t := range tolerated {
+		if errors.Is(err, t) {
+			return 0
+		}
+	}
+	return 1
 }
 
 func managerOptions(cfg upConfig) (m manager.Options) {
@@ -456,35 +595,4 @@ func scale(ctx context.Context, c *cluster.Cluster, ref string, n int32) string 
 		return "scale: " + err.Error()
 	}
 	return fmt.Sprintf("scaled %s to %d", ref, n)
-}
-
-// apiListener is the --listen socket and the API server it serves.
-type apiListener struct {
-	net.Listener
-	api *apiserver.Server
-}
-
-func listen(cp *controlplane.ControlPlane, cfg upConfig) (apiListener, error) {
-	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny})
-	if err != nil {
-		return apiListener{}, err
-	}
-	ln, err := api.Listen(cfg.listen)
-	if err != nil {
-		return apiListener{}, err
-	}
-	return apiListener{Listener: ln, api: api}, nil
-}
-
-// serveMux serves the controller manager's endpoints (/healthz, /readyz
-// with the leader, /metrics, /debug/pprof/) and the Kubernetes API for
-// every other path, as kube-apiserver serves both on one port.
-func serveMux(cp *controlplane.ControlPlane, api http.Handler, metrics http.Handler) http.Handler {
-	m := cp.Manager.Handler(metrics)
-	mux := http.NewServeMux()
-	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/debug/pprof/"} {
-		mux.Handle(p, m)
-	}
-	mux.Handle("/", api)
-	return mux
 }

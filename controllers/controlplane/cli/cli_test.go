@@ -53,7 +53,7 @@ func TestUpOnceDemoSet(t *testing.T) {
 }
 
 // A bad manifest is reported with file, document and field; the other
-// documents are still applied.
+// documents are still applied, and the command fails, as kubectl apply.
 func TestUpReportsBadManifest(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "app.yaml")
@@ -70,7 +70,8 @@ spec:
 	synctest.Test(t, func(t *testing.T) {
 		var out, errOut bytes.Buffer
 		code := cli.Main(t.Context(), []string{"up", "--once", "--nodes", "1", "-f", bad}, &out, &errOut, cli.Options{})
-		require.Equal(t, 0, code, errOut.String())
+		require.Equal(t, 1, code, errOut.String())
+		require.Contains(t, out.String(), "failed: manifests did not decode")
 		require.Contains(t, errOut.String(), bad)
 		require.Contains(t, errOut.String(), "document 2")
 		require.Contains(t, errOut.String(), "spec.replicass")

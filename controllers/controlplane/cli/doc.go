@@ -28,20 +28,59 @@
 //
 // # --once
 //
-// Runs until ControlPlane.Settle reports the cluster quiet for --quiet
-// (default 5 s), prints the view and exits 0, or 1 if that does not
-// happen within --timeout. The quiet period is real time: the command
+// Runs until the cluster is settled, prints the view and exits 0, or 1
+// if that does not happen within --timeout, with what was still not
+// ready. Settled means ControlPlane.Settle reports the cluster quiet for
+// --quiet (default 5 s) and nothing is unready: every pod that has not
+// ended is Ready (a readiness probe waiting out its initialDelaySeconds
+// changes nothing, so quiet alone is not enough), except pods bound or
+// pinned to a node that is not Ready (no kubelet reports there); every
+// Deployment has its replicas updated and available, every StatefulSet
+// its replicas ready. The quiet period is real time: the command
 // cannot run in virtual time, because Go offers testing/synctest bubbles
 // only to tests (synctest.Test needs a *testing.T); its tests run the
 // same Main in a bubble instead, where the demo takes milliseconds.
+//
+// # Exit codes
+//
+// As kubectl apply: a -f path that does not exist fails the command (1)
+// before anything starts; a document that does not decode, or an object
+// the API refuses, is reported on stderr with the reason, the rest is
+// applied, and the command exits 1 (--once: after printing the view;
+// live: when it stops). An object that already exists is reported and
+// left as it is, and does not fail the command (a second run on the
+// etcd build's kept store). 2 is bad usage. `up --help` prints every
+// flag.
 //
 // # --listen
 //
 // Serves, on one loopback address, the Kubernetes API of the cluster
 // (package apiserver: kubectl and client-go work against it) and the
-// manager's /healthz, /readyz (which says whether this replica leads),
-// /metrics (Options.Metrics) and /debug/pprof/. There is no
-// authentication: another address needs --listen-non-loopback too.
+// manager's /healthz, /readyz (which says whether this replica leads)
+// and /metrics (Options.Metrics), through package apiserver/serving:
+//
+//   - HTTPS, with a CA and a serving certificate (ECDSA P-256, for
+//     localhost, 127.0.0.1, ::1 and the --listen host) made at each
+//     start, and a bearer token (32 random bytes) that every request
+//     needs but /healthz, /livez, /readyz and /version: 401 with a
+//     Status otherwise.
+//   - The Host header must name the listener (localhost, a loopback
+//     address, the --listen host; its port or none): 421 otherwise,
+//     which stops DNS rebinding.
+//   - A kubeconfig (cluster, user and context "ctrlkit";
+//     certificate-authority-data, token; mode 0600) is written to
+//     --kubeconfig, default DefaultKubeconfig
+//     (~/.config/ctrlkit/kubeconfig), and its path printed;
+//     --merge-kubeconfig also merges those entries into the user's
+//     kubeconfig ($KUBECONFIG's first file, else ~/.kube/config) and
+//     makes "ctrlkit" current, keeping everything else. Each start makes
+//     new credentials: the previous kubeconfig stops working.
+//   - /debug/pprof/ only with --pprof, behind the token.
+//   - --insecure-http-no-auth serves plain HTTP without authentication
+//     (the Host check stays), for throw-away use; the kubeconfig then
+//     has an http:// server and no token.
+//
+// Another address than loopback needs --listen-non-loopback too.
 //
 // # Replicas
 //

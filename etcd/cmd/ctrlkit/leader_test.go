@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctrlkit/ctrlkit/controllers/apiserver/serving"
 	"github.com/ctrlkit/ctrlkit/etcd/etcdtest"
 )
 
@@ -35,38 +37,46 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// replica is one `ctrlkit up` running until stop is called.
+// replica is one `ctrlkit up` running until stop is called, reached
+// through the kubeconfig it wrote (TLS, bearer token).
 type replica struct {
 	stderr *syncBuffer
-	addr   string
+	url    string
+	client *http.Client
 	stop   func() int
 }
 
-var servingRE = regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)`)
+var servingRE = regexp.MustCompile(` on (https://127\.0\.0\.1:\d+)`)
 
 func startReplica(t *testing.T, args ...string) *replica {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
 	r := &replica{stderr: new(syncBuffer)}
 	done := make(chan int, 1)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	go func() {
-		done <- run(ctx, append([]string{"up", "--listen", "127.0.0.1:0"}, args...), io.Discard, r.stderr)
+		done <- run(ctx, append([]string{"up", "--listen", "127.0.0.1:0", "--kubeconfig", kubeconfig}, args...), io.Discard, r.stderr)
 	}()
 	r.stop = sync.OnceValue(func() int { cancel(); return <-done })
 	t.Cleanup(func() { r.stop() })
 	eventually(t, func() bool {
 		m := servingRE.FindStringSubmatch(r.stderr.String())
 		if m != nil {
-			r.addr = m[1]
+			r.url = m[1]
 		}
 		return m != nil
 	}, "the replica serves (stderr: %s)", r.stderr)
+	kc, err := serving.ReadKubeconfig(kubeconfig, "")
+	require.NoError(t, err)
+	require.Equal(t, r.url, kc.Server)
+	r.client, err = kc.Client()
+	require.NoError(t, err)
+	r.client.Timeout = 5 * time.Second
 	return r
 }
 
 func (r *replica) get(path string) string {
-	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get("http://" + r.addr + path)
+	resp, err := r.client.Get(r.url + path)
 	if err != nil {
 		return err.Error()
 	}

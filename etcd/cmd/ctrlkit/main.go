@@ -147,10 +147,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ReconcileMetrics: metrics,
 		QueueMetrics:     metrics,
 	})
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if helpAsked(args) {
 		fmt.Fprint(stdout, extraUsage)
 	}
 	return code
+}
+
+// helpAsked reports whether cli.Main printed the help text for args:
+// `ctrlkit help`, no arguments, or `up` with -h, --help or -help (before
+// any "--").
+func helpAsked(args []string) bool {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		return true
+	}
+	if args[0] != "up" {
+		return false
+	}
+	for _, a := range args[1:] {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 // rewriteArgs turns --etcd-embedded=DIR (or -etcd-embedded=DIR, or

@@ -80,6 +80,10 @@ func TestUsage(t *testing.T) {
 	require.Equal(t, 0, run(context.Background(), []string{"help"}, &out, &errOut))
 	require.Contains(t, out.String(), "-etcd string")
 	require.Contains(t, out.String(), "-etcd-embedded string")
+	out.Reset()
+	require.Equal(t, 0, run(context.Background(), []string{"up", "--help"}, &out, &errOut))
+	require.Contains(t, out.String(), "-insecure-http-no-auth")
+	require.Contains(t, out.String(), "-etcd-embedded string")
 }
 
 // A store that does not answer fails the start within probeTimeout, with
