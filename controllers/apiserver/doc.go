@@ -11,8 +11,10 @@
 //
 // Serve (and Listen, which returns the listener for http.Serve or
 // httptest) refuse an address that is not a loopback address unless
-// Options.AllowNonLoopback is set: the server has no authentication, and
-// whoever reaches it can read and write everything, secrets included.
+// Options.AllowNonLoopback is set: the server itself has no
+// authentication, and whoever reaches it can read and write everything,
+// secrets included. Package serving wraps it in TLS, a bearer token and
+// a Host-header check, as `ctrlkit up --listen` serves it.
 //
 // # What is served
 //

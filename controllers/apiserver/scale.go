@@ -124,6 +124,12 @@ func (h *typed[T]) serveScale(req *request) {
 			case errors.Is(err, patch.ErrUnsupportedType):
 				h.fail(req, newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", err.Error()))
 				return
+			case errors.Is(err, patch.ErrTooLarge):
+				h.fail(req, newError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", err.Error()))
+				return
+			case errors.Is(err, patch.ErrUnprocessable), errors.Is(err, patch.ErrTestFailed):
+				h.fail(req, newError(http.StatusUnprocessableEntity, "Invalid", err.Error()))
+				return
 			case err != nil:
 				h.fail(req, badRequest("%v", err))
 				return

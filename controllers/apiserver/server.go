@@ -54,8 +54,9 @@ type Options struct {
 	// negative: no limit.
 	MaxListsInFlight int
 	// AllowNonLoopback lets Listen bind an address that is not a
-	// loopback address. The server has no authentication: anyone who can
-	// reach the address can read and write the whole cluster. Default
+	// loopback address. The server has no authentication of its own
+	// (package serving adds TLS and a token): anyone who can reach an
+	// unwrapped server can read and write the whole cluster. Default
 	// false: Listen refuses.
 	AllowNonLoopback bool
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver"
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/serving"
@@ -54,12 +53,12 @@ func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, logger 
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		urlHost = "127.0.0.1"
 	}
-	hs := &http.Server{
-		ReadHeaderTimeout: 10 * time.Second,
-		// TLS handshakes a browser or a scanner fails are not the user's
-		// business unless they asked for logs.
-		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
-	}
+	// The API server's header and idle timeouts (its handler sets each
+	// request's body and write deadlines).
+	hs := apiserver.NewHTTPServer(nil)
+	// TLS handshakes a browser or a scanner fails are not the user's
+	// business unless they asked for logs.
+	hs.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelDebug)
 	s := &served{srv: hs}
 	hopts := serving.Options{Hosts: []string{host}, Port: port}
 	kc := serving.Kubeconfig{}
