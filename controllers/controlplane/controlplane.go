@@ -82,6 +82,8 @@ type ControlPlane struct {
 	mu       sync.Mutex
 	errs     []error     // guarded by mu
 	broken   []Violation // guarded by mu
+	failed   chan struct{}
+	failOnce sync.Once
 }
 
 // runner is what Start runs.
@@ -112,7 +114,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	cp := &ControlPlane{cancel: cancel}
+	cp := &ControlPlane{cancel: cancel, failed: make(chan struct{})}
 	fail := func(err error) (*ControlPlane, error) { cancel(); return nil, fmt.Errorf("controlplane: %w", err) }
 
 	// The admission plugins of the controllers that run: quota
@@ -212,6 +214,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 				cp.mu.Lock()
 				cp.errs = append(cp.errs, err)
 				cp.mu.Unlock()
+				cp.failOnce.Do(func() { close(cp.failed) })
 			}
 		})
 	}
@@ -277,6 +280,22 @@ func (cp *ControlPlane) Apply(ctx context.Context, objs ...api.Object) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Failed is closed when a component stops by itself with an error while
+// the control plane runs — the manager that lost its leadership term
+// (manager.ErrLeadershipLost), a kubelet or the scheduler that failed —
+// and Err says why. The rest keeps running; a program should stop, as
+// kube-controller-manager exits when it loses its lease so that its
+// supervisor restarts it, rather than run on without that component.
+func (cp *ControlPlane) Failed() <-chan struct{} { return cp.failed }
+
+// Err returns the errors components stopped with so far (other than
+// cancellation), joined; nil while none has.
+func (cp *ControlPlane) Err() error {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return errors.Join(cp.errs...)
 }
 
 // Stop stops every component and returns once every goroutine has

@@ -482,6 +482,12 @@ func live(ctx context.Context, cp *controlplane.ControlPlane, cfg upConfig, stdo
 		case <-ctx.Done():
 			fmt.Fprintln(stderr, "stopping: every component is shut down before exit")
 			return 0
+		case <-cp.Failed():
+			// As kube-controller-manager exits when it loses its lease:
+			// running on without the manager would leave the cluster
+			// with no controllers and nobody to notice.
+			fmt.Fprintf(stderr, "ctrlkit up: %v\nstopping: a component stopped by itself; start ctrlkit up again (a supervisor restarts it)\n", cp.Err())
+			return 1
 		case <-t.C:
 			draw("")
 		case l := <-lines:

@@ -16,6 +16,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane/cli"
 	"github.com/ctrlkit/ctrlkit/controllers/manager"
+	"github.com/ctrlkit/ctrlkit/leader"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -141,4 +142,32 @@ func TestRenderGolden(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(want), buf.String())
 	require.True(t, strings.Contains(buf.String(), "CrashLoopBackOff"))
+}
+
+// `ctrlkit up --leader-elect` whose manager loses its term exits non-zero,
+// as kube-controller-manager does, instead of running on with no
+// controllers (a lone replica would otherwise stay leaderless).
+func TestUpExitsWhenLeadershipIsLost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		election := leader.NewMemory()
+		var out, errOut bytes.Buffer
+		code := make(chan int, 1)
+		go func() {
+			code <- cli.Main(t.Context(), []string{"up", "--leader-elect", "--nodes", "1", "--refresh", "1s"}, &out, &errOut,
+				cli.Options{Elector: func() (leader.Elector, error) { return election, nil },
+					Stdin: strings.NewReader(""), Terminal: func() bool { return false }})
+		}()
+		for !election.Leading() {
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(5 * time.Second) // the controllers run
+		require.True(t, election.Depose())
+		select {
+		case c := <-code:
+			require.Equal(t, 1, c, errOut.String())
+			require.Contains(t, errOut.String(), manager.ErrLeadershipLost.Error())
+		case <-time.After(time.Minute):
+			t.Fatalf("ctrlkit up ran on for a minute after losing its term; stderr:\n%s", errOut.String())
+		}
+	})
 }
