@@ -34,5 +34,9 @@ for mod in $(find . -name go.mod -not -path '*/testdata/*' | sort); do
   # build compiles (plain `go vet` would compile every dependency twice).
   (cd "$dir" && tidy "$dir" && go vet -race ./... && go test -race -shuffle="$seed" -timeout 15m "$@" ./...) || status=1
 done
+# A short fuzzing run of the served API (its seed corpus ran above):
+# any generated request that gets a 5xx other than 504, or panics, fails.
+echo "=== fuzz FuzzServeHTTP (30s)"
+go test -run '^$' -fuzz '^FuzzServeHTTP$' -fuzztime 30s ./controllers/apiserver/ || status=1
 [ $status -eq 0 ] || echo "=== FAILED; replay the order with CTRLKIT_SHUFFLE=$seed ./scripts/test-all.sh" >&2
 exit $status
