@@ -32,6 +32,9 @@ func FuzzContinueToken(f *testing.F) {
 		if err == nil && (gotRev <= 0 || gotKey == "") {
 			t.Fatalf("decodeContinue(%q) = (%d, %q) without an error", raw, gotRev, gotKey)
 		}
+		if err != nil && !errors.Is(err, source.ErrBadContinue) {
+			t.Fatalf("decodeContinue(%q): %v, want source.ErrBadContinue", raw, err)
+		}
 	})
 }
 

@@ -168,7 +168,7 @@ func decodeContinue(token string) (rev int64, key string, err error) {
 			}
 		}
 	}
-	return 0, "", fmt.Errorf("etcd: list: malformed continue token %q", token)
+	return 0, "", fmt.Errorf("etcd: list: malformed continue token %q: %w", token, source.ErrBadContinue)
 }
 
 // quarantine logs a value that does not decode and hands it to

@@ -181,5 +181,5 @@ func decodeContinue(tok string) (int64, string, error) {
 			}
 		}
 	}
-	return 0, "", fmt.Errorf("malformed continue token %q", tok)
+	return 0, "", fmt.Errorf("malformed continue token %q: %w", tok, source.ErrBadContinue)
 }

@@ -160,3 +160,15 @@ func TestListContinueTokenExpires(t *testing.T) {
 	_, err = s.List(ctx, source.ListOptions{Limit: 1, Continue: p1.Continue})
 	require.ErrorIs(t, err, source.ErrExpired, "compacted")
 }
+
+// A continue token the source did not make is the caller's mistake
+// (source.ErrBadContinue, a 400 through the API server), not an expiry.
+func TestBadContinueToken(t *testing.T) {
+	src, err := fake.NewSource(func(s string) string { return s }, fake.Options[string]{})
+	require.NoError(t, err)
+	for _, tok := range []string{"garbage", base64.RawURLEncoding.EncodeToString([]byte("x/y")), "!!"} {
+		_, err := src.List(t.Context(), source.ListOptions{Continue: tok, Limit: 1})
+		require.ErrorIs(t, err, source.ErrBadContinue, tok)
+		require.NotErrorIs(t, err, source.ErrExpired, tok)
+	}
+}

@@ -230,6 +230,10 @@ var (
 	// ErrFutureVersion means a resourceVersion is newer than the source's
 	// current one.
 	ErrFutureVersion = errors.New("source: resource version is in the future")
+	// ErrBadContinue means a continue token is not one the source made
+	// (malformed, or from another source): the caller's mistake, where
+	// ErrExpired means a valid token that is too old.
+	ErrBadContinue = errors.New("source: continue token is not valid")
 )
 
 // ListWatchFuncs builds a ListWatcher from two functions.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -124,8 +125,7 @@ func (h *typed[T]) listStore(req *request, lw source.ListWatcher[T], opts source
 	l, err := lw.List(req.r.Context(), opts)
 	if err != nil {
 		release()
-		if opts.Continue != "" && toStatus(err, h.res, "").Code == http.StatusInternalServerError {
-			// The store found the token malformed: the client's mistake.
+		if errors.Is(err, source.ErrBadContinue) {
 			return l, nil, badRequest("invalid continue token: continue key is not valid: %v", err)
 		}
 		return l, nil, err
