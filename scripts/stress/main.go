@@ -39,6 +39,7 @@ func main() {
 	load := flag.Int("load", runtime.NumCPU(), "busy goroutines loading the CPUs while the tests run")
 	seed := flag.Int64("seed", time.Now().UnixNano(), "the shuffle seed (go test -shuffle)")
 	timeout := flag.Duration("timeout", 60*time.Minute, "go test -timeout for each module")
+	pkgs := flag.String("packages", "./...", "the packages of each module to run, space-separated (relative to the module)")
 	logPath := flag.String("log", filepath.Join(os.TempDir(), "ctrlkit-stress.log"), "where the output of failed tests goes")
 	flag.Parse()
 	root, err := os.Getwd()
@@ -67,7 +68,8 @@ func main() {
 	for _, mod := range modules {
 		start := time.Now()
 		r := &runner{module: mod, args: []string{"test", "-race", "-json", "-count=" + strconv.Itoa(*runs),
-			"-cpu", *cpus, "-shuffle=" + strconv.FormatInt(*seed, 10), "-timeout", timeout.String(), "./..."}}
+			"-cpu", *cpus, "-shuffle=" + strconv.FormatInt(*seed, 10), "-timeout", timeout.String()}}
+		r.args = append(r.args, strings.Fields(*pkgs)...)
 		fails, err := r.run(ctx, filepath.Join(root, mod), logFile)
 		if err != nil {
 			fatal(err)
