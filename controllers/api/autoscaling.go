@@ -155,3 +155,31 @@ type HorizontalPodAutoscalerCondition struct {
 	// Message explains the condition.
 	Message string `json:"message,omitempty"`
 }
+
+// Scale is autoscaling/v1 Scale, the scale subresource of Deployments,
+// ReplicaSets, StatefulSets and ReplicationControllers: the replicas of
+// the scaled object and the selector of its pods. It is not a stored
+// kind; its metadata is the scaled object's.
+type Scale struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata,omitzero"`
+
+	// Spec holds the desired replicas.
+	Spec ScaleSpec `json:"spec"`
+	// Status holds the observed replicas and the pod selector.
+	Status ScaleStatus `json:"status"`
+}
+
+// ScaleSpec is autoscaling/v1 ScaleSpec.
+type ScaleSpec struct {
+	// Replicas is the desired number of replicas.
+	Replicas int32 `json:"replicas"`
+}
+
+// ScaleStatus is autoscaling/v1 ScaleStatus.
+type ScaleStatus struct {
+	// Replicas is the observed number of replicas.
+	Replicas int32 `json:"replicas"`
+	// Selector is the label selector of the pods, in string form.
+	Selector string `json:"selector,omitempty"`
+}

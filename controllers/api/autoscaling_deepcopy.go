@@ -336,3 +336,57 @@ func (in *HorizontalPodAutoscalerCondition) DeepCopy() *HorizontalPodAutoscalerC
 	in.DeepCopyInto(out)
 	return out
 }
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *Scale) DeepCopyInto(out *Scale) {
+	*out = *in
+	in.TypeMeta.DeepCopyInto(&out.TypeMeta)
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *Scale) DeepCopy() *Scale {
+	if in == nil {
+		return nil
+	}
+	out := new(Scale)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns a deep copy of in as an Object.
+func (in *Scale) DeepCopyObject() Object {
+	return in.DeepCopy()
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *ScaleSpec) DeepCopyInto(out *ScaleSpec) {
+	*out = *in
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *ScaleSpec) DeepCopy() *ScaleSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(ScaleSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *ScaleStatus) DeepCopyInto(out *ScaleStatus) {
+	*out = *in
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *ScaleStatus) DeepCopy() *ScaleStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(ScaleStatus)
+	in.DeepCopyInto(out)
+	return out
+}

@@ -5,58 +5,36 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
-// Operation is the kind of write an admission function sees.
-type Operation string
+// Operation is the kind of write an admission function sees
+// (admission.Operation).
+type Operation = admission.Operation
 
 // The operations.
 const (
 	// OperationCreate: Create (and CreateObject).
-	OperationCreate Operation = "CREATE"
-	// OperationUpdate: Update, UpdateStatus and Bind.
-	OperationUpdate Operation = "UPDATE"
+	OperationCreate = admission.Create
+	// OperationUpdate: Update, UpdateStatus, Patch, UpdateScale and Bind.
+	OperationUpdate = admission.Update
 )
 
-// Attributes describe a write to an admission function.
-type Attributes struct {
-	// Operation is CREATE or UPDATE.
-	Operation Operation
-	// Resource is the kind's resource name ("pods").
-	Resource string
-	// Subresource is "status" for UpdateStatus, "binding" for Bind,
-	// "" otherwise.
-	Subresource string
-	// Object is the object about to be stored: defaulted and valid.
-	// A MutatingFunc may change it; an AdmissionFunc must not.
-	Object api.Object
-	// OldObject is the stored object an update replaces; nil on create.
-	OldObject api.Object
-}
+// Attributes describe a write to an admission function
+// (admission.Attributes).
+type Attributes = admission.Attributes
 
-// AdmissionFunc is a validating admission plugin: it sees each create and
-// update after defaulting, validation and the namespace lifecycle check,
-// and a non-nil error aborts the write (the store returns it wrapped, so
-// errors.Is finds the plugin's own sentinels). It runs on the writer's
-// goroutine and may read the cluster's stores.
-type AdmissionFunc func(ctx context.Context, a Attributes) error
+// AdmissionFunc is a validating admission plugin (admission.ValidatingFunc):
+// it sees each create and update after defaulting, validation and the
+// namespace lifecycle check, and a non-nil error aborts the write.
+type AdmissionFunc = admission.ValidatingFunc
 
-// MutatingFunc is a mutating admission plugin, such as kube-apiserver's
-// ServiceAccount plugin that sets a pod's spec.serviceAccountName: it sees
-// each create and update after defaulting, validation and the namespace
-// lifecycle check and before every AdmissionFunc (kube-apiserver, too, runs
-// the mutating phase before the validating one), and it may change
-// a.Object in place — that object is what the validating functions see and
-// what is stored. A non-nil error aborts the write, wrapped as an
-// AdmissionFunc's is. The store does not validate again after the mutating
-// phase (kube-apiserver does): a MutatingFunc must keep the object valid,
-// and on an update it must not change fields the kind makes immutable or
-// the spec (generation was decided before it ran). It must not change
-// a.OldObject. It runs on the writer's goroutine, holding no lock of the
-// store, and may read and write the cluster's stores.
-type MutatingFunc func(ctx context.Context, a Attributes) error
+// MutatingFunc is a mutating admission plugin (admission.MutatingFunc),
+// run before every AdmissionFunc; it may change the object about to be
+// stored.
+type MutatingFunc = admission.MutatingFunc
 
 // admitCreate runs the namespace lifecycle check, Options.Mutating and
 // Options.Admission.

@@ -101,6 +101,7 @@ type Cluster struct {
 // objectStore is a Store seen through api.Object, for CreateObject.
 type objectStore interface {
 	createObject(ctx context.Context, obj api.Object) (string, error)
+	gvk() api.GroupVersionKind
 }
 
 func (s *Store[T]) createObject(ctx context.Context, obj api.Object) (string, error) {

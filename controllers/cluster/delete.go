@@ -8,63 +8,32 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // PropagationPolicy says what happens to an object's dependents when it
-// is deleted (Kubernetes' DeletionPropagation); the garbage collector
-// carries it out.
-type PropagationPolicy string
+// is deleted (client.PropagationPolicy).
+type PropagationPolicy = client.PropagationPolicy
 
 // The propagation policies.
 const (
-	// DeletePropagationOrphan leaves the dependents, removing their owner
-	// references: the store adds the "orphan" finalizer.
-	DeletePropagationOrphan PropagationPolicy = "Orphan"
-	// DeletePropagationBackground deletes the object now and its
-	// dependents afterwards (the default).
-	DeletePropagationBackground PropagationPolicy = "Background"
-	// DeletePropagationForeground keeps the object, with the
-	// "foregroundDeletion" finalizer, until its blocking dependents are
-	// gone.
-	DeletePropagationForeground PropagationPolicy = "Foreground"
+	DeletePropagationOrphan     = client.DeletePropagationOrphan
+	DeletePropagationBackground = client.DeletePropagationBackground
+	DeletePropagationForeground = client.DeletePropagationForeground
 )
 
 // The finalizers the store adds for a propagation policy.
 const (
-	// FinalizerOrphanDependents asks the garbage collector to orphan the
-	// object's dependents before it goes.
-	FinalizerOrphanDependents = "orphan"
-	// FinalizerDeleteDependents asks the garbage collector to delete the
-	// object's blocking dependents before it goes.
-	FinalizerDeleteDependents = "foregroundDeletion"
+	FinalizerOrphanDependents = client.FinalizerOrphanDependents
+	FinalizerDeleteDependents = client.FinalizerDeleteDependents
 )
 
-// Preconditions must hold for a delete to happen; empty fields are not
-// checked. A failed one is ErrConflict.
-type Preconditions struct {
-	// UID the object must have.
-	UID api.UID
-	// ResourceVersion the object must be at.
-	ResourceVersion string
-}
+// Preconditions must hold for a delete to happen (client.Preconditions).
+type Preconditions = client.Preconditions
 
-// DeleteOptions are the options of DeleteWith (Kubernetes' DeleteOptions).
-// The zero value deletes with the object's default grace period and the
-// background policy.
-type DeleteOptions struct {
-	// GracePeriodSeconds is how long a pod has to stop; nil means the
-	// pod's spec.terminationGracePeriodSeconds (30 by default). 0 removes
-	// the pod at once — what the kubelet sends when its containers have
-	// stopped. Only pods bound to a node, not yet Succeeded or Failed,
-	// are deleted gracefully; other kinds ignore it.
-	GracePeriodSeconds *int64
-	// Preconditions must hold.
-	Preconditions Preconditions
-	// PropagationPolicy; "" keeps what the object's finalizers already
-	// ask for, and otherwise means Background.
-	PropagationPolicy PropagationPolicy
-}
+// DeleteOptions are the options of DeleteWith (client.DeleteOptions).
+type DeleteOptions = client.DeleteOptions
 
 // Delete deletes the object stored under key on the condition that it is
 // at ifVersion ("": unconditionally): DeleteWith with that precondition

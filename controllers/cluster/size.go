@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/fake"
 )
 
@@ -17,7 +18,7 @@ const DefaultMaxObjectBytes = 3 << 19
 // ErrTooLarge is wrapped by the error of a create or update whose object,
 // encoded as JSON, is larger than Options.MaxObjectBytes (Kubernetes' 413
 // RequestEntityTooLarge). Nothing is written.
-var ErrTooLarge = errors.New("cluster: object too large")
+var ErrTooLarge = client.ErrTooLarge
 
 // countWriter counts the bytes written to it.
 type countWriter int

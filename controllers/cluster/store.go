@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -67,23 +68,16 @@ func (s *Store[T]) CompareResourceVersions(a, b string) (int, error) {
 	return s.s.CompareResourceVersions(a, b)
 }
 
-// SelectOptions selects objects on the server side, as the labelSelector
-// and fieldSelector parameters of a Kubernetes list or watch.
-type SelectOptions struct {
-	// LabelSelector in `kubectl -l` syntax ("app=web,tier!=db,env in (a,b)").
-	// "" selects everything.
-	LabelSelector string
-	// FieldSelector in `kubectl --field-selector` syntax: comma-separated
-	// field=value, field==value or field!=value terms.
-	// Every kind supports metadata.name and metadata.namespace; pods also
-	// spec.nodeName, spec.schedulerName, spec.restartPolicy,
-	// spec.serviceAccountName, status.phase and status.podIP; nodes
-	// spec.unschedulable; namespaces status.phase; secrets type; events
-	// involvedObject.{kind,namespace,name,uid,apiVersion,resourceVersion,
-	// fieldPath}, reason, reportingComponent, source and type. ""
-	// selects everything.
-	FieldSelector string
-}
+// SelectOptions selects objects on the server side, as the namespace
+// and the labelSelector and fieldSelector parameters of a Kubernetes list
+// or watch (client.SelectOptions). Field selectors: every kind supports
+// metadata.name and metadata.namespace; pods also spec.nodeName,
+// spec.schedulerName, spec.restartPolicy, spec.serviceAccountName,
+// status.phase and status.podIP; nodes spec.unschedulable; namespaces
+// status.phase; secrets type; events
+// involvedObject.{kind,namespace,name,uid,apiVersion,resourceVersion,
+// fieldPath}, reason, reportingComponent, source and type.
+type SelectOptions = client.SelectOptions
 
 // Select returns a source.ListWatcher of the objects that opts selects,
 // with the watch semantics of Kubernetes' watch cache (source.Filter): an
@@ -96,7 +90,7 @@ func (s *Store[T]) Select(opts SelectOptions) (source.ListWatcher[T], error) {
 		return nil, err
 	}
 	if t := s.kind.trigger; t != nil {
-		terms, _ := parseFieldSelector(opts.FieldSelector) // parsed by matcher
+		terms, _ := parseFieldSelector(opts.FieldSelector) // parsed by matcher (the namespace term is no trigger)
 		for _, term := range terms {
 			if term.field == t.field && !term.not {
 				s.hubOnce.Do(func() { s.hub = &triggerHub[T]{s: s, t: *t} })
@@ -108,6 +102,15 @@ func (s *Store[T]) Select(opts SelectOptions) (source.ListWatcher[T], error) {
 }
 
 func (s *Store[T]) matcher(opts SelectOptions) (func(T) bool, error) {
+	if opts.Namespace != "" {
+		if !s.kind.namespaced {
+			return nil, fmt.Errorf("cluster: %s are not namespaced; cannot select namespace %q: %w", s.kind.resource, opts.Namespace, ErrBadRequest)
+		}
+		if opts.FieldSelector != "" {
+			opts.FieldSelector += ","
+		}
+		opts.FieldSelector += "metadata.namespace=" + opts.Namespace
+	}
 	labels, err := api.ParseSelector(opts.LabelSelector)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %s: label selector: %v: %w", s.kind.resource, err, ErrBadRequest)

@@ -1,0 +1,56 @@
+package admission
+
+import (
+	"context"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// Operation is the kind of write an admission plugin sees.
+type Operation string
+
+// The operations.
+const (
+	// Create: a create.
+	Create Operation = "CREATE"
+	// Update: an update, a status update, a binding, a patch, a scale.
+	Update Operation = "UPDATE"
+)
+
+// Attributes describe a write to an admission plugin.
+type Attributes struct {
+	// Operation is CREATE or UPDATE.
+	Operation Operation
+	// Resource is the kind's resource name ("pods").
+	Resource string
+	// Subresource is "status" for a status update, "binding" for a
+	// binding, "" otherwise.
+	Subresource string
+	// Object is the object about to be stored: defaulted and valid.
+	// A MutatingFunc may change it; a ValidatingFunc must not.
+	Object api.Object
+	// OldObject is the stored object an update replaces; nil on create.
+	OldObject api.Object
+}
+
+// ValidatingFunc is a validating admission plugin: it sees each create
+// and update after defaulting, validation and the namespace lifecycle
+// check, and a non-nil error aborts the write (the server returns it
+// wrapped, so errors.Is finds the plugin's own sentinels). It runs on the
+// writer's goroutine and may read the cluster.
+type ValidatingFunc func(ctx context.Context, a Attributes) error
+
+// MutatingFunc is a mutating admission plugin, such as kube-apiserver's
+// ServiceAccount plugin that sets a pod's spec.serviceAccountName: it sees
+// each create and update after defaulting, validation and the namespace
+// lifecycle check and before every ValidatingFunc (kube-apiserver, too,
+// runs the mutating phase before the validating one), and it may change
+// a.Object in place — that object is what the validating functions see and
+// what is stored. A non-nil error aborts the write, wrapped as a
+// ValidatingFunc's is. The server does not validate again after the
+// mutating phase (kube-apiserver does): a MutatingFunc must keep the
+// object valid, and on an update it must not change fields the kind makes
+// immutable or the spec (generation was decided before it ran). It must
+// not change a.OldObject. It runs on the writer's goroutine, holding no
+// lock of the store, and may read and write the cluster.
+type MutatingFunc func(ctx context.Context, a Attributes) error

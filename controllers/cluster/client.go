@@ -1,0 +1,204 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/apiserver/patch"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// A Cluster is a client.Client, each Store a client.Resource, and the
+// cluster the pods' binding subresource.
+var (
+	_ client.Client                   = (*Cluster)(nil)
+	_ client.Binder                   = (*Cluster)(nil)
+	_ client.Resource[*api.Pod]       = (*Store[*api.Pod])(nil)
+	_ client.Resource[*api.Namespace] = (*Store[*api.Namespace])(nil)
+)
+
+// ResourceFor returns the Store of the kind gvk as a client.Resource of
+// its Go type (client.Client); use client.For. An unknown kind, or a
+// group or version this cluster does not serve, is client.ErrUnknownKind.
+func (c *Cluster) ResourceFor(gvk api.GroupVersionKind) (any, error) {
+	s, ok := c.byKind[gvk.Kind]
+	if !ok || s.gvk() != gvk {
+		return nil, fmt.Errorf("cluster: %s is not served: %w", gvk, client.ErrUnknownKind)
+	}
+	return s, nil
+}
+
+func (s *Store[T]) gvk() api.GroupVersionKind { return s.kind.gvk }
+
+// maxPatchRetries bounds the retries of a patch that lost a race with
+// another write; a patch that names a resourceVersion is not retried.
+const maxPatchRetries = 5
+
+// Patch applies a JSON patch, a JSON merge patch or a strategic merge
+// patch to the object stored under key and writes the result as Update
+// does (status changes are ignored, a no-op writes nothing), returning the
+// stored object. A patch that sets metadata.resourceVersion is
+// conditional on it (ErrConflict); otherwise a lost race is retried on
+// the new version. A patch that changes the name or namespace, or that
+// does not apply, is ErrInvalid or ErrBadRequest; an unknown patch type
+// ErrBadRequest; a result too large ErrTooLarge.
+func (s *Store[T]) Patch(ctx context.Context, key string, pt client.PatchType, data []byte) (T, error) {
+	var zero T
+	if ctx == nil {
+		return zero, fmt.Errorf("cluster: patch %s %q: nil context: %w", s.kind.resource, key, ErrBadRequest)
+	}
+	for attempt := 0; ; attempt++ {
+		cur, rv, err := s.s.Get(ctx, key)
+		if err != nil {
+			return zero, fmt.Errorf("cluster: patch %s %q: %w", s.kind.resource, key, err)
+		}
+		cur.SetResourceVersion(rv)
+		orig, err := json.Marshal(cur)
+		if err != nil {
+			return zero, fmt.Errorf("cluster: patch %s %q: %w", s.kind.resource, key, err)
+		}
+		out, err := patch.Apply(patch.Type(pt), s.kind.gvk.Kind, orig, data)
+		switch {
+		case errors.Is(err, patch.ErrTooLarge):
+			return zero, fmt.Errorf("cluster: patch %s %q: %v: %w", s.kind.resource, key, err, ErrTooLarge)
+		case errors.Is(err, patch.ErrUnprocessable), errors.Is(err, patch.ErrTestFailed):
+			return zero, &InvalidError{Resource: s.kind.resource, Name: cur.GetObjectMeta().Name,
+				Errors: []FieldError{{Type: FieldInvalid, Field: "patch", Detail: err.Error()}}}
+		case err != nil:
+			return zero, fmt.Errorf("cluster: patch %s %q: %v: %w", s.kind.resource, key, err, ErrBadRequest)
+		}
+		obj := s.kind.newObject()
+		if err := json.Unmarshal(out, obj); err != nil {
+			return zero, fmt.Errorf("cluster: patch %s %q: the patched object does not decode: %v: %w", s.kind.resource, key, err, ErrBadRequest)
+		}
+		m, cm := obj.GetObjectMeta(), cur.GetObjectMeta()
+		if m.Name != cm.Name || m.Namespace != cm.Namespace {
+			return zero, fmt.Errorf("cluster: patch %s %q: a patch may not change the object's name or namespace: %w", s.kind.resource, key, ErrBadRequest)
+		}
+		pinned := m.ResourceVersion != rv // the patch set a precondition
+		if m.ResourceVersion == "" {
+			m.ResourceVersion = rv
+		}
+		_, err = s.Update(ctx, obj, "")
+		if errors.Is(err, source.ErrConflict) && !pinned && attempt < maxPatchRetries {
+			continue
+		}
+		if err != nil {
+			return zero, err
+		}
+		return obj, nil
+	}
+}
+
+// scaleOf returns pointers to the replicas of obj and its pod selector, or
+// false for a kind without a scale subresource.
+func scaleOf(obj api.Object) (spec **int32, status int32, selector string, ok bool) {
+	switch o := obj.(type) {
+	case *api.Deployment:
+		return &o.Spec.Replicas, o.Status.Replicas, labelSelectorString(o.Spec.Selector), true
+	case *api.ReplicaSet:
+		return &o.Spec.Replicas, o.Status.Replicas, labelSelectorString(o.Spec.Selector), true
+	case *api.StatefulSet:
+		return &o.Spec.Replicas, o.Status.Replicas, labelSelectorString(o.Spec.Selector), true
+	case *api.ReplicationController:
+		return &o.Spec.Replicas, o.Status.Replicas, api.SelectorFromSet(o.Spec.Selector).String(), true
+	}
+	return nil, 0, "", false
+}
+
+func labelSelectorString(ls *api.LabelSelector) string {
+	if ls == nil {
+		return ""
+	}
+	sel, err := ls.AsSelector()
+	if err != nil {
+		return ""
+	}
+	return sel.String()
+}
+
+// HasScale reports whether the kind has a scale subresource.
+func (s *Store[T]) HasScale() bool {
+	_, _, _, ok := scaleOf(s.kind.newObject())
+	return ok
+}
+
+// ScaleOf returns the autoscaling/v1 Scale of obj, and false when its kind
+// has no scale subresource.
+func ScaleOf(obj api.Object) (*api.Scale, bool) {
+	spec, status, selector, ok := scaleOf(obj)
+	if !ok {
+		return nil, false
+	}
+	m := obj.GetObjectMeta()
+	sc := &api.Scale{
+		TypeMeta: api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+		ObjectMeta: api.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
+			ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp},
+		Status: api.ScaleStatus{Replicas: status, Selector: selector},
+	}
+	if *spec != nil {
+		sc.Spec.Replicas = **spec
+	}
+	return sc, true
+}
+
+// GetScale returns the scale subresource of the object under key
+// (client.Resource); an error wrapping source.ErrUnsupported for a kind
+// without one.
+func (s *Store[T]) GetScale(ctx context.Context, key string) (*api.Scale, error) {
+	if !s.HasScale() {
+		return nil, fmt.Errorf("cluster: %s have no scale subresource: %w", s.kind.resource, source.ErrUnsupported)
+	}
+	obj, rv, err := s.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	obj.SetResourceVersion(rv)
+	sc, _ := ScaleOf(obj)
+	return sc, nil
+}
+
+// UpdateScale sets the replicas of the object under key to
+// scale.Spec.Replicas, on the condition that it is at
+// scale.ResourceVersion ("" for none), and returns the new scale
+// (client.Resource). A negative replica count is ErrInvalid.
+func (s *Store[T]) UpdateScale(ctx context.Context, key string, scale *api.Scale) (*api.Scale, error) {
+	if !s.HasScale() {
+		return nil, fmt.Errorf("cluster: %s have no scale subresource: %w", s.kind.resource, source.ErrUnsupported)
+	}
+	if scale == nil {
+		return nil, fmt.Errorf("cluster: update %s %q scale: nil scale: %w", s.kind.resource, key, ErrBadRequest)
+	}
+	if scale.Spec.Replicas < 0 {
+		return nil, &InvalidError{Resource: s.kind.resource, Name: scale.Name, Errors: []FieldError{{
+			Type: FieldInvalid, Field: "spec.replicas", Value: fmt.Sprint(scale.Spec.Replicas), Detail: "must be greater than or equal to 0"}}}
+	}
+	for attempt := 0; ; attempt++ {
+		obj, rv, err := s.Get(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if scale.ResourceVersion != "" && scale.ResourceVersion != rv {
+			return nil, fmt.Errorf("cluster: update %s %q scale: the object has been modified (resource version %s, now %s): %w",
+				s.kind.resource, key, scale.ResourceVersion, rv, source.ErrConflict)
+		}
+		spec, _, _, _ := scaleOf(obj)
+		n := scale.Spec.Replicas
+		*spec = &n
+		obj.SetResourceVersion(rv)
+		_, err = s.Update(ctx, obj, rv)
+		if errors.Is(err, source.ErrConflict) && scale.ResourceVersion == "" && attempt < maxRetries {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		sc, _ := ScaleOf(obj)
+		return sc, nil
+	}
+}
