@@ -15,12 +15,6 @@ const (
 	// DefaultTolerationSeconds is how long a pod tolerates, by default, a
 	// node that is not ready or unreachable.
 	DefaultTolerationSeconds int64 = 300
-	// TaintNodeNotReady is the node lifecycle taint of a node that is not
-	// ready; pods tolerate it for DefaultTolerationSeconds by default.
-	TaintNodeNotReady = "node.kubernetes.io/not-ready"
-	// TaintNodeUnreachable is the node lifecycle taint of a node whose
-	// kubelet stopped reporting; tolerated likewise.
-	TaintNodeUnreachable = "node.kubernetes.io/unreachable"
 )
 
 func ptr[V any](v V) *V { return &v }
@@ -95,7 +89,7 @@ func lastIndexByte(s string, c byte) int {
 // tolerations of DefaultTolerationSeconds unless the pod already tolerates
 // those taints (the DefaultTolerationSeconds admission plugin).
 func defaultTolerations(s *api.PodSpec) {
-	for _, key := range []string{TaintNodeNotReady, TaintNodeUnreachable} {
+	for _, key := range []string{api.TaintNodeNotReady, api.TaintNodeUnreachable} {
 		taint := api.Taint{Key: key, Effect: api.TaintEffectNoExecute}
 		tolerated := false
 		for i := range s.Tolerations {
@@ -232,5 +226,5 @@ func defaultNamespace(n *api.Namespace) {
 	}
 	// The label kube-apiserver sets so that namespace selectors can
 	// select by name.
-	n.Labels["kubernetes.io/metadata.name"] = n.Name
+	n.Labels[api.LabelMetadataName] = n.Name
 }

@@ -110,8 +110,8 @@ func TestDefaults(t *testing.T) {
 					t.Errorf("spec %s", jsonOf(j.Spec))
 				}
 				uid := string(j.UID)
-				if j.Spec.Selector == nil || j.Spec.Selector.MatchLabels[cluster.LabelControllerUID] != uid ||
-					j.Spec.Template.Labels[cluster.LabelControllerUID] != uid || j.Spec.Template.Labels[cluster.LabelJobName] != "pi" {
+				if j.Spec.Selector == nil || j.Spec.Selector.MatchLabels[api.LabelControllerUID] != uid ||
+					j.Spec.Template.Labels[api.LabelControllerUID] != uid || j.Spec.Template.Labels[api.LabelJobName] != "pi" {
 					t.Errorf("generated selector %s, template labels %v", jsonOf(j.Spec.Selector), j.Spec.Template.Labels)
 				}
 			},
@@ -151,8 +151,8 @@ func TestDefaults(t *testing.T) {
 					t.Errorf("phase %q", p.Status.Phase)
 				}
 				want := []api.Toleration{
-					{Key: cluster.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))},
-					{Key: cluster.TaintNodeUnreachable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))},
+					{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))},
+					{Key: api.TaintNodeUnreachable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))},
 				}
 				if jsonOf(s.Tolerations) != jsonOf(want) {
 					t.Errorf("tolerations %s", jsonOf(s.Tolerations))
@@ -163,13 +163,13 @@ func TestDefaults(t *testing.T) {
 			name: "PodKeepsItsOwnToleration",
 			create: func(c *cluster.Cluster) error {
 				p := clustertest.Pod("default", "p", nil)
-				p.Spec.Tolerations = []api.Toleration{{Key: cluster.TaintNodeUnreachable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(5))}}
+				p.Spec.Tolerations = []api.Toleration{{Key: api.TaintNodeUnreachable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: ptr(int64(5))}}
 				_, err := c.Pods().Create(ctx, p)
 				return err
 			},
 			check: func(t *testing.T, c *cluster.Cluster) {
 				p, _, _ := c.Pods().Get(ctx, "default/p")
-				if len(p.Spec.Tolerations) != 2 || *p.Spec.Tolerations[0].TolerationSeconds != 5 || p.Spec.Tolerations[1].Key != cluster.TaintNodeNotReady {
+				if len(p.Spec.Tolerations) != 2 || *p.Spec.Tolerations[0].TolerationSeconds != 5 || p.Spec.Tolerations[1].Key != api.TaintNodeNotReady {
 					t.Errorf("tolerations %s", jsonOf(p.Spec.Tolerations))
 				}
 			},

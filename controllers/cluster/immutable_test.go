@@ -117,8 +117,8 @@ func TestImmutableFields(t *testing.T) {
 		job("JobCompletions", "spec.completions", func(j *api.Job) { j.Spec.Completions = ptr(int32(3)) }),
 		job("JobTemplate", "spec.template", func(j *api.Job) { j.Spec.Template.Spec.Containers[0].Image = "busybox:2" }),
 		job("JobSelector", "spec.selector", func(j *api.Job) {
-			j.Spec.Selector = sel(map[string]string{cluster.LabelControllerUID: "x"})
-			j.Spec.Template.Labels[cluster.LabelControllerUID] = "x"
+			j.Spec.Selector = sel(map[string]string{api.LabelControllerUID: "x"})
+			j.Spec.Template.Labels[api.LabelControllerUID] = "x"
 		}),
 	}
 	for _, tc := range cases {

@@ -129,12 +129,6 @@ func daemonSetKind() *kind[*api.DaemonSet] {
 
 // The labels a job's generated selector uses (batch/v1).
 const (
-	// LabelControllerUID carries the job's uid; the generated selector
-	// selects it.
-	LabelControllerUID = "batch.kubernetes.io/controller-uid"
-	// LabelJobName carries the job's name.
-	LabelJobName = "batch.kubernetes.io/job-name"
-
 	legacyLabelControllerUID = "controller-uid"
 	legacyLabelJobName       = "job-name"
 )
@@ -160,11 +154,11 @@ func generateJobSelector(j *api.Job) {
 		t.Labels = map[string]string{}
 	}
 	uid := string(j.UID)
-	t.Labels[LabelControllerUID] = uid
+	t.Labels[api.LabelControllerUID] = uid
 	t.Labels[legacyLabelControllerUID] = uid
-	t.Labels[LabelJobName] = j.Name
+	t.Labels[api.LabelJobName] = j.Name
 	t.Labels[legacyLabelJobName] = j.Name
-	j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{LabelControllerUID: uid}}
+	j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{api.LabelControllerUID: uid}}
 }
 
 func cronJobKind() *kind[*api.CronJob] {

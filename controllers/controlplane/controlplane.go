@@ -166,7 +166,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	for i := 1; i <= opts.Nodes; i++ {
 		ko := kubelet.Options{NodeName: fmt.Sprintf("node-%d", i), Logger: logger, PodCIDR: podCIDR(i)}
 		if opts.Zones > 0 {
-			ko.Labels = map[string]string{scheduler.ZoneLabel: fmt.Sprintf("zone-%c", 'a'+rune((i-1)%opts.Zones))}
+			ko.Labels = map[string]string{api.LabelTopologyZone: fmt.Sprintf("zone-%c", 'a'+rune((i-1)%opts.Zones))}
 		}
 		k, err := kubelet.New(c, ko)
 		if err != nil {

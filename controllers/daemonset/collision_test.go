@@ -63,7 +63,7 @@ func TestHashCollision(t *testing.T) {
 		pods, err := c.Pods().List(ctx, source.ListOptions{})
 		require.NoError(t, err)
 		require.Len(t, pods.Items, 1)
-		require.Equal(t, hash, pods.Items[0].Labels[HashLabel])
+		require.Equal(t, hash, pods.Items[0].Labels[api.LabelControllerRevisionHash])
 		other, _, err := c.ControllerRevisions().Get(ctx, "default/"+taken)
 		require.NoError(t, err)
 		require.Nil(t, other.ControllerRef(), "the other revision is left alone")

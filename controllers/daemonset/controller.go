@@ -28,11 +28,6 @@ const (
 	DefaultBurstReplicas = 250
 )
 
-// HashLabel is the label of a daemon pod and of a ControllerRevision
-// that names the revision's hash (apps/v1's
-// DefaultDaemonSetUniqueLabelKey).
-const HashLabel = "controller-revision-hash"
-
 // The update strategies.
 const (
 	RollingUpdateStrategy = "RollingUpdate"
@@ -235,7 +230,7 @@ func (m *manager) sync(ctx context.Context, key string) (reconcile.Result, error
 		// them; deciding now would take them for old pods.
 		return reconcile.Result{}, nil
 	}
-	hash := cur.Labels[HashLabel]
+	hash := cur.Labels[api.LabelControllerRevisionHash]
 
 	claimed, err := ctrlutil.NewClaimer(ds, sel, m.liveSet(key), m.podWriter).Claim(ctx, m.pods.Lister().Namespace(ds.Namespace).List(nil))
 	if err != nil {
@@ -377,7 +372,7 @@ func podTemplate(ds *api.DaemonSet, hash string) *api.PodTemplateSpec {
 		t.Labels = map[string]string{}
 	}
 	if hash != "" {
-		t.Labels[HashLabel] = hash
+		t.Labels[api.LabelControllerRevisionHash] = hash
 	}
 	return t
 }

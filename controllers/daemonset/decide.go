@@ -159,9 +159,9 @@ func manage(v view, byNode map[string][]*api.Pod) plan {
 			var oldestNew, oldestOld *api.Pod
 			for _, pod := range running {
 				switch {
-				case pod.Labels[HashLabel] == v.hash && oldestNew == nil:
+				case pod.Labels[api.LabelControllerRevisionHash] == v.hash && oldestNew == nil:
 					oldestNew = pod
-				case pod.Labels[HashLabel] != v.hash && oldestOld == nil:
+				case pod.Labels[api.LabelControllerRevisionHash] != v.hash && oldestOld == nil:
 					oldestOld = pod
 				default:
 					p.delete = append(p.delete, pod)
@@ -265,5 +265,5 @@ func availableAt(p *api.Pod, minReadySeconds int32) (time.Time, bool) {
 // controller-revision-hash label is hash (kcm's IsPodUpdated; the
 // deprecated pod-template-generation label is not consulted).
 func isUpdated(pod *api.Pod, hash string) bool {
-	return hash != "" && pod.Labels[HashLabel] == hash
+	return hash != "" && pod.Labels[api.LabelControllerRevisionHash] == hash
 }

@@ -42,22 +42,22 @@ func TestManage(t *testing.T) {
 		{name: "TestNoNodesDoesNothing", ds: ds},
 		{name: "TestOneNodeDaemonLaunchesPod", ds: ds, nodes: addNodes(0, 1, nil), creates: 1, createdOn: []string{"node-0"}},
 		{name: "TestNotReadyNodeDaemonDoesLaunchPod", ds: ds, creates: 1,
-			nodes: []*api.Node{newNode("not-ready", notReady, tainted(api.Taint{Key: TaintNodeNotReady, Effect: api.TaintEffectNoExecute}))}},
+			nodes: []*api.Node{newNode("not-ready", notReady, tainted(api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoExecute}))}},
 		{name: "TestUnreachableNodeDaemonLaunchesPod", ds: ds, creates: 1,
-			nodes: []*api.Node{newNode("left", tainted(api.Taint{Key: TaintNodeUnreachable, Effect: api.TaintEffectNoExecute}))}},
+			nodes: []*api.Node{newNode("left", tainted(api.Taint{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute}))}},
 		{name: "TestTaintPressureNodeDaemonLaunchesPod", ds: ds, creates: 1,
 			nodes: []*api.Node{newNode("resources-pressure", tainted(
-				api.Taint{Key: TaintNodeDiskPressure, Effect: api.TaintEffectNoSchedule},
-				api.Taint{Key: TaintNodeMemoryPressure, Effect: api.TaintEffectNoSchedule},
-				api.Taint{Key: TaintNodePIDPressure, Effect: api.TaintEffectNoSchedule}))}},
+				api.Taint{Key: api.TaintNodeDiskPressure, Effect: api.TaintEffectNoSchedule},
+				api.Taint{Key: api.TaintNodeMemoryPressure, Effect: api.TaintEffectNoSchedule},
+				api.Taint{Key: api.TaintNodePIDPressure, Effect: api.TaintEffectNoSchedule}))}},
 		{name: "unschedulable node (TestUnschedulableNodeDaemonDoesLaunchPod)", ds: ds, creates: 1,
 			nodes: []*api.Node{newNode("cordoned", func(n *api.Node) { n.Spec.Unschedulable = true },
-				tainted(api.Taint{Key: TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}))}},
+				tainted(api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}))}},
 		{name: "network-unavailable only tolerated with hostNetwork", ds: ds,
-			nodes: []*api.Node{newNode("no-net", tainted(api.Taint{Key: TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule}))}},
+			nodes: []*api.Node{newNode("no-net", tainted(api.Taint{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule}))}},
 		{name: "network-unavailable tolerated by a hostNetwork daemon", creates: 1,
 			ds:    newDaemonSet(func(ds *api.DaemonSet) { ds.Spec.Template.Spec.HostNetwork = true }),
-			nodes: []*api.Node{newNode("no-net", tainted(api.Taint{Key: TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule}))}},
+			nodes: []*api.Node{newNode("no-net", tainted(api.Taint{Key: api.TaintNodeNetworkUnavailable, Effect: api.TaintEffectNoSchedule}))}},
 		{name: "TestInsufficientCapacityNodeDaemonLaunchesPod (the scheduler decides fit)", ds: ds, creates: 1,
 			nodes: []*api.Node{newNode("too-much-mem", func(n *api.Node) {
 				n.Status.Allocatable = api.ResourceList{api.ResourceMemory: api.MustParse("1Mi")}
@@ -201,7 +201,7 @@ func TestBurstReplicas(t *testing.T) {
 func TestDaemonTolerations(t *testing.T) {
 	secs := int64(300)
 	spec := api.PodSpec{Tolerations: []api.Toleration{
-		{Key: TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: &secs},
+		{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: &secs},
 		{Key: "node-role.kubernetes.io/master", Effect: api.TaintEffectNoSchedule},
 	}}
 	AddDaemonTolerations(&spec)
@@ -209,18 +209,18 @@ func TestDaemonTolerations(t *testing.T) {
 		return api.Toleration{Key: k, Operator: api.TolerationOpExists, Effect: e}
 	}
 	require.Equal(t, []api.Toleration{
-		exists(TaintNodeNotReady, api.TaintEffectNoExecute),
+		exists(api.TaintNodeNotReady, api.TaintEffectNoExecute),
 		{Key: "node-role.kubernetes.io/master", Effect: api.TaintEffectNoSchedule},
-		exists(TaintNodeUnreachable, api.TaintEffectNoExecute),
-		exists(TaintNodeDiskPressure, api.TaintEffectNoSchedule),
-		exists(TaintNodeMemoryPressure, api.TaintEffectNoSchedule),
-		exists(TaintNodePIDPressure, api.TaintEffectNoSchedule),
-		exists(TaintNodeUnschedulable, api.TaintEffectNoSchedule),
+		exists(api.TaintNodeUnreachable, api.TaintEffectNoExecute),
+		exists(api.TaintNodeDiskPressure, api.TaintEffectNoSchedule),
+		exists(api.TaintNodeMemoryPressure, api.TaintEffectNoSchedule),
+		exists(api.TaintNodePIDPressure, api.TaintEffectNoSchedule),
+		exists(api.TaintNodeUnschedulable, api.TaintEffectNoSchedule),
 	}, spec.Tolerations)
 	spec.HostNetwork = true
 	AddDaemonTolerations(&spec)
 	require.Len(t, spec.Tolerations, 8)
-	require.Equal(t, exists(TaintNodeNetworkUnavailable, api.TaintEffectNoSchedule), spec.Tolerations[7])
+	require.Equal(t, exists(api.TaintNodeNetworkUnavailable, api.TaintEffectNoSchedule), spec.Tolerations[7])
 }
 
 // TestShouldRun ports cases of kcm's TestNodeShouldRunDaemonPod.

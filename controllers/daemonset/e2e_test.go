@@ -162,7 +162,7 @@ func TestFluentdEndToEnd(t *testing.T) {
 		for _, p := range e.pods() {
 			require.Equal(t, "fluentd-elasticsearch-", p.GenerateName)
 			require.True(t, api.TolerationsTolerateTaint(p.Spec.Tolerations,
-				&api.Taint{Key: daemonset.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute}), "daemon tolerations added")
+				&api.Taint{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute}), "daemon tolerations added")
 			terms := p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 			require.Equal(t, []string{p.Spec.NodeName}, terms[0].MatchFields[0].Values, "pinned by node affinity, placed by the scheduler")
 		}
@@ -241,12 +241,12 @@ func TestFluentdEndToEnd(t *testing.T) {
 		require.Len(t, revs.Items, 2)
 		byRev := map[int64]string{}
 		for _, r := range revs.Items {
-			byRev[r.Revision] = r.Labels[daemonset.HashLabel]
-			require.Equal(t, "fluentd-elasticsearch-"+r.Labels[daemonset.HashLabel], r.Name)
+			byRev[r.Revision] = r.Labels[api.LabelControllerRevisionHash]
+			require.Equal(t, "fluentd-elasticsearch-"+r.Labels[api.LabelControllerRevisionHash], r.Name)
 		}
 		require.Len(t, byRev, 2)
 		for _, p := range e.pods() {
-			require.Equal(t, byRev[2], p.Labels[daemonset.HashLabel], "pods run revision 2")
+			require.Equal(t, byRev[2], p.Labels[api.LabelControllerRevisionHash], "pods run revision 2")
 		}
 	})
 }

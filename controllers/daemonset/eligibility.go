@@ -4,19 +4,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
-// The taints the node lifecycle controller and the kubelet put on
-// unhealthy nodes, which every daemon pod tolerates (k8s.io/api core/v1's
-// well-known taints).
-const (
-	TaintNodeNotReady           = "node.kubernetes.io/not-ready"
-	TaintNodeUnreachable        = "node.kubernetes.io/unreachable"
-	TaintNodeDiskPressure       = "node.kubernetes.io/disk-pressure"
-	TaintNodeMemoryPressure     = "node.kubernetes.io/memory-pressure"
-	TaintNodePIDPressure        = "node.kubernetes.io/pid-pressure"
-	TaintNodeUnschedulable      = "node.kubernetes.io/unschedulable"
-	TaintNodeNetworkUnavailable = "node.kubernetes.io/network-unavailable"
-)
-
 // AddDaemonTolerations adds to spec the tolerations the DaemonSet
 // controller gives every daemon pod, so that daemons stay on (and are
 // placed on) unhealthy nodes — kcm's AddOrUpdateDaemonPodTolerations:
@@ -38,14 +25,14 @@ func AddDaemonTolerations(spec *api.PodSpec) {
 		}
 		spec.Tolerations = append(spec.Tolerations, t)
 	}
-	add(TaintNodeNotReady, api.TaintEffectNoExecute)
-	add(TaintNodeUnreachable, api.TaintEffectNoExecute)
-	add(TaintNodeDiskPressure, api.TaintEffectNoSchedule)
-	add(TaintNodeMemoryPressure, api.TaintEffectNoSchedule)
-	add(TaintNodePIDPressure, api.TaintEffectNoSchedule)
-	add(TaintNodeUnschedulable, api.TaintEffectNoSchedule)
+	add(api.TaintNodeNotReady, api.TaintEffectNoExecute)
+	add(api.TaintNodeUnreachable, api.TaintEffectNoExecute)
+	add(api.TaintNodeDiskPressure, api.TaintEffectNoSchedule)
+	add(api.TaintNodeMemoryPressure, api.TaintEffectNoSchedule)
+	add(api.TaintNodePIDPressure, api.TaintEffectNoSchedule)
+	add(api.TaintNodeUnschedulable, api.TaintEffectNoSchedule)
 	if spec.HostNetwork {
-		add(TaintNodeNetworkUnavailable, api.TaintEffectNoSchedule)
+		add(api.TaintNodeNetworkUnavailable, api.TaintEffectNoSchedule)
 	}
 }
 

@@ -80,7 +80,7 @@ func Example() {
 		panic(err)
 	}
 	r := revs.Items[0]
-	fmt.Println("revision", r.Revision, "labelled name="+r.Labels["name"], r.Labels[daemonset.HashLabel] == pods.Items[0].Labels[daemonset.HashLabel])
+	fmt.Println("revision", r.Revision, "labelled name="+r.Labels["name"], r.Labels[api.LabelControllerRevisionHash] == pods.Items[0].Labels[api.LabelControllerRevisionHash])
 	cancel()
 	fmt.Println(<-done)
 	f.Shutdown()

@@ -138,7 +138,7 @@ func hashed(h string) podOpt {
 		if p.Labels == nil {
 			p.Labels = map[string]string{}
 		}
-		p.Labels[HashLabel] = h
+		p.Labels[api.LabelControllerRevisionHash] = h
 	}
 }
 

@@ -72,7 +72,7 @@ func newRevision(ds *api.DaemonSet, revision int64) *api.ControllerRevision {
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[HashLabel] = hash
+	labels[api.LabelControllerRevisionHash] = hash
 	return &api.ControllerRevision{
 		TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "ControllerRevision"},
 		ObjectMeta: api.ObjectMeta{
@@ -113,7 +113,7 @@ func historyToDelete(old []*api.ControllerRevision, pods []*api.Pod, limit int) 
 	}
 	live := map[string]bool{}
 	for _, p := range pods {
-		if h := p.Labels[HashLabel]; h != "" {
+		if h := p.Labels[api.LabelControllerRevisionHash]; h != "" {
 			live[h] = true
 		}
 	}
@@ -124,7 +124,7 @@ func historyToDelete(old []*api.ControllerRevision, pods []*api.Pod, limit int) 
 		if kill == 0 {
 			break
 		}
-		if live[r.Labels[HashLabel]] {
+		if live[r.Labels[api.LabelControllerRevisionHash]] {
 			continue
 		}
 		out = append(out, r)
@@ -147,7 +147,7 @@ func (m *manager) constructHistory(ctx context.Context, ds *api.DaemonSet, sel a
 		return nil, nil, false, err
 	}
 	for i, r := range claimed {
-		if _, ok := r.Labels[HashLabel]; ok {
+		if _, ok := r.Labels[api.LabelControllerRevisionHash]; ok {
 			continue
 		}
 		// A revision made by another client without the label gets its
@@ -156,7 +156,7 @@ func (m *manager) constructHistory(ctx context.Context, ds *api.DaemonSet, sel a
 		if cp.Labels == nil {
 			cp.Labels = map[string]string{}
 		}
-		cp.Labels[HashLabel] = cp.Name
+		cp.Labels[api.LabelControllerRevisionHash] = cp.Name
 		if _, err := m.revWriter.Update(ctx, cp, r.ResourceVersion); err != nil {
 			return nil, nil, false, fmt.Errorf("daemonset: label revision %s: %w", cp.Name, err)
 		}
@@ -177,7 +177,7 @@ func (m *manager) constructHistory(ctx context.Context, ds *api.DaemonSet, sel a
 		if r == keep {
 			continue
 		}
-		n, err := m.relabelPods(ctx, ds, keep.Labels[HashLabel])
+		n, err := m.relabelPods(ctx, ds, keep.Labels[api.LabelControllerRevisionHash])
 		if err != nil {
 			return nil, nil, false, err
 		}
@@ -240,14 +240,14 @@ func (m *manager) snapshot(ctx context.Context, ds *api.DaemonSet, revision int6
 func (m *manager) relabelPods(ctx context.Context, ds *api.DaemonSet, hash string) (int, error) {
 	n := 0
 	for _, p := range m.pods.Lister().Namespace(ds.Namespace).List(nil) {
-		if !api.IsControlledBy(p, ds) || p.Labels[HashLabel] == hash {
+		if !api.IsControlledBy(p, ds) || p.Labels[api.LabelControllerRevisionHash] == hash {
 			continue
 		}
 		cp := p.DeepCopy()
 		if cp.Labels == nil {
 			cp.Labels = map[string]string{}
 		}
-		cp.Labels[HashLabel] = hash
+		cp.Labels[api.LabelControllerRevisionHash] = hash
 		if _, err := m.podWriter.Update(ctx, cp, p.ResourceVersion); err != nil {
 			if errors.Is(err, source.ErrNotFound) {
 				continue

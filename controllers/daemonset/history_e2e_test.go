@@ -58,7 +58,7 @@ func TestRevisionHistoryEndToEnd(t *testing.T) {
 		require.NoError(t, err)
 		require.EqualValues(t, 2, cur.Status.UpdatedNumberScheduled)
 		for _, p := range e.pods() {
-			require.Equal(t, "log-"+p.Labels[daemonset.HashLabel], revisionName(t, e, 6))
+			require.Equal(t, "log-"+p.Labels[api.LabelControllerRevisionHash], revisionName(t, e, 6))
 		}
 	})
 }
@@ -98,7 +98,7 @@ func TestDuplicateRevisionsEndToEnd(t *testing.T) {
 		orig := l.Items[0]
 		dup := orig.DeepCopy()
 		dup.ObjectMeta = api.ObjectMeta{Namespace: orig.Namespace, Name: "log-copy",
-			Labels:          map[string]string{"app": "log", daemonset.HashLabel: "copy"},
+			Labels:          map[string]string{"app": "log", api.LabelControllerRevisionHash: "copy"},
 			OwnerReferences: orig.OwnerReferences}
 		dup.Revision = 7
 		_, err = e.c.ControllerRevisions().Create(e.ctx, dup)
@@ -113,7 +113,7 @@ func TestDuplicateRevisionsEndToEnd(t *testing.T) {
 		pods := e.pods()
 		require.Len(t, pods, 1)
 		require.Equal(t, before[0].UID, pods[0].UID, "the pod is kept, not replaced")
-		require.Equal(t, "copy", pods[0].Labels[daemonset.HashLabel])
+		require.Equal(t, "copy", pods[0].Labels[api.LabelControllerRevisionHash])
 	})
 }
 

@@ -17,7 +17,7 @@ func TestRevisions(t *testing.T) {
 	r := newRevision(ds, 1)
 	hash := templateHash(&ds.Spec.Template, nil)
 	require.Equal(t, "foo-"+hash, r.Name)
-	require.Equal(t, hash, r.Labels[HashLabel])
+	require.Equal(t, hash, r.Labels[api.LabelControllerRevisionHash])
 	require.Equal(t, "production", r.Labels["type"], "the template's labels")
 	require.True(t, api.IsControlledBy(r, ds))
 	require.JSONEq(t, `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"name":"simple-daemon","type":"production"}},
@@ -46,7 +46,7 @@ func TestHistoryToDelete(t *testing.T) {
 	var old []*api.ControllerRevision
 	for i := 5; i >= 1; i-- { // out of order on purpose
 		old = append(old, &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("r%d", i),
-			Labels: map[string]string{HashLabel: fmt.Sprintf("h%d", i)}}, Revision: int64(i)})
+			Labels: map[string]string{api.LabelControllerRevisionHash: fmt.Sprintf("h%d", i)}}, Revision: int64(i)})
 	}
 	ds := newDaemonSet()
 	pods := []*api.Pod{podFor(seq, ds, "n", simpleDaemonSetLabel, hashed("h1"))}

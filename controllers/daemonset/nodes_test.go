@@ -140,12 +140,12 @@ func TestFailedPodBackoffEndToEnd(t *testing.T) {
 // and running.
 func TestUnhealthyNodesKeepTheirDaemons(t *testing.T) {
 	sick := []api.Taint{
-		{Key: daemonset.TaintNodeNotReady, Effect: api.TaintEffectNoExecute},
-		{Key: daemonset.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute},
-		{Key: daemonset.TaintNodeDiskPressure, Effect: api.TaintEffectNoSchedule},
-		{Key: daemonset.TaintNodeMemoryPressure, Effect: api.TaintEffectNoSchedule},
-		{Key: daemonset.TaintNodePIDPressure, Effect: api.TaintEffectNoSchedule},
-		{Key: daemonset.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoExecute},
+		{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute},
+		{Key: api.TaintNodeDiskPressure, Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodeMemoryPressure, Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodePIDPressure, Effect: api.TaintEffectNoSchedule},
+		{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule},
 	}
 	synctest.Test(t, func(t *testing.T) {
 		e := start(t, kubelet.Options{NodeName: "node-1", PodCIDR: "10.244.1.0/24"})

@@ -167,7 +167,7 @@ func TestRollingUpdateNoTemplateChange(t *testing.T) {
 	c.expect(0, 0)
 	c.pods = c.pods[1:] // a user deletes one: it comes back at the new revision
 	c.expect(1, 0)
-	require.Equal(t, "new", c.pods[len(c.pods)-1].Labels[HashLabel])
+	require.Equal(t, "new", c.pods[len(c.pods)-1].Labels[api.LabelControllerRevisionHash])
 }
 
 // TestStatus ports kcm's TestNumberReadyStatus, TestObservedGeneration

@@ -271,7 +271,7 @@ func (dc *Controller) apply(ctx context.Context, d *api.Deployment, p Plan) (rec
 		if cur.Annotations == nil {
 			cur.Annotations = map[string]string{}
 		}
-		cur.Annotations[RevisionAnnotation] = p.Revision
+		cur.Annotations[api.AnnotationDeploymentRevision] = p.Revision
 		if _, err := dc.c.Deployments().Update(ctx, cur, cur.ResourceVersion); err != nil {
 			return reconcile.Result{}, fmt.Errorf("deployment: %s: setting revision: %w", api.Key(d), err)
 		}

@@ -126,7 +126,7 @@ func (s *state) plan() Plan {
 		st := s.d.Status
 		p.Status = &st
 	}
-	if rev := s.d.Annotations[RevisionAnnotation]; rev != s.orig.Annotations[RevisionAnnotation] {
+	if rev := s.d.Annotations[api.AnnotationDeploymentRevision]; rev != s.orig.Annotations[api.AnnotationDeploymentRevision] {
 		p.Revision = rev
 	}
 	p.RequeueAfter = s.requeueStuck()
@@ -166,7 +166,7 @@ func (s *state) syncRevision(create bool) (newRS *api.ReplicaSet, old []*api.Rep
 			if newRS.Annotations == nil {
 				newRS.Annotations = map[string]string{}
 			}
-			newRS.Annotations[RevisionAnnotation] = strconv.FormatInt(newRevision, 10)
+			newRS.Annotations[api.AnnotationDeploymentRevision] = strconv.FormatInt(newRevision, 10)
 			changed = true
 		}
 		if newRS.Spec.MinReadySeconds != d.Spec.MinReadySeconds {
@@ -176,7 +176,7 @@ func (s *state) syncRevision(create bool) (newRS *api.ReplicaSet, old []*api.Rep
 		if changed {
 			s.changed[newRS] = true
 		}
-		s.setRevision(newRS.Annotations[RevisionAnnotation])
+		s.setRevision(newRS.Annotations[api.AnnotationDeploymentRevision])
 		if hasProgressDeadline(d) && getCondition(&d.Status, ConditionProgressing) == nil {
 			setCondition(&d.Status, newCondition(ConditionProgressing, api.ConditionTrue, ReasonFoundNewReplicaSet,
 				fmt.Sprintf("Found new replica set %q", newRS.Name), s.now))
@@ -192,12 +192,12 @@ func (s *state) syncRevision(create bool) (newRS *api.ReplicaSet, old []*api.Rep
 	if template.Labels == nil {
 		template.Labels = map[string]string{}
 	}
-	template.Labels[PodTemplateHashLabel] = hash
+	template.Labels[api.LabelPodTemplateHash] = hash
 	selector := d.Spec.Selector.DeepCopy()
 	if selector.MatchLabels == nil {
 		selector.MatchLabels = map[string]string{}
 	}
-	selector.MatchLabels[PodTemplateHashLabel] = hash
+	selector.MatchLabels[api.LabelPodTemplateHash] = hash
 	zero := int32(0)
 	rs := &api.ReplicaSet{
 		TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
@@ -218,7 +218,7 @@ func (s *state) syncRevision(create bool) (newRS *api.ReplicaSet, old []*api.Rep
 	rs.Spec.Replicas = &n
 	rs.Annotations = map[string]string{}
 	copyAnnotations(d, rs)
-	rs.Annotations[RevisionAnnotation] = strconv.FormatInt(newRevision, 10)
+	rs.Annotations[api.AnnotationDeploymentRevision] = strconv.FormatInt(newRevision, 10)
 	setReplicasAnnotations(rs, replicas(d), replicas(d)+maxSurge(d))
 	rs.CreationTimestamp = api.NewTime(s.now) // the newest; the store sets its own
 	s.created = rs
@@ -227,7 +227,7 @@ func (s *state) syncRevision(create bool) (newRS *api.ReplicaSet, old []*api.Rep
 	if n > 0 {
 		s.event(false, ReasonScalingReplicaSet, "Scaled up replica set %s from 0 to %d", rs.Name, n)
 	}
-	s.setRevision(rs.Annotations[RevisionAnnotation])
+	s.setRevision(rs.Annotations[api.AnnotationDeploymentRevision])
 	if hasProgressDeadline(d) {
 		setCondition(&d.Status, newCondition(ConditionProgressing, api.ConditionTrue, ReasonNewReplicaSetCreated,
 			fmt.Sprintf("Created new replica set %q", rs.Name), s.now))
@@ -238,14 +238,14 @@ func (s *state) syncRevision(create bool) (newRS *api.ReplicaSet, old []*api.Rep
 // setRevision sets the Deployment's revision annotation (kcm's
 // SetDeploymentRevision).
 func (s *state) setRevision(rev string) {
-	if s.d.Annotations[RevisionAnnotation] == rev {
+	if s.d.Annotations[api.AnnotationDeploymentRevision] == rev {
 		return
 	}
 	s.d.Annotations = maps.Clone(s.d.Annotations)
 	if s.d.Annotations == nil {
 		s.d.Annotations = map[string]string{}
 	}
-	s.d.Annotations[RevisionAnnotation] = rev
+	s.d.Annotations[api.AnnotationDeploymentRevision] = rev
 }
 
 // scaleTo is kcm's scaleReplicaSet: it sets rs's size and, whenever it
@@ -284,7 +284,7 @@ func (s *state) scaleIfNeeded(rs *api.ReplicaSet, n int32) bool {
 func (s *state) isScalingEvent() bool {
 	newRS, old := s.syncRevision(false)
 	for _, rs := range active(append(old, newRS)) {
-		if want, ok := int32Annotation(rs, DesiredReplicasAnnotation); ok && want != replicas(s.d) {
+		if want, ok := int32Annotation(rs, api.AnnotationDesiredReplicas); ok && want != replicas(s.d) {
 			return true
 		}
 	}
@@ -355,7 +355,7 @@ func isSaturated(d *api.Deployment, rs *api.ReplicaSet) bool {
 	if rs == nil {
 		return false
 	}
-	want, ok := int32Annotation(rs, DesiredReplicasAnnotation)
+	want, ok := int32Annotation(rs, api.AnnotationDesiredReplicas)
 	return ok && rsReplicas(rs) == replicas(d) && want == replicas(d) && rs.Status.AvailableReplicas == replicas(d)
 }
 

@@ -26,10 +26,10 @@ func stepRS(d *api.Deployment, image string, spec, avail int32, created time.Tim
 	tmpl := d.Spec.Template.DeepCopy()
 	tmpl.Spec.Containers[0].Image = image
 	hash := PodTemplateHash(tmpl, nil)
-	tmpl.Labels[PodTemplateHashLabel] = hash
+	tmpl.Labels[api.LabelPodTemplateHash] = hash
 	rs := testRS(d.Name+"-"+hash, spec, created)
 	rs.Spec.Template = *tmpl
-	rs.Annotations = map[string]string{RevisionAnnotation: rev, DesiredReplicasAnnotation: "10", MaxReplicasAnnotation: "13"}
+	rs.Annotations = map[string]string{api.AnnotationDeploymentRevision: rev, api.AnnotationDesiredReplicas: "10", api.AnnotationMaxReplicas: "13"}
 	rs.Status = api.ReplicaSetStatus{Replicas: spec, ReadyReplicas: avail, AvailableReplicas: avail}
 	return rs
 }
@@ -188,7 +188,7 @@ func TestDecideRollback(t *testing.T) {
 			got = rs
 		}
 	}
-	if got == nil || got.Annotations[RevisionAnnotation] != "3" || rsReplicas(got) != 3 {
+	if got == nil || got.Annotations[api.AnnotationDeploymentRevision] != "3" || rsReplicas(got) != 3 {
 		t.Fatalf("updates %v: want %s at revision 3 scaled to 3", p.Update, v1.Name)
 	}
 	if p.Revision != "3" {
@@ -249,7 +249,7 @@ func TestPodTemplateHash(t *testing.T) {
 	d := stepDeployment(api.RollingUpdateDeploymentStrategyType)
 	h := PodTemplateHash(&d.Spec.Template, nil)
 	labeled := d.Spec.Template.DeepCopy()
-	labeled.Labels[PodTemplateHashLabel] = "x"
+	labeled.Labels[api.LabelPodTemplateHash] = "x"
 	if got := PodTemplateHash(labeled, nil); got != h {
 		t.Errorf("hash with a hash label %q, want %q", got, h)
 	}

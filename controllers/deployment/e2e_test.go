@@ -87,8 +87,8 @@ func TestRollingUpdate(t *testing.T) {
 			t.Errorf("new ReplicaSet %s, want %s", rss[1].Name, want)
 		}
 		for i, rs := range rss {
-			hash := rs.Spec.Template.Labels[deployment.PodTemplateHashLabel]
-			if rs.Spec.Selector.MatchLabels[deployment.PodTemplateHashLabel] != hash || rs.Labels[deployment.PodTemplateHashLabel] != hash || hash == "" {
+			hash := rs.Spec.Template.Labels[api.LabelPodTemplateHash]
+			if rs.Spec.Selector.MatchLabels[api.LabelPodTemplateHash] != hash || rs.Labels[api.LabelPodTemplateHash] != hash || hash == "" {
 				t.Errorf("%s: hash label missing from labels, selector or template", rs.Name)
 			}
 			if got, want := revisionOf(rs), i+1; got != want {
@@ -101,8 +101,8 @@ func TestRollingUpdate(t *testing.T) {
 		if *rss[0].Spec.Replicas != 0 || *rss[1].Spec.Replicas != 10 {
 			t.Errorf("sizes %d and %d, want 0 and 10", *rss[0].Spec.Replicas, *rss[1].Spec.Replicas)
 		}
-		if d.Annotations[deployment.RevisionAnnotation] != "2" {
-			t.Errorf("deployment revision %q, want 2", d.Annotations[deployment.RevisionAnnotation])
+		if d.Annotations[api.AnnotationDeploymentRevision] != "2" {
+			t.Errorf("deployment revision %q, want 2", d.Annotations[api.AnnotationDeploymentRevision])
 		}
 		if c := condition(d, deployment.ConditionAvailable); c == nil || c.Status != api.ConditionTrue {
 			t.Errorf("Available condition %+v, want True", c)

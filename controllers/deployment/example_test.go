@@ -22,8 +22,8 @@ func ExampleDecide() {
 	d.UID, d.Generation = "uid-web", 2
 	old := &api.ReplicaSet{
 		ObjectMeta: api.ObjectMeta{Name: "web-v1", Namespace: "default", UID: "uid-v1",
-			Annotations: map[string]string{deployment.RevisionAnnotation: "1",
-				deployment.DesiredReplicasAnnotation: "10", deployment.MaxReplicasAnnotation: "13"}},
+			Annotations: map[string]string{api.AnnotationDeploymentRevision: "1",
+				api.AnnotationDesiredReplicas: "10", api.AnnotationMaxReplicas: "13"}},
 		Spec:   api.ReplicaSetSpec{Replicas: ptr(int32(10)), Template: *d.Spec.Template.DeepCopy()},
 		Status: api.ReplicaSetStatus{Replicas: 10, ReadyReplicas: 10, AvailableReplicas: 10},
 	}
@@ -34,7 +34,7 @@ func ExampleDecide() {
 		panic(err)
 	}
 	fmt.Println("create", plan.Create.Name == "web-"+deployment.PodTemplateHash(&d.Spec.Template, nil),
-		"replicas", *plan.Create.Spec.Replicas, "revision", plan.Create.Annotations[deployment.RevisionAnnotation])
+		"replicas", *plan.Create.Spec.Replicas, "revision", plan.Create.Annotations[api.AnnotationDeploymentRevision])
 	for _, rs := range plan.Update {
 		fmt.Println("scale", rs.Name, "to", *rs.Spec.Replicas)
 	}
@@ -74,8 +74,8 @@ func ExampleNew() {
 	// time, at most 500 × 10 ms.
 	for range 500 {
 		if rs, _, err := c.ReplicaSets().Get(ctx, "default/web-"+deployment.PodTemplateHash(&d.Spec.Template, nil)); err == nil {
-			fmt.Println("replicas", *rs.Spec.Replicas, "revision", rs.Annotations[deployment.RevisionAnnotation],
-				"hash label", rs.Spec.Selector.MatchLabels[deployment.PodTemplateHashLabel] != "")
+			fmt.Println("replicas", *rs.Spec.Replicas, "revision", rs.Annotations[api.AnnotationDeploymentRevision],
+				"hash label", rs.Spec.Selector.MatchLabels[api.LabelPodTemplateHash] != "")
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

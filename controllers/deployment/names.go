@@ -12,25 +12,7 @@ import (
 
 // Labels and annotations the controller writes, with Kubernetes' names.
 const (
-	// PodTemplateHashLabel is added to a ReplicaSet's labels, selector and
-	// pod template, so that the pods of two ReplicaSets of one Deployment
-	// never overlap (apps/v1 DefaultDeploymentUniqueLabelKey).
-	PodTemplateHashLabel = "pod-template-hash"
-	// RevisionAnnotation numbers a ReplicaSet's template among the
-	// Deployment's: the newest template has the highest revision, and the
-	// Deployment carries its new ReplicaSet's.
-	RevisionAnnotation = "deployment.kubernetes.io/revision"
-	// DesiredReplicasAnnotation on a ReplicaSet is the Deployment's
-	// spec.replicas when the controller last scaled it; a difference means
-	// the Deployment was scaled since (a scaling event).
-	DesiredReplicasAnnotation = "deployment.kubernetes.io/desired-replicas"
-	// MaxReplicasAnnotation on a ReplicaSet is replicas + maxSurge of the
-	// Deployment when the controller last scaled it: the base of
-	// proportional scaling.
-	MaxReplicasAnnotation = "deployment.kubernetes.io/max-replicas"
 
-	// lastAppliedAnnotation is kubectl's, never copied to ReplicaSets.
-	lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 	// revisionHistoryAnnotation and rollbackToAnnotation are not
 	// implemented, but never copied either, as kcm does not copy them.
 	revisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
@@ -91,9 +73,9 @@ const safeAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 // The template's own pod-template-hash label, if any, is ignored.
 func PodTemplateHash(template *api.PodTemplateSpec, collisionCount *int32) string {
 	t := template.DeepCopy()
-	if _, ok := t.Labels[PodTemplateHashLabel]; ok {
+	if _, ok := t.Labels[api.LabelPodTemplateHash]; ok {
 		t.Labels = maps.Clone(t.Labels)
-		delete(t.Labels, PodTemplateHashLabel)
+		delete(t.Labels, api.LabelPodTemplateHash)
 	}
 	b, err := json.Marshal(t)
 	if err != nil {
@@ -117,7 +99,7 @@ func PodTemplateHash(template *api.PodTemplateSpec, collisionCount *int32) strin
 func equalIgnoreHash(a, b *api.PodTemplateSpec) bool {
 	enc := func(t *api.PodTemplateSpec) string {
 		t = t.DeepCopy()
-		delete(t.Labels, PodTemplateHashLabel)
+		delete(t.Labels, api.LabelPodTemplateHash)
 		if len(t.Labels) == 0 {
 			t.Labels = nil
 		}
@@ -130,7 +112,7 @@ func equalIgnoreHash(a, b *api.PodTemplateSpec) bool {
 // revision returns a ReplicaSet's revision annotation, 0 when absent or
 // malformed.
 func revision(rs *api.ReplicaSet) int64 {
-	v, err := strconv.ParseInt(rs.Annotations[RevisionAnnotation], 10, 64)
+	v, err := strconv.ParseInt(rs.Annotations[api.AnnotationDeploymentRevision], 10, 64)
 	if err != nil {
 		return 0
 	}
@@ -154,8 +136,8 @@ func int32Annotation(rs *api.ReplicaSet, key string) (int32, bool) {
 // ReplicaSets (kcm's skipCopyAnnotation).
 func skipCopyAnnotation(key string) bool {
 	switch key {
-	case lastAppliedAnnotation, RevisionAnnotation, revisionHistoryAnnotation,
-		DesiredReplicasAnnotation, MaxReplicasAnnotation, rollbackToAnnotation:
+	case api.AnnotationLastAppliedConfig, api.AnnotationDeploymentRevision, revisionHistoryAnnotation,
+		api.AnnotationDesiredReplicas, api.AnnotationMaxReplicas, rollbackToAnnotation:
 		return true
 	}
 	return false
@@ -190,13 +172,13 @@ func setReplicasAnnotations(rs *api.ReplicaSet, desired, max int32) bool {
 	if rs.Annotations == nil {
 		rs.Annotations = map[string]string{}
 	}
-	rs.Annotations[DesiredReplicasAnnotation] = strconv.Itoa(int(desired))
-	rs.Annotations[MaxReplicasAnnotation] = strconv.Itoa(int(max))
+	rs.Annotations[api.AnnotationDesiredReplicas] = strconv.Itoa(int(desired))
+	rs.Annotations[api.AnnotationMaxReplicas] = strconv.Itoa(int(max))
 	return true
 }
 
 // replicasAnnotationsNeedUpdate is kcm's ReplicasAnnotationsNeedUpdate.
 func replicasAnnotationsNeedUpdate(rs *api.ReplicaSet, desired, max int32) bool {
-	return rs.Annotations[DesiredReplicasAnnotation] != strconv.Itoa(int(desired)) ||
-		rs.Annotations[MaxReplicasAnnotation] != strconv.Itoa(int(max))
+	return rs.Annotations[api.AnnotationDesiredReplicas] != strconv.Itoa(int(desired)) ||
+		rs.Annotations[api.AnnotationMaxReplicas] != strconv.Itoa(int(max))
 }

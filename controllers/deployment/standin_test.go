@@ -255,7 +255,7 @@ func (e *env) replicaSets() []*api.ReplicaSet {
 
 func revisionOf(rs *api.ReplicaSet) int {
 	n := 0
-	for _, c := range rs.Annotations[deployment.RevisionAnnotation] {
+	for _, c := range rs.Annotations[api.AnnotationDeploymentRevision] {
 		n = n*10 + int(c-'0')
 	}
 	return n

@@ -157,7 +157,7 @@ func replicaSetFraction(rs *api.ReplicaSet, d *api.Deployment) int32 {
 		return -rsReplicas(rs)
 	}
 	capacity := replicas(d) + maxSurge(d)
-	before, ok := int32Annotation(rs, MaxReplicasAnnotation)
+	before, ok := int32Annotation(rs, api.AnnotationMaxReplicas)
 	if !ok || before == 0 {
 		// The annotation was removed or zeroed by someone else: fall back to
 		// the deployment's current size, or do not scale at all.

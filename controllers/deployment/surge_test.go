@@ -172,13 +172,13 @@ func TestGetReplicaSetFraction(t *testing.T) {
 	}{
 		{"empty deployment always scales to 0", 0, 0, 0, 10, nil, -10},
 		{"unsynced deployment does not scale when max-replicas annotation is missing", 10, 0, 0, 5, nil, 0},
-		{"unsynced deployment does not scale when max-replicas annotation is 0", 10, 0, 0, 5, map[string]string{MaxReplicasAnnotation: "0"}, 0},
+		{"unsynced deployment does not scale when max-replicas annotation is 0", 10, 0, 0, 5, map[string]string{api.AnnotationMaxReplicas: "0"}, 0},
 		{"scale up by 1/5 when max-replicas annotation is missing", 120, 100, 0, 50, nil, 10},
-		{"scale up by 1/5 when max-replicas annotation is 0", 120, 100, 0, 50, map[string]string{MaxReplicasAnnotation: "0"}, 10},
-		{"scale up by 1/5 should increase RS replicas by 1/5", 120, 0, 0, 50, map[string]string{MaxReplicasAnnotation: "100"}, 10},
-		{"scale up with maxSurge by 1/5 should increase RS replicas approximately by 1/5", 120, 0, 10, 50, map[string]string{MaxReplicasAnnotation: "110"}, 9},
-		{"scale down by 1/6 should decrease RS replicas by 1/6", 10, 0, 0, 6, map[string]string{MaxReplicasAnnotation: "12"}, -1},
-		{"scale down with maxSurge by 1/6 should decrease RS replicas approximately by 1/6", 100, 0, 10, 50, map[string]string{MaxReplicasAnnotation: "130"}, -8},
+		{"scale up by 1/5 when max-replicas annotation is 0", 120, 100, 0, 50, map[string]string{api.AnnotationMaxReplicas: "0"}, 10},
+		{"scale up by 1/5 should increase RS replicas by 1/5", 120, 0, 0, 50, map[string]string{api.AnnotationMaxReplicas: "100"}, 10},
+		{"scale up with maxSurge by 1/5 should increase RS replicas approximately by 1/5", 120, 0, 10, 50, map[string]string{api.AnnotationMaxReplicas: "110"}, 9},
+		{"scale down by 1/6 should decrease RS replicas by 1/6", 10, 0, 0, 6, map[string]string{api.AnnotationMaxReplicas: "12"}, -1},
+		{"scale down with maxSurge by 1/6 should decrease RS replicas approximately by 1/6", 100, 0, 10, 50, map[string]string{api.AnnotationMaxReplicas: "130"}, -8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -195,7 +195,7 @@ func TestDecide(t *testing.T) {
 		{name: "service labels changed (TestSyncEndpointsItemsWithLabels)", svc: newService(svcLabels(map[string]string{"x": "y"})), current: existing(newService()),
 			want: opUpdate, labels: map[string]string{"x": "y"}},
 		{name: "headless label added, and ignored in the comparison", svc: newService(headless), current: existing(newService(headless)), want: opNone},
-		{name: "headless creates with the label", svc: newService(headless), want: opCreate, labels: map[string]string{LabelIsHeadlessService: ""}},
+		{name: "headless creates with the label", svc: newService(headless), want: opCreate, labels: map[string]string{api.LabelServiceHeadless: ""}},
 		{name: "subsets changed", svc: newService(), current: existing(newService()), pods: []*api.Pod{testPod(0, notReady)}, want: opUpdate, labels: map[string]string{}},
 		{name: "all pods gone: update to empty", svc: newService(), current: existing(newService()), pods: []*api.Pod{}, want: opUpdate, labels: map[string]string{}},
 	}

@@ -11,11 +11,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
-// LabelIsHeadlessService marks the Endpoints of a headless service
-// (core/v1 IsHeadlessService): kube-controller-manager adds it to the
-// service's labels when the service has no cluster IP.
-const LabelIsHeadlessService = "service.kubernetes.io/headless"
-
 // op is what a sync does to a service's Endpoints.
 type op int
 
@@ -47,15 +42,15 @@ func decide(svc *api.Service, pods []*api.Pod, current *api.Endpoints) decision 
 		want = map[string]string{}
 	}
 	if isHeadless(svc) {
-		want[LabelIsHeadlessService] = ""
+		want[api.LabelServiceHeadless] = ""
 	} else {
-		delete(want, LabelIsHeadlessService)
+		delete(want, api.LabelServiceHeadless)
 	}
 	d := decision{ready: ready, notReady: notReady}
 	if current != nil {
 		// The headless label is not on the service: compare without it.
 		have := maps.Clone(current.Labels)
-		delete(have, LabelIsHeadlessService)
+		delete(have, api.LabelServiceHeadless)
 		if maps.Equal(have, svc.Labels) && subsetsEqual(current.Subsets, subsets) {
 			return d
 		}

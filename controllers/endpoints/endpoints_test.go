@@ -262,8 +262,8 @@ func TestEndpointsHeadlessHostnames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := ep.Labels[endpoints.LabelIsHeadlessService]; !ok {
-			t.Errorf("labels %v lack %s", ep.Labels, endpoints.LabelIsHeadlessService)
+		if _, ok := ep.Labels[api.LabelServiceHeadless]; !ok {
+			t.Errorf("labels %v lack %s", ep.Labels, api.LabelServiceHeadless)
 		}
 		if a := ep.Subsets[0].Addresses[0]; a.TargetRef == nil || a.TargetRef.Name != "web-0" || a.NodeName == nil || *a.NodeName != "node-1" {
 			t.Errorf("address %+v: want a reference to web-0 on node-1", a)

@@ -451,8 +451,8 @@ func podForJob(job *api.Job, index int) *api.Pod {
 	if pod.Labels == nil {
 		pod.Labels = map[string]string{}
 	}
-	pod.Annotations[LabelCompletionIndex] = ix
-	pod.Labels[LabelCompletionIndex] = ix
+	pod.Annotations[api.LabelJobCompletionIndex] = ix
+	pod.Labels[api.LabelJobCompletionIndex] = ix
 	pod.GenerateName = fmt.Sprintf("%s-%d-", job.Name, index)
 	if pod.Spec.Hostname == "" {
 		pod.Spec.Hostname = fmt.Sprintf("%s-%d", job.Name, index)
@@ -460,7 +460,7 @@ func podForJob(job *api.Job, index int) *api.Pod {
 	for _, cs := range []([]api.Container){pod.Spec.InitContainers, pod.Spec.Containers} {
 		for i := range cs {
 			cs[i].Env = append(cs[i].Env, api.EnvVar{Name: "JOB_COMPLETION_INDEX", ValueFrom: &api.EnvVarSource{
-				FieldRef: &api.ObjectFieldSelector{FieldPath: "metadata.annotations['" + LabelCompletionIndex + "']"}}})
+				FieldRef: &api.ObjectFieldSelector{FieldPath: "metadata.annotations['" + api.LabelJobCompletionIndex + "']"}}})
 		}
 	}
 	return pod

@@ -49,7 +49,7 @@ func pod(uid string, phase api.PodPhase, opts ...podOpt) *api.Pod {
 func noFinalizer(p *api.Pod) { p.Finalizers = nil }
 func deleting(p *api.Pod)    { p.DeletionTimestamp = &api.Time{Time: ago(time.Second)} }
 func index(i int) podOpt {
-	return func(p *api.Pod) { p.Annotations = map[string]string{LabelCompletionIndex: fmt.Sprint(i)} }
+	return func(p *api.Pod) { p.Annotations = map[string]string{api.LabelJobCompletionIndex: fmt.Sprint(i)} }
 }
 func exitCode(c int32) podOpt {
 	return func(p *api.Pod) { p.Status.ContainerStatuses[0].State.Terminated.ExitCode = c }

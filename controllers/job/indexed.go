@@ -9,13 +9,9 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
-// The completion index of an Indexed job's pod, as annotation and label
-// (kcm's batch.kubernetes.io/job-completion-index).
-const LabelCompletionIndex = "batch.kubernetes.io/job-completion-index"
-
 // completionIndex returns the pod's completion index, or -1.
 func completionIndex(p *api.Pod) int {
-	v, ok := p.Annotations[LabelCompletionIndex]
+	v, ok := p.Annotations[api.LabelJobCompletionIndex]
 	if !ok {
 		return -1
 	}

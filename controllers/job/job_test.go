@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/job"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -114,8 +113,8 @@ func TestIndexedJob(t *testing.T) {
 		require.Contains(t, conditions(got), "Complete(CompletionsReached)")
 		hosts := map[string]bool{}
 		for _, p := range e.pods() {
-			ix := p.Annotations[job.LabelCompletionIndex]
-			require.Equal(t, ix, p.Labels[job.LabelCompletionIndex])
+			ix := p.Annotations[api.LabelJobCompletionIndex]
+			require.Equal(t, ix, p.Labels[api.LabelJobCompletionIndex])
 			require.Equal(t, "pi-"+ix, p.Spec.Hostname)
 			hosts[p.Spec.Hostname] = true
 		}

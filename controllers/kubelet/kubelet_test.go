@@ -132,7 +132,7 @@ func TestRegistrationAndHeartbeats(t *testing.T) {
 		if got := n.Status.Allocatable[api.ResourceName("pods")]; got.CmpInt64(110) != 0 {
 			t.Errorf("allocatable pods %v", got)
 		}
-		if n.Status.NodeInfo.KubeletVersion == "" || len(n.Status.Addresses) != 2 || n.Labels[kubelet.LabelHostname] != "n1" || n.Spec.PodCIDR == "" {
+		if n.Status.NodeInfo.KubeletVersion == "" || len(n.Status.Addresses) != 2 || n.Labels[api.LabelHostname] != "n1" || n.Spec.PodCIDR == "" {
 			t.Errorf("node %+v", n)
 		}
 		for i := range 4 {
@@ -357,7 +357,7 @@ func TestStaticPods(t *testing.T) {
 			return p
 		}
 		m := get()
-		if m.Annotations[kubelet.AnnotationConfigMirror] == "" || m.Spec.NodeName != "n1" || m.Status.Phase != api.PodRunning || !api.IsPodReady(m) ||
+		if m.Annotations[api.AnnotationConfigMirror] == "" || m.Spec.NodeName != "n1" || m.Status.Phase != api.PodRunning || !api.IsPodReady(m) ||
 			len(m.OwnerReferences) != 1 || m.OwnerReferences[0].Kind != "Node" {
 			t.Fatalf("mirror %+v", m)
 		}

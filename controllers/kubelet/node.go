@@ -15,13 +15,6 @@ import (
 // named after it.
 const NodeLeaseNamespace = "kube-node-lease"
 
-// The well-known node labels the kubelet sets.
-const (
-	LabelHostname = "kubernetes.io/hostname"
-	LabelOS       = "kubernetes.io/os"
-	LabelArch     = "kubernetes.io/arch"
-)
-
 // nodeConditions are the kubelet's node conditions at now, in the
 // kubelet's order (pkg/kubelet/nodestatus/setters.go): every heartbeat
 // moves lastHeartbeatTime; lastTransitionTime moves only when a
@@ -85,7 +78,7 @@ func (k *Kubelet) nodeStatus(prev api.NodeStatus, now time.Time) api.NodeStatus 
 func (k *Kubelet) register(ctx context.Context, now time.Time) error {
 	n := &api.Node{}
 	n.Name = k.opts.NodeName
-	n.Labels = map[string]string{LabelHostname: k.opts.NodeName, LabelOS: "linux", LabelArch: "amd64"}
+	n.Labels = map[string]string{api.LabelHostname: k.opts.NodeName, api.LabelOS: "linux", api.LabelArch: "amd64"}
 	maps.Copy(n.Labels, k.opts.Labels)
 	n.Spec.Taints = append([]api.Taint(nil), k.opts.Taints...)
 	n.Spec.PodCIDR, n.Spec.PodCIDRs = k.opts.PodCIDR, []string{k.opts.PodCIDR}

@@ -15,20 +15,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
-// The annotations of static and mirror pods (pkg/kubelet/types).
-const (
-	// AnnotationConfigMirror marks a mirror pod; its value is the static
-	// pod's hash.
-	AnnotationConfigMirror = "kubernetes.io/config.mirror"
-	// AnnotationConfigHash is the hash of a static pod's manifest, also
-	// its uid on the node.
-	AnnotationConfigHash = "kubernetes.io/config.hash"
-	// AnnotationConfigSource is where a pod came from: "file" or "api".
-	AnnotationConfigSource = "kubernetes.io/config.source"
-	// AnnotationConfigSeen is when the kubelet first saw the pod.
-	AnnotationConfigSeen = "kubernetes.io/config.seen"
-)
-
 // staticPod is a pod the kubelet runs from a manifest in StaticPodPath.
 type staticPod struct {
 	pod     *api.Pod // as the kubelet runs it: named <name>-<node>, bound, annotated
@@ -38,7 +24,7 @@ type staticPod struct {
 }
 
 func isMirror(p *api.Pod) bool {
-	_, ok := p.Annotations[AnnotationConfigMirror]
+	_, ok := p.Annotations[api.AnnotationConfigMirror]
 	return ok
 }
 
@@ -67,9 +53,9 @@ func staticFrom(pod *api.Pod, node string, now time.Time) (*api.Pod, error) {
 	if p.Annotations == nil {
 		p.Annotations = map[string]string{}
 	}
-	p.Annotations[AnnotationConfigHash] = hash
-	p.Annotations[AnnotationConfigSource] = "file"
-	p.Annotations[AnnotationConfigSeen] = now.UTC().Format(time.RFC3339Nano)
+	p.Annotations[api.AnnotationConfigHash] = hash
+	p.Annotations[api.AnnotationConfigSource] = "file"
+	p.Annotations[api.AnnotationConfigSeen] = now.UTC().Format(time.RFC3339Nano)
 	p.Spec.NodeName = node
 	if p.Spec.RestartPolicy == "" {
 		p.Spec.RestartPolicy = api.RestartPolicyAlways
@@ -117,7 +103,7 @@ func (k *Kubelet) readStatic(now time.Time) error {
 	}
 	for key, p := range want {
 		sp := k.static[key]
-		if sp != nil && !sp.removed && sp.hash == p.Annotations[AnnotationConfigHash] {
+		if sp != nil && !sp.removed && sp.hash == p.Annotations[api.AnnotationConfigHash] {
 			continue
 		}
 		if sp != nil {
@@ -127,7 +113,7 @@ func (k *Kubelet) readStatic(now time.Time) error {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		k.static[key] = &staticPod{pod: p, hash: p.Annotations[AnnotationConfigHash], st: st}
+		k.static[key] = &staticPod{pod: p, hash: p.Annotations[api.AnnotationConfigHash], st: st}
 	}
 	for key, sp := range k.static {
 		if _, ok := want[key]; !ok && !sp.removed {
@@ -174,7 +160,7 @@ func (k *Kubelet) syncStatic(ctx context.Context, key string, now time.Time) err
 		}
 		m := sp.pod.DeepCopy()
 		m.UID = ""
-		m.Annotations[AnnotationConfigMirror] = sp.hash
+		m.Annotations[api.AnnotationConfigMirror] = sp.hash
 		if k.nodeUID != "" {
 			m.OwnerReferences = []api.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: k.opts.NodeName, UID: k.nodeUID}}
 		}
@@ -187,7 +173,7 @@ func (k *Kubelet) syncStatic(ctx context.Context, key string, now time.Time) err
 		k.log.Warn("kubelet: a pod that is not a mirror holds a static pod's name", "pod", key)
 		return nil
 	}
-	if mirror.Annotations[AnnotationConfigMirror] != sp.hash || mirror.DeletionTimestamp != nil {
+	if mirror.Annotations[api.AnnotationConfigMirror] != sp.hash || mirror.DeletionTimestamp != nil {
 		return k.finalDelete(ctx, key, mirror.UID)
 	}
 	return k.writeStatus(ctx, mirror, sp.st.status(mirror, now))

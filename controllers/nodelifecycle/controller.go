@@ -257,7 +257,7 @@ func (nc *Controller) monitor(ctx context.Context, now time.Time) {
 		if !ok {
 			continue // "no pods will be evicted"
 		}
-		if _, excluded := node.Labels[LabelExcludeDisruption]; !excluded {
+		if _, excluded := node.Labels[api.LabelNodeExcludeDisruption]; !excluded {
 			zones[ZoneKey(node)] = append(zones[ZoneKey(node)], obs.Current)
 		}
 		if obs.Current == nil {

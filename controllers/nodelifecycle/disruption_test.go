@@ -22,7 +22,7 @@ func nodes(n int, zone string) []node {
 }
 
 func (h *harness) unreachableSince(name string) (time.Time, bool) {
-	t, ok := taint(h.node(name), nodelifecycle.TaintNodeUnreachable, api.TaintEffectNoExecute)
+	t, ok := taint(h.node(name), api.TaintNodeUnreachable, api.TaintEffectNoExecute)
 	if !ok {
 		return time.Time{}, false
 	}
@@ -84,9 +84,9 @@ func TestPartialDisruptionInSmallZoneStopsTainting(t *testing.T) {
 		for i := 1; i <= 4; i++ {
 			n := h.node(fmt.Sprintf("node-%d", i))
 			require.Equal(t, api.ConditionUnknown, condition(n, api.NodeReady).Status)
-			_, ok := taint(n, nodelifecycle.TaintNodeUnreachable, api.TaintEffectNoExecute)
+			_, ok := taint(n, api.TaintNodeUnreachable, api.TaintEffectNoExecute)
 			require.False(t, ok, "no NoExecute taint in a partially disrupted small zone: %s %v", n.Name, n.Spec.Taints)
-			_, ok = taint(n, nodelifecycle.TaintNodeUnreachable, api.TaintEffectNoSchedule)
+			_, ok = taint(n, api.TaintNodeUnreachable, api.TaintEffectNoSchedule)
 			require.True(t, ok, n.Name)
 		}
 	})
@@ -116,7 +116,7 @@ func TestFullDisruptionEvictsNothing(t *testing.T) {
 		for _, name := range []string{"node-1", "node-2", "node-3"} {
 			n := h.node(name)
 			require.Equal(t, api.ConditionUnknown, condition(n, api.NodeReady).Status)
-			_, ok := taint(n, nodelifecycle.TaintNodeUnreachable, api.TaintEffectNoExecute)
+			_, ok := taint(n, api.TaintNodeUnreachable, api.TaintEffectNoExecute)
 			require.False(t, ok, name)
 		}
 
@@ -182,7 +182,7 @@ func TestCordonTaint(t *testing.T) {
 		_, err := h.c.Nodes().Update(h.ctx, n, "")
 		require.NoError(t, err)
 		synctest.Wait()
-		_, ok := taint(h.node("node-1"), nodelifecycle.TaintNodeUnschedulable, api.TaintEffectNoSchedule)
+		_, ok := taint(h.node("node-1"), api.TaintNodeUnschedulable, api.TaintEffectNoSchedule)
 		require.True(t, ok)
 		n = h.node("node-1")
 		n.Spec.Unschedulable = false

@@ -51,7 +51,7 @@ func start(t *testing.T, nodes []node, opts nodelifecycle.Options) *harness {
 	for _, n := range nodes {
 		var labels map[string]string
 		if n.zone != "" {
-			labels = map[string]string{nodelifecycle.LabelTopologyZone: n.zone}
+			labels = map[string]string{api.LabelTopologyZone: n.zone}
 		}
 		k, err := kubelet.New(c, kubelet.Options{NodeName: n.name, Labels: labels, Logger: discard})
 		require.NoError(t, err)

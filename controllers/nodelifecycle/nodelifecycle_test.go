@@ -29,7 +29,7 @@ func TestNodeDiesUnderReplicaSet(t *testing.T) {
 		victim := victims[0]
 		require.True(t, api.IsPodReady(victim))
 		for _, tol := range victim.Spec.Tolerations {
-			if tol.Key == nodelifecycle.TaintNodeUnreachable {
+			if tol.Key == api.TaintNodeUnreachable {
 				require.EqualValues(t, 300, *tol.TolerationSeconds, "the store adds the default toleration")
 			}
 		}
@@ -51,12 +51,12 @@ func TestNodeDiesUnderReplicaSet(t *testing.T) {
 		}
 		unknownAt := condition(n, api.NodeReady).LastTransitionTime.Time
 		require.True(t, unknownAt.Sub(stopped) > 50*time.Second && unknownAt.Sub(stopped) <= 65*time.Second, "Unknown %v after the stop", unknownAt.Sub(stopped))
-		noExec, ok := taint(n, nodelifecycle.TaintNodeUnreachable, api.TaintEffectNoExecute)
+		noExec, ok := taint(n, api.TaintNodeUnreachable, api.TaintEffectNoExecute)
 		require.True(t, ok, "tainted unreachable:NoExecute: %v", n.Spec.Taints)
 		require.NotNil(t, noExec.TimeAdded)
-		_, ok = taint(n, nodelifecycle.TaintNodeUnreachable, api.TaintEffectNoSchedule)
+		_, ok = taint(n, api.TaintNodeUnreachable, api.TaintEffectNoSchedule)
 		require.True(t, ok, "and unreachable:NoSchedule")
-		_, ok = taint(n, nodelifecycle.TaintNodeNotReady, api.TaintEffectNoExecute)
+		_, ok = taint(n, api.TaintNodeNotReady, api.TaintEffectNoExecute)
 		require.False(t, ok)
 		p, _, err := h.c.Pods().Get(h.ctx, api.Key(victim))
 		require.NoError(t, err)

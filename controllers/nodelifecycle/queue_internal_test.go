@@ -92,7 +92,7 @@ func TestApplyTaints(t *testing.T) {
 	require.False(t, changed)
 	require.Equal(t, []api.Taint{foreign, tainted}, got, "an existing taint keeps its timeAdded")
 
-	got, changed = applyTaints(nil, []api.Taint{{Key: TaintNodeUnreachable, Effect: api.TaintEffectNoSchedule}}, nil, ts)
+	got, changed = applyTaints(nil, []api.Taint{{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoSchedule}}, nil, ts)
 	require.True(t, changed)
 	require.Nil(t, got[0].TimeAdded, "timeAdded is for NoExecute taints")
 

@@ -6,36 +6,25 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
-// The taints the controller manages (k8s.io/api core/v1 well-known taints).
-const (
-	TaintNodeNotReady           = "node.kubernetes.io/not-ready"
-	TaintNodeUnreachable        = "node.kubernetes.io/unreachable"
-	TaintNodeUnschedulable      = "node.kubernetes.io/unschedulable"
-	TaintNodeMemoryPressure     = "node.kubernetes.io/memory-pressure"
-	TaintNodeDiskPressure       = "node.kubernetes.io/disk-pressure"
-	TaintNodePIDPressure        = "node.kubernetes.io/pid-pressure"
-	TaintNodeNetworkUnavailable = "node.kubernetes.io/network-unavailable"
-)
-
 // The NoExecute taints of a node that is not ready or unreachable; pods
 // that do not tolerate them are evicted by the taint eviction controller.
 var (
-	NotReadyTaint    = api.Taint{Key: TaintNodeNotReady, Effect: api.TaintEffectNoExecute}
-	UnreachableTaint = api.Taint{Key: TaintNodeUnreachable, Effect: api.TaintEffectNoExecute}
+	NotReadyTaint    = api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoExecute}
+	UnreachableTaint = api.Taint{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute}
 )
 
 // conditionTaints maps a node condition and status to the key of the
 // NoSchedule taint mirroring it (kcm's nodeConditionToTaintKeyStatusMap).
 var conditionTaints = map[api.NodeConditionType]map[api.ConditionStatus]string{
-	api.NodeReady:              {api.ConditionFalse: TaintNodeNotReady, api.ConditionUnknown: TaintNodeUnreachable},
-	api.NodeMemoryPressure:     {api.ConditionTrue: TaintNodeMemoryPressure},
-	api.NodeDiskPressure:       {api.ConditionTrue: TaintNodeDiskPressure},
-	api.NodeNetworkUnavailable: {api.ConditionTrue: TaintNodeNetworkUnavailable},
-	api.NodePIDPressure:        {api.ConditionTrue: TaintNodePIDPressure},
+	api.NodeReady:              {api.ConditionFalse: api.TaintNodeNotReady, api.ConditionUnknown: api.TaintNodeUnreachable},
+	api.NodeMemoryPressure:     {api.ConditionTrue: api.TaintNodeMemoryPressure},
+	api.NodeDiskPressure:       {api.ConditionTrue: api.TaintNodeDiskPressure},
+	api.NodeNetworkUnavailable: {api.ConditionTrue: api.TaintNodeNetworkUnavailable},
+	api.NodePIDPressure:        {api.ConditionTrue: api.TaintNodePIDPressure},
 }
 
-var conditionTaintKeys = []string{TaintNodeNotReady, TaintNodeUnreachable, TaintNodeMemoryPressure,
-	TaintNodeDiskPressure, TaintNodeNetworkUnavailable, TaintNodePIDPressure}
+var conditionTaintKeys = []string{api.TaintNodeNotReady, api.TaintNodeUnreachable, api.TaintNodeMemoryPressure,
+	api.TaintNodeDiskPressure, api.TaintNodeNetworkUnavailable, api.TaintNodePIDPressure}
 
 // NoScheduleTaints returns the NoSchedule taints to add to and remove
 // from node so that they mirror its conditions and spec.unschedulable
@@ -49,11 +38,11 @@ func NoScheduleTaints(node *api.Node) (add, remove []api.Taint) {
 		}
 	}
 	if node.Spec.Unschedulable {
-		want = append(want, api.Taint{Key: TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule})
+		want = append(want, api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule})
 	}
 	var have []api.Taint
 	for _, t := range node.Spec.Taints {
-		if t.Effect == api.TaintEffectNoSchedule && (t.Key == TaintNodeUnschedulable || slices.Contains(conditionTaintKeys, t.Key)) {
+		if t.Effect == api.TaintEffectNoSchedule && (t.Key == api.TaintNodeUnschedulable || slices.Contains(conditionTaintKeys, t.Key)) {
 			have = append(have, t)
 		}
 	}

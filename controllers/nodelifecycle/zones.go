@@ -4,20 +4,11 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
-// Zone labels (k8s.io/api core/v1 well-known labels).
-const (
-	LabelTopologyZone   = "topology.kubernetes.io/zone"
-	LabelTopologyRegion = "topology.kubernetes.io/region"
-	// LabelExcludeDisruption keeps a node out of its zone's disruption
-	// count.
-	LabelExcludeDisruption = "node.kubernetes.io/exclude-disruption"
-)
-
 // ZoneKey returns the key of node's zone: region and zone joined by
 // ":\x00:", or "" for a node with neither label (as kcm's
 // nodetopology.GetZoneKey, without the deprecated failure-domain labels).
 func ZoneKey(node *api.Node) string {
-	region, zone := node.Labels[LabelTopologyRegion], node.Labels[LabelTopologyZone]
+	region, zone := node.Labels[api.LabelTopologyRegion], node.Labels[api.LabelTopologyZone]
 	if region == "" && zone == "" {
 		return ""
 	}

@@ -112,8 +112,8 @@ func TestDisruption(t *testing.T) {
 func TestZoneKey(t *testing.T) {
 	n := &api.Node{}
 	require.Equal(t, "", nodelifecycle.ZoneKey(n))
-	n.Labels = map[string]string{nodelifecycle.LabelTopologyZone: "z1"}
+	n.Labels = map[string]string{api.LabelTopologyZone: "z1"}
 	require.Equal(t, ":\x00:z1", nodelifecycle.ZoneKey(n))
-	n.Labels[nodelifecycle.LabelTopologyRegion] = "r1"
+	n.Labels[api.LabelTopologyRegion] = "r1"
 	require.Equal(t, "r1:\x00:z1", nodelifecycle.ZoneKey(n))
 }

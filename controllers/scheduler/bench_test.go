@@ -38,7 +38,7 @@ var basicCases = []struct {
 }
 
 func perfNode(i int) *api.Node {
-	return mkNode(fmt.Sprintf("node-%05d", i), "4", "32Gi", 110, withLabels(ZoneLabel, fmt.Sprint("zone-", i%3)))
+	return mkNode(fmt.Sprintf("node-%05d", i), "4", "32Gi", 110, withLabels(api.LabelTopologyZone, fmt.Sprint("zone-", i%3)))
 }
 
 func perfPod(prefix string, i int) *api.Pod {

@@ -10,18 +10,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
-// ZoneLabel and RegionLabel are the well-known node labels SelectorSpread
-// reads a node's zone from (kube-scheduler's utilnode.GetZoneKey).
-const (
-	ZoneLabel   = "topology.kubernetes.io/zone"
-	RegionLabel = "topology.kubernetes.io/region"
-)
-
-// UnschedulableTaintKey is the taint key NodeUnschedulable treats
-// spec.unschedulable as: a pod tolerating {node.kubernetes.io/unschedulable,
-// NoSchedule} may still land on a cordoned node (as DaemonSet pods do).
-const UnschedulableTaintKey = "node.kubernetes.io/unschedulable"
-
 // PodInfo is a pod as the scheduler accounts for it, with what the
 // filters and scores read precomputed once.
 type PodInfo struct {
@@ -152,7 +140,7 @@ func (n *NodeInfo) setNode(node *api.Node) {
 		n.AllowedPods = q.Value()
 	}
 	n.Zone = ""
-	region, zone := node.Labels[RegionLabel], node.Labels[ZoneLabel]
+	region, zone := node.Labels[api.LabelTopologyRegion], node.Labels[api.LabelTopologyZone]
 	if region != "" || zone != "" {
 		n.Zone = region + ":\x00:" + zone
 	}

@@ -220,10 +220,10 @@ func TestSpreadAcrossNodesAndZones(t *testing.T) {
 		c := newCluster(t, Options{Seed: 7})
 		// Zone z1 has three nodes, z2 one: node spreading alone would put
 		// 3 of 4 pods in z1; with zones, two go to each zone.
-		c.addNode(mkNode("z1-a", "8", "8Gi", 110, withLabels(ZoneLabel, "z1")))
-		c.addNode(mkNode("z1-b", "8", "8Gi", 110, withLabels(ZoneLabel, "z1")))
-		c.addNode(mkNode("z1-c", "8", "8Gi", 110, withLabels(ZoneLabel, "z1")))
-		c.addNode(mkNode("z2-a", "8", "8Gi", 110, withLabels(ZoneLabel, "z2")))
+		c.addNode(mkNode("z1-a", "8", "8Gi", 110, withLabels(api.LabelTopologyZone, "z1")))
+		c.addNode(mkNode("z1-b", "8", "8Gi", 110, withLabels(api.LabelTopologyZone, "z1")))
+		c.addNode(mkNode("z1-c", "8", "8Gi", 110, withLabels(api.LabelTopologyZone, "z1")))
+		c.addNode(mkNode("z2-a", "8", "8Gi", 110, withLabels(api.LabelTopologyZone, "z2")))
 		c.start()
 		names := []string{"r0", "r1", "r2", "r3", "r4", "r5"}
 		for _, n := range names {

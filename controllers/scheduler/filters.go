@@ -81,7 +81,7 @@ func newPodCtx(pi *PodInfo) *podCtx {
 		pc.preferred = a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
 	}
 	pc.tolUnschedulable = api.TolerationsTolerateTaint(pod.Spec.Tolerations,
-		&api.Taint{Key: UnschedulableTaintKey, Effect: api.TaintEffectNoSchedule})
+		&api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule})
 	for _, t := range pod.Spec.Tolerations {
 		if t.Effect == "" || t.Effect == api.TaintEffectPreferNoSchedule {
 			pc.preferTolerations = append(pc.preferTolerations, t)

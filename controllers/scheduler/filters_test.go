@@ -98,7 +98,7 @@ func TestFilters(t *testing.T) {
 
 		// NodeUnschedulable.
 		{"cordoned", mkNode("n", "1", "1Gi", 10, cordoned), nil, mkPod("p", "", ""), FilterNodeUnschedulable, []string{ReasonNodeUnschedulable}},
-		{"cordoned but tolerated", mkNode("n", "1", "1Gi", 10, cordoned), nil, mkPod("p", "", "", withToleration(api.Toleration{Key: UnschedulableTaintKey, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule})), "", nil},
+		{"cordoned but tolerated", mkNode("n", "1", "1Gi", 10, cordoned), nil, mkPod("p", "", "", withToleration(api.Toleration{Key: api.TaintNodeUnschedulable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule})), "", nil},
 		{"cordoned comes first", mkNode("n", "1", "1Gi", 0, cordoned), nil, mkPod("p", "", ""), FilterNodeUnschedulable, []string{ReasonNodeUnschedulable}},
 
 		// TaintToleration.

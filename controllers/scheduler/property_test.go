@@ -17,7 +17,7 @@ func randomNode(r *rand.Rand, i int) *api.Node {
 	if r.IntN(2) == 0 {
 		opts = append(opts, withLabels("disk", []string{"ssd", "hdd"}[r.IntN(2)]))
 	}
-	opts = append(opts, withLabels(ZoneLabel, fmt.Sprint("z", r.IntN(3))))
+	opts = append(opts, withLabels(api.LabelTopologyZone, fmt.Sprint("z", r.IntN(3))))
 	if r.IntN(5) == 0 {
 		opts = append(opts, withTaint("dedicated", fmt.Sprint(r.IntN(2)), []api.TaintEffect{api.TaintEffectNoSchedule, api.TaintEffectNoExecute, api.TaintEffectPreferNoSchedule}[r.IntN(3)]))
 	}
@@ -36,7 +36,7 @@ func randomPod(r *rand.Rand, i int) *api.Pod {
 		opts = append(opts, withSelector("disk", []string{"ssd", "hdd"}[r.IntN(2)]))
 	}
 	if r.IntN(4) == 0 {
-		opts = append(opts, withRequired(term(ZoneLabel, api.NodeSelectorOpNotIn, fmt.Sprint("z", r.IntN(3)))))
+		opts = append(opts, withRequired(term(api.LabelTopologyZone, api.NodeSelectorOpNotIn, fmt.Sprint("z", r.IntN(3)))))
 	}
 	if r.IntN(3) == 0 {
 		opts = append(opts, withToleration(api.Toleration{Key: "dedicated", Value: fmt.Sprint(r.IntN(2))}))

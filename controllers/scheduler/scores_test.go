@@ -36,7 +36,7 @@ func scoresOf(t *testing.T, plugin string, nodes []*api.Node, pods map[string][]
 }
 
 func TestScores(t *testing.T) {
-	zone := func(z string) nodeOpt { return withLabels(ZoneLabel, z) }
+	zone := func(z string) nodeOpt { return withLabels(api.LabelTopologyZone, z) }
 	rs := func(name string) *api.Pod { return mkPod(name, "", "", withOwner("ReplicaSet", "rs-1")) }
 	tests := []struct {
 		name   string

@@ -28,7 +28,7 @@ func TestUnboundClaimHoldsPod(t *testing.T) {
 		require.NoError(t, err)
 		for i, zone := range []string{"a", "b", "b"} {
 			n := node([]string{"n1", "n2", "n3"}[i], "4", "8Gi")
-			n.Labels = map[string]string{scheduler.ZoneLabel: zone}
+			n.Labels = map[string]string{api.LabelTopologyZone: zone}
 			_, err = c.Nodes().Create(ctx, n)
 			require.NoError(t, err)
 		}
@@ -53,7 +53,7 @@ func TestUnboundClaimHoldsPod(t *testing.T) {
 		_, err = c.PersistentVolumes().Create(ctx, &api.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "pv-0"},
 			Spec: api.PersistentVolumeSpec{NodeAffinity: &api.VolumeNodeAffinity{Required: &api.NodeSelector{
 				NodeSelectorTerms: []api.NodeSelectorTerm{{MatchExpressions: []api.NodeSelectorRequirement{
-					{Key: scheduler.ZoneLabel, Operator: api.NodeSelectorOpIn, Values: []string{"a"}}}}}}}}})
+					{Key: api.LabelTopologyZone, Operator: api.NodeSelectorOpIn, Values: []string{"a"}}}}}}}}})
 		require.NoError(t, err)
 		_, err = c.PersistentVolumeClaims().Create(ctx, &api.PersistentVolumeClaim{
 			ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "data-web-0"}})

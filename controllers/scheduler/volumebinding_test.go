@@ -70,11 +70,11 @@ func decideWithVolumes(pod *api.Pod, nodes []*api.Node, claims ClaimLookup, volu
 }
 
 func TestVolumeBinding(t *testing.T) {
-	zoneA := term(ZoneLabel, api.NodeSelectorOpIn, "a")
+	zoneA := term(api.LabelTopologyZone, api.NodeSelectorOpIn, "a")
 	nodes := []*api.Node{
-		mkNode("n1", "4", "4Gi", 110, withLabels(ZoneLabel, "a")),
-		mkNode("n2", "4", "4Gi", 110, withLabels(ZoneLabel, "b")),
-		mkNode("n3", "4", "4Gi", 110, withLabels(ZoneLabel, "b")),
+		mkNode("n1", "4", "4Gi", 110, withLabels(api.LabelTopologyZone, "a")),
+		mkNode("n2", "4", "4Gi", 110, withLabels(api.LabelTopologyZone, "b")),
+		mkNode("n3", "4", "4Gi", 110, withLabels(api.LabelTopologyZone, "b")),
 	}
 	deleting := mkClaim("data-web-0", "pv-1", "Bound")
 	deleting.DeletionTimestamp = &api.Time{Time: t0}
@@ -129,9 +129,9 @@ func TestVolumeBinding(t *testing.T) {
 			[]*api.PersistentVolume{mkVolume("pv-1", zoneA)}, []string{"n1"}, FilterVolumeBinding, ""},
 		{"volume affinity matching no node", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{mkClaim("data-web-0", "pv-1", "Bound")},
-			[]*api.PersistentVolume{mkVolume("pv-1", term(ZoneLabel, api.NodeSelectorOpIn, "c"))}, nil, FilterVolumeBinding,
+			[]*api.PersistentVolume{mkVolume("pv-1", term(api.LabelTopologyZone, api.NodeSelectorOpIn, "c"))}, nil, FilterVolumeBinding,
 			"0/3 nodes are available: 3 " + ReasonVolumeNodeAffinity + "."},
-		{"volume affinity and pod selector", mkPod("p", "", "", withClaim("data-web-0"), withSelector(ZoneLabel, "b")),
+		{"volume affinity and pod selector", mkPod("p", "", "", withClaim("data-web-0"), withSelector(api.LabelTopologyZone, "b")),
 			[]*api.PersistentVolumeClaim{mkClaim("data-web-0", "pv-1", "Bound")},
 			[]*api.PersistentVolume{mkVolume("pv-1", zoneA)}, nil, "",
 			"0/3 nodes are available: 1 " + ReasonNodeAffinity + ", 2 " + ReasonVolumeNodeAffinity + "."},

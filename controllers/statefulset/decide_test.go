@@ -96,7 +96,7 @@ func summary(p plan) []string {
 		}
 		s := a.op.String() + " " + name
 		if a.op == createPod {
-			s += "@" + strings.TrimPrefix(a.pod.Labels[RevisionLabel], "web-")[:3]
+			s += "@" + strings.TrimPrefix(a.pod.Labels[api.LabelControllerRevisionHash], "web-")[:3]
 		}
 		out = append(out, s)
 	}
@@ -342,8 +342,8 @@ func TestDecideClaims(t *testing.T) {
 		require.Equal(t, createPod, p.actions[1].op)
 		require.Equal(t, "web-0", pd.Spec.Hostname)
 		require.Equal(t, "nginx", pd.Spec.Subdomain)
-		require.Equal(t, "web-0", pd.Labels[PodNameLabel])
-		require.Equal(t, "0", pd.Labels[PodIndexLabel])
+		require.Equal(t, "web-0", pd.Labels[api.LabelStatefulSetPodName])
+		require.Equal(t, "0", pd.Labels[api.LabelPodIndex])
 		require.Equal(t, []api.Volume{{Name: "www", VolumeSource: api.VolumeSource{
 			PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: "www-web-0"}}}}, pd.Spec.Volumes)
 	})

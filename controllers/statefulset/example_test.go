@@ -53,7 +53,7 @@ func Example() {
 	}
 	ev := <-watch
 	p := ev.Object
-	fmt.Println(p.Name, p.Spec.Hostname+"."+p.Spec.Subdomain, p.Labels[statefulset.PodIndexLabel])
+	fmt.Println(p.Name, p.Spec.Hostname+"."+p.Spec.Subdomain, p.Labels[api.LabelPodIndex])
 	select {
 	case ev := <-watch:
 		fmt.Println("unexpected:", ev.Object.Name)

@@ -10,19 +10,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 )
 
-// The labels a StatefulSet puts on its pods (apps/v1's
-// StatefulSetRevisionLabel, StatefulSetPodNameLabel, PodIndexLabel).
-const (
-	// RevisionLabel names the ControllerRevision a pod was made from;
-	// on a ControllerRevision it holds the template's hash.
-	RevisionLabel = "controller-revision-hash"
-	// PodNameLabel holds the pod's own name, so that a Service can
-	// select one member of the set.
-	PodNameLabel = "statefulset.kubernetes.io/pod-name"
-	// PodIndexLabel holds the pod's ordinal.
-	PodIndexLabel = "apps.kubernetes.io/pod-index"
-)
-
 // The claim retention policies' values.
 const (
 	retain = "Retain"
@@ -100,7 +87,7 @@ func newPod(set *api.StatefulSet, template *api.PodTemplateSpec, revision string
 		p.Labels = map[string]string{}
 	}
 	setIdentity(set, p)
-	p.Labels[RevisionLabel] = revision
+	p.Labels[api.LabelControllerRevisionHash] = revision
 	vols := make([]api.Volume, 0, len(set.Spec.VolumeClaimTemplates)+len(p.Spec.Volumes))
 	names := map[string]bool{}
 	for _, t := range set.Spec.VolumeClaimTemplates {
@@ -125,15 +112,15 @@ func setIdentity(set *api.StatefulSet, p *api.Pod) {
 	p.Namespace = set.Namespace
 	p.Spec.Hostname = p.Name
 	p.Spec.Subdomain = set.Spec.ServiceName
-	p.Labels[PodNameLabel] = p.Name
-	p.Labels[PodIndexLabel] = strconv.Itoa(ordinalOf(p))
+	p.Labels[api.LabelStatefulSetPodName] = p.Name
+	p.Labels[api.LabelPodIndex] = strconv.Itoa(ordinalOf(p))
 }
 
 // identityMatches reports whether p's identity labels are right; its
 // hostname and subdomain cannot change once created.
 func identityMatches(set *api.StatefulSet, p *api.Pod) bool {
 	return isMemberOf(set, p) && p.Namespace == set.Namespace &&
-		p.Labels[PodNameLabel] == p.Name && p.Labels[PodIndexLabel] == strconv.Itoa(ordinalOf(p))
+		p.Labels[api.LabelStatefulSetPodName] == p.Name && p.Labels[api.LabelPodIndex] == strconv.Itoa(ordinalOf(p))
 }
 
 // newClaim builds the claim of template t for ordinal: the template
@@ -154,7 +141,7 @@ func newClaim(set *api.StatefulSet, t *api.PersistentVolumeClaim, ordinal int) *
 	return c
 }
 
-func revisionOf(p *api.Pod) string { return p.Labels[RevisionLabel] }
+func revisionOf(p *api.Pod) string { return p.Labels[api.LabelControllerRevisionHash] }
 
 // isCreated: a pod the API server stores has a phase; one this package
 // builds has none.

@@ -96,7 +96,7 @@ func newRevision(set *api.StatefulSet, revision int64, collisionCount int32) (*a
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[RevisionLabel] = hash
+	labels[api.LabelControllerRevisionHash] = hash
 	return &api.ControllerRevision{
 		TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "ControllerRevision"},
 		ObjectMeta: api.ObjectMeta{
@@ -113,8 +113,8 @@ func newRevision(set *api.StatefulSet, revision int64, collisionCount int32) (*a
 // equalRevision is history.EqualRevision: same hash label (when both
 // have one) and the same data.
 func equalRevision(a, b *api.ControllerRevision) bool {
-	ha, oka := a.Labels[RevisionLabel]
-	hb, okb := b.Labels[RevisionLabel]
+	ha, oka := a.Labels[api.LabelControllerRevisionHash]
+	hb, okb := b.Labels[api.LabelControllerRevisionHash]
 	if oka && okb && ha != hb {
 		return false
 	}

@@ -23,7 +23,7 @@ func TestChooseRevisions(t *testing.T) {
 	require.EqualValues(t, 1, p.update.Revision)
 	require.Equal(t, p.update, p.current)
 	require.Equal(t, a.Name, p.update.Name, "named after the template's hash")
-	require.Equal(t, a.Name, "web-"+p.update.Labels[RevisionLabel])
+	require.Equal(t, a.Name, "web-"+p.update.Labels[api.LabelControllerRevisionHash])
 	require.Equal(t, "nginx", p.update.Labels["app"], "the template's labels")
 	require.True(t, api.IsControlledBy(p.update, set))
 
@@ -59,7 +59,7 @@ func TestChooseRevisions(t *testing.T) {
 	// the collision count and changes the name.
 	fake := a.DeepCopy()
 	fake.Data = []byte(`{"spec":{"template":{"$patch":"replace"}}}`)
-	delete(fake.Labels, RevisionLabel)
+	delete(fake.Labels, api.LabelControllerRevisionHash)
 	p, err = chooseRevisions(webSet(3, "nginx:1.12"), []*api.ControllerRevision{fake})
 	require.NoError(t, err)
 	require.True(t, p.create)

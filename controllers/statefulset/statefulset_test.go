@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
-	"github.com/ctrlkit/ctrlkit/controllers/statefulset"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -33,9 +32,9 @@ func TestWebOrderedReady(t *testing.T) {
 			require.True(t, ok, name)
 			require.Equal(t, name, p.Spec.Hostname)
 			require.Equal(t, "nginx", p.Spec.Subdomain)
-			require.Equal(t, name, p.Labels[statefulset.PodNameLabel])
-			require.Equal(t, []string{"0", "1"}[i], p.Labels[statefulset.PodIndexLabel])
-			require.Equal(t, s.Status.UpdateRevision, p.Labels[statefulset.RevisionLabel])
+			require.Equal(t, name, p.Labels[api.LabelStatefulSetPodName])
+			require.Equal(t, []string{"0", "1"}[i], p.Labels[api.LabelPodIndex])
+			require.Equal(t, s.Status.UpdateRevision, p.Labels[api.LabelControllerRevisionHash])
 			require.True(t, api.IsControlledBy(p, s))
 		}
 		require.Equal(t, s.Status.CurrentRevision, s.Status.UpdateRevision)
@@ -154,7 +153,7 @@ func TestPartitionRollout(t *testing.T) {
 		})
 		p, _ := e.pod("web-1")
 		require.Equal(t, "mysql:5.7.2", imageOf(p))
-		require.Equal(t, oldRev, p.Labels[statefulset.RevisionLabel])
+		require.Equal(t, oldRev, p.Labels[api.LabelControllerRevisionHash])
 
 		// Partition 0: the rest, highest first, one at a time.
 		log := e.watchPods()

@@ -207,7 +207,7 @@ func nodeRows(s Snapshot) [][]string {
 		return []string{n.Name, status, fmt.Sprint(u.pods),
 			fmt.Sprintf("%dm/%dm", u.req.MilliCPU, alloc.MilliCPU),
 			fmt.Sprintf("%dMi/%dMi", u.req.Memory>>20, alloc.Memory>>20),
-			cmp.Or(n.Labels[scheduler.ZoneLabel], "-")}
+			cmp.Or(n.Labels[api.LabelTopologyZone], "-")}
 	})
 }
 
