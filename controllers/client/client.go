@@ -123,11 +123,7 @@ func For[T api.Object](c Client) (Resource[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	typed, ok := r.(Resource[T])
-	if !ok {
-		return nil, fmt.Errorf("client: the resource of %s is a %T, not a Resource[%T]: %w", gvk, r, zero, ErrUnknownKind)
-	}
-	return typed, nil
+	return resolve[T](r, gvk) // the type assertion, and the wrappers of Intercept
 }
 
 // Binder is the binding subresource of pods, what a scheduler writes:

@@ -57,6 +57,7 @@
 // The in-process cluster (controllers/cluster: a *cluster.Cluster is a
 // Client, each of its Stores a Resource) on memory or etcd; a real
 // Kubernetes API server over HTTP (the kube module); and the recording
-// fake for unit tests (package fakeclient, over any Client). The
-// clienttest package is the conformance suite all of them pass.
+// fake for unit tests (package fakeclient, over any Client, built on
+// Intercept, which passes every call of a Client through a function).
+// The clienttest package is the conformance suite all of them pass.
 package client
