@@ -41,9 +41,10 @@
 //     preconditions uid and resourceVersion); DELETE of a collection
 //     (deletecollection, with the list's selectors); the status
 //     subresource (GET, PUT, PATCH: cluster.Store.UpdateStatus) of every
-//     kind with a status; the scale subresource (autoscaling/v1 Scale)
-//     of deployments, replica sets, stateful sets and replication
-//     controllers.
+//     kind with a status; the scale subresource (autoscaling/v1 Scale,
+//     GET, PUT, PATCH: the store's GetScale and UpdateScale of
+//     client.Resource) of deployments, replica sets, stateful sets and
+//     replication controllers.
 //   - Watches stream JSON WatchEvents ({"type","object"}), one per line,
 //     flushed as they happen. resourceVersion "" or "0" first sends the
 //     current state as ADDED events (Kubernetes' legacy semantics);

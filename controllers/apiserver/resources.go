@@ -89,7 +89,7 @@ func register[T api.Object](s *Server, c *cluster.Cluster) error {
 		namespaced: api.IsNamespaced(gvk.Kind),
 		shortNames: shortNames[st.Resource()],
 		hasStatus:  hasField(obj, "Status"),
-		hasScale:   scaleOf(obj) != nil,
+		hasScale:   hasScale(obj),
 	}
 	if allCategory[info.name] {
 		info.categories = []string{"all"}

@@ -43,8 +43,9 @@ const maxPatchRetries = 5
 // does (status changes are ignored, a no-op writes nothing), returning the
 // stored object. A patch that sets metadata.resourceVersion is
 // conditional on it (ErrConflict); otherwise a lost race is retried on
-// the new version. A patch that changes the name or namespace, or that
-// does not apply, is ErrInvalid or ErrBadRequest; an unknown patch type
+// the new version. A patch that changes the uid is ErrInvalid; one that
+// changes the name or namespace, or that does not apply, ErrInvalid or
+// ErrBadRequest; an unknown patch type
 // ErrBadRequest; a result too large ErrTooLarge.
 func (s *Store[T]) Patch(ctx context.Context, key string, pt client.PatchType, data []byte) (T, error) {
 	var zero T
@@ -78,6 +79,10 @@ func (s *Store[T]) Patch(ctx context.Context, key string, pt client.PatchType, d
 		m, cm := obj.GetObjectMeta(), cur.GetObjectMeta()
 		if m.Name != cm.Name || m.Namespace != cm.Namespace {
 			return zero, fmt.Errorf("cluster: patch %s %q: a patch may not change the object's name or namespace: %w", s.kind.resource, key, ErrBadRequest)
+		}
+		if m.UID != cm.UID {
+			return zero, &InvalidError{Resource: s.kind.resource, Name: cm.Name, Errors: []FieldError{{
+				Type: FieldInvalid, Field: "metadata.uid", Value: string(m.UID), Detail: "field is immutable"}}}
 		}
 		pinned := m.ResourceVersion != rv // the patch set a precondition
 		if m.ResourceVersion == "" {

@@ -148,7 +148,8 @@ func (s *Store[T]) prepareCreate(obj T) (generated bool, err error) {
 // are applied, generation is bumped when the spec changes, and the result
 // is validated, including the fields the kind makes immutable. An update
 // that changes nothing is not written: Update returns the stored version
-// and no watcher sees an event. An object being deleted may only lose
+// and no watcher sees an event. A uid in obj that is not the stored
+// object's fails with ErrConflict. An object being deleted may only lose
 // finalizers; when it loses its last one (and no grace period is
 // pending), it is removed.
 //
@@ -205,8 +206,11 @@ func (s *Store[T]) UpdateStatus(ctx context.Context, obj T) (string, error) {
 // write is the read-modify-write loop of Update and UpdateStatus: mutate
 // computes the object to store from the current one. A write without a
 // precondition that loses a race is retried; one with a precondition
-// fails with ErrConflict.
+// fails with ErrConflict. obj's uid, when set, is a precondition too, as
+// kube-apiserver makes it of an update: a copy of an object deleted and
+// created again under the same name does not overwrite the new one.
 func (s *Store[T]) write(ctx context.Context, op, key, ifVersion string, obj T, mutate func(cur T) (T, error)) (string, error) {
+	uid := obj.GetObjectMeta().UID
 	for range maxRetries {
 		cur, curRV, err := s.s.Get(ctx, key)
 		if err != nil {
@@ -215,6 +219,10 @@ func (s *Store[T]) write(ctx context.Context, op, key, ifVersion string, obj T, 
 		if ifVersion != "" && ifVersion != curRV {
 			return "", fmt.Errorf("cluster: %s %s %q: the object has been modified (resource version %s, now %s): %w",
 				op, s.kind.resource, key, ifVersion, curRV, source.ErrConflict)
+		}
+		if curUID := cur.GetObjectMeta().UID; uid != "" && uid != curUID {
+			return "", fmt.Errorf("cluster: %s %s %q: precondition failed: uid %s, the object's %s: %w",
+				op, s.kind.resource, key, uid, curUID, source.ErrConflict)
 		}
 		next, err := mutate(cur)
 		if err != nil {

@@ -13,6 +13,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/client/clienttest"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster/clustertest"
 	"github.com/ctrlkit/ctrlkit/etcd/clusterstore"
@@ -41,6 +43,23 @@ func TestSuite(t *testing.T) {
 		prefix := fmt.Sprintf("/t%d/registry/", n.Add(1))
 		opts.Backend = clusterstore.New(cli, clusterstore.Options{Prefix: prefix, Logger: quiet})
 		c, err := cluster.New(t.Context(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	})
+}
+
+// TestClientConformance runs the client contract's suite over one etcd,
+// each subtest with a cluster under a prefix of its own.
+func TestClientConformance(t *testing.T) {
+	cli := newClient(t)
+	var n atomic.Int64
+	clienttest.Run(t, func(t *testing.T) client.Client {
+		prefix := fmt.Sprintf("/c%d/registry/", n.Add(1))
+		c, err := cluster.New(t.Context(), cluster.Options{
+			Backend: clusterstore.New(cli, clusterstore.Options{Prefix: prefix, Logger: quiet}),
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
