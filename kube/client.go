@@ -175,8 +175,9 @@ func (c *Client) ResourceFor(gvk api.GroupVersionKind) (any, error) {
 	return r, nil
 }
 
-// RateLimit returns the QPS and burst the Client's requests are limited
-// to (0, 0 when the limit is off).
+// RateLimit returns the QPS of the Client's rate limiter and the burst
+// ClientOptions asked for (0, 0 when there is no limiter). A rest.Config
+// with its own RateLimiter reports that limiter's QPS.
 func (c *Client) RateLimit() (qps float32, burst int) {
 	if rl := c.rest.GetRateLimiter(); rl != nil {
 		return rl.QPS(), c.opts.Burst

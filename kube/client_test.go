@@ -494,3 +494,43 @@ func names[T api.Object](objs []T) []string {
 }
 
 func ignoreRV(_ string, err error) error { return err }
+
+// A watch's BOOKMARK frames are Bookmark events when asked for (dropped
+// otherwise), and an ERROR 410 frame an Error event that IsGone, after
+// which the channel closes.
+func TestClientWatchFrames(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"namespace":"n","name":"a","uid":"u","resourceVersion":"5"}}}`+"\n")
+			fmt.Fprint(w, `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"7"}}}`+"\n")
+			fmt.Fprint(w, `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old"}}`+"\n")
+		})
+		cl, err := kube.NewClient(pipeConfig(h), kube.ClientOptions{})
+		require.NoError(t, err)
+		cms, _ := client.For[*api.ConfigMap](cl)
+		for _, bookmarks := range []bool{true, false} {
+			w, err := cms.Watch(t.Context(), source.WatchOptions{ResourceVersion: "4", AllowBookmarks: bookmarks})
+			require.NoError(t, err)
+			var got []source.Event[*api.ConfigMap]
+			for ev := range w {
+				got = append(got, ev)
+			}
+			want := []source.EventType{source.Added, source.Bookmark, source.Error}
+			if !bookmarks {
+				want = []source.EventType{source.Added, source.Error}
+			}
+			require.Len(t, got, len(want))
+			for i := range want {
+				require.Equal(t, want[i], got[i].Type)
+			}
+			require.Equal(t, "a", got[0].Object.Name)
+			require.Equal(t, "ConfigMap", got[0].Object.Kind)
+			if bookmarks {
+				require.Equal(t, "7", got[1].ResourceVersion)
+			}
+			require.True(t, client.IsGone(got[len(got)-1].Err), "%v", got[len(got)-1].Err)
+		}
+	})
+}
