@@ -1,7 +1,9 @@
-// Package kube is the ctrlkit source for Kubernetes API servers:
-// Source[T] is a source.ListWatcher[T] and a source.Writer[T] over one
-// resource, through k8s.io/client-go's REST machinery, so that the
-// reflector, the informer and the controllers run against a cluster.
+// Package kube connects ctrlkit to Kubernetes API servers, through
+// k8s.io/client-go's REST machinery: Source[T] is a source.ListWatcher[T]
+// and a source.Writer[T] over one resource of client-go's types, so that
+// the reflector and the informer run against a cluster; Client is the
+// typed client contract of controllers/client over ctrlkit's own types,
+// so that controllers run against one.
 //
 // It is its own module (github.com/ctrlkit/ctrlkit/kube) so that
 // client-go's dependencies reach only the programs that import it; the
@@ -29,6 +31,68 @@
 // "namespace/name", or "name" for cluster-scoped objects (Key, which is
 // client-go's MetaNamespaceKeyFunc). Options.Namespace and the
 // selectors restrict List and Watch.
+//
+// # The client contract on a real server
+//
+// Client implements client.Client (and client.Binder) of package
+// controllers/client for ctrlkit's own types (controllers/api), so that
+// the reference controllers, and any controller written against the
+// contract, run against a Kubernetes API server:
+//
+//	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+//	c, err := kube.NewClient(cfg, kube.ClientOptions{})  // 20 QPS, burst 30
+//	pods, err := client.For[*api.Pod](c)
+//	_, err = pods.UpdateStatus(ctx, pod)
+//
+// Every kind of api.Kinds is served, under the plural the API server's
+// discovery gives it (PluralOf) and the scope api.IsNamespaced says.
+// Requests go through one rest.RESTClient with raw JSON bodies, so
+// kubeconfig authentication, TLS, the token-bucket rate limit
+// (ClientOptions.QPS and Burst, kube-controller-manager's
+// --kube-api-qps 20 and --kube-api-burst 30 by default) and client-go's
+// retries of a 429 or 5xx with Retry-After are client-go's. List and
+// Watch are mapped as for Source (below), with Select's namespace,
+// labelSelector and fieldSelector; watch streams are read as raw JSON
+// frames. Status errors become the contract's: 404 source.ErrNotFound,
+// 409 AlreadyExists source.ErrAlreadyExists, 409 Conflict
+// source.ErrConflict, 422 a *client.InvalidError with one FieldError per
+// cause, 403 client.ErrForbidden, 400 client.ErrBadRequest, 410
+// source.ErrExpired, 413 client.ErrTooLarge, 429 client.ErrTooManyRequests
+// (a *client.RetryAfterError when the server said when), 504 and
+// ServerTimeout client.ErrServerTimeout; the source sentinels of the
+// section "What is mapped" stay in the chain for the reflector.
+//
+// Where the server does not say, the contract's versions are "": the
+// version of a DeleteWith that removed the object (kube-apiserver
+// answers with a Status, or a pod's last state) and of a Bind (a
+// Status). A DeleteWith that only marks the object returns the version
+// of the marking. Resource versions are opaque (no
+// source.VersionComparer), as for Source.
+//
+// # Nothing lost
+//
+// ctrlkit's types model a subset of Kubernetes' fields; an object read
+// from a real server and written back as ctrlkit encodes it would drop
+// the others (a container's resizePolicy, spec.os, managedFields, …).
+// So the Client remembers the server's JSON of the last version it read
+// of each object (by uid and resourceVersion, from Get, List, Watch and
+// the answers to writes), and Update and UpdateStatus send a three-way
+// merge: what ctrlkit's encoding of the object changed, relative to
+// ctrlkit's view of that JSON, applied to the server's JSON. Unchanged
+// subtrees are the server's verbatim, unknown fields included; members
+// ctrlkit cleared are removed; lists of unequal length are merged per
+// element by "name", "type" or "uid" (else by equality), equal-length
+// ones element by element. The write is still a PUT at the
+// resourceVersion read, so a concurrent write is a conflict, as ever.
+//
+// The memory is bounded: ClientOptions.RawCacheBytes (64 MiB by
+// default) of JSON, least recently used first out; a deleted object is
+// forgotten. An object not remembered (evicted, never read by this
+// Client, or written without a resourceVersion) is read once with a GET
+// before the write, at the cost of one request; if the server's version
+// differs from the one written at, the write conflicts anyway and is
+// sent as ctrlkit encodes it. Create and Patch need no merge (nothing to
+// lose, or the server merges).
 //
 // # Versions
 //
@@ -99,8 +163,10 @@
 //     answers "Too large resource version" after a few seconds, but
 //     without one the etcd-backed watch simply waits for that version,
 //     so no ErrFutureVersion comes.
-//   - Patch, Apply, subresources (status, scale) and DeleteCollection
-//     are not part of source.Writer; use client-go for them.
+//   - Source: Patch, Apply, subresources (status, scale) and
+//     DeleteCollection are not part of source.Writer; use client-go for
+//     them, or Client, which has Patch and the status, scale and binding
+//     subresources (not Apply or DeleteCollection).
 //   - Typed clients (clientset.CoreV1().ConfigMaps(ns), client-go's
 //     generic gentype clients) cannot back a Source: they drop the body
 //     of a delete, and with it the resourceVersion Delete must return.

@@ -1,0 +1,229 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
+)
+
+// The defaults of ClientOptions: kube-controller-manager's --kube-api-qps
+// and --kube-api-burst, and the raw cache's bound.
+const (
+	DefaultQPS           = 20
+	DefaultBurst         = 30
+	DefaultRawCacheBytes = 64 << 20
+)
+
+// ClientOptions configure a Client. The zero value is kube-controller-
+// manager's client: 20 requests per second, bursts of 30.
+type ClientOptions struct {
+	// QPS and Burst rate-limit every request of the Client, all kinds
+	// together, with client-go's token bucket (rest.Config.QPS and
+	// Burst). Defaults DefaultQPS and DefaultBurst; negative QPS turns
+	// the limit off. A rest.Config with its own RateLimiter keeps it.
+	QPS   float32
+	Burst int
+	// UserAgent is the User-Agent header; default client-go's
+	// (rest.DefaultKubernetesUserAgent), or the rest.Config's.
+	UserAgent string
+	// RawCacheBytes bounds the memory of the server's JSON kept for the
+	// objects read, so that writing one back loses none of the fields
+	// ctrlkit's types do not model (see the package documentation).
+	// Default DefaultRawCacheBytes; negative keeps nothing, and every
+	// Update and UpdateStatus then reads the object first.
+	RawCacheBytes int64
+	// MaxUpdateRetries bounds how often an unconditional Update or
+	// UpdateStatus (no resourceVersion to go by) reads the object again
+	// after a conflict. Default 5.
+	MaxUpdateRetries int
+}
+
+// Client is a client.Client and a client.Binder over a Kubernetes API
+// server: one Resource per kind of package controllers/api, speaking
+// Kubernetes JSON through client-go's REST machinery (so kubeconfig
+// authentication, TLS, rate limits and retries of Retry-After responses
+// are client-go's). It is safe for concurrent use and starts no
+// goroutine but one per open watch.
+type Client struct {
+	rest  *rest.RESTClient
+	raw   *rawCache
+	opts  ClientOptions
+	kinds map[api.GroupVersionKind]any
+	pods  *Resource[*api.Pod]
+}
+
+var (
+	_ client.Client             = (*Client)(nil)
+	_ client.Binder             = (*Client)(nil)
+	_ client.Resource[*api.Pod] = (*Resource[*api.Pod])(nil)
+)
+
+// NewClient returns a Client of the API server cfg points at (a
+// *rest.Config from clientcmd.BuildConfigFromFlags, rest.InClusterConfig,
+// …). cfg is copied; requests and responses are JSON whatever its
+// ContentConfig says.
+func NewClient(cfg *rest.Config, opts ClientOptions) (*Client, error) {
+	if cfg == nil {
+		return nil, errors.New("kube: NewClient: nil config")
+	}
+	switch {
+	case opts.Burst < 0:
+		return nil, fmt.Errorf("kube: NewClient: ClientOptions.Burst is negative (%d)", opts.Burst)
+	case opts.MaxUpdateRetries < 0:
+		return nil, fmt.Errorf("kube: NewClient: ClientOptions.MaxUpdateRetries is negative (%d)", opts.MaxUpdateRetries)
+	}
+	if opts.QPS == 0 {
+		opts.QPS = DefaultQPS
+	}
+	if opts.Burst == 0 {
+		opts.Burst = DefaultBurst
+	}
+	if opts.RawCacheBytes == 0 {
+		opts.RawCacheBytes = DefaultRawCacheBytes
+	}
+	if opts.MaxUpdateRetries == 0 {
+		opts.MaxUpdateRetries = 5
+	}
+	c := rest.CopyConfig(cfg)
+	c.QPS, c.Burst = opts.QPS, opts.Burst
+	if opts.UserAgent != "" {
+		c.UserAgent = opts.UserAgent
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	// JSON both ways, and a decoder of metav1.Status for the errors, as
+	// the dynamic client configures itself.
+	rc, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(c))
+	if err != nil {
+		return nil, fmt.Errorf("kube: NewClient: %w", err)
+	}
+	cl := &Client{rest: rc, raw: newRawCache(opts.RawCacheBytes), opts: opts, kinds: map[api.GroupVersionKind]any{}}
+	for _, gvk := range api.Kinds() {
+		obj, _ := api.New(gvk.Kind)
+		mk, ok := constructors[reflect.TypeOf(obj)]
+		if !ok {
+			return nil, fmt.Errorf("kube: NewClient: no resource for %s (%T)", gvk, obj)
+		}
+		cl.kinds[gvk] = mk(cl, gvk)
+	}
+	cl.pods = cl.kinds[(&api.Pod{}).GroupVersionKind()].(*Resource[*api.Pod])
+	return cl, nil
+}
+
+// constructors make the Resource of each Go type of controllers/api;
+// NewClient checks that every kind of api.Kinds has one.
+var constructors = map[reflect.Type]func(*Client, api.GroupVersionKind) any{}
+
+func register[T api.Object]() {
+	constructors[reflect.TypeFor[T]()] = func(c *Client, gvk api.GroupVersionKind) any { return newResource[T](c, gvk) }
+}
+
+func init() {
+	register[*api.Pod]()
+	register[*api.Node]()
+	register[*api.Service]()
+	register[*api.Endpoints]()
+	register[*api.ReplicaSet]()
+	register[*api.ReplicationController]()
+	register[*api.Deployment]()
+	register[*api.StatefulSet]()
+	register[*api.DaemonSet]()
+	register[*api.ControllerRevision]()
+	register[*api.Job]()
+	register[*api.CronJob]()
+	register[*api.Namespace]()
+	register[*api.ResourceQuota]()
+	register[*api.ServiceAccount]()
+	register[*api.ConfigMap]()
+	register[*api.Secret]()
+	register[*api.PersistentVolume]()
+	register[*api.PersistentVolumeClaim]()
+	register[*api.StorageClass]()
+	register[*api.HorizontalPodAutoscaler]()
+	register[*api.Lease]()
+	register[*api.Event]()
+}
+
+// PluralOf returns the resource name of kind gvk as the API server's
+// discovery names it: the lower-cased kind made plural ("pods",
+// "endpoints", "storageclasses", "horizontalpodautoscalers"), which is
+// apimachinery's guess and right for every kind of controllers/api.
+func PluralOf(gvk api.GroupVersionKind) string {
+	plural, _ := meta.UnsafeGuessKindToResource(schema.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind})
+	return plural.Resource
+}
+
+// ResourceFor implements client.Client: the *Resource[T] of kind gvk,
+// where T is its Go type in controllers/api; client.ErrUnknownKind for
+// any other kind, group or version. Use client.For.
+func (c *Client) ResourceFor(gvk api.GroupVersionKind) (any, error) {
+	r, ok := c.kinds[gvk]
+	if !ok {
+		return nil, fmt.Errorf("kube: %s is not served: %w", gvk, client.ErrUnknownKind)
+	}
+	return r, nil
+}
+
+// RateLimit returns the QPS of the Client's rate limiter and the burst
+// ClientOptions asked for (0, 0 when there is no limiter). A rest.Config
+// with its own RateLimiter reports that limiter's QPS.
+func (c *Client) RateLimit() (qps float32, burst int) {
+	if rl := c.rest.GetRateLimiter(); rl != nil {
+		return rl.QPS(), c.opts.Burst
+	}
+	return 0, 0
+}
+
+// Bind implements client.Binder: a POST of a v1 Binding to the pod's
+// binding subresource, which sets spec.nodeName (and the PodScheduled
+// condition). The API server answers with a Status, without the pod's
+// new resourceVersion, so Bind returns "".
+func (c *Client) Bind(ctx context.Context, namespace, name, nodeName string) (string, error) {
+	if ctx == nil {
+		return "", errors.New("kube: Bind: nil context")
+	}
+	if nodeName == "" {
+		return "", fmt.Errorf("kube: bind pod %s/%s: empty node name: %w", namespace, name, client.ErrBadRequest)
+	}
+	type ref struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+		Name       string `json:"name"`
+	}
+	body, err := json.Marshal(struct {
+		APIVersion string         `json:"apiVersion"`
+		Kind       string         `json:"kind"`
+		Metadata   api.ObjectMeta `json:"metadata"`
+		Target     ref            `json:"target"`
+	}{"v1", "Binding", api.ObjectMeta{Namespace: namespace, Name: name}, ref{"v1", "Node", nodeName}})
+	if err != nil {
+		return "", err
+	}
+	r := c.pods.request("POST", namespace).Name(name).SubResource("binding").SetHeader("Content-Type", "application/json").Body(body)
+	if _, err := c.do(ctx, r); err != nil {
+		return "", c.pods.fail("bind pod "+api.NamespacedKey(namespace, name), err)
+	}
+	return "", nil
+}
+
+// do runs r and returns the body of its answer, or the error with the
+// Status the server sent decoded (an *apierrors.StatusError).
+func (c *Client) do(ctx context.Context, r *rest.Request) ([]byte, error) {
+	res := r.Do(ctx)
+	body, err := res.Raw()
+	if err != nil {
+		return nil, res.Error()
+	}
+	return body, nil
+}
