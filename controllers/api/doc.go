@@ -55,7 +55,9 @@
 // ReplicationController into one. NodeSelectorTerm.Matches and
 // PodMatchesNode implement node affinity; Toleration.ToleratesTaint and
 // FindUntoleratedTaint implement taint-based filtering, with Kubernetes'
-// matching rules.
+// matching rules. PodRequests (and PodRequestsWith) is the one
+// computation of what a pod requests, sidecar init containers and
+// overhead included, that the scheduler and resource quota share.
 //
 // YAML is read as sigs.k8s.io/yaml (and so kubectl) reads it: YAML 1.1,
 // where an unquoted y, n, yes, no, on or off is a boolean ("name: n" is an

@@ -4,6 +4,10 @@
 // caches the controllers and kube-proxy use. No DNS server is run; a
 // program or a test asks the Resolver directly.
 //
+// It depends on the client contract (package controllers/client: the
+// in-process cluster or a real API server) and the shared informers
+// only.
+//
 // # Records
 //
 // Under the cluster domain (default cluster.local):

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -34,22 +34,29 @@ type Resolver struct {
 	regs      []func() bool
 }
 
-// New returns a resolver of cluster c over the shared informers of f
-// ("services", "endpoints"). Start f after New.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Resolver, error) {
+// New returns a resolver of the cluster that c serves, over the shared
+// informers of f ("services", "endpoints"). Start f after New.
+func New(c client.Client, f *informer.Factory, opts Options) (*Resolver, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("dns: cluster and factory are required")
+		return nil, errors.New("dns: client and factory are required")
+	}
+	services, err := client.For[*api.Service](c)
+	if err != nil {
+		return nil, fmt.Errorf("dns: %w", err)
+	}
+	endpoints, err := client.For[*api.Endpoints](c)
+	if err != nil {
+		return nil, fmt.Errorf("dns: %w", err)
 	}
 	zone := strings.Trim(strings.ToLower(opts.ClusterDomain), ".")
 	if zone == "" {
 		zone = DefaultClusterDomain
 	}
 	r := &Resolver{zone: zone}
-	var err error
-	if r.services, err = informer.Shared(f, c.Services().Resource(), source.ListWatcher[*api.Service](c.Services()), api.Key[*api.Service], informer.Options[*api.Service]{}); err != nil {
+	if r.services, err = informer.Shared(f, services.Resource(), source.ListWatcher[*api.Service](services), api.Key[*api.Service], informer.Options[*api.Service]{}); err != nil {
 		return nil, fmt.Errorf("dns: %w", err)
 	}
-	if r.endpoints, err = informer.Shared(f, c.Endpoints().Resource(), source.ListWatcher[*api.Endpoints](c.Endpoints()), api.Key[*api.Endpoints], informer.Options[*api.Endpoints]{}); err != nil {
+	if r.endpoints, err = informer.Shared(f, endpoints.Resource(), source.ListWatcher[*api.Endpoints](endpoints), api.Key[*api.Endpoints], informer.Options[*api.Endpoints]{}); err != nil {
 		return nil, fmt.Errorf("dns: %w", err)
 	}
 	return r, nil

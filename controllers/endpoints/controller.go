@@ -7,7 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
@@ -30,8 +30,8 @@ type Options struct {
 	// Workers is the number of services synced concurrently. Default
 	// DefaultWorkers; negative is an error.
 	Workers int
-	// Writer writes the Endpoints. Default: the cluster's Endpoints
-	// store. Tests wrap that store (fake.NewRecorder) to count writes;
+	// Writer writes the Endpoints. Default: the client's Endpoints
+	// resource. Tests wrap that store (fake.NewRecorder) to count writes;
 	// anything else must still write to the same cluster.
 	Writer source.Writer[*api.Endpoints]
 	// Recorder receives the events kube-controller-manager records:
@@ -42,7 +42,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-func (o *Options) validate(c *cluster.Cluster) error {
+func (o *Options) validate(endpoints client.Resource[*api.Endpoints]) error {
 	if o.Workers < 0 {
 		return fmt.Errorf("endpoints: Workers %d is negative", o.Workers)
 	}
@@ -50,7 +50,7 @@ func (o *Options) validate(c *cluster.Cluster) error {
 		o.Workers = DefaultWorkers
 	}
 	if o.Writer == nil {
-		o.Writer = c.Endpoints()
+		o.Writer = endpoints
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -75,31 +75,43 @@ type Controller struct {
 	log       *slog.Logger
 }
 
-// New returns the endpoints controller of cluster c over the shared
-// informers of f ("services", "pods", "endpoints"). Start f after New,
-// then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+// New returns the endpoints controller of the cluster that c serves,
+// over the shared informers of f ("services", "pods", "endpoints").
+// Start f after New, then Run.
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("endpoints: cluster and factory are required")
+		return nil, errors.New("endpoints: client and factory are required")
 	}
-	if err := opts.validate(c); err != nil {
+	services, err := client.For[*api.Service](c)
+	if err != nil {
+		return nil, fmt.Errorf("endpoints: %w", err)
+	}
+	pods, err := client.For[*api.Pod](c)
+	if err != nil {
+		return nil, fmt.Errorf("endpoints: %w", err)
+	}
+	endpoints, err := client.For[*api.Endpoints](c)
+	if err != nil {
+		return nil, fmt.Errorf("endpoints: %w", err)
+	}
+	if err := opts.validate(endpoints); err != nil {
 		return nil, err
 	}
 	e := &Controller{opts: opts, log: opts.Logger.With("controller", component)}
-	var err error
-	if e.services, err = informer.Shared(f, c.Services().Resource(), source.ListWatcher[*api.Service](c.Services()), api.Key[*api.Service], informer.Options[*api.Service]{Logger: opts.Logger}); err != nil {
+	if e.services, err = informer.Shared(f, services.Resource(), source.ListWatcher[*api.Service](services), api.Key[*api.Service], informer.Options[*api.Service]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("endpoints: %w", err)
 	}
-	if e.pods, err = informer.Shared(f, c.Pods().Resource(), source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
+	if e.pods, err = informer.Shared(f, pods.Resource(), source.ListWatcher[*api.Pod](pods), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("endpoints: %w", err)
 	}
-	if e.endpoints, err = informer.Shared(f, c.Endpoints().Resource(), source.ListWatcher[*api.Endpoints](c.Endpoints()), api.Key[*api.Endpoints], informer.Options[*api.Endpoints]{Logger: opts.Logger}); err != nil {
+	if e.endpoints, err = informer.Shared(f, endpoints.Resource(), source.ListWatcher[*api.Endpoints](endpoints), api.Key[*api.Endpoints], informer.Options[*api.Endpoints]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("endpoints: %w", err)
 	}
 	// Read-your-writes on the Endpoints (kcm's staleEndpointsTracker):
 	// the next sync of a service waits until the cache shows this one's
-	// write. An Endpoints object has its service's key.
-	if e.gate, err = reconcile.NewConsistency[string](e.endpoints, c.Endpoints()); err != nil {
+	// write. An Endpoints object has its service's key. The informer
+	// orders resourceVersions as its source does.
+	if e.gate, err = reconcile.NewConsistency[string](e.endpoints, e.endpoints); err != nil {
 		return nil, fmt.Errorf("endpoints: %w", err)
 	}
 	if e.writer, err = reconcile.GatedWriter[*api.Endpoints](e.gate, opts.Writer, api.Key[*api.Endpoints]); err != nil {
@@ -228,7 +240,7 @@ func (e *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 	case opCreate:
 		_, err := e.writer.Create(ctx, d.endpoints)
 		if err != nil {
-			if errors.Is(err, cluster.ErrForbidden) {
+			if errors.Is(err, client.ErrForbidden) {
 				// Most likely a terminating namespace: creates will go on
 				// failing, and the namespace's end removes the service.
 				e.log.Debug("forbidden to create endpoints", "service", key, "err", err)

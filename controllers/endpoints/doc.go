@@ -4,6 +4,10 @@
 // the pods behind the service — the routing table kube-proxy and the
 // service DNS read.
 //
+// It depends on the client contract (package controllers/client: the
+// in-process cluster or a real API server) and the shared informers
+// only.
+//
 // # Algorithm
 //
 // A queue of service keys is worked by Options.Workers goroutines

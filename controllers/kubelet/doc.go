@@ -9,9 +9,11 @@
 // The package lives beside the controllers rather than in a sim/ tree:
 // the design's table puts the node side (scheduler, kubelet simulation,
 // proxy) under controllers/, the controlplane package wires it with the
-// others, and it obeys the same rules as a controller — it reads through
-// an informer, writes only through the cluster store, takes time from
-// the time package and owns its goroutines in Run. What is simulated is
+// others, and it obeys the same rules as a controller — it depends on the
+// client contract (package controllers/client: the in-process cluster or
+// a real API server) and its own informer only, reads through the
+// informer, takes time from the time package and owns its goroutines in
+// Run. What is simulated is
 // the container runtime behind it, and that is what its Stages describe;
 // a sim/ directory would hold this one package and separate it from the
 // components it is tested with.
@@ -25,7 +27,7 @@
 //
 // A Kubelet has an informer of its own over the pods selected on the
 // server side by spec.nodeName=<node> (a kubelet is a process of its own
-// on its node, and watches only its pods, as the seed describes), not a
+// on its node, and watches only its pods, as Kubernetes' kubelet does), not a
 // shared informer of the controller manager's factory.
 //
 // # Node

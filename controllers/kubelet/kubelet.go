@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -26,10 +26,14 @@ const retryAfter = time.Second
 // New and run it with Run; Stop and Start may be called from any
 // goroutine, before or during Run.
 type Kubelet struct {
-	c    *cluster.Cluster
-	opts Options
-	log  *slog.Logger
-	pods *informer.Informer[*api.Pod]
+	// The kinds the kubelet writes.
+	podRes   client.Resource[*api.Pod]
+	nodeRes  client.Resource[*api.Node]
+	leaseRes client.Resource[*api.Lease]
+	nsRes    client.Resource[*api.Namespace]
+	opts     Options
+	log      *slog.Logger
+	pods     *informer.Informer[*api.Pod]
 
 	mu    sync.Mutex          // guards the fields below
 	dead  bool                // Stop was called and Start not since
@@ -57,11 +61,27 @@ type Kubelet struct {
 // the pods bound to its node (field selector spec.nodeName=<node>, as the
 // kubelet's own watch) through an informer of its own, not a shared one:
 // a kubelet is a process of its own on its node. New starts nothing.
-func New(c *cluster.Cluster, opts Options) (*Kubelet, error) {
+func New(c client.Client, opts Options) (*Kubelet, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	lw, err := c.Pods().Select(cluster.SelectOptions{FieldSelector: "spec.nodeName=" + opts.NodeName})
+	pods, err := client.For[*api.Pod](c)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
+	nodes, err := client.For[*api.Node](c)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
+	leases, err := client.For[*api.Lease](c)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
+	namespaces, err := client.For[*api.Namespace](c)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
+	lw, err := pods.Select(client.SelectOptions{FieldSelector: "spec.nodeName=" + opts.NodeName})
 	if err != nil {
 		return nil, fmt.Errorf("kubelet: %w", err)
 	}
@@ -74,7 +94,10 @@ func New(c *cluster.Cluster, opts Options) (*Kubelet, error) {
 		return nil, err
 	}
 	k := &Kubelet{
-		c:         c,
+		podRes:    pods,
+		nodeRes:   nodes,
+		leaseRes:  leases,
+		nsRes:     namespaces,
 		opts:      opts,
 		log:       opts.Logger.With("node", opts.NodeName),
 		pods:      inf,
@@ -370,7 +393,7 @@ func (k *Kubelet) writeStatus(ctx context.Context, pod *api.Pod, st api.PodStatu
 	}
 	p := pod.DeepCopy()
 	p.Status = st
-	_, err := k.c.Pods().UpdateStatus(ctx, p)
+	_, err := k.podRes.UpdateStatus(ctx, p)
 	if errors.Is(err, source.ErrConflict) || errors.Is(err, source.ErrNotFound) {
 		return nil
 	}
@@ -383,7 +406,7 @@ func (k *Kubelet) writeStatus(ctx context.Context, pod *api.Pod, st api.PodStatu
 // finalDelete removes a terminated pod from the API server with grace
 // period 0, as the kubelet's status manager does once it may be deleted.
 func (k *Kubelet) finalDelete(ctx context.Context, key string, uid api.UID) error {
-	_, err := k.c.Pods().DeleteWith(ctx, key, cluster.DeleteOptions{GracePeriodSeconds: new(int64), Preconditions: cluster.Preconditions{UID: uid}})
+	_, err := k.podRes.DeleteWith(ctx, key, client.DeleteOptions{GracePeriodSeconds: new(int64), Preconditions: client.Preconditions{UID: uid}})
 	if err != nil && !errors.Is(err, source.ErrNotFound) && !errors.Is(err, source.ErrConflict) {
 		return fmt.Errorf("kubelet: delete pod %s: %w", key, err)
 	}

@@ -83,12 +83,12 @@ func (k *Kubelet) register(ctx context.Context, now time.Time) error {
 	n.Spec.Taints = append([]api.Taint(nil), k.opts.Taints...)
 	n.Spec.PodCIDR, n.Spec.PodCIDRs = k.opts.PodCIDR, []string{k.opts.PodCIDR}
 	n.Status = k.nodeStatus(api.NodeStatus{}, now)
-	_, err := k.c.Nodes().Create(ctx, n)
+	_, err := k.nodeRes.Create(ctx, n)
 	if errors.Is(err, source.ErrAlreadyExists) {
-		n, _, err = k.c.Nodes().Get(ctx, k.opts.NodeName)
+		n, _, err = k.nodeRes.Get(ctx, k.opts.NodeName)
 		if err == nil {
 			n.Status = k.nodeStatus(n.Status, now)
-			_, err = k.c.Nodes().UpdateStatus(ctx, n)
+			_, err = k.nodeRes.UpdateStatus(ctx, n)
 		}
 	}
 	if err != nil {
@@ -107,10 +107,10 @@ func (k *Kubelet) register(ctx context.Context, now time.Time) error {
 // postStatus is one node status update (tryUpdateNodeStatus). A deleted
 // Node is not registered again, as the kubelet does not.
 func (k *Kubelet) postStatus(ctx context.Context, now time.Time) error {
-	n, _, err := k.c.Nodes().Get(ctx, k.opts.NodeName)
+	n, _, err := k.nodeRes.Get(ctx, k.opts.NodeName)
 	if err == nil {
 		n.Status = k.nodeStatus(n.Status, now)
-		_, err = k.c.Nodes().UpdateStatus(ctx, n)
+		_, err = k.nodeRes.UpdateStatus(ctx, n)
 	}
 	if err != nil {
 		return fmt.Errorf("kubelet: update node %s status: %w", k.opts.NodeName, err)
@@ -124,18 +124,18 @@ func (k *Kubelet) postStatus(ctx context.Context, now time.Time) error {
 func (k *Kubelet) renewLease(ctx context.Context, now time.Time) error {
 	key := api.NamespacedKey(NodeLeaseNamespace, k.opts.NodeName)
 	renew := api.NewMicroTime(now.UTC())
-	l, _, err := k.c.Leases().Get(ctx, key)
+	l, _, err := k.leaseRes.Get(ctx, key)
 	switch {
 	case err == nil:
 		l.Spec.RenewTime = &renew
 		holder := k.opts.NodeName
 		l.Spec.HolderIdentity = &holder
 		l.Spec.LeaseDurationSeconds = new(int32(k.opts.LeaseDuration / time.Second))
-		_, err = k.c.Leases().Update(ctx, l, "")
+		_, err = k.leaseRes.Update(ctx, l, "")
 	case errors.Is(err, source.ErrNotFound):
 		ns := &api.Namespace{}
 		ns.Name = NodeLeaseNamespace
-		if _, err := k.c.Namespaces().Create(ctx, ns); err != nil && !errors.Is(err, source.ErrAlreadyExists) {
+		if _, err := k.nsRes.Create(ctx, ns); err != nil && !errors.Is(err, source.ErrAlreadyExists) {
 			return fmt.Errorf("kubelet: create namespace %s: %w", NodeLeaseNamespace, err)
 		}
 		l = &api.Lease{}
@@ -149,7 +149,7 @@ func (k *Kubelet) renewLease(ctx context.Context, now time.Time) error {
 			LeaseDurationSeconds: new(int32(k.opts.LeaseDuration / time.Second)),
 			RenewTime:            &renew,
 		}
-		_, err = k.c.Leases().Create(ctx, l)
+		_, err = k.leaseRes.Create(ctx, l)
 	}
 	if err != nil {
 		return fmt.Errorf("kubelet: renew lease %s: %w", key, err)

@@ -164,7 +164,7 @@ func (k *Kubelet) syncStatic(ctx context.Context, key string, now time.Time) err
 		if k.nodeUID != "" {
 			m.OwnerReferences = []api.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: k.opts.NodeName, UID: k.nodeUID}}
 		}
-		if _, err := k.c.Pods().Create(ctx, m); err != nil && !errors.Is(err, source.ErrAlreadyExists) {
+		if _, err := k.podRes.Create(ctx, m); err != nil && !errors.Is(err, source.ErrAlreadyExists) {
 			return fmt.Errorf("kubelet: create mirror pod %s: %w", key, err)
 		}
 		return nil

@@ -17,7 +17,7 @@ func TestNewBadInput(t *testing.T) {
 	require.NoError(t, err)
 	f := informer.NewFactory(informer.FactoryOptions{Logger: discard})
 	_, err = nodelifecycle.New(nil, f, nodelifecycle.Options{})
-	require.ErrorContains(t, err, "cluster is nil")
+	require.ErrorContains(t, err, "client is nil")
 	_, err = nodelifecycle.New(c, nil, nodelifecycle.Options{})
 	require.ErrorContains(t, err, "factory is nil")
 	_, err = nodelifecycle.New(c, f, nodelifecycle.Options{MonitorPeriod: -time.Second})

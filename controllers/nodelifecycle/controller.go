@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -26,12 +26,13 @@ const writeRetries = 5
 // Controller is the node lifecycle controller. Create it with New, run it
 // with Run.
 type Controller struct {
-	c      *cluster.Cluster
-	nodes  *informer.Informer[*api.Node]
-	pods   *informer.Informer[*api.Pod]
-	leases *informer.Informer[*api.Lease]
-	regs   []*informer.Registration
-	opts   Options
+	nodeRes client.Resource[*api.Node]
+	podRes  client.Resource[*api.Pod]
+	nodes   *informer.Informer[*api.Node]
+	pods    *informer.Informer[*api.Pod]
+	leases  *informer.Informer[*api.Lease]
+	regs    []*informer.Registration
+	opts    Options
 
 	mu         sync.Mutex
 	dirtyNodes map[string]bool // guarded by mu: nodes for the NoSchedule pass
@@ -46,13 +47,13 @@ type Controller struct {
 	retry      map[string]bool        // kcm's nodesToRetry (MarkPodsNotReady)
 }
 
-// New returns a Controller over c, with the shared informers of nodes,
-// pods and leases of f (named by resource). It starts nothing: the caller
-// starts f and calls Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+// New returns a Controller over the client c, with the shared informers
+// of nodes, pods and leases of f (named by resource). It starts nothing:
+// the caller starts f and calls Run.
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	switch {
 	case c == nil:
-		return nil, errors.New("nodelifecycle: cluster is nil")
+		return nil, errors.New("nodelifecycle: client is nil")
 	case f == nil:
 		return nil, errors.New("nodelifecycle: factory is nil")
 	}
@@ -60,16 +61,28 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	if err != nil {
 		return nil, err
 	}
-	nc := &Controller{c: c, opts: opts, dirtyNodes: map[string]bool{}, dirtyPods: map[string]bool{},
+	nodes, err := client.For[*api.Node](c)
+	if err != nil {
+		return nil, fmt.Errorf("nodelifecycle: %w", err)
+	}
+	pods, err := client.For[*api.Pod](c)
+	if err != nil {
+		return nil, fmt.Errorf("nodelifecycle: %w", err)
+	}
+	leases, err := client.For[*api.Lease](c)
+	if err != nil {
+		return nil, fmt.Errorf("nodelifecycle: %w", err)
+	}
+	nc := &Controller{nodeRes: nodes, podRes: pods, opts: opts, dirtyNodes: map[string]bool{}, dirtyPods: map[string]bool{},
 		wake: make(chan struct{}, 1), known: map[string]bool{}, health: map[string]*Health{},
 		zoneStates: map[string]ZoneState{}, queues: map[string]*taintQueue{}, retry: map[string]bool{}}
-	if nc.nodes, err = informer.Shared(f, c.Nodes().Resource(), source.ListWatcher[*api.Node](c.Nodes()), api.Key[*api.Node], informer.Options[*api.Node]{Logger: opts.Logger}); err != nil {
+	if nc.nodes, err = informer.Shared(f, nodes.Resource(), source.ListWatcher[*api.Node](nodes), api.Key[*api.Node], informer.Options[*api.Node]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("nodelifecycle: %w", err)
 	}
-	if nc.pods, err = informer.Shared(f, c.Pods().Resource(), source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
+	if nc.pods, err = informer.Shared(f, pods.Resource(), source.ListWatcher[*api.Pod](pods), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("nodelifecycle: %w", err)
 	}
-	if nc.leases, err = informer.Shared(f, c.Leases().Resource(), source.ListWatcher[*api.Lease](c.Leases()), api.Key[*api.Lease], informer.Options[*api.Lease]{Logger: opts.Logger}); err != nil {
+	if nc.leases, err = informer.Shared(f, leases.Resource(), source.ListWatcher[*api.Lease](leases), api.Key[*api.Lease], informer.Options[*api.Lease]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("nodelifecycle: %w", err)
 	}
 	reg, err := nc.nodes.AddEventHandler(informer.HandlerFuncs[*api.Node]{
@@ -296,7 +309,7 @@ func (nc *Controller) updateHealth(ctx context.Context, n *api.Node, now time.Ti
 		}
 		cp := n.DeepCopy()
 		cp.Status = *obs.Status
-		_, err := nc.c.Nodes().UpdateStatus(ctx, cp)
+		_, err := nc.nodeRes.UpdateStatus(ctx, cp)
 		if err == nil {
 			after := obs.AfterWrite
 			nc.health[n.Name] = &after
@@ -305,7 +318,7 @@ func (nc *Controller) updateHealth(ctx context.Context, n *api.Node, now time.Ti
 			return obs, cp, true
 		}
 		nc.opts.Logger.Warn("nodelifecycle: cannot update node status", "node", n.Name, "err", err)
-		if n, _, err = nc.c.Nodes().Get(ctx, n.Name); err != nil {
+		if n, _, err = nc.nodeRes.Get(ctx, n.Name); err != nil {
 			return Observation{}, nil, false
 		}
 	}
@@ -409,7 +422,7 @@ func (nc *Controller) swapTaints(ctx context.Context, n *api.Node, add, remove [
 			return true
 		}
 		node.Spec.Taints = taints
-		_, err := nc.c.Nodes().Update(ctx, node, "")
+		_, err := nc.nodeRes.Update(ctx, node, "")
 		if err == nil {
 			return true
 		}
@@ -417,7 +430,7 @@ func (nc *Controller) swapTaints(ctx context.Context, n *api.Node, add, remove [
 			nc.opts.Logger.Warn("nodelifecycle: cannot update node taints", "node", n.Name, "err", err)
 			return false
 		}
-		if node, _, err = nc.c.Nodes().Get(ctx, n.Name); err != nil {
+		if node, _, err = nc.nodeRes.Get(ctx, n.Name); err != nil {
 			return false
 		}
 	}
@@ -439,7 +452,7 @@ func (nc *Controller) markPodsNotReady(ctx context.Context, pods []*api.Pod, nod
 		cp := p.DeepCopy()
 		c, _ = cp.Status.GetCondition(api.PodReady)
 		c.Status, c.LastTransitionTime = api.ConditionFalse, api.NewTime(time.Now())
-		if _, err := nc.c.Pods().UpdateStatus(ctx, cp); err != nil {
+		if _, err := nc.podRes.UpdateStatus(ctx, cp); err != nil {
 			if errors.Is(err, source.ErrNotFound) {
 				continue
 			}

@@ -17,7 +17,9 @@
 //
 // It reads nodes, pods and the kubelets' Leases (kube-node-lease/<node>)
 // from shared informers and writes node status, node taints and pod
-// status through the cluster store.
+// status through the client contract (package controllers/client: the
+// in-process cluster or a real API server); it depends on those two
+// only.
 //
 // # Health
 //

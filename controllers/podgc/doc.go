@@ -1,5 +1,7 @@
 // Package podgc is kube-controller-manager's pod garbage collector: it
-// deletes the pods nobody else will.
+// deletes the pods nobody else will. It depends on the client contract
+// (package controllers/client: the in-process cluster or a real API
+// server) and the shared informers only.
 //
 // Every Options.Period (20 s, kcm's gcCheckPeriod) it looks at the pods
 // and nodes in its informers' caches and decides, in a pure function of

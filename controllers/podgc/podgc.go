@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -46,21 +46,23 @@ type Options struct {
 // Collector is the pod garbage collector. Create it with New, run it with
 // Run.
 type Collector struct {
-	c     *cluster.Cluster
-	pods  *informer.Informer[*api.Pod]
-	nodes *informer.Informer[*api.Node]
-	opts  Options
+	podRes  client.Resource[*api.Pod]
+	nodeRes client.Resource[*api.Node]
+	pods    *informer.Informer[*api.Pod]
+	nodes   *informer.Informer[*api.Node]
+	opts    Options
 	// quarantined is when each missing node was first seen missing;
 	// Run's goroutine owns it.
 	quarantined map[string]time.Time
 }
 
-// New returns a Collector over c, with the shared informers "pods" and
-// "nodes" of f. It starts nothing: the caller starts f and calls Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Collector, error) {
+// New returns a Collector over the client c, with the shared informers
+// "pods" and "nodes" of f. It starts nothing: the caller starts f and
+// calls Run.
+func New(c client.Client, f *informer.Factory, opts Options) (*Collector, error) {
 	switch {
 	case c == nil:
-		return nil, errors.New("podgc: cluster is nil")
+		return nil, errors.New("podgc: client is nil")
 	case f == nil:
 		return nil, errors.New("podgc: factory is nil")
 	case opts.Period < 0 || opts.Quarantine < 0:
@@ -78,15 +80,23 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Collector, err
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	pods, err := informer.Shared(f, "pods", c.Pods(), api.Key[*api.Pod], informer.Options[*api.Pod]{})
+	podRes, err := client.For[*api.Pod](c)
 	if err != nil {
 		return nil, fmt.Errorf("podgc: %w", err)
 	}
-	nodes, err := informer.Shared(f, "nodes", c.Nodes(), api.Key[*api.Node], informer.Options[*api.Node]{})
+	nodeRes, err := client.For[*api.Node](c)
 	if err != nil {
 		return nil, fmt.Errorf("podgc: %w", err)
 	}
-	return &Collector{c: c, pods: pods, nodes: nodes, opts: opts, quarantined: map[string]time.Time{}}, nil
+	pods, err := informer.Shared(f, podRes.Resource(), source.ListWatcher[*api.Pod](podRes), api.Key[*api.Pod], informer.Options[*api.Pod]{})
+	if err != nil {
+		return nil, fmt.Errorf("podgc: %w", err)
+	}
+	nodes, err := informer.Shared(f, nodeRes.Resource(), source.ListWatcher[*api.Node](nodeRes), api.Key[*api.Node], informer.Options[*api.Node]{})
+	if err != nil {
+		return nil, fmt.Errorf("podgc: %w", err)
+	}
+	return &Collector{podRes: podRes, nodeRes: nodeRes, pods: pods, nodes: nodes, opts: opts, quarantined: map[string]time.Time{}}, nil
 }
 
 // Run waits for the caches, then makes a pass every Options.Period until
@@ -127,7 +137,7 @@ func (g *Collector) pass(ctx context.Context) {
 		g.quarantined[n] = now
 	}
 	for _, n := range d.Confirm {
-		_, _, err := g.c.Nodes().Get(ctx, n)
+		_, _, err := g.nodeRes.Get(ctx, n)
 		switch {
 		case errors.Is(err, source.ErrNotFound):
 			for _, p := range OnNode(pods, n) {
@@ -154,13 +164,13 @@ func (g *Collector) delete(ctx context.Context, del Deletion) {
 		cp.Status.Phase = api.PodFailed
 		setCondition(&cp.Status, api.PodCondition{Type: "DisruptionTarget", Status: api.ConditionTrue,
 			Reason: ReasonDeletionByPodGC, Message: "PodGC: " + string(del.Reason), LastTransitionTime: api.NewTime(time.Now())})
-		if _, err := g.c.Pods().UpdateStatus(ctx, cp); err != nil && !errors.Is(err, source.ErrNotFound) {
+		if _, err := g.podRes.UpdateStatus(ctx, cp); err != nil && !errors.Is(err, source.ErrNotFound) {
 			g.opts.Logger.Warn("podgc: cannot mark pod failed; deleting it anyway", "pod", key, "err", err)
 		}
 	}
 	zero := int64(0)
-	_, err := g.c.Pods().DeleteWith(ctx, key, cluster.DeleteOptions{
-		GracePeriodSeconds: &zero, Preconditions: cluster.Preconditions{UID: p.UID}})
+	_, err := g.podRes.DeleteWith(ctx, key, client.DeleteOptions{
+		GracePeriodSeconds: &zero, Preconditions: client.Preconditions{UID: p.UID}})
 	switch {
 	case err == nil:
 		g.opts.Logger.Info("podgc: deleted pod", "pod", key, "reason", string(del.Reason))

@@ -4,6 +4,10 @@
 // it — and, optionally, really forwards TCP as kube-proxy's first
 // (userspace) mode did.
 //
+// It depends on the client contract (package controllers/client: the
+// in-process cluster or a real API server) and the shared informers
+// only.
+//
 // # The rules table
 //
 // One Rule per service port of every service with a cluster IP (headless

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -101,21 +101,28 @@ type Proxier struct {
 	us *userspace // nil without Options.Userspace
 }
 
-// New returns the proxy of cluster c over the shared informers of f
-// ("services", "endpoints"). Start f after New, then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Proxier, error) {
+// New returns the proxy of the cluster that c serves, over the shared
+// informers of f ("services", "endpoints"). Start f after New, then Run.
+func New(c client.Client, f *informer.Factory, opts Options) (*Proxier, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("proxy: cluster and factory are required")
+		return nil, errors.New("proxy: client and factory are required")
 	}
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	p := &Proxier{opts: opts, log: opts.Logger.With("component", "kube-proxy"), kick: make(chan struct{}, 1), applied: make(chan struct{})}
-	var err error
-	if p.services, err = informer.Shared(f, c.Services().Resource(), source.ListWatcher[*api.Service](c.Services()), api.Key[*api.Service], informer.Options[*api.Service]{Logger: opts.Logger}); err != nil {
+	services, err := client.For[*api.Service](c)
+	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
-	if p.endpoints, err = informer.Shared(f, c.Endpoints().Resource(), source.ListWatcher[*api.Endpoints](c.Endpoints()), api.Key[*api.Endpoints], informer.Options[*api.Endpoints]{Logger: opts.Logger}); err != nil {
+	endpoints, err := client.For[*api.Endpoints](c)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	p := &Proxier{opts: opts, log: opts.Logger.With("component", "kube-proxy"), kick: make(chan struct{}, 1), applied: make(chan struct{})}
+	if p.services, err = informer.Shared(f, services.Resource(), source.ListWatcher[*api.Service](services), api.Key[*api.Service], informer.Options[*api.Service]{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	if p.endpoints, err = informer.Shared(f, endpoints.Resource(), source.ListWatcher[*api.Endpoints](endpoints), api.Key[*api.Endpoints], informer.Options[*api.Endpoints]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	if err := register(p, p.services); err != nil {

@@ -7,25 +7,45 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	apiserver "github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
-// ClusterWriter is a Binder and a StatusWriter over the cluster store, as
-// kube-scheduler writes to kube-apiserver: Bind is the binding subresource
-// (Cluster.Bind, which refuses a pod bound or being deleted meanwhile),
-// SetCondition an UpdateStatus of the stored pod. A pod's spec.nodeName
-// cannot be changed by a plain Update of the cluster store, so PodWriter
-// does not work there.
+// ClusterWriter is a Binder and a StatusWriter over the client contract,
+// as kube-scheduler writes to kube-apiserver: Bind is the pods/binding
+// subresource (a client.Binder from client.BinderFor, which refuses a pod
+// bound or being deleted meanwhile), SetCondition an UpdateStatus of the
+// stored pod through the client's pods resource. A pod's spec.nodeName
+// cannot be changed by a plain Update on an API server, so PodWriter does
+// not work there.
 type ClusterWriter struct {
-	// Cluster is the store the scheduler writes to.
-	Cluster *apiserver.Cluster
+	// Cluster is the client the scheduler writes to: the in-process
+	// cluster, or anything else that serves pods and their binding
+	// subresource.
+	Cluster client.Client
+}
+
+// pods returns the client's pods resource.
+func (w ClusterWriter) pods() (client.Resource[*api.Pod], error) {
+	pods, err := client.For[*api.Pod](w.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	return pods, nil
 }
 
 // Bind implements Binder.
 func (w ClusterWriter) Bind(ctx context.Context, pod *api.Pod, node string) error {
+	binder, err := client.BinderFor(w.Cluster)
+	if err != nil {
+		return fmt.Errorf("scheduler: bind %s: %w", api.Key(pod), err)
+	}
 	if pod.UID != "" {
-		cur, _, err := w.Cluster.Pods().Get(ctx, api.Key(pod))
+		pods, err := w.pods()
+		if err != nil {
+			return err
+		}
+		cur, _, err := pods.Get(ctx, api.Key(pod))
 		if err != nil {
 			return fmt.Errorf("scheduler: bind %s: %w", api.Key(pod), err)
 		}
@@ -33,7 +53,7 @@ func (w ClusterWriter) Bind(ctx context.Context, pod *api.Pod, node string) erro
 			return fmt.Errorf("scheduler: %s was replaced (uid %s, not %s): %w", api.Key(pod), cur.UID, pod.UID, source.ErrConflict)
 		}
 	}
-	_, err := w.Cluster.Bind(ctx, pod.Namespace, pod.Name, node)
+	_, err = binder.Bind(ctx, pod.Namespace, pod.Name, node)
 	if errors.Is(err, source.ErrConflict) {
 		return fmt.Errorf("%w: %w", ErrAlreadyBound, err)
 	}
@@ -43,17 +63,20 @@ func (w ClusterWriter) Bind(ctx context.Context, pod *api.Pod, node string) erro
 // SetCondition implements StatusWriter: an unchanged condition is not
 // written, and a pod bound meanwhile is left alone.
 func (w ClusterWriter) SetCondition(ctx context.Context, pod *api.Pod, cond api.PodCondition) error {
+	pods, err := w.pods()
+	if err != nil {
+		return err
+	}
 	key := api.Key(pod)
-	var err error
 	for range bindRetries {
 		var cur *api.Pod
-		if cur, _, err = w.Cluster.Pods().Get(ctx, key); err != nil {
+		if cur, _, err = pods.Get(ctx, key); err != nil {
 			return fmt.Errorf("scheduler: %s: %w", key, err)
 		}
 		if cur.Spec.NodeName != "" || !setCondition(&cur.Status, cond, time.Now()) {
 			return nil
 		}
-		if _, err = w.Cluster.Pods().UpdateStatus(ctx, cur); !errors.Is(err, source.ErrConflict) {
+		if _, err = pods.UpdateStatus(ctx, cur); !errors.Is(err, source.ErrConflict) {
 			break
 		}
 	}

@@ -60,7 +60,7 @@
 // except pods with spec.schedulingGates (until the gates are removed),
 // being deleted or terminated.
 //
-// The seed describes the scheduler as watching only the unscheduled pods,
+// A scheduler is often described as watching only the unscheduled pods,
 // through the server-side field selector spec.nodeName=""; that stream is
 // the queue's half of this informer. One informer for both halves, as
 // kube-scheduler itself has, keeps the two views consistent: a pod leaves
@@ -76,6 +76,12 @@
 // conflict; Bind fails with ErrAlreadyBound (a source.ErrConflict) when
 // the pod is bound already, and sets PodScheduled=True as the API
 // server's binding does.
+//
+// ClusterWriter implements both over the client contract (package
+// controllers/client: the in-process cluster or a real API server): the
+// pods/binding subresource from client.BinderFor and UpdateStatus of the
+// pods resource. The package itself depends on sources, writers and
+// that contract only, never on the concrete cluster.
 //
 // # The queue
 //

@@ -142,6 +142,10 @@ func TestPodRequests(t *testing.T) {
 		{"sidecar then init", []api.Container{{Resources: req("1"), RestartPolicy: &sidecar}, {Resources: req("2")}}, []api.Container{{Resources: req("1")}}, "", 3000, Resources{3000, 2 * DefaultMemoryRequest, 0}},
 		{"init then sidecar", []api.Container{{Resources: req("2")}, {Resources: req("1"), RestartPolicy: &sidecar}}, []api.Container{{Resources: req("1")}}, "", 2000, Resources{2000, 2 * DefaultMemoryRequest, 0}},
 		{"overhead", nil, []api.Container{{Resources: req("1")}}, "100m", 1100, Resources{1100, DefaultMemoryRequest, 0}},
+		// The pod's total is rounded up to a millicore, not each
+		// container's request (kube-scheduler reads MilliValue of
+		// resource.PodRequests): 3 × 1.5m is 5m, not 6m.
+		{"sub-millicore", nil, []api.Container{{Resources: req("1.5m")}, {Resources: req("1.5m")}, {Resources: req("1.5m")}}, "", 5, Resources{5, 3 * DefaultMemoryRequest, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

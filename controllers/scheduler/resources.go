@@ -59,55 +59,27 @@ func ResourcesFromList(l api.ResourceList) Resources {
 	return r
 }
 
-// containerRequests reads one container's requests; with nonZero, a
-// missing cpu or memory request counts as the defaults above (an explicit
-// zero stays zero, as in kube-scheduler).
-func containerRequests(c *api.Container, nonZero bool) Resources {
-	l := c.Resources.Requests
-	r := ResourcesFromList(l)
-	if nonZero {
-		if _, ok := l[api.ResourceCPU]; !ok {
-			r.MilliCPU = DefaultMilliCPURequest
-		}
-		if _, ok := l[api.ResourceMemory]; !ok {
-			r.Memory = DefaultMemoryRequest
-		}
-	}
-	return r
-}
-
-// PodRequests returns what pod requests, computed as kube-scheduler's
-// resource helper (k8s.io/component-helpers/resource.PodRequests) does:
-// the sum over the containers, then per resource the larger of that and
-// the largest init container — where a restartable init container (a
-// sidecar, restartPolicy Always) adds to the sum and to every init
-// container started after it — plus spec.overhead.
+// PodRequests returns what pod requests: api.PodRequests (Kubernetes'
+// k8s.io/component-helpers/resource.PodRequests, the one computation the
+// scheduler and resource quota share) in the scheduler's units — the
+// larger of the largest init container, where a restartable init
+// container (a sidecar, restartPolicy Always) adds to every init container
+// started after it, and the sum of the containers and the sidecars; plus
+// spec.overhead. The total is rounded up to a millicore and a byte once,
+// as kube-scheduler does.
 //
 // With nonZero, a container missing a cpu or memory request counts as
 // DefaultMilliCPURequest or DefaultMemoryRequest (kube-scheduler's
 // NonMissingContainerRequests, used by the LeastAllocated score and
-// SelectorSpread's peers, never by the NodeResourcesFit filter).
+// SelectorSpread's peers, never by the NodeResourcesFit filter); an
+// explicit zero stays zero.
 func PodRequests(pod *api.Pod, nonZero bool) Resources {
-	var sum Resources
-	for i := range pod.Spec.Containers {
-		sum = sum.Add(containerRequests(&pod.Spec.Containers[i], nonZero))
-	}
-	var sidecars, initMax Resources
-	for i := range pod.Spec.InitContainers {
-		c := &pod.Spec.InitContainers[i]
-		req := containerRequests(c, nonZero)
-		if c.RestartPolicy != nil && *c.RestartPolicy == "Always" {
-			sum = sum.Add(req)
-			sidecars = sidecars.Add(req)
-			req = sidecars
-		} else {
-			req = req.Add(sidecars)
+	var opts api.PodRequestsOptions
+	if nonZero {
+		opts.NonMissingContainerRequests = api.ResourceList{
+			api.ResourceCPU:    api.NewMilliQuantity(DefaultMilliCPURequest, api.DecimalSI),
+			api.ResourceMemory: api.NewQuantity(DefaultMemoryRequest, api.BinarySI),
 		}
-		initMax = initMax.Max(req)
 	}
-	sum = sum.Max(initMax)
-	if pod.Spec.Overhead != nil {
-		sum = sum.Add(ResourcesFromList(pod.Spec.Overhead))
-	}
-	return sum
+	return ResourcesFromList(api.PodRequestsWith(pod, opts))
 }

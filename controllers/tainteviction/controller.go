@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -42,10 +42,10 @@ type Options struct {
 // Controller is the taint eviction controller. Create it with New, run it
 // with Run.
 type Controller struct {
-	c     *cluster.Cluster
-	pods  *informer.Informer[*api.Pod]
-	nodes *informer.Informer[*api.Node]
-	opts  Options
+	podRes client.Resource[*api.Pod]
+	pods   *informer.Informer[*api.Pod]
+	nodes  *informer.Informer[*api.Node]
+	opts   Options
 
 	mu         sync.Mutex
 	dirtyNodes map[string]bool   // guarded by mu; node names to re-evaluate
@@ -63,28 +63,36 @@ type pendingPod struct {
 	uid api.UID
 }
 
-// New returns a Controller over c, with the shared informers of pods and
-// nodes of f (named by resource, "pods" and "nodes"). It starts nothing:
-// the caller starts f and calls Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+// New returns a Controller over the client c, with the shared informers
+// of pods and nodes of f (named by resource, "pods" and "nodes"). It
+// starts nothing: the caller starts f and calls Run.
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	switch {
 	case c == nil:
-		return nil, errors.New("tainteviction: cluster is nil")
+		return nil, errors.New("tainteviction: client is nil")
 	case f == nil:
 		return nil, errors.New("tainteviction: factory is nil")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	pods, err := informer.Shared(f, c.Pods().Resource(), source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger})
+	podRes, err := client.For[*api.Pod](c)
 	if err != nil {
 		return nil, fmt.Errorf("tainteviction: %w", err)
 	}
-	nodes, err := informer.Shared(f, c.Nodes().Resource(), source.ListWatcher[*api.Node](c.Nodes()), api.Key[*api.Node], informer.Options[*api.Node]{Logger: opts.Logger})
+	nodeRes, err := client.For[*api.Node](c)
 	if err != nil {
 		return nil, fmt.Errorf("tainteviction: %w", err)
 	}
-	tc := &Controller{c: c, pods: pods, nodes: nodes, opts: opts,
+	pods, err := informer.Shared(f, podRes.Resource(), source.ListWatcher[*api.Pod](podRes), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("tainteviction: %w", err)
+	}
+	nodes, err := informer.Shared(f, nodeRes.Resource(), source.ListWatcher[*api.Node](nodeRes), api.Key[*api.Node], informer.Options[*api.Node]{Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("tainteviction: %w", err)
+	}
+	tc := &Controller{podRes: podRes, pods: pods, nodes: nodes, opts: opts,
 		dirtyNodes: map[string]bool{}, dirtyPods: map[string]string{}, wake: make(chan struct{}, 1),
 		tainted: map[string][]api.Taint{}, pending: map[string]*pendingPod{}}
 	reg, err := pods.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
@@ -312,7 +320,7 @@ func (tc *Controller) fireDue(ctx context.Context) {
 // DisruptionTarget condition, then a delete with the pod's own grace
 // period and its uid as precondition.
 func (tc *Controller) evict(ctx context.Context, key string, uid api.UID) {
-	p, _, err := tc.c.Pods().Get(ctx, key)
+	p, _, err := tc.podRes.Get(ctx, key)
 	if err != nil || p.UID != uid {
 		return // gone, or another pod under the same name
 	}
@@ -324,11 +332,11 @@ func (tc *Controller) evict(ctx context.Context, key string, uid api.UID) {
 		} else {
 			p.Status.Conditions = append(p.Status.Conditions, cond)
 		}
-		if _, err := tc.c.Pods().UpdateStatus(ctx, p); err != nil && !errors.Is(err, source.ErrNotFound) {
+		if _, err := tc.podRes.UpdateStatus(ctx, p); err != nil && !errors.Is(err, source.ErrNotFound) {
 			tc.opts.Logger.Warn("tainteviction: cannot set DisruptionTarget; deleting anyway", "pod", key, "err", err)
 		}
 	}
-	_, err = tc.c.Pods().DeleteWith(ctx, key, cluster.DeleteOptions{Preconditions: cluster.Preconditions{UID: uid}})
+	_, err = tc.podRes.DeleteWith(ctx, key, client.DeleteOptions{Preconditions: client.Preconditions{UID: uid}})
 	switch {
 	case err == nil:
 		tc.opts.Logger.Info("tainteviction: deleted pod", "pod", key)

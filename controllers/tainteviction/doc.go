@@ -10,7 +10,8 @@
 //	go te.Run(ctx)
 //
 // It reads pods and nodes from shared informers and deletes pods through
-// the cluster store. The node lifecycle controller (package nodelifecycle)
+// the client contract (package controllers/client: the in-process cluster
+// or a real API server); it depends on those two only. The node lifecycle controller (package nodelifecycle)
 // adds the node.kubernetes.io/unreachable and not-ready NoExecute taints;
 // anyone may add others.
 //
