@@ -57,7 +57,7 @@
 //  3. Suspension: spec.suspend deletes the running pods and sets
 //     Suspended (JobSuspended); resuming sets it False (JobResumed) and
 //     restarts startTime, so the deadline counts from the resumption.
-//  4. The seed's arithmetic: wanted active pods = min(parallelism,
+//  4. kcm's arithmetic: wanted active pods = min(parallelism,
 //     completions − succeeded), or parallelism until one succeeds when
 //     completions is nil. Extra pods are deleted (ctrlutil.RankForDeletion
 //     order); missing ones are created once the re-creation back-off has

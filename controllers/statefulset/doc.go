@@ -87,8 +87,9 @@
 // updateRevision, collisionCount and observedGeneration. When every pod is
 // updated and ready under RollingUpdate, the update revision becomes the
 // current one (completeRollingUpdate) — never with a partition above 0
-// and pods below it, as in the seed's MySQL example. A pod ready but not
-// yet available requeues the set for the instant it becomes available.
+// and pods below it, as in the MySQL example of Kubernetes' "Run a
+// Replicated Stateful Application". A pod ready but not yet available
+// requeues the set for the instant it becomes available.
 //
 // Retention (persistentVolumeClaimRetentionPolicy, Retain/Retain by
 // default): whenDeleted Delete makes the set an owner of the claims, so
