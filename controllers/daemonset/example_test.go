@@ -18,9 +18,9 @@ import (
 // The DaemonSet controller over an in-memory cluster with two nodes, used
 // through the client contract as any client.Client would be. One node is
 // a master tainted node-role.kubernetes.io/master:NoSchedule: the
-// fluentd-elasticsearch DaemonSet of Kubernetes' documentation tolerates the taint and gets a pod for each
-// node, pinned to it by node affinity (no scheduler runs here to bind
-// them), and a first ControllerRevision.
+// fluentd-elasticsearch DaemonSet of Kubernetes' documentation tolerates
+// the taint and gets a pod for each node, pinned to it by node affinity
+// (no scheduler runs here to bind them), and a first ControllerRevision.
 func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
