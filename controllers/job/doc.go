@@ -5,13 +5,16 @@
 // # Usage
 //
 //	f := informer.NewFactory(informer.FactoryOptions{})
-//	jc, err := job.New(c, f, job.Options{})   // c is a *cluster.Cluster
+//	jc, err := job.New(c, f, job.Options{})   // c is any client.Client
 //	f.Start(ctx)
 //	go jc.Run(ctx)
 //
-// The controller reads jobs and pods from the factory's shared informers
-// ("jobs", "pods") and writes only through the cluster's stores. Its
-// reads follow its writes: a Consistency gate per store holds the next
+// The controller depends on the client contract (package
+// controllers/client) and informers only, so it runs the same on the
+// in-process cluster, a real API server and the recording fake. It reads
+// jobs and pods from the factory's shared informers ("jobs", "pods") and
+// writes only through the client's resources. Its reads follow its
+// writes: a Consistency gate per informer holds the next
 // sync of a job until the caches show what the last one wrote, which
 // stands in for kcm's pod expectations and finalizer expectations.
 //
