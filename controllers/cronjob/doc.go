@@ -4,13 +4,18 @@
 //
 // # Usage
 //
-//	c, err := cluster.New(ctx, cluster.Options{Admission: []cluster.AdmissionFunc{cronjob.Admission}})
+//	c, err := cluster.New(ctx, cluster.Options{Admission: []admission.ValidatingFunc{cronjob.Admission}})
 //	f := informer.NewFactory(informer.FactoryOptions{})
-//	cc, err := cronjob.New(c, f, cronjob.Options{})
+//	cc, err := cronjob.New(c, f, cronjob.Options{}) // c is any client.Client
 //	f.Start(ctx)
 //	go cc.Run(ctx)
 //
-// The jobs it creates are run by the Job controller (controllers/job).
+// The controller depends on the client contract (package
+// controllers/client) and informers only: it reads cron jobs and jobs
+// from the factory's shared informers ("cronjobs", "jobs") and writes
+// through the client's resources, so it runs the same on the in-process
+// cluster, a real API server and the recording fake. The jobs it creates
+// are run by the Job controller (controllers/job).
 //
 // # Schedules
 //

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 )
 
 // ValidateSchedule reports whether a cron job's schedule and time zone
@@ -29,16 +30,17 @@ func ValidateSchedule(schedule string, timeZone *string) error {
 	return nil
 }
 
-// Admission is a cluster.AdmissionFunc that rejects cron jobs whose
+// Admission is a validating admission plugin (admission.ValidatingFunc)
+// that rejects cron jobs whose
 // schedule or time zone is invalid (ValidateSchedule) on create and on
 // spec updates:
 //
-//	c, err := cluster.New(ctx, cluster.Options{Admission: []cluster.AdmissionFunc{cronjob.Admission}})
+//	c, err := cluster.New(ctx, cluster.Options{Admission: []admission.ValidatingFunc{cronjob.Admission}})
 //
-// Its error is a *cluster.InvalidError with the field spec.schedule (or
+// Its error is a *client.InvalidError with the field spec.schedule (or
 // spec.timeZone), as kube-apiserver's 422 Invalid, that also wraps
 // ErrInvalidSchedule.
-func Admission(_ context.Context, a cluster.Attributes) error {
+func Admission(_ context.Context, a admission.Attributes) error {
 	cj, ok := a.Object.(*api.CronJob)
 	if !ok || a.Subresource != "" {
 		return nil
@@ -50,8 +52,8 @@ func Admission(_ context.Context, a cluster.Attributes) error {
 		err = ValidateSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
 	}
 	if err != nil {
-		inv := &cluster.InvalidError{Resource: a.Resource, Name: cj.Name,
-			Errors: []cluster.FieldError{{Type: cluster.FieldInvalid, Field: field, Value: value, Detail: err.Error()}}}
+		inv := &client.InvalidError{Resource: a.Resource, Name: cj.Name,
+			Errors: []client.FieldError{{Type: client.FieldInvalid, Field: field, Value: value, Detail: err.Error()}}}
 		return invalidSchedule{inv, err}
 	}
 	return nil
@@ -60,11 +62,11 @@ func Admission(_ context.Context, a cluster.Attributes) error {
 // invalidSchedule is Admission's error: the field error, and the
 // schedule's error for errors.Is(err, ErrInvalidSchedule).
 type invalidSchedule struct {
-	inv   *cluster.InvalidError
+	inv   *client.InvalidError
 	cause error
 }
 
 func (e invalidSchedule) Error() string   { return e.inv.Error() }
 func (e invalidSchedule) Unwrap() []error { return []error{e.inv, e.cause} }
 
-var _ cluster.AdmissionFunc = Admission
+var _ admission.ValidatingFunc = Admission
