@@ -50,6 +50,12 @@
 //
 // # Selection and scheduling helpers
 //
+// ParseCronSchedule parses a CronJob's spec.schedule (the standard cron
+// grammar kube-controller-manager uses) into a CronSchedule whose Next
+// gives the activations; ValidateCronSchedule is kube-apiserver's check
+// of spec.schedule and spec.timeZone, which the in-process cluster runs
+// and the CronJob controller shares.
+//
 // LabelSelector.AsSelector and ParseSelector (the `kubectl -l` syntax)
 // produce a Selector; SelectorFromSet turns the map selector of a Service or
 // ReplicationController into one. NodeSelectorTerm.Matches and

@@ -309,6 +309,8 @@ func validateCronJob(c *api.CronJob, fs *fieldErrors) {
 	}
 	if strings.TrimSpace(c.Spec.Schedule) == "" {
 		fs.required("spec.schedule", "")
+	} else if err, ok := api.ValidateCronSchedule(c.Spec.Schedule, c.Spec.TimeZone).(*api.CronScheduleError); ok {
+		fs.invalid(err.Field, err.Value, err.Error())
 	}
 	switch c.Spec.ConcurrencyPolicy {
 	case api.AllowConcurrent, api.ForbidConcurrent, api.ReplaceConcurrent:

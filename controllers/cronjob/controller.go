@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
@@ -59,7 +59,8 @@ func (o *Options) validate() error {
 
 // Controller is the CronJob controller. See the package documentation.
 type Controller struct {
-	c         *cluster.Cluster
+	cjClient  client.Resource[*api.CronJob]
+	jobClient client.Resource[*api.Job]
 	opts      Options
 	cronJobs  *informer.Informer[*api.CronJob]
 	jobs      *informer.Informer[*api.Job]
@@ -69,33 +70,40 @@ type Controller struct {
 	ctl       *reconcile.Controller[string]
 }
 
-// New returns the CronJob controller of cluster c over the shared
-// informers of f ("cronjobs", "jobs"). Start f after New, then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+// New returns the CronJob controller writing through client c over the
+// shared informers of f ("cronjobs", "jobs"). Start f after New, then
+// Run.
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("cronjob: cluster and factory are required")
+		return nil, errors.New("cronjob: client and factory are required")
 	}
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	ctl := &Controller{c: c, opts: opts}
+	ctl := &Controller{opts: opts}
 	var err error
 	wrap := func(err error) error { return fmt.Errorf("cronjob: %w", err) }
-	if ctl.cronJobs, err = informer.Shared(f, c.CronJobs().Resource(), source.ListWatcher[*api.CronJob](c.CronJobs()), api.Key[*api.CronJob],
+	if ctl.cjClient, err = client.For[*api.CronJob](c); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.jobClient, err = client.For[*api.Job](c); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.cronJobs, err = informer.Shared(f, ctl.cjClient.Resource(), source.ListWatcher[*api.CronJob](ctl.cjClient), api.Key[*api.CronJob],
 		informer.Options[*api.CronJob]{Logger: opts.Logger}); err != nil {
 		return nil, wrap(err)
 	}
-	if ctl.jobs, err = informer.Shared(f, c.Jobs().Resource(), source.ListWatcher[*api.Job](c.Jobs()), api.Key[*api.Job],
+	if ctl.jobs, err = informer.Shared(f, ctl.jobClient.Resource(), source.ListWatcher[*api.Job](ctl.jobClient), api.Key[*api.Job],
 		informer.Options[*api.Job]{Logger: opts.Logger}); err != nil {
 		return nil, wrap(err)
 	}
-	if ctl.jobGate, err = reconcile.NewConsistency[string](ctl.jobs, c.Jobs()); err != nil {
+	if ctl.jobGate, err = reconcile.NewConsistency[string](ctl.jobs, ctl.jobs); err != nil {
 		return nil, wrap(err)
 	}
-	if ctl.cjGate, err = reconcile.NewConsistency[string](ctl.cronJobs, c.CronJobs()); err != nil {
+	if ctl.cjGate, err = reconcile.NewConsistency[string](ctl.cronJobs, ctl.cronJobs); err != nil {
 		return nil, wrap(err)
 	}
-	if ctl.jobWriter, err = reconcile.GatedWriter[*api.Job](ctl.jobGate, c.Jobs(), api.Key[*api.Job]); err != nil {
+	if ctl.jobWriter, err = reconcile.GatedWriter[*api.Job](ctl.jobGate, ctl.jobClient, api.Key[*api.Job]); err != nil {
 		return nil, wrap(err)
 	}
 	if ctl.ctl, err = reconcile.New("cronjob-controller", reconcile.Func[string](ctl.sync), reconcile.Options[string]{
@@ -180,8 +188,8 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 	var errs []error
 	for _, j := range d.deletes {
 		// kcm deletes with background propagation: the job's pods follow.
-		rv, err := ctl.c.Jobs().DeleteWith(ctx, api.Key(j), cluster.DeleteOptions{
-			PropagationPolicy: cluster.DeletePropagationBackground, Preconditions: cluster.Preconditions{UID: j.UID}})
+		rv, err := ctl.jobClient.DeleteWith(ctx, api.Key(j), client.DeleteOptions{
+			PropagationPolicy: client.DeletePropagationBackground, Preconditions: client.Preconditions{UID: j.UID}})
 		switch {
 		case err == nil:
 			_ = ctl.jobGate.DeletedKey(key, api.Key(j), rv)
@@ -200,7 +208,7 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 	if !reflect.DeepEqual(cj.Status, d.status) {
 		upd := cj.DeepCopy()
 		upd.Status = d.status
-		rv, err := ctl.c.CronJobs().UpdateStatus(ctx, upd)
+		rv, err := ctl.cjClient.UpdateStatus(ctx, upd)
 		if err != nil {
 			return reconcile.Result{}, errors.Join(append(errs, fmt.Errorf("cronjob: update status of %s: %w", key, err))...)
 		}
@@ -222,7 +230,7 @@ func (ctl *Controller) create(ctx context.Context, cj *api.CronJob, j *api.Job) 
 		return j.UID, nil
 	}
 	if errors.Is(err, source.ErrAlreadyExists) {
-		if got, _, gerr := ctl.c.Jobs().Get(ctx, api.Key(j)); gerr == nil {
+		if got, _, gerr := ctl.jobClient.Get(ctx, api.Key(j)); gerr == nil {
 			if r := got.ControllerRef(); r != nil && r.UID == cj.UID {
 				return got.UID, nil
 			}

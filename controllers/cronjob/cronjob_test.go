@@ -1,6 +1,7 @@
 package cronjob_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"testing/synctest"
@@ -8,7 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
 )
 
@@ -107,7 +111,9 @@ func TestMissedScheduleAfterPauseRunsOnce(t *testing.T) {
 	})
 }
 
-// An invalid schedule is rejected at admission.
+// An invalid schedule is rejected by the cluster's validation (which
+// runs api.ValidateCronSchedule, before any admission plugin) as 422
+// Invalid with the field at fault.
 func TestInvalidScheduleRejected(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := start(t)
@@ -115,11 +121,66 @@ func TestInvalidScheduleRejected(t *testing.T) {
 			cj := hello(t)
 			cj.Spec.Schedule = s
 			_, err := e.c.CronJobs().Create(e.ctx, cj)
-			require.True(t, errors.Is(err, cronjob.ErrInvalidSchedule), "%q: %v", s, err)
+			requireFieldInvalid(t, err, "spec.schedule", s)
 		}
 		cj := hello(t)
 		cj.Spec.TimeZone = new("Mars/Olympus_Mons")
 		_, err := e.c.CronJobs().Create(e.ctx, cj)
-		require.ErrorIs(t, err, cronjob.ErrInvalidSchedule)
+		requireFieldInvalid(t, err, "spec.timeZone", "Mars/Olympus_Mons")
 	})
+}
+
+// The cluster validates schedules without the admission plugin: the
+// check lives in controllers/api (issue 29 item 7), not only in
+// cronjob.Admission.
+func TestClusterValidatesScheduleWithoutAdmission(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		c, err := cluster.New(ctx, cluster.Options{})
+		require.NoError(t, err)
+		cj := hello(t)
+		cj.Spec.Schedule = "0 25 * * *"
+		_, err = c.CronJobs().Create(ctx, cj)
+		requireFieldInvalid(t, err, "spec.schedule", "0 25 * * *")
+		cj = hello(t)
+		cj.Spec.TimeZone = new("Mars/Olympus_Mons")
+		_, err = c.CronJobs().Create(ctx, cj)
+		requireFieldInvalid(t, err, "spec.timeZone", "Mars/Olympus_Mons")
+		_, err = c.CronJobs().Create(ctx, hello(t))
+		require.NoError(t, err)
+	})
+}
+
+// Admission, for servers that do not validate schedules themselves,
+// refuses the same schedules with an InvalidError that also wraps
+// ErrInvalidSchedule.
+func TestAdmissionRejectsInvalidSchedule(t *testing.T) {
+	attrs := func(cj *api.CronJob) admission.Attributes {
+		return admission.Attributes{Operation: admission.Create, Resource: "cronjobs", Object: cj}
+	}
+	for _, s := range []string{"*/1 * * *", "61 * * * *", "0 9-17 * * MON-FOO"} {
+		cj := hello(t)
+		cj.Spec.Schedule = s
+		err := cronjob.Admission(context.Background(), attrs(cj))
+		require.True(t, errors.Is(err, cronjob.ErrInvalidSchedule), "%q: %v", s, err)
+		requireFieldInvalid(t, err, "spec.schedule", s)
+	}
+	cj := hello(t)
+	cj.Spec.TimeZone = new("Mars/Olympus_Mons")
+	err := cronjob.Admission(context.Background(), attrs(cj))
+	require.ErrorIs(t, err, cronjob.ErrInvalidSchedule)
+	requireFieldInvalid(t, err, "spec.timeZone", "Mars/Olympus_Mons")
+	require.NoError(t, cronjob.Admission(context.Background(), attrs(hello(t))))
+}
+
+func requireFieldInvalid(t *testing.T, err error, field, value string) {
+	t.Helper()
+	require.True(t, client.IsInvalid(err), "%s %q: %v", field, value, err)
+	var inv *client.InvalidError
+	require.ErrorAs(t, err, &inv)
+	fe, ok := inv.Field(field)
+	require.True(t, ok, "no error at %s: %v", field, err)
+	require.Equal(t, client.FieldInvalid, fe.Type)
+	require.Equal(t, value, fe.Value)
 }

@@ -4,16 +4,24 @@
 //
 // # Usage
 //
-//	c, err := cluster.New(ctx, cluster.Options{Admission: []cluster.AdmissionFunc{cronjob.Admission}})
+//	c, err := cluster.New(ctx, cluster.Options{Admission: []admission.ValidatingFunc{cronjob.Admission}})
 //	f := informer.NewFactory(informer.FactoryOptions{})
-//	cc, err := cronjob.New(c, f, cronjob.Options{})
+//	cc, err := cronjob.New(c, f, cronjob.Options{}) // c is any client.Client
 //	f.Start(ctx)
 //	go cc.Run(ctx)
 //
-// The jobs it creates are run by the Job controller (controllers/job).
+// The controller depends on the client contract (package
+// controllers/client) and informers only: it reads cron jobs and jobs
+// from the factory's shared informers ("cronjobs", "jobs") and writes
+// through the client's resources, so it runs the same on the in-process
+// cluster, a real API server and the recording fake. The jobs it creates
+// are run by the Job controller (controllers/job).
 //
 // # Schedules
 //
+// The parser lives in controllers/api (api.ParseCronSchedule,
+// api.ValidateCronSchedule), which the in-process cluster's validation
+// runs too; ParseSchedule and ValidateSchedule are its forms here.
 // ParseSchedule reads the five fields minute, hour, day of month, month,
 // day of week with "*", "?", values, ranges "a-b", steps "/n" and lists,
 // three-letter month and weekday names, the descriptors @yearly
@@ -22,8 +30,10 @@
 // grammar of robfig/cron v3's standard parser, which kcm uses.
 // spec.timeZone (time.LoadLocation; the system's tz database) sets the
 // zone the schedule runs in, else the controller's local zone; a CRON_TZ
-// prefix wins over it. Admission (or ValidateSchedule) rejects an invalid
-// schedule or zone at create and update with ErrInvalidSchedule.
+// prefix wins over it. The cluster's validation rejects an invalid
+// schedule or zone at create and update as 422 Invalid (field
+// spec.schedule or spec.timeZone); Admission does the same, also wrapping
+// ErrInvalidSchedule, for a server that does not validate schedules.
 //
 // # One sync
 //

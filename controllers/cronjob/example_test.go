@@ -8,8 +8,8 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
 )
 
-// The next activations of the seed's schedule and of a working-hours
-// one, and the names of the jobs they create.
+// The next activations of the every-minute schedule of Kubernetes'
+// CronJob example and of a working-hours one, and the names of the jobs they create.
 func ExampleParseSchedule() {
 	at := time.Date(2026, 12, 4, 16, 58, 30, 0, time.UTC) // a Friday
 	for _, spec := range []string{"*/1 * * * *", "0 9-17 * * MON-FRI", "@weekly", "CRON_TZ=Asia/Tokyo 0 9 * * *"} {

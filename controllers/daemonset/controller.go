@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/expectations"
@@ -104,14 +104,15 @@ type Controller struct {
 
 // manager holds the controller's caches, writers and bookkeeping.
 type manager struct {
-	c         *cluster.Cluster
+	setClient client.Resource[*api.DaemonSet]
+	revClient client.Resource[*api.ControllerRevision]
 	opts      Options
 	sets      *informer.Informer[*api.DaemonSet]
 	pods      *informer.Informer[*api.Pod]
 	nodes     *informer.Informer[*api.Node]
 	revisions *informer.Informer[*api.ControllerRevision]
-	podWriter source.Writer[*api.Pod]                // the pod store, writes recorded in podGate
-	revWriter source.Writer[*api.ControllerRevision] // the revision store, writes recorded in revGate
+	podWriter source.Writer[*api.Pod]                // the pods resource, writes recorded in podGate
+	revWriter source.Writer[*api.ControllerRevision] // the revisions resource, writes recorded in revGate
 	podGate   *reconcile.Consistency[string]
 	revGate   *reconcile.Consistency[string]
 	setGate   *reconcile.Consistency[string]
@@ -124,48 +125,62 @@ type manager struct {
 	lastGC time.Time // guarded by gcMu: the last back-off collection
 }
 
-// New returns the DaemonSet controller of cluster c over the shared
-// informers of f ("daemonsets", "pods", "nodes", "controllerrevisions").
-// Start f after New, then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+// New returns the DaemonSet controller writing through client c over
+// the shared informers of f ("daemonsets", "pods", "nodes",
+// "controllerrevisions"). Start f after New, then Run.
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("daemonset: cluster and factory are required")
+		return nil, errors.New("daemonset: client and factory are required")
 	}
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	m := &manager{c: c, opts: opts, log: opts.Logger.With("controller", component),
+	m := &manager{opts: opts, log: opts.Logger.With("controller", component),
 		backoff: newBackoff(FailedPodsBackoffInitial, FailedPodsBackoffMax)}
 	var err error
 	wrap := func(e error) (*Controller, error) { return nil, fmt.Errorf("daemonset: %w", e) }
-	if m.sets, err = informer.Shared(f, c.DaemonSets().Resource(), source.ListWatcher[*api.DaemonSet](c.DaemonSets()), api.Key[*api.DaemonSet], informer.Options[*api.DaemonSet]{Logger: opts.Logger}); err != nil {
+	if m.setClient, err = client.For[*api.DaemonSet](c); err != nil {
 		return wrap(err)
 	}
-	if m.pods, err = informer.Shared(f, c.Pods().Resource(), source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
+	if m.revClient, err = client.For[*api.ControllerRevision](c); err != nil {
 		return wrap(err)
 	}
-	if m.nodes, err = informer.Shared(f, c.Nodes().Resource(), source.ListWatcher[*api.Node](c.Nodes()), api.Key[*api.Node], informer.Options[*api.Node]{Logger: opts.Logger}); err != nil {
+	pods, err := client.For[*api.Pod](c)
+	if err != nil {
 		return wrap(err)
 	}
-	if m.revisions, err = informer.Shared(f, c.ControllerRevisions().Resource(), source.ListWatcher[*api.ControllerRevision](c.ControllerRevisions()), api.Key[*api.ControllerRevision], informer.Options[*api.ControllerRevision]{Logger: opts.Logger}); err != nil {
+	nodes, err := client.For[*api.Node](c)
+	if err != nil {
+		return wrap(err)
+	}
+	if m.sets, err = informer.Shared(f, m.setClient.Resource(), source.ListWatcher[*api.DaemonSet](m.setClient), api.Key[*api.DaemonSet], informer.Options[*api.DaemonSet]{Logger: opts.Logger}); err != nil {
+		return wrap(err)
+	}
+	if m.pods, err = informer.Shared(f, pods.Resource(), source.ListWatcher[*api.Pod](pods), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
+		return wrap(err)
+	}
+	if m.nodes, err = informer.Shared(f, nodes.Resource(), source.ListWatcher[*api.Node](nodes), api.Key[*api.Node], informer.Options[*api.Node]{Logger: opts.Logger}); err != nil {
+		return wrap(err)
+	}
+	if m.revisions, err = informer.Shared(f, m.revClient.Resource(), source.ListWatcher[*api.ControllerRevision](m.revClient), api.Key[*api.ControllerRevision], informer.Options[*api.ControllerRevision]{Logger: opts.Logger}); err != nil {
 		return wrap(err)
 	}
 	if m.exp, err = expectations.NewUIDTracking(expectations.Options{TTL: opts.ExpectationsTTL, Logger: m.log, Name: component}); err != nil {
 		return wrap(err)
 	}
-	if m.podGate, err = reconcile.NewConsistency[string](m.pods, c.Pods()); err != nil {
+	if m.podGate, err = reconcile.NewConsistency[string](m.pods, m.pods); err != nil {
 		return wrap(err)
 	}
-	if m.revGate, err = reconcile.NewConsistency[string](m.revisions, c.ControllerRevisions()); err != nil {
+	if m.revGate, err = reconcile.NewConsistency[string](m.revisions, m.revisions); err != nil {
 		return wrap(err)
 	}
-	if m.setGate, err = reconcile.NewConsistency[string](m.sets, c.DaemonSets()); err != nil {
+	if m.setGate, err = reconcile.NewConsistency[string](m.sets, m.sets); err != nil {
 		return wrap(err)
 	}
-	if m.podWriter, err = reconcile.GatedWriter[*api.Pod](m.podGate, c.Pods(), api.Key[*api.Pod]); err != nil {
+	if m.podWriter, err = reconcile.GatedWriter[*api.Pod](m.podGate, pods, api.Key[*api.Pod]); err != nil {
 		return wrap(err)
 	}
-	if m.revWriter, err = reconcile.GatedWriter[*api.ControllerRevision](m.revGate, c.ControllerRevisions(), api.Key[*api.ControllerRevision]); err != nil {
+	if m.revWriter, err = reconcile.GatedWriter[*api.ControllerRevision](m.revGate, m.revClient, api.Key[*api.ControllerRevision]); err != nil {
 		return wrap(err)
 	}
 	if m.ctl, err = reconcile.New(component, reconcile.Func[string](m.sync), reconcile.Options[string]{
@@ -283,7 +298,7 @@ func (m *manager) writeStatus(ctx context.Context, ds *api.DaemonSet, v view, ob
 	}
 	cp := ds.DeepCopy()
 	cp.Status = st
-	rv, err := m.c.DaemonSets().UpdateStatus(ctx, cp)
+	rv, err := m.setClient.UpdateStatus(ctx, cp)
 	if err != nil {
 		return recheck, fmt.Errorf("daemonset: update status of %s: %w", api.Key(ds), err)
 	}
@@ -380,7 +395,7 @@ func podTemplate(ds *api.DaemonSet, hash string) *api.PodTemplateSpec {
 // liveSet reads the set from the store, for the adoption check.
 func (m *manager) liveSet(key string) func(context.Context) (api.Object, error) {
 	return func(ctx context.Context) (api.Object, error) {
-		o, _, err := m.c.DaemonSets().Get(ctx, key)
+		o, _, err := m.setClient.Get(ctx, key)
 		return o, err
 	}
 }

@@ -23,8 +23,9 @@
 // them; /disk-pressure, /memory-pressure, /pid-pressure and
 // /unschedulable NoSchedule; /network-unavailable NoSchedule for a
 // hostNetwork pod. They are added to every pod the controller creates.
-// The seed's fluentd-elasticsearch tolerates node-role.kubernetes.io/master
-// NoSchedule itself, and so runs on control-plane nodes too.
+// The fluentd-elasticsearch DaemonSet of Kubernetes' DaemonSet
+// documentation tolerates node-role.kubernetes.io/master NoSchedule
+// itself, and so runs on control-plane nodes too.
 //
 // # The algorithm
 //
@@ -41,7 +42,7 @@
 //     ControllerRevisions, finds the one whose data is the current
 //     template — creating it (named <set>-<hash>, labelled
 //     controller-revision-hash=<hash> and with the template's labels, so
-//     the seed's `kubectl get controllerrevision -l name=fluentd` finds
+//     `kubectl get controllerrevision -l name=fluentd` finds
 //     it), keeping the highest of duplicates, and numbering it one above
 //     every older revision. A name taken by another template bumps
 //     status.collisionCount.
@@ -136,8 +137,12 @@
 //
 // # Wiring
 //
-// New uses the factory's shared informers named after the store's
-// resources ("daemonsets", "pods", "nodes", "controllerrevisions"). Call
+// The controller depends on the client contract (package
+// controllers/client) and informers only: New takes any client.Client —
+// the in-process cluster, a real API server, the recording fake — writes
+// through its resources, and reads from the factory's shared informers
+// named after the resources ("daemonsets", "pods", "nodes",
+// "controllerrevisions"). Call
 // f.Start after New, then Run; Run returns when its ctx ends, after its
 // workers have exited. Pods need a scheduler to be bound (see
 // controllers/scheduler) and kubelets to run (controllers/kubelet).

@@ -8,17 +8,19 @@ import (
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/daemonset"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
-// The DaemonSet controller over an in-memory cluster with two nodes, one
-// a master tainted node-role.kubernetes.io/master:NoSchedule: the seed's
-// fluentd-elasticsearch tolerates the taint and gets a pod for each
-// node, pinned to it by node affinity (no scheduler runs here to bind
-// them), and a first ControllerRevision.
+// The DaemonSet controller over an in-memory cluster with two nodes, used
+// through the client contract as any client.Client would be. One node is
+// a master tainted node-role.kubernetes.io/master:NoSchedule: the
+// fluentd-elasticsearch DaemonSet of Kubernetes' documentation tolerates
+// the taint and gets a pod for each node, pinned to it by node affinity
+// (no scheduler runs here to bind them), and a first ControllerRevision.
 func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -27,12 +29,20 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
+	nodes, err := client.For[*api.Node](c) // c is a client.Client
+	if err != nil {
+		panic(err)
+	}
+	sets, err := client.For[*api.DaemonSet](c)
+	if err != nil {
+		panic(err)
+	}
 	for _, n := range []*api.Node{
 		{ObjectMeta: api.ObjectMeta{Name: "master"}, Spec: api.NodeSpec{Taints: []api.Taint{
 			{Key: "node-role.kubernetes.io/master", Effect: api.TaintEffectNoSchedule}}}},
 		{ObjectMeta: api.ObjectMeta{Name: "node-1"}},
 	} {
-		if _, err := c.Nodes().Create(ctx, n); err != nil {
+		if _, err := nodes.Create(ctx, n); err != nil {
 			panic(err)
 		}
 	}
@@ -45,7 +55,7 @@ func Example() {
 	done := make(chan error, 1)
 	go func() { done <- ctl.Run(ctx) }()
 
-	watch, err := c.DaemonSets().Watch(ctx, source.WatchOptions{})
+	watch, err := sets.Watch(ctx, source.WatchOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -53,7 +63,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	if _, err := c.CreateObject(ctx, objs[0]); err != nil {
+	if _, err := sets.Create(ctx, objs[0].(*api.DaemonSet)); err != nil {
 		panic(err)
 	}
 	for ev := range watch {

@@ -208,14 +208,14 @@ func (m *manager) snapshot(ctx context.Context, ds *api.DaemonSet, revision int6
 	} else if !errors.Is(err, source.ErrAlreadyExists) {
 		return nil, fmt.Errorf("daemonset: create revision %s: %w", r.Name, err)
 	}
-	existing, _, err := m.c.ControllerRevisions().Get(ctx, api.Key(r))
+	existing, _, err := m.revClient.Get(ctx, api.Key(r))
 	if err != nil {
 		return nil, fmt.Errorf("daemonset: get revision %s: %w", r.Name, err)
 	}
 	if bytes.Equal(existing.Data, r.Data) {
 		return existing, nil
 	}
-	live, _, err := m.c.DaemonSets().Get(ctx, api.Key(ds))
+	live, _, err := m.setClient.Get(ctx, api.Key(ds))
 	if err != nil {
 		return nil, fmt.Errorf("daemonset: get %s: %w", api.Key(ds), err)
 	}
@@ -228,7 +228,7 @@ func (m *manager) snapshot(ctx context.Context, ds *api.DaemonSet, revision int6
 	}
 	n++
 	live.Status.CollisionCount = &n
-	if _, err := m.c.DaemonSets().UpdateStatus(ctx, live); err != nil {
+	if _, err := m.setClient.UpdateStatus(ctx, live); err != nil {
 		return nil, fmt.Errorf("daemonset: bump collision count of %s: %w", api.Key(ds), err)
 	}
 	return nil, fmt.Errorf("daemonset: %s: hash collision on revision %s; collisionCount is now %d", api.Key(ds), r.Name, n)

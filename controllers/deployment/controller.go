@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
@@ -50,13 +50,14 @@ func (o Options) validate() (Options, error) {
 // Controller rolls Deployments out through ReplicaSets. Make one with
 // New; Run it once.
 type Controller struct {
-	c           *cluster.Cluster
+	dClient     client.Resource[*api.Deployment]
+	rsClient    client.Resource[*api.ReplicaSet]
 	opts        Options
 	ctl         *reconcile.Controller[string]
 	deployments informer.Lister[*api.Deployment]
 	replicaSets informer.Lister[*api.ReplicaSet]
 	pods        informer.Lister[*api.Pod]
-	rsWriter    source.Writer[*api.ReplicaSet] // c.ReplicaSets() behind the read-your-writes gate
+	rsWriter    source.Writer[*api.ReplicaSet] // rsClient behind the read-your-writes gate
 }
 
 // Informer names in the factory, shared with other controllers that ask
@@ -67,39 +68,52 @@ const (
 	podsInformer        = "pods"
 )
 
-// New returns a Deployment controller over c, reading through shared
-// informers of f (deployments, replicasets and pods), which the caller
-// starts (f.Start) and shuts down. It starts nothing.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+// New returns a Deployment controller writing through client c, reading
+// through shared informers of f (deployments, replicasets and pods),
+// which the caller starts (f.Start) and shuts down. It starts nothing.
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("deployment: New: cluster and factory are required")
+		return nil, errors.New("deployment: New: client and factory are required")
 	}
 	opts, err := opts.validate()
 	if err != nil {
 		return nil, err
 	}
-	dInf, err := informer.Shared(f, deploymentsInformer, source.ListWatcher[*api.Deployment](c.Deployments()), api.Key[*api.Deployment], informer.Options[*api.Deployment]{Logger: opts.Logger})
+	deployments, err := client.For[*api.Deployment](c)
 	if err != nil {
 		return nil, fmt.Errorf("deployment: %w", err)
 	}
-	rsInf, err := informer.Shared(f, replicaSetsInformer, source.ListWatcher[*api.ReplicaSet](c.ReplicaSets()), api.Key[*api.ReplicaSet], informer.Options[*api.ReplicaSet]{Logger: opts.Logger})
+	replicaSets, err := client.For[*api.ReplicaSet](c)
 	if err != nil {
 		return nil, fmt.Errorf("deployment: %w", err)
 	}
-	podInf, err := informer.Shared(f, podsInformer, source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger})
+	pods, err := client.For[*api.Pod](c)
 	if err != nil {
 		return nil, fmt.Errorf("deployment: %w", err)
 	}
-	gate, err := reconcile.NewConsistency[string](rsInf, c.ReplicaSets())
+	dInf, err := informer.Shared(f, deploymentsInformer, source.ListWatcher[*api.Deployment](deployments), api.Key[*api.Deployment], informer.Options[*api.Deployment]{Logger: opts.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("deployment: %w", err)
 	}
-	rsWriter, err := reconcile.GatedWriter[*api.ReplicaSet, string](gate, c.ReplicaSets(), api.Key[*api.ReplicaSet])
+	rsInf, err := informer.Shared(f, replicaSetsInformer, source.ListWatcher[*api.ReplicaSet](replicaSets), api.Key[*api.ReplicaSet], informer.Options[*api.ReplicaSet]{Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("deployment: %w", err)
+	}
+	podInf, err := informer.Shared(f, podsInformer, source.ListWatcher[*api.Pod](pods), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("deployment: %w", err)
+	}
+	gate, err := reconcile.NewConsistency[string](rsInf, rsInf)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: %w", err)
+	}
+	rsWriter, err := reconcile.GatedWriter[*api.ReplicaSet, string](gate, replicaSets, api.Key[*api.ReplicaSet])
 	if err != nil {
 		return nil, fmt.Errorf("deployment: %w", err)
 	}
 	dc := &Controller{
-		c:           c,
+		dClient:     deployments,
+		rsClient:    replicaSets,
 		opts:        opts,
 		deployments: dInf.Lister(),
 		replicaSets: rsInf.Lister(),
@@ -231,7 +245,7 @@ func (dc *Controller) claim(ctx context.Context, d *api.Deployment) ([]*api.Repl
 	}
 	rss := dc.replicaSets.Namespace(d.Namespace).List(nil)
 	live := func(ctx context.Context) (api.Object, error) {
-		fresh, _, err := dc.c.Deployments().Get(ctx, api.Key(d))
+		fresh, _, err := dc.dClient.Get(ctx, api.Key(d))
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +277,7 @@ func (dc *Controller) apply(ctx context.Context, d *api.Deployment, p Plan) (rec
 	cur := d.DeepCopy()
 	if p.Status != nil {
 		cur.Status = *p.Status
-		if _, err := dc.c.Deployments().UpdateStatus(ctx, cur); err != nil {
+		if _, err := dc.dClient.UpdateStatus(ctx, cur); err != nil {
 			return reconcile.Result{}, fmt.Errorf("deployment: %s: updating status: %w", api.Key(d), err)
 		}
 	}
@@ -272,7 +286,7 @@ func (dc *Controller) apply(ctx context.Context, d *api.Deployment, p Plan) (rec
 			cur.Annotations = map[string]string{}
 		}
 		cur.Annotations[api.AnnotationDeploymentRevision] = p.Revision
-		if _, err := dc.c.Deployments().Update(ctx, cur, cur.ResourceVersion); err != nil {
+		if _, err := dc.dClient.Update(ctx, cur, cur.ResourceVersion); err != nil {
 			return reconcile.Result{}, fmt.Errorf("deployment: %s: setting revision: %w", api.Key(d), err)
 		}
 	}
@@ -290,7 +304,7 @@ func (dc *Controller) create(ctx context.Context, d *api.Deployment, rs *api.Rep
 	case err == nil:
 		return true, nil
 	case errors.Is(err, source.ErrAlreadyExists):
-		existing, _, gerr := dc.c.ReplicaSets().Get(ctx, api.Key(rs))
+		existing, _, gerr := dc.rsClient.Get(ctx, api.Key(rs))
 		if gerr == nil && api.IsControlledBy(existing, d) && equalIgnoreHash(&existing.Spec.Template, &d.Spec.Template) {
 			return false, nil // ours: its event is on the way and syncs d again
 		}
@@ -301,7 +315,7 @@ func (dc *Controller) create(ctx context.Context, d *api.Deployment, rs *api.Rep
 		}
 		n++
 		cur.Status.CollisionCount = &n
-		if _, uerr := dc.c.Deployments().UpdateStatus(ctx, cur); uerr != nil {
+		if _, uerr := dc.dClient.UpdateStatus(ctx, cur); uerr != nil {
 			return false, errors.Join(err, uerr)
 		}
 		return false, fmt.Errorf("deployment: %s: hash collision on %s: %w", api.Key(d), rs.Name, err)
@@ -311,7 +325,7 @@ func (dc *Controller) create(ctx context.Context, d *api.Deployment, rs *api.Rep
 	if hasProgressDeadline(d) {
 		cur := d.DeepCopy()
 		setCondition(&cur.Status, newCondition(ConditionProgressing, api.ConditionFalse, ReasonReplicaSetCreateError, msg, time.Now().Truncate(time.Second)))
-		_, _ = dc.c.Deployments().UpdateStatus(ctx, cur)
+		_, _ = dc.dClient.UpdateStatus(ctx, cur)
 	}
 	return false, fmt.Errorf("deployment: %s: %s: %w", api.Key(d), msg, err)
 }

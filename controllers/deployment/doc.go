@@ -6,14 +6,17 @@
 // # Usage
 //
 //	f := informer.NewFactory(informer.FactoryOptions{})
-//	dc, err := deployment.New(c, f, deployment.Options{}) // c is a *cluster.Cluster
+//	dc, err := deployment.New(c, f, deployment.Options{}) // c is any client.Client
 //	f.Start(ctx)
 //	err = dc.Run(ctx) // until ctx ends
 //	f.Shutdown()
 //
-// The controller reads Deployments, ReplicaSets and pods from shared
-// informers of f (named "deployments", "replicasets", "pods") and writes
-// ReplicaSets and Deployment status through the cluster store. A
+// The controller depends on the client contract (package
+// controllers/client) and informers only, so it runs the same on the
+// in-process cluster, a real API server and the recording fake. It reads
+// Deployments, ReplicaSets and pods from shared informers of f (named
+// "deployments", "replicasets", "pods") and writes ReplicaSets and
+// Deployment status through the client's resources. A
 // Deployment is synced when it changes, when a ReplicaSet it controls (or
 // an orphan its selector picks) changes, when a pod of a Recreate
 // Deployment is deleted, and at its progress deadline.
@@ -125,8 +128,8 @@
 //   - The hash is computed over JSON, not over kcm's spew dump of the Go
 //     struct: names differ from kcm's for the same template.
 //   - The Deployment's revision annotation is written with Update (kcm
-//     sends it along with UpdateStatus, which the cluster store limits to
-//     the status).
+//     sends it along with UpdateStatus, which the client contract limits
+//     to the status).
 //   - kcm requeues rate-limited when less than a second is left before the
 //     deadline; this requeues one second after it.
 //   - Left out: the deployment.kubernetes.io/revision-history annotation,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/deployment"
 	"github.com/ctrlkit/ctrlkit/informer"
@@ -48,12 +49,21 @@ func ExampleDecide() {
 	// event: ScalingReplicaSet
 }
 
-// The controller over an in-memory cluster: a new Deployment gets its
-// first ReplicaSet, named after the template's hash, at revision 1.
+// The controller over an in-memory cluster, written to through the client
+// contract as any client.Client would be: a new Deployment gets its first
+// ReplicaSet, named after the template's hash, at revision 1.
 func ExampleNew() {
 	ctx, cancel := context.WithCancel(context.Background())
 	quiet := slog.New(slog.DiscardHandler)
 	c, err := cluster.New(ctx, cluster.Options{})
+	if err != nil {
+		panic(err)
+	}
+	deployments, err := client.For[*api.Deployment](c) // c is a client.Client
+	if err != nil {
+		panic(err)
+	}
+	replicaSets, err := client.For[*api.ReplicaSet](c)
 	if err != nil {
 		panic(err)
 	}
@@ -67,13 +77,13 @@ func ExampleNew() {
 	wg.Go(func() { _ = dc.Run(ctx) })
 
 	d := newDeployment("web", 3, rolling(1, 0))
-	if _, err := c.Deployments().Create(ctx, d); err != nil {
+	if _, err := deployments.Create(ctx, d); err != nil {
 		panic(err)
 	}
 	// An Example cannot run in a testing/synctest bubble: poll in real
 	// time, at most 500 × 10 ms.
 	for range 500 {
-		if rs, _, err := c.ReplicaSets().Get(ctx, "default/web-"+deployment.PodTemplateHash(&d.Spec.Template, nil)); err == nil {
+		if rs, _, err := replicaSets.Get(ctx, "default/web-"+deployment.PodTemplateHash(&d.Spec.Template, nil)); err == nil {
 			fmt.Println("replicas", *rs.Spec.Replicas, "revision", rs.Annotations[api.AnnotationDeploymentRevision],
 				"hash label", rs.Spec.Selector.MatchLabels[api.LabelPodTemplateHash] != "")
 			break

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
@@ -77,7 +77,8 @@ func (o *Options) validate() error {
 
 // Controller is the Job controller. See the package documentation.
 type Controller struct {
-	c         *cluster.Cluster
+	jobClient client.Resource[*api.Job]
+	podClient client.Resource[*api.Pod]
 	opts      Options
 	jobs      *informer.Informer[*api.Job]
 	pods      *informer.Informer[*api.Pod]
@@ -90,33 +91,39 @@ type Controller struct {
 	backoff map[string]backoffRecord // by job key; guarded by mu
 }
 
-// New returns the Job controller of cluster c over the shared informers
-// of f ("jobs", "pods"). Start f after New, then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+// New returns the Job controller writing through client c over the
+// shared informers of f ("jobs", "pods"). Start f after New, then Run.
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("job: cluster and factory are required")
+		return nil, errors.New("job: client and factory are required")
 	}
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	ctl := &Controller{c: c, opts: opts, backoff: map[string]backoffRecord{}}
+	ctl := &Controller{opts: opts, backoff: map[string]backoffRecord{}}
 	wrap := func(err error) error { return fmt.Errorf("job: %w", err) }
 	var err error
-	if ctl.jobs, err = informer.Shared(f, c.Jobs().Resource(), source.ListWatcher[*api.Job](c.Jobs()), api.Key[*api.Job],
+	if ctl.jobClient, err = client.For[*api.Job](c); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.podClient, err = client.For[*api.Pod](c); err != nil {
+		return nil, wrap(err)
+	}
+	if ctl.jobs, err = informer.Shared(f, ctl.jobClient.Resource(), source.ListWatcher[*api.Job](ctl.jobClient), api.Key[*api.Job],
 		informer.Options[*api.Job]{Logger: opts.Logger}); err != nil {
 		return nil, wrap(err)
 	}
-	if ctl.pods, err = informer.Shared(f, c.Pods().Resource(), source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod],
+	if ctl.pods, err = informer.Shared(f, ctl.podClient.Resource(), source.ListWatcher[*api.Pod](ctl.podClient), api.Key[*api.Pod],
 		informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
 		return nil, wrap(err)
 	}
-	if ctl.podGate, err = reconcile.NewConsistency[string](ctl.pods, c.Pods()); err != nil {
+	if ctl.podGate, err = reconcile.NewConsistency[string](ctl.pods, ctl.pods); err != nil {
 		return nil, wrap(err)
 	}
-	if ctl.jobGate, err = reconcile.NewConsistency[string](ctl.jobs, c.Jobs()); err != nil {
+	if ctl.jobGate, err = reconcile.NewConsistency[string](ctl.jobs, ctl.jobs); err != nil {
 		return nil, wrap(err)
 	}
-	if ctl.podWriter, err = reconcile.GatedWriter[*api.Pod](ctl.podGate, c.Pods(), api.Key[*api.Pod]); err != nil {
+	if ctl.podWriter, err = reconcile.GatedWriter[*api.Pod](ctl.podGate, ctl.podClient, api.Key[*api.Pod]); err != nil {
 		return nil, wrap(err)
 	}
 	if ctl.ctl, err = reconcile.New("job-controller", reconcile.Func[string](ctl.sync), reconcile.Options[string]{
@@ -210,7 +217,7 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 		return reconcile.Result{}, reconcile.Terminal(fmt.Errorf("job: %s: %w", key, err))
 	}
 	live := func(ctx context.Context) (api.Object, error) {
-		o, _, err := ctl.c.Jobs().Get(ctx, key)
+		o, _, err := ctl.jobClient.Get(ctx, key)
 		return o, err
 	}
 	pods, err := ctrlutil.NewClaimer(job, sel, live, ctl.podWriter).Claim(ctx, ctl.pods.Lister().Namespace(job.Namespace).List(nil))
@@ -267,8 +274,8 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 	if p.deleteJob {
 		// The TTL-after-finished controller's deletion: foreground, so
 		// that the pods go first.
-		_, err := ctl.c.Jobs().DeleteWith(ctx, key, cluster.DeleteOptions{PropagationPolicy: cluster.DeletePropagationForeground,
-			Preconditions: cluster.Preconditions{UID: job.UID}})
+		_, err := ctl.jobClient.DeleteWith(ctx, key, client.DeleteOptions{PropagationPolicy: client.DeletePropagationForeground,
+			Preconditions: client.Preconditions{UID: job.UID}})
 		if err != nil && !errors.Is(err, source.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("job: delete %s after its TTL: %w", key, err))
 		}
@@ -286,7 +293,7 @@ func (ctl *Controller) writeStatus(ctx context.Context, key string, upd *api.Job
 		return nil
 	}
 	upd.Status = st
-	rv, err := ctl.c.Jobs().UpdateStatus(ctx, upd)
+	rv, err := ctl.jobClient.UpdateStatus(ctx, upd)
 	if err != nil {
 		return fmt.Errorf("job: update status of %s: %w", key, err)
 	}
@@ -306,7 +313,7 @@ func (ctl *Controller) removeFinalizers(ctx context.Context, key string, pods []
 			if !ctrlutil.RemoveFinalizer(cp, FinalizerTracking) {
 				break
 			}
-			rv, err := ctl.c.Pods().Update(ctx, cp, cp.ResourceVersion)
+			rv, err := ctl.podClient.Update(ctx, cp, cp.ResourceVersion)
 			if err == nil {
 				// Releasing a deleted pod's last finalizer removes it: the
 				// gate waits for it gone (or newer), not for rv.
@@ -324,7 +331,7 @@ func (ctl *Controller) removeFinalizers(ctx context.Context, key string, pods []
 				errs = append(errs, fmt.Errorf("job: remove finalizer of pod %s: %w", api.Key(pod), err))
 				break
 			}
-			if cur, _, err = ctl.c.Pods().Get(ctx, api.Key(pod)); err != nil {
+			if cur, _, err = ctl.podClient.Get(ctx, api.Key(pod)); err != nil {
 				if !errors.Is(err, source.ErrNotFound) {
 					errs = append(errs, err)
 				}

@@ -120,119 +120,33 @@ func deref[T any](p *T, def T) T {
 
 // decide is one sync of job over the pods it controls, at now, with the
 // back-off record of its earlier failures. See the package documentation
-// for the algorithm.
+// for the algorithm. It runs the named steps in order: a finished job
+// only releases its pods (decideFinished); otherwise finished pods are
+// counted (countFinished), the verdict is reached or carried out
+// (verdict, finish), and a running job is suspended or managed.
 func decide(job *api.Job, pods []*api.Pod, rec backoffRecord, now time.Time, bo backoffs) plan {
 	p := plan{backoff: rec}
 	st := job.Status.DeepCopy()
 	if st.UncountedTerminatedPods == nil {
 		st.UncountedTerminatedPods = &api.UncountedTerminatedPods{}
 	}
-	unc := st.UncountedTerminatedPods
-
 	if done := finished(job); done != nil || job.DeletionTimestamp != nil {
-		// A finished (or deleted) job keeps no pod: every finalizer goes.
-		for _, pod := range pods {
-			if ctrlutil.HasFinalizer(pod, FinalizerTracking) {
-				p.removeFinalizers = append(p.removeFinalizers, pod)
-			}
-		}
-		st.Succeeded += int32(len(unc.Succeeded))
-		st.Failed += int32(len(unc.Failed))
-		unc.Succeeded, unc.Failed = nil, nil
-		p.status = *st
-		if done != nil && job.Spec.TTLSecondsAfterFinished != nil && job.DeletionTimestamp == nil {
-			at := done.LastTransitionTime.Time
-			if job.Status.CompletionTime != nil {
-				at = job.Status.CompletionTime.Time
-			}
-			expire := at.Add(time.Duration(*job.Spec.TTLSecondsAfterFinished) * time.Second)
-			if !now.Before(expire) {
-				p.deleteJob = true
-			} else {
-				p.requeue(expire.Sub(now))
-			}
-		}
+		p.decideFinished(job, pods, st, done, now)
 		return p
 	}
 
-	indexed := deref(job.Spec.CompletionMode, api.NonIndexedCompletion) == api.IndexedCompletion
-	completions := -1 // nil completions
+	v := jobView{
+		indexed:     deref(job.Spec.CompletionMode, api.NonIndexedCompletion) == api.IndexedCompletion,
+		completions: -1, // nil completions
+		suspended:   deref(job.Spec.Suspend, false),
+		onlyFailed:  job.Spec.PodFailurePolicy != nil || deref(job.Spec.PodReplacementPolicy, "") == "Failed",
+	}
 	if job.Spec.Completions != nil {
-		completions = int(*job.Spec.Completions)
+		v.completions = int(*job.Spec.Completions)
 	}
-	suspended := deref(job.Spec.Suspend, false)
-	onlyFailed := job.Spec.PodFailurePolicy != nil || deref(job.Spec.PodReplacementPolicy, "") == "Failed"
-	completed := parseIndexes(st.CompletedIndexes, completions)
-	inUnc := map[api.UID]bool{}
-	for _, u := range slices.Concat(unc.Succeeded, unc.Failed) {
-		inUnc[u] = true
-	}
+	v.completed = parseIndexes(st.CompletedIndexes, v.completions)
 
-	// 1. Count finished pods exactly once: a pod with the finalizer that
-	// is not yet uncounted becomes uncounted (or, for an Indexed job's
-	// success, its index completed), and loses the finalizer afterwards.
-	var newSucc, newFail []*api.Pod
-	failJobMsg := ""
-	flush := false
-	for _, pod := range pods {
-		if !ctrlutil.HasFinalizer(pod, FinalizerTracking) {
-			continue // counted already
-		}
-		if inUnc[pod.UID] {
-			p.removeFinalizers = append(p.removeFinalizers, pod)
-			continue
-		}
-		ix := completionIndex(pod)
-		inRange := !indexed || (ix >= 0 && ix < completions)
-		switch {
-		case pod.Status.Phase == api.PodSucceeded:
-			p.removeFinalizers = append(p.removeFinalizers, pod)
-			switch {
-			case indexed && inRange && !completed[ix]:
-				completed[ix] = true
-				newSucc = append(newSucc, pod)
-				flush = true
-			case !indexed:
-				unc.Succeeded = append(unc.Succeeded, pod.UID)
-				newSucc = append(newSucc, pod)
-				flush = true
-			}
-		case pod.Status.Phase == api.PodFailed || (!onlyFailed && pod.DeletionTimestamp != nil):
-			p.removeFinalizers = append(p.removeFinalizers, pod)
-			if suspended && pod.Status.Phase != api.PodFailed {
-				continue // deleted for the suspension: no failure
-			}
-			count := true
-			if pod.Status.Phase == api.PodFailed {
-				var msg string
-				msg, count, _ = matchPodFailurePolicy(job.Spec.PodFailurePolicy, pod)
-				if msg != "" && failJobMsg == "" {
-					failJobMsg = msg
-				}
-			}
-			if count && inRange {
-				unc.Failed = append(unc.Failed, pod.UID)
-				newFail = append(newFail, pod)
-				flush = true
-			}
-		}
-	}
-	if indexed {
-		st.CompletedIndexes = formatIndexes(completed)
-		st.Succeeded = int32(len(completed))
-	}
-	if flush {
-		f := *st.DeepCopy()
-		p.flush = &f
-	}
-	p.backoff = newBackoffRecord(rec, newSucc, newFail, now)
-	if len(newFail) > 0 || len(newSucc) > 0 {
-		rec = p.backoff
-	}
-	st.Succeeded += int32(len(unc.Succeeded))
-	st.Failed += int32(len(unc.Failed))
-	unc.Succeeded, unc.Failed = nil, nil
-
+	failJobMsg, rec := p.countFinished(job, pods, st, v, rec, now)
 	var active, terminating []*api.Pod
 	for _, pod := range pods {
 		switch {
@@ -244,54 +158,13 @@ func decide(job *api.Job, pods []*api.Pod, rec backoffRecord, now time.Time, bo 
 		}
 	}
 
-	// 2. Is the job done? A pending verdict (FailureTarget,
-	// SuccessCriteriaMet) comes first, then kcm's order of checks.
-	pending := condition(st, api.JobFailureTarget)
-	if pending == nil {
-		pending = condition(st, api.JobSuccessCriteriaMet)
-	}
-	if pending == nil {
-		var typ api.JobConditionType
-		var reason, msg string
-		succeeded := int(st.Succeeded)
-		switch {
-		case failJobMsg != "":
-			typ, reason, msg = api.JobFailureTarget, ReasonPodFailurePolicy, failJobMsg
-		case st.Failed > deref(job.Spec.BackoffLimit, 6) || pastBackoffLimitOnFailure(job, active):
-			typ, reason, msg = api.JobFailureTarget, ReasonBackoffLimitExceeded, "Job has reached the specified backoff limit"
-		case !suspended && pastDeadline(job, now):
-			typ, reason, msg = api.JobFailureTarget, ReasonDeadlineExceeded, "Job was active longer than specified deadline"
-		case (completions >= 0 && succeeded >= completions) || (completions < 0 && succeeded > 0 && len(active) == 0):
-			typ, reason, msg = api.JobSuccessCriteriaMet, ReasonCompletionsReached, "Reached expected number of succeeded pods"
-		}
-		if typ != "" {
-			setCondition(st, typ, api.ConditionTrue, reason, msg, now)
-			pending = condition(st, typ)
-		}
-	}
-	if pending != nil {
-		// The verdict is in: stop every pod, then finish once none runs.
-		p.deletes = active
-		if len(active) == 0 && len(terminating) == 0 {
-			if pending.Type == api.JobFailureTarget {
-				setCondition(st, api.JobFailed, api.ConditionTrue, pending.Reason, pending.Message, now)
-				p.eventf(events.Warning, pending.Reason, "%s", pending.Message)
-			} else {
-				setCondition(st, api.JobComplete, api.ConditionTrue, pending.Reason, pending.Message, now)
-				st.CompletionTime = &api.Time{Time: now}
-				p.eventf(events.Normal, "Completed", "Job completed")
-			}
-			if ttl := job.Spec.TTLSecondsAfterFinished; ttl != nil {
-				p.requeue(time.Duration(*ttl) * time.Second)
-			}
-		}
-		p.status = *st
-		p.setCounts(active, terminating)
+	if pending := verdict(job, st, v, active, failJobMsg, now); pending != nil {
+		p.finish(job, st, pending, active, terminating, now)
 		return p
 	}
 
 	// 3. Suspension, then the arithmetic of active pods.
-	if suspended {
+	if v.suspended {
 		p.deletes = active
 		if setCondition(st, api.JobSuspended, api.ConditionTrue, "JobSuspended", "Job suspended", now) {
 			p.eventf(events.Normal, "Suspended", "Job suspended")
@@ -312,9 +185,175 @@ func decide(job *api.Job, pods []*api.Pod, rec backoffRecord, now time.Time, bo 
 		p.requeue(st.StartTime.Add(time.Duration(*ads) * time.Second).Sub(now))
 	}
 	p.status = *st
-	p.manage(job, active, terminating, completed, indexed, completions, onlyFailed, rec, now, bo)
+	p.manage(job, active, terminating, v.completed, v.indexed, v.completions, v.onlyFailed, rec, now, bo)
 	p.setCounts(active, terminating)
 	return p
+}
+
+// jobView is what decide reads of a running job's spec once.
+type jobView struct {
+	indexed     bool         // completionMode Indexed
+	completions int          // spec.completions, -1 when nil
+	suspended   bool         // spec.suspend
+	onlyFailed  bool         // pods are replaced only once Failed (podFailurePolicy or podReplacementPolicy Failed)
+	completed   map[int]bool // the completed indexes of an Indexed job; countFinished adds to it
+}
+
+// decideFinished is the sync of a finished (or deleted) job: it keeps no
+// pod — every finalizer goes — folds the uncounted pods into the counts,
+// and deletes the job once its TTL after finishing has passed.
+func (p *plan) decideFinished(job *api.Job, pods []*api.Pod, st *api.JobStatus, done *api.JobCondition, now time.Time) {
+	unc := st.UncountedTerminatedPods
+	for _, pod := range pods {
+		if ctrlutil.HasFinalizer(pod, FinalizerTracking) {
+			p.removeFinalizers = append(p.removeFinalizers, pod)
+		}
+	}
+	st.Succeeded += int32(len(unc.Succeeded))
+	st.Failed += int32(len(unc.Failed))
+	unc.Succeeded, unc.Failed = nil, nil
+	p.status = *st
+	if done != nil && job.Spec.TTLSecondsAfterFinished != nil && job.DeletionTimestamp == nil {
+		at := done.LastTransitionTime.Time
+		if job.Status.CompletionTime != nil {
+			at = job.Status.CompletionTime.Time
+		}
+		expire := at.Add(time.Duration(*job.Spec.TTLSecondsAfterFinished) * time.Second)
+		if !now.Before(expire) {
+			p.deleteJob = true
+		} else {
+			p.requeue(expire.Sub(now))
+		}
+	}
+}
+
+// countFinished is step 1: it counts finished pods exactly once. A pod
+// with the finalizer that is not yet uncounted becomes uncounted (or, for
+// an Indexed job's success, its index completed), and loses the
+// finalizer afterwards; the status to write first is p.flush. It returns
+// the message of a pod failure policy's FailJob rule, if one matched, and
+// the back-off record the rest of the sync uses.
+func (p *plan) countFinished(job *api.Job, pods []*api.Pod, st *api.JobStatus, v jobView, rec backoffRecord, now time.Time) (string, backoffRecord) {
+	unc := st.UncountedTerminatedPods
+	inUnc := map[api.UID]bool{}
+	for _, u := range slices.Concat(unc.Succeeded, unc.Failed) {
+		inUnc[u] = true
+	}
+	var newSucc, newFail []*api.Pod
+	failJobMsg := ""
+	flush := false
+	for _, pod := range pods {
+		if !ctrlutil.HasFinalizer(pod, FinalizerTracking) {
+			continue // counted already
+		}
+		if inUnc[pod.UID] {
+			p.removeFinalizers = append(p.removeFinalizers, pod)
+			continue
+		}
+		ix := completionIndex(pod)
+		inRange := !v.indexed || (ix >= 0 && ix < v.completions)
+		switch {
+		case pod.Status.Phase == api.PodSucceeded:
+			p.removeFinalizers = append(p.removeFinalizers, pod)
+			switch {
+			case v.indexed && inRange && !v.completed[ix]:
+				v.completed[ix] = true
+				newSucc = append(newSucc, pod)
+				flush = true
+			case !v.indexed:
+				unc.Succeeded = append(unc.Succeeded, pod.UID)
+				newSucc = append(newSucc, pod)
+				flush = true
+			}
+		case pod.Status.Phase == api.PodFailed || (!v.onlyFailed && pod.DeletionTimestamp != nil):
+			p.removeFinalizers = append(p.removeFinalizers, pod)
+			if v.suspended && pod.Status.Phase != api.PodFailed {
+				continue // deleted for the suspension: no failure
+			}
+			count := true
+			if pod.Status.Phase == api.PodFailed {
+				var msg string
+				msg, count, _ = matchPodFailurePolicy(job.Spec.PodFailurePolicy, pod)
+				if msg != "" && failJobMsg == "" {
+					failJobMsg = msg
+				}
+			}
+			if count && inRange {
+				unc.Failed = append(unc.Failed, pod.UID)
+				newFail = append(newFail, pod)
+				flush = true
+			}
+		}
+	}
+	if v.indexed {
+		st.CompletedIndexes = formatIndexes(v.completed)
+		st.Succeeded = int32(len(v.completed))
+	}
+	if flush {
+		f := *st.DeepCopy()
+		p.flush = &f
+	}
+	p.backoff = newBackoffRecord(rec, newSucc, newFail, now)
+	if len(newFail) > 0 || len(newSucc) > 0 {
+		rec = p.backoff
+	}
+	st.Succeeded += int32(len(unc.Succeeded))
+	st.Failed += int32(len(unc.Failed))
+	unc.Succeeded, unc.Failed = nil, nil
+	return failJobMsg, rec
+}
+
+// verdict is step 2: is the job done? A pending verdict (FailureTarget,
+// SuccessCriteriaMet) comes first, then kcm's order of checks; a new
+// verdict is set on st. It returns the verdict's condition, or nil while
+// the job runs on.
+func verdict(job *api.Job, st *api.JobStatus, v jobView, active []*api.Pod, failJobMsg string, now time.Time) *api.JobCondition {
+	pending := condition(st, api.JobFailureTarget)
+	if pending == nil {
+		pending = condition(st, api.JobSuccessCriteriaMet)
+	}
+	if pending != nil {
+		return pending
+	}
+	var typ api.JobConditionType
+	var reason, msg string
+	succeeded := int(st.Succeeded)
+	switch {
+	case failJobMsg != "":
+		typ, reason, msg = api.JobFailureTarget, ReasonPodFailurePolicy, failJobMsg
+	case st.Failed > deref(job.Spec.BackoffLimit, 6) || pastBackoffLimitOnFailure(job, active):
+		typ, reason, msg = api.JobFailureTarget, ReasonBackoffLimitExceeded, "Job has reached the specified backoff limit"
+	case !v.suspended && pastDeadline(job, now):
+		typ, reason, msg = api.JobFailureTarget, ReasonDeadlineExceeded, "Job was active longer than specified deadline"
+	case (v.completions >= 0 && succeeded >= v.completions) || (v.completions < 0 && succeeded > 0 && len(active) == 0):
+		typ, reason, msg = api.JobSuccessCriteriaMet, ReasonCompletionsReached, "Reached expected number of succeeded pods"
+	}
+	if typ == "" {
+		return nil
+	}
+	setCondition(st, typ, api.ConditionTrue, reason, msg, now)
+	return condition(st, typ)
+}
+
+// finish carries a verdict out: stop every pod, then, once none runs or
+// terminates, set Failed or Complete.
+func (p *plan) finish(job *api.Job, st *api.JobStatus, pending *api.JobCondition, active, terminating []*api.Pod, now time.Time) {
+	p.deletes = active
+	if len(active) == 0 && len(terminating) == 0 {
+		if pending.Type == api.JobFailureTarget {
+			setCondition(st, api.JobFailed, api.ConditionTrue, pending.Reason, pending.Message, now)
+			p.eventf(events.Warning, pending.Reason, "%s", pending.Message)
+		} else {
+			setCondition(st, api.JobComplete, api.ConditionTrue, pending.Reason, pending.Message, now)
+			st.CompletionTime = &api.Time{Time: now}
+			p.eventf(events.Normal, "Completed", "Job completed")
+		}
+		if ttl := job.Spec.TTLSecondsAfterFinished; ttl != nil {
+			p.requeue(time.Duration(*ttl) * time.Second)
+		}
+	}
+	p.status = *st
+	p.setCounts(active, terminating)
 }
 
 // manage is kcm's manageJob for a running job: wanted active pods =

@@ -5,13 +5,16 @@
 // # Usage
 //
 //	f := informer.NewFactory(informer.FactoryOptions{})
-//	jc, err := job.New(c, f, job.Options{})   // c is a *cluster.Cluster
+//	jc, err := job.New(c, f, job.Options{})   // c is any client.Client
 //	f.Start(ctx)
 //	go jc.Run(ctx)
 //
-// The controller reads jobs and pods from the factory's shared informers
-// ("jobs", "pods") and writes only through the cluster's stores. Its
-// reads follow its writes: a Consistency gate per store holds the next
+// The controller depends on the client contract (package
+// controllers/client) and informers only, so it runs the same on the
+// in-process cluster, a real API server and the recording fake. It reads
+// jobs and pods from the factory's shared informers ("jobs", "pods") and
+// writes only through the client's resources. Its reads follow its
+// writes: a Consistency gate per informer holds the next
 // sync of a job until the caches show what the last one wrote, which
 // stands in for kcm's pod expectations and finalizer expectations.
 //
@@ -57,7 +60,7 @@
 //  3. Suspension: spec.suspend deletes the running pods and sets
 //     Suspended (JobSuspended); resuming sets it False (JobResumed) and
 //     restarts startTime, so the deadline counts from the resumption.
-//  4. The seed's arithmetic: wanted active pods = min(parallelism,
+//  4. kcm's arithmetic: wanted active pods = min(parallelism,
 //     completions − succeeded), or parallelism until one succeeds when
 //     completions is nil. Extra pods are deleted (ctrlutil.RankForDeletion
 //     order); missing ones are created once the re-creation back-off has

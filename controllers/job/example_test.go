@@ -6,14 +6,16 @@ import (
 	"log/slog"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/job"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
-// The Job controller over an in-memory cluster, with the example playing
-// the kubelet: the job's pod is created with the tracking finalizer and
+// The Job controller over an in-memory cluster, used through the client
+// contract as any client.Client would be, with the example playing the
+// kubelet: the job's pod is created with the tracking finalizer and
 // the generated controller-uid label; once the pod has Succeeded the job
 // counts it, releases its finalizer and is Complete.
 func Example() {
@@ -21,6 +23,14 @@ func Example() {
 	defer cancel()
 	logger := slog.New(slog.DiscardHandler)
 	c, err := cluster.New(ctx, cluster.Options{})
+	if err != nil {
+		panic(err)
+	}
+	jobClient, err := client.For[*api.Job](c) // c is a client.Client
+	if err != nil {
+		panic(err)
+	}
+	podClient, err := client.For[*api.Pod](c)
 	if err != nil {
 		panic(err)
 	}
@@ -33,18 +43,18 @@ func Example() {
 	done := make(chan error, 1)
 	go func() { done <- jc.Run(ctx) }()
 
-	pods, err := c.Pods().Watch(ctx, source.WatchOptions{})
+	pods, err := podClient.Watch(ctx, source.WatchOptions{})
 	if err != nil {
 		panic(err)
 	}
-	jobs, err := c.Jobs().Watch(ctx, source.WatchOptions{})
+	jobs, err := jobClient.Watch(ctx, source.WatchOptions{})
 	if err != nil {
 		panic(err)
 	}
 	pi := &api.Job{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "pi"}}
 	pi.Spec.Template.Spec.RestartPolicy = api.RestartPolicyNever
 	pi.Spec.Template.Spec.Containers = []api.Container{{Name: "pi", Image: "perl"}}
-	if _, err := c.Jobs().Create(ctx, pi); err != nil {
+	if _, err := jobClient.Create(ctx, pi); err != nil {
 		panic(err)
 	}
 	ev := <-pods
@@ -52,7 +62,7 @@ func Example() {
 	fmt.Println("pod finalizers:", p.Finalizers)
 	fmt.Println("controller-uid label matches:", p.Labels["batch.kubernetes.io/controller-uid"] == string(pi.UID))
 	p.Status.Phase = api.PodSucceeded // what the kubelet reports
-	if _, err := c.Pods().UpdateStatus(ctx, p); err != nil {
+	if _, err := podClient.UpdateStatus(ctx, p); err != nil {
 		panic(err)
 	}
 	for ev := range jobs {
@@ -64,7 +74,7 @@ func Example() {
 			break
 		}
 	}
-	got, _, err := c.Pods().Get(ctx, api.Key(p))
+	got, _, err := podClient.Get(ctx, api.Key(p))
 	if err != nil {
 		panic(err)
 	}

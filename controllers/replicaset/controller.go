@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/expectations"
@@ -80,18 +80,33 @@ type Controller struct {
 	ctl *reconcile.Controller[string]
 }
 
-// New returns the ReplicaSet controller of cluster c over the shared
-// informers of f (named after the resources: "replicasets", "pods").
-// Start f after New, then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
-	return newController(c, f, replicaSetKind(c), "replicaset-controller", opts)
+// New returns the ReplicaSet controller writing through client c over
+// the shared informers of f (named after the resources: "replicasets",
+// "pods"). Start f after New, then Run.
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
+	if c == nil || f == nil {
+		return nil, errors.New("replicaset: client and factory are required")
+	}
+	k, err := replicaSetKind(c)
+	if err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
+	return newController(c, f, k, "replicaset-controller", opts)
 }
 
-// NewReplicationManager returns the ReplicationController manager of
-// cluster c over the shared informers of f ("replicationcontrollers",
-// "pods"): the same code as New, for the map-selector kind.
-func NewReplicationManager(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
-	return newController(c, f, replicationControllerKind(c), "replication-controller", opts)
+// NewReplicationManager returns the ReplicationController manager
+// writing through client c over the shared informers of f
+// ("replicationcontrollers", "pods"): the same code as New, for the
+// map-selector kind.
+func NewReplicationManager(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
+	if c == nil || f == nil {
+		return nil, errors.New("replicaset: client and factory are required")
+	}
+	k, err := replicationControllerKind(c)
+	if err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
+	return newController(c, f, k, "replication-controller", opts)
 }
 
 // Run syncs owners until ctx ends, once the informers have synced, and
@@ -119,31 +134,31 @@ type manager[T api.Object] struct {
 	log       *slog.Logger
 }
 
-func newController[T api.Object](c *cluster.Cluster, f *informer.Factory, k kind[T], component string, opts Options) (*Controller, error) {
-	if c == nil || f == nil {
-		return nil, errors.New("replicaset: cluster and factory are required")
-	}
+func newController[T api.Object](c client.Client, f *informer.Factory, k kind[T], component string, opts Options) (*Controller, error) {
 	if err := opts.validate(component); err != nil {
 		return nil, err
 	}
+	pods, err := client.For[*api.Pod](c)
+	if err != nil {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
 	m := &manager[T]{kind: k, opts: opts, log: opts.Logger.With("controller", component)}
-	var err error
 	if m.owners, err = informer.Shared(f, k.store.Resource(), source.ListWatcher[T](k.store), api.Key[T], informer.Options[T]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
-	if m.pods, err = informer.Shared(f, c.Pods().Resource(), source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
+	if m.pods, err = informer.Shared(f, pods.Resource(), source.ListWatcher[*api.Pod](pods), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
 	if m.exp, err = expectations.NewUIDTracking(expectations.Options{TTL: opts.ExpectationsTTL, Logger: m.log, Name: component}); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
-	if m.podGate, err = reconcile.NewConsistency[string](m.pods, c.Pods()); err != nil {
+	if m.podGate, err = reconcile.NewConsistency[string](m.pods, m.pods); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
-	if m.ownerGate, err = reconcile.NewConsistency[string](m.owners, k.store); err != nil {
+	if m.ownerGate, err = reconcile.NewConsistency[string](m.owners, m.owners); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
-	if m.podWriter, err = reconcile.GatedWriter[*api.Pod](m.podGate, c.Pods(), api.Key[*api.Pod]); err != nil {
+	if m.podWriter, err = reconcile.GatedWriter[*api.Pod](m.podGate, pods, api.Key[*api.Pod]); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
 	if m.ctl, err = reconcile.New(component, reconcile.Func[string](m.sync), reconcile.Options[string]{

@@ -7,20 +7,30 @@ import (
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/replicaset"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
-// The ReplicaSet controller over an in-memory cluster: a ReplicaSet of 3
-// gets 3 pods, named from generateName and controlled by it, and a
-// status that counts them.
+// The ReplicaSet controller over an in-memory cluster, used through the
+// client contract as any client.Client would be: a ReplicaSet of 3 gets 3
+// pods, named from generateName and controlled by it, and a status that
+// counts them.
 func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logger := slog.New(slog.DiscardHandler)
 	c, err := cluster.New(ctx, cluster.Options{})
+	if err != nil {
+		panic(err)
+	}
+	replicaSets, err := client.For[*api.ReplicaSet](c) // c is a client.Client
+	if err != nil {
+		panic(err)
+	}
+	pods, err := client.For[*api.Pod](c)
 	if err != nil {
 		panic(err)
 	}
@@ -33,7 +43,7 @@ func Example() {
 	done := make(chan error, 1)
 	go func() { done <- ctl.Run(ctx) }()
 
-	watch, err := c.ReplicaSets().Watch(ctx, source.WatchOptions{})
+	watch, err := replicaSets.Watch(ctx, source.WatchOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -49,7 +59,7 @@ func Example() {
 			},
 		},
 	}
-	if _, err := c.ReplicaSets().Create(ctx, rs); err != nil {
+	if _, err := replicaSets.Create(ctx, rs); err != nil {
 		panic(err)
 	}
 	for ev := range watch {
@@ -58,11 +68,11 @@ func Example() {
 			break
 		}
 	}
-	pods, err := c.Pods().List(ctx, source.ListOptions{})
+	list, err := pods.List(ctx, source.ListOptions{})
 	if err != nil {
 		panic(err)
 	}
-	for _, p := range pods.Items {
+	for _, p := range list.Items {
 		fmt.Println(strings.HasPrefix(p.Name, "web-"), p.ControllerRef().Kind, p.ControllerRef().Name)
 	}
 	cancel()

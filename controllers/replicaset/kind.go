@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 )
 
 // kind adapts one of the two kinds that keep replicas — ReplicaSet
@@ -15,7 +15,7 @@ import (
 // conversion.
 type kind[T api.Object] struct {
 	name  string // the Kind, as controller references name it
-	store *cluster.Store[T]
+	store client.Resource[T]
 	// spec reads what the manager needs of an owner; an error is a bad
 	// selector or a missing template.
 	spec func(T) (spec, error)
@@ -25,10 +25,14 @@ type kind[T api.Object] struct {
 	withStatus func(T, api.ReplicaSetStatus) T
 }
 
-func replicaSetKind(c *cluster.Cluster) kind[*api.ReplicaSet] {
+func replicaSetKind(c client.Client) (kind[*api.ReplicaSet], error) {
+	store, err := client.For[*api.ReplicaSet](c)
+	if err != nil {
+		return kind[*api.ReplicaSet]{}, err
+	}
 	return kind[*api.ReplicaSet]{
 		name:  "ReplicaSet",
-		store: c.ReplicaSets(),
+		store: store,
 		spec: func(rs *api.ReplicaSet) (spec, error) {
 			sel, err := rs.Spec.Selector.AsSelector()
 			if err != nil {
@@ -48,13 +52,17 @@ func replicaSetKind(c *cluster.Cluster) kind[*api.ReplicaSet] {
 			cp.Status = st
 			return cp
 		},
-	}
+	}, nil
 }
 
-func replicationControllerKind(c *cluster.Cluster) kind[*api.ReplicationController] {
+func replicationControllerKind(c client.Client) (kind[*api.ReplicationController], error) {
+	store, err := client.For[*api.ReplicationController](c)
+	if err != nil {
+		return kind[*api.ReplicationController]{}, err
+	}
 	return kind[*api.ReplicationController]{
 		name:  "ReplicationController",
-		store: c.ReplicationControllers(),
+		store: store,
 		spec: func(rc *api.ReplicationController) (spec, error) {
 			if rc.Spec.Template == nil {
 				return spec{}, errors.New("spec.template is missing")
@@ -94,7 +102,7 @@ func replicationControllerKind(c *cluster.Cluster) kind[*api.ReplicationControll
 			}
 			return cp
 		},
-	}
+	}, nil
 }
 
 // replicasOf reads spec.replicas, which the API server defaults to 1.

@@ -283,6 +283,10 @@ func TestOwnerBeingDeletedDoesNotManage(t *testing.T) {
 		_, err := e.c.ReplicaSets().DeleteWith(e.ctx, "default/web", cluster.DeleteOptions{PropagationPolicy: cluster.DeletePropagationOrphan})
 		require.NoError(t, err)
 		require.NotNil(t, e.getRS("web").DeletionTimestamp)
+		// Let the controller's caches see the deletion timestamp before
+		// the pod's deletion: a sync that still sees the owner live would
+		// replace the pod, as kube-controller-manager's would.
+		synctest.Wait()
 
 		_, err = e.c.Pods().Delete(e.ctx, api.Key(e.pods("web")[0]), "")
 		require.NoError(t, err)

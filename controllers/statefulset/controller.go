@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
@@ -61,7 +61,6 @@ func (c *Controller) Run(ctx context.Context) error {
 const component = "statefulset-controller"
 
 type manager struct {
-	c         *cluster.Cluster
 	opts      Options
 	sets      *informer.Informer[*api.StatefulSet]
 	pods      *informer.Informer[*api.Pod]
@@ -74,15 +73,16 @@ type manager struct {
 	ctl       *reconcile.Controller[string]
 	log       *slog.Logger
 	recorder  events.Recorder
-	setsStore *cluster.Store[*api.StatefulSet]
+	setClient client.Resource[*api.StatefulSet]
 }
 
-// New returns the StatefulSet controller of cluster c over the shared
-// informers of f ("statefulsets", "pods", "controllerrevisions",
-// "persistentvolumeclaims"). Start f after New, then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+// New returns the StatefulSet controller writing through client c over
+// the shared informers of f ("statefulsets", "pods",
+// "controllerrevisions", "persistentvolumeclaims"). Start f after New,
+// then Run.
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("statefulset: cluster and factory are required")
+		return nil, errors.New("statefulset: client and factory are required")
 	}
 	if opts.Workers < 0 {
 		return nil, fmt.Errorf("statefulset: Workers %d is negative", opts.Workers)
@@ -96,42 +96,45 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	if opts.Recorder == nil {
 		opts.Recorder = events.NewLog(opts.Logger, component)
 	}
-	m := &manager{c: c, opts: opts, log: opts.Logger.With("controller", component), recorder: opts.Recorder, setsStore: c.StatefulSets()}
+	m := &manager{opts: opts, log: opts.Logger.With("controller", component), recorder: opts.Recorder}
 	var err error
-	if m.sets, err = shared(f, c.StatefulSets(), opts.Logger); err != nil {
+	var pods client.Resource[*api.Pod]
+	var revs client.Resource[*api.ControllerRevision]
+	var claims client.Resource[*api.PersistentVolumeClaim]
+	if m.setClient, m.sets, err = shared[*api.StatefulSet](f, c, opts.Logger); err != nil {
 		return nil, err
 	}
-	if m.pods, err = shared(f, c.Pods(), opts.Logger); err != nil {
+	if pods, m.pods, err = shared[*api.Pod](f, c, opts.Logger); err != nil {
 		return nil, err
 	}
-	if m.revs, err = shared(f, c.ControllerRevisions(), opts.Logger); err != nil {
+	if revs, m.revs, err = shared[*api.ControllerRevision](f, c, opts.Logger); err != nil {
 		return nil, err
 	}
-	if m.claims, err = shared(f, c.PersistentVolumeClaims(), opts.Logger); err != nil {
+	if claims, m.claims, err = shared[*api.PersistentVolumeClaim](f, c, opts.Logger); err != nil {
 		return nil, err
 	}
-	podGate, err := reconcile.NewConsistency[string](m.pods, c.Pods())
+	podGate, err := reconcile.NewConsistency[string](m.pods, m.pods)
 	if err != nil {
 		return nil, fmt.Errorf("statefulset: %w", err)
 	}
-	revGate, err := reconcile.NewConsistency[string](m.revs, c.ControllerRevisions())
+	revGate, err := reconcile.NewConsistency[string](m.revs, m.revs)
 	if err != nil {
 		return nil, fmt.Errorf("statefulset: %w", err)
 	}
-	claimGate, err := reconcile.NewConsistency[string](m.claims, c.PersistentVolumeClaims())
+	claimGate, err := reconcile.NewConsistency[string](m.claims, m.claims)
 	if err != nil {
 		return nil, fmt.Errorf("statefulset: %w", err)
 	}
-	if m.setGate, err = reconcile.NewConsistency[string](m.sets, c.StatefulSets()); err != nil {
+	if m.setGate, err = reconcile.NewConsistency[string](m.sets, m.sets); err != nil {
 		return nil, fmt.Errorf("statefulset: %w", err)
 	}
-	if m.podW, err = reconcile.GatedWriter[*api.Pod](podGate, c.Pods(), api.Key[*api.Pod]); err != nil {
+	if m.podW, err = reconcile.GatedWriter[*api.Pod](podGate, pods, api.Key[*api.Pod]); err != nil {
 		return nil, fmt.Errorf("statefulset: %w", err)
 	}
-	if m.revW, err = reconcile.GatedWriter[*api.ControllerRevision](revGate, c.ControllerRevisions(), api.Key[*api.ControllerRevision]); err != nil {
+	if m.revW, err = reconcile.GatedWriter[*api.ControllerRevision](revGate, revs, api.Key[*api.ControllerRevision]); err != nil {
 		return nil, fmt.Errorf("statefulset: %w", err)
 	}
-	if m.claimW, err = reconcile.GatedWriter[*api.PersistentVolumeClaim](claimGate, c.PersistentVolumeClaims(), api.Key[*api.PersistentVolumeClaim]); err != nil {
+	if m.claimW, err = reconcile.GatedWriter[*api.PersistentVolumeClaim](claimGate, claims, api.Key[*api.PersistentVolumeClaim]); err != nil {
 		return nil, fmt.Errorf("statefulset: %w", err)
 	}
 	gates := []*reconcile.Consistency[string]{podGate, revGate, claimGate, m.setGate}
@@ -152,12 +155,18 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	return &Controller{ctl: m.ctl}, nil
 }
 
-func shared[T api.Object](f *informer.Factory, s *cluster.Store[T], logger *slog.Logger) (*informer.Informer[T], error) {
-	inf, err := informer.Shared(f, s.Resource(), source.ListWatcher[T](s), api.Key[T], informer.Options[T]{Logger: logger})
+// shared returns c's resource of T's kind and the informer of f named
+// after it.
+func shared[T api.Object](f *informer.Factory, c client.Client, logger *slog.Logger) (client.Resource[T], *informer.Informer[T], error) {
+	res, err := client.For[T](c)
 	if err != nil {
-		return nil, fmt.Errorf("statefulset: %w", err)
+		return nil, nil, fmt.Errorf("statefulset: %w", err)
 	}
-	return inf, nil
+	inf, err := informer.Shared(f, res.Resource(), source.ListWatcher[T](res), api.Key[T], informer.Options[T]{Logger: logger})
+	if err != nil {
+		return nil, nil, fmt.Errorf("statefulset: %w", err)
+	}
+	return res, inf, nil
 }
 
 // sync is one reconcile of the set under key (kcm's syncStatefulSet):
@@ -176,7 +185,7 @@ func (m *manager) sync(ctx context.Context, key string) (reconcile.Result, error
 		return reconcile.Result{}, reconcile.Terminal(fmt.Errorf("statefulset: %s: empty selector", key))
 	}
 	live := func(ctx context.Context) (api.Object, error) {
-		o, _, err := m.setsStore.Get(ctx, key)
+		o, _, err := m.setClient.Get(ctx, key)
 		return o, err
 	}
 	ns := m.pods.Lister().Namespace(set.Namespace)
@@ -227,7 +236,7 @@ func (m *manager) writeRevision(ctx context.Context, set *api.StatefulSet, rp re
 			cp := set.DeepCopy()
 			cc := rp.collisionCount + 1
 			cp.Status.CollisionCount = &cc
-			if _, err := m.setsStore.UpdateStatus(ctx, cp); err != nil {
+			if _, err := m.setClient.UpdateStatus(ctx, cp); err != nil {
 				return fmt.Errorf("statefulset: %s: collision count: %w", set.Name, err)
 			}
 			return fmt.Errorf("statefulset: %s: revision %s: %w", set.Name, rp.update.Name, err)
@@ -293,7 +302,7 @@ func (m *manager) writeStatus(ctx context.Context, key string, set *api.Stateful
 	}
 	cp := set.DeepCopy()
 	cp.Status = st
-	rv, err := m.setsStore.UpdateStatus(ctx, cp)
+	rv, err := m.setClient.UpdateStatus(ctx, cp)
 	if err != nil {
 		return fmt.Errorf("statefulset: %s: update status: %w", key, err)
 	}

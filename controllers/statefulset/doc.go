@@ -7,11 +7,19 @@
 //
 // # Usage
 //
-//	ctl, err := statefulset.New(c, f, statefulset.Options{})
+//	ctl, err := statefulset.New(c, f, statefulset.Options{}) // c is any client.Client
 //	f.Start(ctx)
 //	go ctl.Run(ctx)
 //
-// Claims bind through a PersistentVolume controller (controllers/volume);
+// The controller depends on the client contract (package
+// controllers/client) and informers only: it reads sets, pods,
+// ControllerRevisions and claims from the factory's shared informers
+// (named after the resources) and writes through the client's resources,
+// so it runs the same on the in-process cluster, a real API server and
+// the recording fake.
+//
+// Claims bind through a PersistentVolume controller
+// (controllers/persistentvolume);
 // pods are scheduled and run by controllers/scheduler and
 // controllers/kubelet; claims owned under the retention policy are
 // deleted by controllers/garbagecollector.
@@ -79,8 +87,9 @@
 // updateRevision, collisionCount and observedGeneration. When every pod is
 // updated and ready under RollingUpdate, the update revision becomes the
 // current one (completeRollingUpdate) — never with a partition above 0
-// and pods below it, as in the seed's MySQL example. A pod ready but not
-// yet available requeues the set for the instant it becomes available.
+// and pods below it, as in the MySQL example of Kubernetes' "Run a
+// Replicated Stateful Application". A pod ready but not yet available
+// requeues the set for the instant it becomes available.
 //
 // Retention (persistentVolumeClaimRetentionPolicy, Retain/Retain by
 // default): whenDeleted Delete makes the set an owner of the claims, so
@@ -95,8 +104,8 @@
 //
 // # Differences and omissions
 //
-//   - An unset updateStrategy.rollingUpdate (our store does not default
-//     it) means partition 0, as the API server's default does.
+//   - An unset updateStrategy.rollingUpdate (the in-process cluster does
+//     not default it) means partition 0, as the API server's default does.
 //   - Writes of one sync are sequential (kcm creates Parallel pods in
 //     slow-start batches); the first failure ends the sync.
 //   - Existing pods' volumes and hostnames cannot change (the API server
@@ -106,6 +115,6 @@
 //     changed after creation (kcm ignores them too), PVC resizing,
 //     metrics, and kcm's 30 s resync.
 //   - A pod whose claim is unbound is not held Pending by the scheduler or
-//     the kubelet of this repository (see controllers/volume): the binder
-//     simply binds first.
+//     the kubelet of this repository (see controllers/persistentvolume):
+//     the binder simply binds first.
 package statefulset

@@ -6,19 +6,29 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/statefulset"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
-// The StatefulSet controller alone over an in-memory cluster: the set's
+// The StatefulSet controller alone over an in-memory cluster, used
+// through the client contract as any client.Client would be: the set's
 // first pod, web-0, is created with its identity; web-1 waits for web-0
 // to be ready, which here nobody makes it.
 func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c, err := cluster.New(ctx, cluster.Options{})
+	if err != nil {
+		panic(err)
+	}
+	sets, err := client.For[*api.StatefulSet](c) // c is a client.Client
+	if err != nil {
+		panic(err)
+	}
+	pods, err := client.For[*api.Pod](c)
 	if err != nil {
 		panic(err)
 	}
@@ -31,7 +41,7 @@ func Example() {
 	done := make(chan error, 1)
 	go func() { done <- ctl.Run(ctx) }()
 
-	watch, err := c.Pods().Watch(ctx, source.WatchOptions{})
+	watch, err := pods.Watch(ctx, source.WatchOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -48,7 +58,7 @@ func Example() {
 			},
 		},
 	}
-	if _, err := c.StatefulSets().Create(ctx, web); err != nil {
+	if _, err := sets.Create(ctx, web); err != nil {
 		panic(err)
 	}
 	ev := <-watch

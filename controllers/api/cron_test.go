@@ -1,4 +1,4 @@
-package cronjob
+package api
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 
 // Ported from robfig/cron v3 spec_test.go (TestActivation), the parser
 // kube-controller-manager's cronjob controller uses.
-func TestScheduleActivation(t *testing.T) {
+func TestCronScheduleActivation(t *testing.T) {
 	tests := []struct {
 		time, spec string
 		expected   bool
@@ -58,7 +58,7 @@ func TestScheduleActivation(t *testing.T) {
 		{"Sun Jul 15 00:00 2012", "* * */2 * Sun", true},
 	}
 	for _, test := range tests {
-		sched, err := ParseSchedule(test.spec)
+		sched, err := ParseCronSchedule(test.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestScheduleActivation(t *testing.T) {
 // Ported from robfig/cron v3 spec_test.go (TestNext); its six-field specs
 // with a zero seconds field are written here in five fields, the cases
 // that need seconds are left out.
-func TestScheduleNext(t *testing.T) {
+func TestCronScheduleNext(t *testing.T) {
 	runs := []struct {
 		time, spec string
 		expected   string
@@ -164,7 +164,7 @@ func TestScheduleNext(t *testing.T) {
 		{"TZ=America/New_York 2012-11-04T00:00:00-0400", "0 3 3 * ?", "2012-12-03T03:00:00-0500"},
 	}
 	for _, c := range runs {
-		sched, err := ParseSchedule(c.spec)
+		sched, err := ParseCronSchedule(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,8 +176,8 @@ func TestScheduleNext(t *testing.T) {
 	}
 }
 
-func TestScheduleEvery(t *testing.T) {
-	s, err := ParseSchedule("@every 90m")
+func TestCronScheduleEvery(t *testing.T) {
+	s, err := ParseCronSchedule("@every 90m")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestScheduleEvery(t *testing.T) {
 
 // Ported from robfig/cron v3 parser_test.go (TestParseScheduleErrors,
 // TestStandardSpecSchedule's error cases) and kcm's validation cases.
-func TestParseScheduleErrors(t *testing.T) {
+func TestParseCronScheduleErrors(t *testing.T) {
 	tests := []struct{ expr, err string }{
 		{"xyz", "expected exactly 5 fields"},
 		{"60 0 * * *", "above maximum"},
@@ -213,14 +213,14 @@ func TestParseScheduleErrors(t *testing.T) {
 		{"@every 5", "failed to parse duration"},
 	}
 	for _, c := range tests {
-		_, err := ParseSchedule(c.expr)
-		if err == nil || !errors.Is(err, ErrInvalidSchedule) || !contains(err.Error(), c.err) {
-			t.Errorf("%q: got %v, want an ErrInvalidSchedule with %q", c.expr, err, c.err)
+		_, err := ParseCronSchedule(c.expr)
+		if err == nil || !errors.Is(err, ErrInvalidCronSchedule) || !contains(err.Error(), c.err) {
+			t.Errorf("%q: got %v, want an ErrInvalidCronSchedule with %q", c.expr, err, c.err)
 		}
 	}
 	for _, ok := range []string{"*/1 * * * *", "0 9-17 * * MON-FRI", "0 0 1,15 * sun", "@yearly", "@annually",
 		"@monthly", "@weekly", "@daily", "@midnight", "@hourly", "TZ=UTC 0 0 * * *", "@every 1h"} {
-		if _, err := ParseSchedule(ok); err != nil {
+		if _, err := ParseCronSchedule(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
@@ -272,4 +272,44 @@ func getTime(t *testing.T, value string) time.Time {
 	}
 	t.Fatalf("could not parse time %q", value)
 	return time.Time{}
+}
+
+// ValidateCronSchedule names the field at fault, the schedule first, as
+// kube-apiserver's ValidateCronJobSpec reports spec.schedule and
+// spec.timeZone.
+func TestValidateCronSchedule(t *testing.T) {
+	zone := func(z string) *string { return &z }
+	tests := []struct {
+		schedule string
+		timeZone *string
+		field    string // "" for valid
+	}{
+		{"*/1 * * * *", nil, ""},
+		{"0 9 * * *", zone("Asia/Tokyo"), ""},
+		{"TZ=UTC 0 0 * * *", nil, ""}, // accepted: the controller honours it
+		{"*/1 * * *", nil, "spec.schedule"},
+		{"0 25 * * *", zone("Asia/Tokyo"), "spec.schedule"},
+		{"0 25 * * *", zone("Mars/Olympus_Mons"), "spec.schedule"},
+		{"* * * * *", zone("Mars/Olympus_Mons"), "spec.timeZone"},
+	}
+	for _, tc := range tests {
+		err := ValidateCronSchedule(tc.schedule, tc.timeZone)
+		if tc.field == "" {
+			if err != nil {
+				t.Errorf("%q %v: %v", tc.schedule, tc.timeZone, err)
+			}
+			continue
+		}
+		var se *CronScheduleError
+		if !errors.As(err, &se) || !errors.Is(err, ErrInvalidCronSchedule) {
+			t.Fatalf("%q: got %v, want a *CronScheduleError wrapping ErrInvalidCronSchedule", tc.schedule, err)
+		}
+		want := tc.schedule
+		if tc.field == "spec.timeZone" {
+			want = *tc.timeZone
+		}
+		if se.Field != tc.field || se.Value != want {
+			t.Errorf("%q %v: field %q value %q, want %q %q", tc.schedule, *tc.timeZone, se.Field, se.Value, tc.field, want)
+		}
+	}
 }
