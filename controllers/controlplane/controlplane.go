@@ -156,10 +156,14 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	cp.Cluster = c
 	if quota != nil {
-		quota.SetCluster(c)
+		if err := quota.SetClient(c); err != nil {
+			return fail(err)
+		}
 	}
 	if accounts != nil {
-		accounts.SetCluster(c)
+		if err := accounts.SetClient(c); err != nil {
+			return fail(err)
+		}
 	}
 	cp.factory = informer.NewFactory(informer.FactoryOptions{Logger: logger})
 	var runners []runner

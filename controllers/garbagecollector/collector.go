@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -66,7 +66,7 @@ func (o *Options) validate() error {
 // dependents whose owners are gone, carry out foreground deletion and
 // orphan dependents. See the package documentation.
 type Collector struct {
-	cluster  *cluster.Cluster
+	client   client.Client
 	factory  *informer.Factory
 	logger   *slog.Logger
 	recorder events.Recorder
@@ -88,15 +88,15 @@ type Collector struct {
 // informer of every kind in f (named after the kind's resource, "pods",
 // created if f has none). It starts nothing: start f (f.Start) and call
 // Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Collector, error) {
+func New(c client.Client, f *informer.Factory, opts Options) (*Collector, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("garbagecollector: New: nil cluster or factory")
+		return nil, errors.New("garbagecollector: New: nil client or factory")
 	}
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
 	gc := &Collector{
-		cluster:  c,
+		client:   c,
 		factory:  f,
 		logger:   opts.Logger,
 		recorder: opts.Recorder,
@@ -269,7 +269,7 @@ func (gc *Collector) attemptToDeleteItem(ctx context.Context, uid api.UID) error
 		}
 		return k.delete(ctx, id, d.policy)
 	case actRemoveFinalizer:
-		return removeFinalizer(ctx, k, id, cluster.FinalizerDeleteDependents)
+		return removeFinalizer(ctx, k, id, client.FinalizerDeleteDependents)
 	case actWait:
 		for _, dep := range d.enqueue {
 			gc.attemptToDelete.Add(dep)
@@ -306,7 +306,7 @@ func (gc *Collector) classify(ctx context.Context, id objectRef, refs []api.Owne
 			return nil, err
 		case m.UID != r.UID:
 			out[i].state = ownerAbsent
-		case m.DeletionTimestamp != nil && slices.Contains(m.Finalizers, cluster.FinalizerDeleteDependents):
+		case m.DeletionTimestamp != nil && slices.Contains(m.Finalizers, client.FinalizerDeleteDependents):
 			out[i].state = ownerWaiting
 		default:
 			out[i].state = ownerSolid
@@ -358,7 +358,7 @@ func (gc *Collector) attemptToOrphanItem(ctx context.Context, uid api.UID) error
 	if !ok {
 		return nil
 	}
-	return removeFinalizer(ctx, k, id, cluster.FinalizerOrphanDependents)
+	return removeFinalizer(ctx, k, id, client.FinalizerOrphanDependents)
 }
 
 // removeFinalizer removes finalizer from the object id names.

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 )
 
 // ownerState is what a live read says about one owner reference of an
@@ -64,7 +64,7 @@ func (it item) has(finalizer string) bool { return slices.Contains(it.finalizers
 
 // deletingDependents is true for an object in foreground deletion.
 func (it item) deletingDependents() bool {
-	return it.deleting && it.has(cluster.FinalizerDeleteDependents)
+	return it.deleting && it.has(client.FinalizerDeleteDependents)
 }
 
 // dependent is one node of the graph that names the item as an owner.
@@ -109,7 +109,7 @@ func (a action) String() string {
 type decision struct {
 	action action
 	// policy is the propagation policy of actDelete and actUnblockAndDelete.
-	policy cluster.PropagationPolicy
+	policy client.PropagationPolicy
 	// refs are the owner UIDs whose references actRemoveRefs removes.
 	refs []api.UID
 	// enqueue are the dependents actWait asks to attempt to delete.
@@ -193,17 +193,17 @@ func decide(it item, owners []owner, dependents []dependent) decision {
 	case waiting > 0 && len(dependents) > 0:
 		for _, d := range dependents {
 			if d.deletingDependents {
-				return decision{action: actUnblockAndDelete, policy: cluster.DeletePropagationForeground}
+				return decision{action: actUnblockAndDelete, policy: client.DeletePropagationForeground}
 			}
 		}
-		return decision{action: actDelete, policy: cluster.DeletePropagationForeground}
+		return decision{action: actDelete, policy: client.DeletePropagationForeground}
 	}
-	policy := cluster.DeletePropagationBackground
+	policy := client.DeletePropagationBackground
 	switch {
-	case it.has(cluster.FinalizerOrphanDependents):
-		policy = cluster.DeletePropagationOrphan
-	case it.has(cluster.FinalizerDeleteDependents):
-		policy = cluster.DeletePropagationForeground
+	case it.has(client.FinalizerOrphanDependents):
+		policy = client.DeletePropagationOrphan
+	case it.has(client.FinalizerDeleteDependents):
+		policy = client.DeletePropagationForeground
 	}
 	return decision{action: actDelete, policy: policy}
 }

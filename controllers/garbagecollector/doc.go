@@ -16,6 +16,12 @@
 // Run waits for all of them to sync, runs the workers, and returns
 // ctx.Err() once they have exited.
 //
+// The collector depends on the client contract (package
+// controllers/client: New takes a client.Client and gets each kind with
+// client.For) and informers only; the in-process cluster is one
+// implementation. New fails when the client does not serve one of the
+// kinds.
+//
 // # The graph
 //
 // Every object the informers report becomes a node of an ownership

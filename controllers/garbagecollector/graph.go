@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 )
 
 // objectRef identifies an object in the graph: its coordinates and UID.
@@ -156,11 +156,11 @@ func (g *graph) processTransitions(n *node, ev graphEvent, fx *graphEffects) {
 		return
 	}
 	n.beingDeleted = true
-	if slices.Contains(ev.finalizers, cluster.FinalizerOrphanDependents) && !n.orphaning {
+	if slices.Contains(ev.finalizers, client.FinalizerOrphanDependents) && !n.orphaning {
 		n.orphaning = true
 		fx.attemptToOrphan = append(fx.attemptToOrphan, n.id.UID)
 	}
-	if slices.Contains(ev.finalizers, cluster.FinalizerDeleteDependents) && !n.deletingDependents {
+	if slices.Contains(ev.finalizers, client.FinalizerDeleteDependents) && !n.deletingDependents {
 		n.deletingDependents = true
 		for _, d := range sortedDependents(n) {
 			fx.attemptToDelete = append(fx.attemptToDelete, d.id.UID)

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -19,7 +19,7 @@ type kindAccess interface {
 	// get reads the object's metadata live from the store (a copy).
 	get(ctx context.Context, namespace, name string) (*api.ObjectMeta, error)
 	// delete deletes the object with a UID precondition.
-	delete(ctx context.Context, id objectRef, policy cluster.PropagationPolicy) error
+	delete(ctx context.Context, id objectRef, policy client.PropagationPolicy) error
 	// patch reads the object live and, if it still has id's UID, applies
 	// mutate to its metadata and writes it back when mutate reports a
 	// change, retrying on conflicts. A missing object, or one with
@@ -43,17 +43,16 @@ var watchers = []func(*Collector) (kindAccess, error){
 // typedKind is the kindAccess of T.
 type typedKind[T api.Object] struct {
 	kind  api.GroupVersionKind
-	store *cluster.Store[T]
+	store client.Resource[T]
 	reg   *informer.Registration
 }
 
 // watch gets T's shared informer from the collector's factory (named
 // after the resource, "pods") and feeds its changes to the graph.
 func watch[T api.Object](gc *Collector) (kindAccess, error) {
-	store, ok := cluster.StoreFor[T](gc.cluster)
-	if !ok {
-		var zero T
-		return nil, fmt.Errorf("garbagecollector: the cluster has no store of %T", zero)
+	store, err := client.For[T](gc.client)
+	if err != nil {
+		return nil, fmt.Errorf("garbagecollector: %w", err)
 	}
 	inf, err := informer.Shared(gc.factory, store.Resource(), source.ListWatcher[T](store), api.Key[T], informer.Options[T]{Logger: gc.logger})
 	if err != nil {
@@ -93,9 +92,9 @@ func (k *typedKind[T]) get(ctx context.Context, namespace, name string) (*api.Ob
 	return obj.GetObjectMeta(), nil
 }
 
-func (k *typedKind[T]) delete(ctx context.Context, id objectRef, policy cluster.PropagationPolicy) error {
-	_, err := k.store.DeleteWith(ctx, id.key(), cluster.DeleteOptions{
-		Preconditions:     cluster.Preconditions{UID: id.UID},
+func (k *typedKind[T]) delete(ctx context.Context, id objectRef, policy client.PropagationPolicy) error {
+	_, err := k.store.DeleteWith(ctx, id.key(), client.DeleteOptions{
+		Preconditions:     client.Preconditions{UID: id.UID},
 		PropagationPolicy: policy,
 	})
 	if errors.Is(err, source.ErrNotFound) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -58,15 +58,18 @@ type Options struct {
 // Controller is the horizontal pod autoscaler. Create it with New, run
 // it with Run.
 type Controller struct {
-	c    *cluster.Cluster
 	opts Options
-	hpas *informer.Informer[*api.HorizontalPodAutoscaler]
-	pods *informer.Informer[*api.Pod]
-	deps *informer.Informer[*api.Deployment]
-	rss  *informer.Informer[*api.ReplicaSet]
-	stss *informer.Informer[*api.StatefulSet]
-	ctl  *reconcile.Controller[string]
-	log  *slog.Logger
+	// hpaR writes the autoscalers' status; scalers are the scale
+	// subresources of the kinds it scales, by kind.
+	hpaR    client.Resource[*api.HorizontalPodAutoscaler]
+	scalers map[string]scaler
+	hpas    *informer.Informer[*api.HorizontalPodAutoscaler]
+	pods    *informer.Informer[*api.Pod]
+	deps    *informer.Informer[*api.Deployment]
+	rss     *informer.Informer[*api.ReplicaSet]
+	stss    *informer.Informer[*api.StatefulSet]
+	ctl     *reconcile.Controller[string]
+	log     *slog.Logger
 
 	mu sync.Mutex
 	// states holds each autoscaler's State; guarded by mu (a State
@@ -77,10 +80,10 @@ type Controller struct {
 // New returns the autoscaler of c over the shared informers of f
 // ("horizontalpodautoscalers", "pods", "deployments", "replicasets",
 // "statefulsets"). Start f after New, then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	switch {
 	case c == nil || f == nil:
-		return nil, errors.New("hpa: cluster and factory are required")
+		return nil, errors.New("hpa: client and factory are required")
 	case opts.Metrics == nil:
 		return nil, errors.New("hpa: Options.Metrics is required")
 	case opts.SyncPeriod < 0 || opts.Tolerance < 0 || opts.Workers < 0:
@@ -104,22 +107,42 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	h := &Controller{c: c, opts: opts, log: opts.Logger.With("controller", "horizontal-pod-autoscaler"), states: map[string]*State{}}
+	h := &Controller{opts: opts, log: opts.Logger.With("controller", "horizontal-pod-autoscaler"), states: map[string]*State{}}
 	lo := opts.Logger
 	var err error
-	if h.hpas, err = informer.Shared(f, "horizontalpodautoscalers", source.ListWatcher[*api.HorizontalPodAutoscaler](c.HorizontalPodAutoscalers()), api.Key[*api.HorizontalPodAutoscaler], informer.Options[*api.HorizontalPodAutoscaler]{Logger: lo}); err != nil {
+	if h.hpaR, err = client.For[*api.HorizontalPodAutoscaler](c); err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
 	}
-	if h.pods, err = informer.Shared(f, "pods", source.ListWatcher[*api.Pod](c.Pods()), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: lo}); err != nil {
+	pods, err := client.For[*api.Pod](c)
+	if err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
 	}
-	if h.deps, err = informer.Shared(f, "deployments", source.ListWatcher[*api.Deployment](c.Deployments()), api.Key[*api.Deployment], informer.Options[*api.Deployment]{Logger: lo}); err != nil {
+	deps, err := client.For[*api.Deployment](c)
+	if err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
 	}
-	if h.rss, err = informer.Shared(f, "replicasets", source.ListWatcher[*api.ReplicaSet](c.ReplicaSets()), api.Key[*api.ReplicaSet], informer.Options[*api.ReplicaSet]{Logger: lo}); err != nil {
+	rss, err := client.For[*api.ReplicaSet](c)
+	if err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
 	}
-	if h.stss, err = informer.Shared(f, "statefulsets", source.ListWatcher[*api.StatefulSet](c.StatefulSets()), api.Key[*api.StatefulSet], informer.Options[*api.StatefulSet]{Logger: lo}); err != nil {
+	stss, err := client.For[*api.StatefulSet](c)
+	if err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	h.scalers = map[string]scaler{"Deployment": deps, "ReplicaSet": rss, "StatefulSet": stss}
+	if h.hpas, err = informer.Shared(f, "horizontalpodautoscalers", source.ListWatcher[*api.HorizontalPodAutoscaler](h.hpaR), api.Key[*api.HorizontalPodAutoscaler], informer.Options[*api.HorizontalPodAutoscaler]{Logger: lo}); err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	if h.pods, err = informer.Shared(f, "pods", source.ListWatcher[*api.Pod](pods), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: lo}); err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	if h.deps, err = informer.Shared(f, "deployments", source.ListWatcher[*api.Deployment](deps), api.Key[*api.Deployment], informer.Options[*api.Deployment]{Logger: lo}); err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	if h.rss, err = informer.Shared(f, "replicasets", source.ListWatcher[*api.ReplicaSet](rss), api.Key[*api.ReplicaSet], informer.Options[*api.ReplicaSet]{Logger: lo}); err != nil {
+		return nil, fmt.Errorf("hpa: %w", err)
+	}
+	if h.stss, err = informer.Shared(f, "statefulsets", source.ListWatcher[*api.StatefulSet](stss), api.Key[*api.StatefulSet], informer.Options[*api.StatefulSet]{Logger: lo}); err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
 	}
 	if h.ctl, err = reconcile.New("horizontal-pod-autoscaler", reconcile.Func[string](h.sync), reconcile.Options[string]{Metrics: opts.ReconcileMetrics, QueueMetrics: opts.QueueMetrics, Workers: opts.Workers, Logger: lo}); err != nil {
@@ -197,30 +220,28 @@ func (h *Controller) target(ns string, ref api.CrossVersionObjectReference) (tar
 	return target{}, fmt.Errorf("%s %s not found", ref.Kind, key)
 }
 
-// scale writes the target's spec.replicas (the scale subresource).
-func (h *Controller) scale(ctx context.Context, ns string, ref api.CrossVersionObjectReference, n int32) error {
-	key := api.NamespacedKey(ns, ref.Name)
-	var err error
-	switch ref.Kind {
-	case "Deployment":
-		err = setReplicas(ctx, h.c.Deployments(), key, func(d *api.Deployment) { d.Spec.Replicas = &n })
-	case "ReplicaSet":
-		err = setReplicas(ctx, h.c.ReplicaSets(), key, func(r *api.ReplicaSet) { r.Spec.Replicas = &n })
-	case "StatefulSet":
-		err = setReplicas(ctx, h.c.StatefulSets(), key, func(s *api.StatefulSet) { s.Spec.Replicas = &n })
-	default:
-		err = fmt.Errorf("cannot scale a %s", ref.Kind)
-	}
-	return err
+// scaler is the scale subresource of one kind.
+type scaler interface {
+	GetScale(ctx context.Context, key string) (*api.Scale, error)
+	UpdateScale(ctx context.Context, key string, scale *api.Scale) (*api.Scale, error)
 }
 
-func setReplicas[T api.Object](ctx context.Context, s *cluster.Store[T], key string, set func(T)) error {
-	obj, _, err := s.Get(ctx, key)
+// scale writes the target's replicas through its scale subresource, as
+// kcm's HPA does: read the scale, set spec.replicas, write it back on the
+// condition that the target has not changed since (a conflict is
+// retried by the next sync).
+func (h *Controller) scale(ctx context.Context, ns string, ref api.CrossVersionObjectReference, n int32) error {
+	s, ok := h.scalers[ref.Kind]
+	if !ok {
+		return fmt.Errorf("cannot scale a %s", ref.Kind)
+	}
+	key := api.NamespacedKey(ns, ref.Name)
+	sc, err := s.GetScale(ctx, key)
 	if err != nil {
 		return err
 	}
-	set(obj)
-	_, err = s.Update(ctx, obj, "")
+	sc.Spec.Replicas = n
+	_, err = s.UpdateScale(ctx, key, sc)
 	return err
 }
 
@@ -412,7 +433,7 @@ func setCondition(st *api.HorizontalPodAutoscalerStatus, typ string, status api.
 // writeStatus writes hpa's status when it differs from cached's (the
 // store drops writes that change nothing anyway).
 func (h *Controller) writeStatus(ctx context.Context, cached, hpa *api.HorizontalPodAutoscaler) error {
-	_, err := h.c.HorizontalPodAutoscalers().UpdateStatus(ctx, hpa)
+	_, err := h.hpaR.UpdateStatus(ctx, hpa)
 	if err != nil && !errors.Is(err, source.ErrNotFound) {
 		return fmt.Errorf("hpa: %s: update status: %w", api.Key(cached), err)
 	}

@@ -1,7 +1,11 @@
 // Package hpa is kube-controller-manager's horizontal pod autoscaler
 // (autoscaling/v2) for resource metrics: it sets a Deployment's,
 // ReplicaSet's or StatefulSet's spec.replicas from its pods' cpu (or
-// memory) utilization.
+// memory) utilization, writing it through the target's scale
+// subresource (client.Resource's GetScale and UpdateScale, conditional on
+// the scale's resourceVersion), as kcm's HPA does. It depends on the
+// client contract (package controllers/client: New takes a
+// client.Client) and informers only.
 //
 // # Metrics
 //

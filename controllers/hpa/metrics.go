@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -31,7 +31,7 @@ const DefaultMetricWindow = 30 * time.Second
 // of the read and a window of DefaultMetricWindow. It is safe for
 // concurrent use.
 type Load struct {
-	pods *cluster.Store[*api.Pod]
+	pods client.Resource[*api.Pod]
 	mu   sync.Mutex
 	// percent is each namespace's utilization; guarded by mu.
 	percent map[string]int64
@@ -40,8 +40,8 @@ type Load struct {
 	perPod map[string]int64
 }
 
-// NewLoad returns a Load over the cluster's pods, every namespace at 0%.
-func NewLoad(pods *cluster.Store[*api.Pod]) *Load {
+// NewLoad returns a Load over pods (any client's), every namespace at 0%.
+func NewLoad(pods client.Resource[*api.Pod]) *Load {
 	return &Load{pods: pods, percent: map[string]int64{}, perPod: map[string]int64{}}
 }
 
@@ -68,7 +68,7 @@ func (l *Load) SetPod(namespace, name string, milli int64) {
 
 // PodMetrics implements MetricsClient.
 func (l *Load) PodMetrics(ctx context.Context, namespace string, selector api.Selector, resource api.ResourceName) (map[string]PodMetric, error) {
-	sel, err := l.pods.Select(cluster.SelectOptions{FieldSelector: "metadata.namespace=" + namespace})
+	sel, err := l.pods.Select(client.SelectOptions{Namespace: namespace})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package manager
 
 import (
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
 	"github.com/ctrlkit/ctrlkit/controllers/daemonset"
 	"github.com/ctrlkit/ctrlkit/controllers/deployment"
@@ -50,99 +52,143 @@ func Descriptors() []Descriptor {
 		{
 			Name: ReplicaSetController, Aliases: []string{"replicaset"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return replicaset.New(x.Cluster, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return replicaset.New(c, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: ReplicationControllerController, Aliases: []string{"replicationcontroller"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return replicaset.NewReplicationManager(x.Cluster, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return replicaset.NewReplicationManager(c, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: DeploymentController, Aliases: []string{"deployment"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return deployment.New(x.Cluster, x.Factory, deployment.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return deployment.New(c, x.Factory, deployment.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: GarbageCollectorController, Aliases: []string{"garbagecollector"}, Workers: 20,
 			New: func(x Context) (Runner, error) {
-				return garbagecollector.New(x.Cluster, x.Factory, garbagecollector.Options{Workers: x.Workers, Logger: x.Logger, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				return garbagecollector.New(x.Client, x.Factory, garbagecollector.Options{Workers: x.Workers, Logger: x.Logger, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			// The pod GC runs one loop; it has no worker count.
 			Name: PodGarbageCollectorController, Aliases: []string{"podgc"},
 			New: func(x Context) (Runner, error) {
-				return podgc.New(x.Cluster, x.Factory, podgc.Options{Logger: x.Logger})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return podgc.New(c, x.Factory, podgc.Options{Logger: x.Logger})
 			},
 		},
 		{
 			// Node health runs one monitor loop (kcm: --node-monitor-period).
 			Name: NodeLifecycleController, Aliases: []string{"nodelifecycle"},
 			New: func(x Context) (Runner, error) {
-				return nodelifecycle.New(x.Cluster, x.Factory, nodelifecycle.Options{Logger: x.Logger, Recorder: x.Recorder})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return nodelifecycle.New(c, x.Factory, nodelifecycle.Options{Logger: x.Logger, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: TaintEvictionController,
 			New: func(x Context) (Runner, error) {
-				return tainteviction.New(x.Cluster, x.Factory, tainteviction.Options{Logger: x.Logger, Recorder: x.Recorder})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return tainteviction.New(c, x.Factory, tainteviction.Options{Logger: x.Logger, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: EndpointsController, Aliases: []string{"endpoint"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return endpoints.New(x.Cluster, x.Factory, endpoints.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return endpoints.New(c, x.Factory, endpoints.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: DaemonSetController, Aliases: []string{"daemonset"}, Workers: 2,
 			New: func(x Context) (Runner, error) {
-				return daemonset.New(x.Cluster, x.Factory, daemonset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return daemonset.New(c, x.Factory, daemonset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: StatefulSetController, Aliases: []string{"statefulset"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return statefulset.New(x.Cluster, x.Factory, statefulset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return statefulset.New(c, x.Factory, statefulset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: PersistentVolumeBinderController, Aliases: []string{"persistentvolume-binder"}, Workers: 2,
 			New: func(x Context) (Runner, error) {
-				return persistentvolume.New(x.Cluster, x.Factory, persistentvolume.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				return persistentvolume.New(x.Client, x.Factory, persistentvolume.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: JobController, Aliases: []string{"job"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return job.New(x.Cluster, x.Factory, job.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return job.New(c, x.Factory, job.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: CronJobController, Aliases: []string{"cronjob"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return cronjob.New(x.Cluster, x.Factory, cronjob.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				c, err := unmovedCluster(x.Client)
+				if err != nil {
+					return nil, err
+				}
+				return cronjob.New(c, x.Factory, cronjob.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: ResourceQuotaController, Aliases: []string{"resourcequota"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				return resourcequota.New(x.Cluster, x.Factory, resourcequota.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
+				return resourcequota.New(x.Client, x.Factory, resourcequota.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 		{
 			Name: NamespaceController, Aliases: []string{"namespace"}, Workers: 10,
 			New: func(x Context) (Runner, error) {
-				return namespace.New(x.Cluster, x.Factory, namespace.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
+				return namespace.New(x.Client, x.Factory, namespace.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 		{
 			Name: ServiceAccountController, Aliases: []string{"serviceaccount"}, Workers: 1,
 			New: func(x Context) (Runner, error) {
-				return serviceaccount.New(x.Cluster, x.Factory, serviceaccount.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
+				return serviceaccount.New(x.Client, x.Factory, serviceaccount.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 		{
@@ -150,9 +196,13 @@ func Descriptors() []Descriptor {
 			New: func(x Context) (Runner, error) {
 				m := x.PodMetrics
 				if m == nil {
-					m = hpa.NewLoad(x.Cluster.Pods())
+					pods, err := client.For[*api.Pod](x.Client)
+					if err != nil {
+						return nil, err
+					}
+					m = hpa.NewLoad(pods)
 				}
-				return hpa.New(x.Cluster, x.Factory, hpa.Options{Metrics: m, Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
+				return hpa.New(x.Client, x.Factory, hpa.Options{Metrics: m, Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 	}

@@ -1,5 +1,6 @@
 // Package manager is ctrlkit's kube-controller-manager: it runs a chosen
-// set of controllers over one cluster store, with one informer factory
+// set of controllers over one client (the client contract of package
+// controllers/client), with one informer factory
 // they share, behind one leader election, and serves their health,
 // metrics and profiles over HTTP.
 //
@@ -59,9 +60,24 @@
 // kube-proxy are not controllers of the manager, as they are not in
 // Kubernetes: package controlplane runs them beside it.
 //
+// # The client, and replicas over a shared backend
+//
+// New takes a client.Client, and each Descriptor's New gets it as
+// Context.Client: the manager and its controllers depend on the client
+// contract and informers only. The manager builds no cluster. A highly
+// available pair of replicas — two managers over one shared backend, each
+// with its own in-process cluster over it (cluster.Options.Backend) and a
+// common Elector — is wired by the caller: package controlplane (which
+// may import the cluster) builds each replica's *cluster.Cluster and
+// passes it to New as the client, as `ctrlkit up` does; any other client
+// (a real API server's) works the same way. Until every reference
+// controller takes a client.Client, the descriptors of those that still
+// take the in-process cluster ask the client for it (unmoved.go) and fail
+// with an error wrapping source.ErrUnsupported on any other client.
+//
 // # Bad input
 //
-// A nil cluster or context, an unknown or duplicate name, a negative
+// A nil client or context, an unknown or duplicate name, a negative
 // worker count and a failing constructor are errors from New or Run,
 // never panics.
 package manager

@@ -12,7 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/eventsink"
 	"github.com/ctrlkit/ctrlkit/controllers/hpa"
 	"github.com/ctrlkit/ctrlkit/events"
@@ -37,8 +38,9 @@ type Runner interface {
 
 // Context is what a Descriptor's New gets.
 type Context struct {
-	// Cluster is the store the controller reads and writes.
-	Cluster *cluster.Cluster
+	// Client is the client contract the controller reads and writes
+	// through (the manager's, as New got it).
+	Client client.Client
 	// Factory hands out the informers every controller shares.
 	Factory *informer.Factory
 	// Logger carries the attribute controller=<name>.
@@ -120,7 +122,7 @@ type Options struct {
 // Manager runs a set of controllers over one cluster, one informer
 // factory and one leader election. See the package documentation.
 type Manager struct {
-	cluster *cluster.Cluster
+	client  client.Client
 	opts    Options
 	factory *informer.Factory
 	logger  *slog.Logger
@@ -136,9 +138,9 @@ type Manager struct {
 // New builds the selected controllers (registering their informers) but
 // starts nothing. It fails on an unknown or duplicate controller name, a
 // negative worker count, or a controller whose New fails.
-func New(c *cluster.Cluster, opts Options) (*Manager, error) {
+func New(c client.Client, opts Options) (*Manager, error) {
 	if c == nil {
-		return nil, errors.New("manager: New: cluster is nil")
+		return nil, errors.New("manager: New: client is nil")
 	}
 	if opts.Descriptors == nil {
 		opts.Descriptors = Descriptors()
@@ -169,7 +171,13 @@ func New(c *cluster.Cluster, opts Options) (*Manager, error) {
 			return nil, fmt.Errorf("manager: Options.Workers names unknown controller %q", name)
 		}
 	}
-	m := &Manager{cluster: c, opts: opts, factory: factory, logger: logger}
+	m := &Manager{client: c, opts: opts, factory: factory, logger: logger}
+	var eventsRes client.Resource[*api.Event]
+	if opts.Recorder == nil {
+		if eventsRes, err = client.For[*api.Event](c); err != nil {
+			return nil, fmt.Errorf("manager: events: %w", err)
+		}
+	}
 	for _, d := range enabled {
 		workers := d.Workers
 		if n, ok := workersFor(opts.Workers, d); ok {
@@ -179,7 +187,7 @@ func New(c *cluster.Cluster, opts Options) (*Manager, error) {
 		if opts.Recorder != nil {
 			rec = opts.Recorder(d.Name)
 		} else {
-			b, err := events.NewBroadcaster(eventsink.New(c.Events()), events.Options{Component: d.Name})
+			b, err := events.NewBroadcaster(eventsink.New(eventsRes), events.Options{Component: d.Name})
 			if err != nil {
 				return nil, fmt.Errorf("manager: %s: events: %w", d.Name, err)
 			}
@@ -188,7 +196,7 @@ func New(c *cluster.Cluster, opts Options) (*Manager, error) {
 		}
 		st := &controllerStats{name: d.Name, queue: opts.QueueMetrics}
 		r, err := d.New(Context{
-			Cluster: c, Factory: factory, Logger: logger.With("controller", d.Name), Recorder: rec, Workers: workers,
+			Client: c, Factory: factory, Logger: logger.With("controller", d.Name), Recorder: rec, Workers: workers,
 			PodMetrics: opts.PodMetrics, ReconcileMetrics: opts.ReconcileMetrics, QueueMetrics: st,
 		})
 		if err != nil {

@@ -1,8 +1,9 @@
 // Package namespace is kube-controller-manager's namespace controller:
 // it empties a namespace being deleted and then lets it go.
 //
-// Deleting a namespace (controllers/cluster) sets its deletionTimestamp
-// and phase Terminating; from then on the store's namespace lifecycle
+// Deleting a namespace sets its deletionTimestamp and phase Terminating
+// (the API server's, or the in-process cluster's, namespace lifecycle);
+// from then on the server's namespace lifecycle
 // check refuses creates in it (events excepted), and the namespace stays
 // while spec.finalizers holds "kubernetes". The controller, woken by the
 // namespace's events, deletes its content (kcm's
@@ -30,15 +31,20 @@
 //  5. While anything remains the namespace comes back after the
 //     estimate (at least a second; after a failure, with the queue's
 //     backoff). When nothing remains the "kubernetes" finalizer is
-//     removed (retried on conflict), and the store removes the
+//     removed (retried on conflict), and the server removes the
 //     namespace.
 //
-// Like kcm's deleter, the controller lists content live from the store
-// (through Select on metadata.namespace) rather than from informers: the
+// Like kcm's deleter, the controller lists content live from the server
+// (through Select by namespace) rather than from informers: the
 // decision to finalize must not rest on a cache that lags.
 //
-// Left out, deliberately: API discovery (the namespaced kinds are those
-// of controllers/cluster), deletecollection (objects are deleted one by
+// The controller depends on the client contract (package
+// controllers/client: New takes a client.Client and gets the kinds it
+// deletes with client.For) and on informers only; the in-process cluster
+// is one implementation of that contract.
+//
+// Left out, deliberately: API discovery (the namespaced kinds are the
+// fixed list of those ctrlkit models), deletecollection (objects are deleted one by
 // one), the discovery and group version parsing failure conditions,
 // finalizers other than "kubernetes" in spec.finalizers (they are left to
 // whoever owns them), and the periodic resync of every namespace

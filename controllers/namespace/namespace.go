@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -34,7 +34,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// content is one namespaced resource of the cluster, seen generically.
+// content is one namespaced resource, seen generically.
 type content struct {
 	// name is the resource as kcm's conditions print it: "pods.",
 	// "deployments.apps".
@@ -48,7 +48,7 @@ type content struct {
 // Controller is the namespace controller. Create it with New, run it
 // with Run.
 type Controller struct {
-	c          *cluster.Cluster
+	nsRes      client.Resource[*api.Namespace]
 	opts       Options
 	namespaces *informer.Informer[*api.Namespace]
 	pods       content
@@ -59,9 +59,9 @@ type Controller struct {
 
 // New returns the namespace controller of c over the shared informer
 // "namespaces" of f. Start f after New, then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("namespace: cluster and factory are required")
+		return nil, errors.New("namespace: client and factory are required")
 	}
 	if opts.Workers < 0 {
 		return nil, fmt.Errorf("namespace: Workers %d is negative", opts.Workers)
@@ -72,9 +72,12 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	nc := &Controller{c: c, opts: opts, log: opts.Logger.With("controller", "namespace-controller")}
+	nc := &Controller{opts: opts, log: opts.Logger.With("controller", "namespace-controller")}
 	var err error
-	if nc.namespaces, err = informer.Shared(f, "namespaces", source.ListWatcher[*api.Namespace](c.Namespaces()), api.Key[*api.Namespace], informer.Options[*api.Namespace]{Logger: opts.Logger}); err != nil {
+	if nc.nsRes, err = client.For[*api.Namespace](c); err != nil {
+		return nil, fmt.Errorf("namespace: %w", err)
+	}
+	if nc.namespaces, err = informer.Shared(f, "namespaces", source.ListWatcher[*api.Namespace](nc.nsRes), api.Key[*api.Namespace], informer.Options[*api.Namespace]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("namespace: %w", err)
 	}
 	if nc.ctl, err = reconcile.New("namespace-controller", reconcile.Func[string](nc.sync), reconcile.Options[string]{Metrics: opts.ReconcileMetrics, QueueMetrics: opts.QueueMetrics, Workers: opts.Workers, Logger: opts.Logger}); err != nil {
@@ -90,35 +93,58 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	if err := nc.ctl.AddSyncCheck(reg.HasSynced); err != nil {
 		return nil, err
 	}
-	nc.pods = kindContent(c.Pods(), "pods.")
-	nc.others = []content{
-		kindContent(c.Deployments(), "deployments.apps"),
-		kindContent(c.StatefulSets(), "statefulsets.apps"),
-		kindContent(c.DaemonSets(), "daemonsets.apps"),
-		kindContent(c.ReplicaSets(), "replicasets.apps"),
-		kindContent(c.ControllerRevisions(), "controllerrevisions.apps"),
-		kindContent(c.ReplicationControllers(), "replicationcontrollers."),
-		kindContent(c.CronJobs(), "cronjobs.batch"),
-		kindContent(c.Jobs(), "jobs.batch"),
-		kindContent(c.HorizontalPodAutoscalers(), "horizontalpodautoscalers.autoscaling"),
-		kindContent(c.Services(), "services."),
-		kindContent(c.Endpoints(), "endpoints."),
-		kindContent(c.PersistentVolumeClaims(), "persistentvolumeclaims."),
-		kindContent(c.ConfigMaps(), "configmaps."),
-		kindContent(c.Secrets(), "secrets."),
-		kindContent(c.ServiceAccounts(), "serviceaccounts."),
-		kindContent(c.ResourceQuotas(), "resourcequotas."),
-		kindContent(c.Leases(), "leases.coordination.k8s.io"),
-		kindContent(c.Events(), "events."),
+	if nc.pods, err = kindContentFor[*api.Pod](c, "pods."); err != nil {
+		return nil, err
+	}
+	for _, mk := range []func(client.Client) (content, error){
+		kindContentOf[*api.Deployment]("deployments.apps"),
+		kindContentOf[*api.StatefulSet]("statefulsets.apps"),
+		kindContentOf[*api.DaemonSet]("daemonsets.apps"),
+		kindContentOf[*api.ReplicaSet]("replicasets.apps"),
+		kindContentOf[*api.ControllerRevision]("controllerrevisions.apps"),
+		kindContentOf[*api.ReplicationController]("replicationcontrollers."),
+		kindContentOf[*api.CronJob]("cronjobs.batch"),
+		kindContentOf[*api.Job]("jobs.batch"),
+		kindContentOf[*api.HorizontalPodAutoscaler]("horizontalpodautoscalers.autoscaling"),
+		kindContentOf[*api.Service]("services."),
+		kindContentOf[*api.Endpoints]("endpoints."),
+		kindContentOf[*api.PersistentVolumeClaim]("persistentvolumeclaims."),
+		kindContentOf[*api.ConfigMap]("configmaps."),
+		kindContentOf[*api.Secret]("secrets."),
+		kindContentOf[*api.ServiceAccount]("serviceaccounts."),
+		kindContentOf[*api.ResourceQuota]("resourcequotas."),
+		kindContentOf[*api.Lease]("leases.coordination.k8s.io"),
+		kindContentOf[*api.Event]("events."),
+	} {
+		k, err := mk(c)
+		if err != nil {
+			return nil, err
+		}
+		nc.others = append(nc.others, k)
 	}
 	return nc, nil
 }
 
-func kindContent[T api.Object](s *cluster.Store[T], name string) content {
+// kindContentOf returns a constructor of the content of T's kind, named
+// name, for kindContentFor.
+func kindContentOf[T api.Object](name string) func(client.Client) (content, error) {
+	return func(c client.Client) (content, error) { return kindContentFor[T](c, name) }
+}
+
+// kindContentFor is the content of T's kind in c, named name.
+func kindContentFor[T api.Object](c client.Client, name string) (content, error) {
+	s, err := client.For[T](c)
+	if err != nil {
+		return content{}, fmt.Errorf("namespace: %w", err)
+	}
+	return kindContent(s, name), nil
+}
+
+func kindContent[T api.Object](s client.Resource[T], name string) content {
 	return content{
 		name: name,
 		list: func(ctx context.Context, ns string) ([]api.Object, error) {
-			sel, err := s.Select(cluster.SelectOptions{FieldSelector: "metadata.namespace=" + ns})
+			sel, err := s.Select(client.SelectOptions{Namespace: ns})
 			if err != nil {
 				return nil, err
 			}
@@ -133,7 +159,7 @@ func kindContent[T api.Object](s *cluster.Store[T], name string) content {
 			return out, nil
 		},
 		del: func(ctx context.Context, key string) error {
-			_, err := s.DeleteWith(ctx, key, cluster.DeleteOptions{PropagationPolicy: cluster.DeletePropagationBackground})
+			_, err := s.DeleteWith(ctx, key, client.DeleteOptions{PropagationPolicy: client.DeletePropagationBackground})
 			return err
 		},
 	}
@@ -253,7 +279,7 @@ func (nc *Controller) deleteContent(ctx context.Context, k content, ns string, d
 // status, writing only when they changed.
 func (nc *Controller) writeConditions(ctx context.Context, name string, rem Remaining, now time.Time) error {
 	for range 5 {
-		ns, _, err := nc.c.Namespaces().Get(ctx, name)
+		ns, _, err := nc.nsRes.Get(ctx, name)
 		if errors.Is(err, source.ErrNotFound) {
 			return nil
 		}
@@ -265,7 +291,7 @@ func (nc *Controller) writeConditions(ctx context.Context, name string, rem Rema
 			return nil
 		}
 		ns.Status.Conditions = conds
-		_, err = nc.c.Namespaces().UpdateStatus(ctx, ns)
+		_, err = nc.nsRes.UpdateStatus(ctx, ns)
 		if errors.Is(err, source.ErrConflict) {
 			continue
 		}
@@ -282,7 +308,7 @@ func (nc *Controller) writeConditions(ctx context.Context, name string, rem Rema
 // finalizers are all gone.
 func (nc *Controller) finalize(ctx context.Context, name string) error {
 	for range 5 {
-		ns, _, err := nc.c.Namespaces().Get(ctx, name)
+		ns, _, err := nc.nsRes.Get(ctx, name)
 		if errors.Is(err, source.ErrNotFound) {
 			return nil
 		}
@@ -293,7 +319,7 @@ func (nc *Controller) finalize(ctx context.Context, name string) error {
 			return nil
 		}
 		ns.Spec.Finalizers = slices.DeleteFunc(ns.Spec.Finalizers, func(f api.FinalizerName) bool { return f == FinalizerName })
-		_, err = nc.c.Namespaces().Update(ctx, ns, "")
+		_, err = nc.nsRes.Update(ctx, ns, "")
 		if errors.Is(err, source.ErrConflict) {
 			continue
 		}

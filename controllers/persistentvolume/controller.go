@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
@@ -63,7 +63,8 @@ const (
 )
 
 type manager struct {
-	c       *cluster.Cluster
+	pvs     client.Resource[*api.PersistentVolume]
+	pvcs    client.Resource[*api.PersistentVolumeClaim]
 	vols    *informer.Informer[*api.PersistentVolume]
 	claims  *informer.Informer[*api.PersistentVolumeClaim]
 	classes *informer.Informer[*api.StorageClass]
@@ -75,12 +76,12 @@ type manager struct {
 	rec     events.Recorder
 }
 
-// New returns the controller of cluster c over the shared informers of
+// New returns the controller of client c over the shared informers of
 // f ("persistentvolumes", "persistentvolumeclaims", "storageclasses").
 // Start f after New, then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("persistentvolume: cluster and factory are required")
+		return nil, errors.New("persistentvolume: client and factory are required")
 	}
 	if opts.Workers < 0 {
 		return nil, fmt.Errorf("persistentvolume: Workers %d is negative", opts.Workers)
@@ -94,27 +95,37 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	if opts.Recorder == nil {
 		opts.Recorder = events.NewLog(opts.Logger, component)
 	}
-	m := &manager{c: c, rec: opts.Recorder}
+	m := &manager{rec: opts.Recorder}
 	var err error
-	if m.vols, err = shared(f, c.PersistentVolumes(), opts.Logger); err != nil {
-		return nil, err
-	}
-	if m.claims, err = shared(f, c.PersistentVolumeClaims(), opts.Logger); err != nil {
-		return nil, err
-	}
-	if m.classes, err = shared(f, c.StorageClasses(), opts.Logger); err != nil {
-		return nil, err
-	}
-	if m.volG, err = reconcile.NewConsistency[string](m.vols, c.PersistentVolumes()); err != nil {
+	if m.pvs, err = client.For[*api.PersistentVolume](c); err != nil {
 		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
-	if m.claimG, err = reconcile.NewConsistency[string](m.claims, c.PersistentVolumeClaims()); err != nil {
+	if m.pvcs, err = client.For[*api.PersistentVolumeClaim](c); err != nil {
 		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
-	if m.volW, err = reconcile.GatedWriter[*api.PersistentVolume](m.volG, c.PersistentVolumes(), api.Key[*api.PersistentVolume]); err != nil {
+	classes, err := client.For[*api.StorageClass](c)
+	if err != nil {
 		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
-	if m.claimW, err = reconcile.GatedWriter[*api.PersistentVolumeClaim](m.claimG, c.PersistentVolumeClaims(), api.Key[*api.PersistentVolumeClaim]); err != nil {
+	if m.vols, err = shared(f, m.pvs, opts.Logger); err != nil {
+		return nil, err
+	}
+	if m.claims, err = shared(f, m.pvcs, opts.Logger); err != nil {
+		return nil, err
+	}
+	if m.classes, err = shared(f, classes, opts.Logger); err != nil {
+		return nil, err
+	}
+	if m.volG, err = reconcile.NewConsistency[string](m.vols, m.vols); err != nil {
+		return nil, fmt.Errorf("persistentvolume: %w", err)
+	}
+	if m.claimG, err = reconcile.NewConsistency[string](m.claims, m.claims); err != nil {
+		return nil, fmt.Errorf("persistentvolume: %w", err)
+	}
+	if m.volW, err = reconcile.GatedWriter[*api.PersistentVolume](m.volG, m.pvs, api.Key[*api.PersistentVolume]); err != nil {
+		return nil, fmt.Errorf("persistentvolume: %w", err)
+	}
+	if m.claimW, err = reconcile.GatedWriter[*api.PersistentVolumeClaim](m.claimG, m.pvcs, api.Key[*api.PersistentVolumeClaim]); err != nil {
 		return nil, fmt.Errorf("persistentvolume: %w", err)
 	}
 	if m.ctl, err = reconcile.New(component, reconcile.Func[string](m.sync), reconcile.Options[string]{
@@ -130,7 +141,7 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	return &Controller{ctl: m.ctl}, nil
 }
 
-func shared[T api.Object](f *informer.Factory, s *cluster.Store[T], logger *slog.Logger) (*informer.Informer[T], error) {
+func shared[T api.Object](f *informer.Factory, s client.Resource[T], logger *slog.Logger) (*informer.Informer[T], error) {
 	inf, err := informer.Shared(f, s.Resource(), source.ListWatcher[T](s), api.Key[T], informer.Options[T]{Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("persistentvolume: %w", err)
@@ -181,7 +192,7 @@ func (m *manager) syncClaim(ctx context.Context, key string) error {
 			return fmt.Errorf("persistentvolume: claim %s: %w", key, err)
 		}
 		cur.Status = *p.claimStatus
-		if _, err := m.c.PersistentVolumeClaims().UpdateStatus(ctx, cur); err != nil {
+		if _, err := m.pvcs.UpdateStatus(ctx, cur); err != nil {
 			return fmt.Errorf("persistentvolume: claim %s status: %w", key, err)
 		}
 	}
@@ -211,7 +222,7 @@ func (m *manager) setVolumePhase(ctx context.Context, name string, p claimPlan, 
 		return fmt.Errorf("persistentvolume: %s: %w", name, err)
 	}
 	v.Status.Phase = phase
-	if _, err := m.c.PersistentVolumes().UpdateStatus(ctx, v); err != nil {
+	if _, err := m.pvs.UpdateStatus(ctx, v); err != nil {
 		return fmt.Errorf("persistentvolume: %s status: %w", name, err)
 	}
 	return nil
@@ -232,7 +243,7 @@ func (m *manager) syncVolume(ctx context.Context, name string) error {
 		// The cache may lag: confirm with a live read that the claim
 		// is gone (syncVolume's second look at the API server).
 		r := v.Spec.ClaimRef
-		live, _, err := m.c.PersistentVolumeClaims().Get(ctx, api.NamespacedKey(r.Namespace, r.Name))
+		live, _, err := m.pvcs.Get(ctx, api.NamespacedKey(r.Namespace, r.Name))
 		switch {
 		case err == nil && live.UID == r.UID:
 			return nil // its event is on the way
@@ -254,7 +265,7 @@ func (m *manager) syncVolume(ctx context.Context, name string) error {
 	if p.phase != "" {
 		cp := v.DeepCopy()
 		cp.Status.Phase = p.phase
-		if _, err := m.c.PersistentVolumes().UpdateStatus(ctx, cp); err != nil {
+		if _, err := m.pvs.UpdateStatus(ctx, cp); err != nil {
 			return fmt.Errorf("persistentvolume: %s status: %w", name, err)
 		}
 	}

@@ -6,6 +6,11 @@
 // persistentvolume-binder-controller (pkg/controller/volume/persistentvolume,
 // pv_controller.go) reduced to what StatefulSets need.
 //
+// The controller depends on the client contract (package
+// controllers/client: New takes a client.Client) and informers only; the
+// in-process cluster is one implementation. Its read-your-writes gates
+// order resourceVersions with the informers' comparers (the source's).
+//
 // # Usage
 //
 //	ctl, err := persistentvolume.New(c, f, persistentvolume.Options{})
@@ -17,7 +22,7 @@
 // Claims and volumes are synced separately (requests "claim:ns/name" and
 // "volume:name" on one queue), each by a pure function of the object and
 // what the cache holds (decideClaim, decideVolume) whose result the shell
-// writes through the cluster store.
+// writes through the client.
 //
 // A claim without spec.volumeName:
 //

@@ -9,8 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -45,8 +46,8 @@ func forbidden(quota, format string, args ...any) error {
 // charge (kube-apiserver's evaluator retries and refetches the same way).
 const admissionRetries = 16
 
-// Admission is kube-apiserver's ResourceQuota admission plugin for a
-// cluster: Admit, an cluster.AdmissionFunc, refuses a create (or an
+// Admission is kube-apiserver's ResourceQuota admission plugin: Admit,
+// an admission.ValidatingFunc, refuses a create (or an
 // update that adds usage: a service's node ports, a claim's storage)
 // that would take any quota of its namespace that counts it over
 // status.hard, and otherwise charges the object's usage to each such
@@ -60,8 +61,12 @@ const admissionRetries = 16
 // kube-apiserver's evaluator works on one namespace's requests at a
 // time), so concurrent creates queue rather than conflict.
 //
-// Locks: the cluster store holds none of its own while admission runs
-// (the service-address lock excepted, which quota writes never take), so
+// It reads and charges the quotas through the client contract (the
+// client SetClient gives it).
+//
+// Locks: the in-process cluster's store holds none of its own while
+// admission runs (the service-address lock excepted, which quota writes
+// never take), so
 // the status update of a quota from inside Admit does not deadlock; that
 // update comes back through Admit as an update of the resourcequotas
 // status subresource, which Admit ignores before taking its namespace
@@ -70,25 +75,38 @@ const admissionRetries = 16
 // Wire it as:
 //
 //	qa := resourcequota.NewAdmission()
-//	c, err := cluster.New(ctx, cluster.Options{Admission: []cluster.AdmissionFunc{qa.Admit}})
-//	qa.SetCluster(c)
+//	c, err := cluster.New(ctx, cluster.Options{Admission: []admission.ValidatingFunc{qa.Admit}})
+//	err = qa.SetClient(c)
 //
-// Until SetCluster is called Admit admits everything (New itself
+// Until SetClient is called Admit admits everything (New itself
 // creates the initial namespaces through admission).
 type Admission struct {
-	c atomic.Pointer[cluster.Cluster]
+	quotas atomic.Pointer[quotaClient]
 	// mu guards locks.
 	mu sync.Mutex
 	// locks serializes the admissions of each namespace.
 	locks map[string]*sync.Mutex
 }
 
-// NewAdmission returns an Admission without a cluster; see SetCluster.
+// quotaClient holds the resource Admit reads and charges quotas through.
+type quotaClient struct {
+	res client.Resource[*api.ResourceQuota]
+}
+
+// NewAdmission returns an Admission without a client; see SetClient.
 func NewAdmission() *Admission { return &Admission{locks: map[string]*sync.Mutex{}} }
 
-// SetCluster sets the cluster whose quotas Admit reads and charges. It
-// is safe to call concurrently with Admit.
-func (a *Admission) SetCluster(c *cluster.Cluster) { a.c.Store(c) }
+// SetClient sets the client whose quotas Admit reads and charges; an
+// error when c does not serve resource quotas. It is safe to call
+// concurrently with Admit.
+func (a *Admission) SetClient(c client.Client) error {
+	res, err := client.For[*api.ResourceQuota](c)
+	if err != nil {
+		return fmt.Errorf("resourcequota: %w", err)
+	}
+	a.quotas.Store(&quotaClient{res: res})
+	return nil
+}
 
 func (a *Admission) lock(ns string) func() {
 	a.mu.Lock()
@@ -105,22 +123,22 @@ func (a *Admission) lock(ns string) func() {
 // handles reports whether the quota system looks at this write (kcm's
 // Evaluator.Handles): creates of every counted resource; updates (not
 // of a subresource) of services and claims, whose usage can grow.
-func handles(attr cluster.Attributes) bool {
+func handles(attr admission.Attributes) bool {
 	if _, ok := Groups[attr.Resource]; !ok || attr.Subresource != "" {
 		return false
 	}
 	switch attr.Operation {
-	case cluster.OperationCreate:
+	case admission.Create:
 		return true
-	case cluster.OperationUpdate:
+	case admission.Update:
 		return attr.Resource == "services" || attr.Resource == "persistentvolumeclaims"
 	}
 	return false
 }
 
-// Admit is the cluster.AdmissionFunc; see Admission.
-func (a *Admission) Admit(ctx context.Context, attr cluster.Attributes) error {
-	c := a.c.Load()
+// Admit is the admission.ValidatingFunc; see Admission.
+func (a *Admission) Admit(ctx context.Context, attr admission.Attributes) error {
+	c := a.quotas.Load()
 	if c == nil || !handles(attr) {
 		return nil
 	}
@@ -131,7 +149,7 @@ func (a *Admission) Admit(ctx context.Context, attr cluster.Attributes) error {
 	unlock := a.lock(ns)
 	defer unlock()
 	for range admissionRetries {
-		list, err := c.ResourceQuotas().List(ctx, source.ListOptions{})
+		list, err := c.res.List(ctx, source.ListOptions{})
 		if err != nil {
 			return fmt.Errorf("resourcequota: list quotas: %w", err)
 		}
@@ -148,7 +166,7 @@ func (a *Admission) Admit(ctx context.Context, attr cluster.Attributes) error {
 		conflict := false
 		for _, q := range charged {
 			cp := q.DeepCopy()
-			if _, err := c.ResourceQuotas().UpdateStatus(ctx, cp); err != nil {
+			if _, err := c.res.UpdateStatus(ctx, cp); err != nil {
 				if errors.Is(err, source.ErrConflict) {
 					conflict = true
 					break
@@ -174,7 +192,7 @@ func (a *Admission) Admit(ctx context.Context, attr cluster.Attributes) error {
 //	failed quota: <name>: must specify limits.cpu for: c1; requests.memory for: c1
 //	status unknown for quota: <name>, resources: pods
 //	exceeded quota: <name>, requested: pods=1, used: pods=10, limited: pods=10
-func Check(quotas []*api.ResourceQuota, attr cluster.Attributes, now time.Time) ([]*api.ResourceQuota, error) {
+func Check(quotas []*api.ResourceQuota, attr admission.Attributes, now time.Time) ([]*api.ResourceQuota, error) {
 	if !handles(attr) {
 		return nil, nil
 	}
@@ -202,7 +220,7 @@ func Check(quotas []*api.ResourceQuota, attr cluster.Attributes, now time.Time) 
 	}
 	delta := Usage(resource, obj, now)
 	var old api.ResourceList
-	if attr.Operation == cluster.OperationUpdate && attr.OldObject != nil {
+	if attr.Operation == admission.Update && attr.OldObject != nil {
 		old = Usage(resource, attr.OldObject, now)
 	}
 	var out []*api.ResourceQuota

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -86,7 +86,8 @@ type tracked struct {
 // Controller is the resource quota controller. Create it with New, run
 // it with Run.
 type Controller struct {
-	c       *cluster.Cluster
+	c       client.Client
+	quotaR  client.Resource[*api.ResourceQuota]
 	opts    Options
 	quotas  *informer.Informer[*api.ResourceQuota]
 	tracked []tracked
@@ -97,16 +98,19 @@ type Controller struct {
 // New returns the resource quota controller of c over the shared
 // informers of f ("resourcequotas" and one per counted resource, named
 // after it). Start f after New, then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("resourcequota: cluster and factory are required")
+		return nil, errors.New("resourcequota: client and factory are required")
 	}
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
 	rc := &Controller{c: c, opts: opts, log: opts.Logger.With("controller", "resourcequota-controller")}
 	var err error
-	if rc.quotas, err = informer.Shared(f, "resourcequotas", source.ListWatcher[*api.ResourceQuota](c.ResourceQuotas()), api.Key[*api.ResourceQuota], informer.Options[*api.ResourceQuota]{Logger: opts.Logger}); err != nil {
+	if rc.quotaR, err = client.For[*api.ResourceQuota](c); err != nil {
+		return nil, fmt.Errorf("resourcequota: %w", err)
+	}
+	if rc.quotas, err = informer.Shared(f, "resourcequotas", source.ListWatcher[*api.ResourceQuota](rc.quotaR), api.Key[*api.ResourceQuota], informer.Options[*api.ResourceQuota]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("resourcequota: %w", err)
 	}
 	if rc.ctl, err = reconcile.New("resourcequota-controller", reconcile.Func[string](rc.sync), reconcile.Options[string]{
@@ -147,41 +151,41 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 func (rc *Controller) track(f *informer.Factory, r string) (tracked, error) {
 	switch r {
 	case "pods":
-		return trackKind(rc, f, r, rc.c.Pods())
+		return trackKind[*api.Pod](rc, f, r)
 	case "services":
-		return trackKind(rc, f, r, rc.c.Services())
+		return trackKind[*api.Service](rc, f, r)
 	case "replicationcontrollers":
-		return trackKind(rc, f, r, rc.c.ReplicationControllers())
+		return trackKind[*api.ReplicationController](rc, f, r)
 	case "resourcequotas":
-		return trackKind(rc, f, r, rc.c.ResourceQuotas())
+		return trackKind[*api.ResourceQuota](rc, f, r)
 	case "secrets":
-		return trackKind(rc, f, r, rc.c.Secrets())
+		return trackKind[*api.Secret](rc, f, r)
 	case "configmaps":
-		return trackKind(rc, f, r, rc.c.ConfigMaps())
+		return trackKind[*api.ConfigMap](rc, f, r)
 	case "persistentvolumeclaims":
-		return trackKind(rc, f, r, rc.c.PersistentVolumeClaims())
+		return trackKind[*api.PersistentVolumeClaim](rc, f, r)
 	case "serviceaccounts":
-		return trackKind(rc, f, r, rc.c.ServiceAccounts())
+		return trackKind[*api.ServiceAccount](rc, f, r)
 	case "endpoints":
-		return trackKind(rc, f, r, rc.c.Endpoints())
+		return trackKind[*api.Endpoints](rc, f, r)
 	case "deployments":
-		return trackKind(rc, f, r, rc.c.Deployments())
+		return trackKind[*api.Deployment](rc, f, r)
 	case "replicasets":
-		return trackKind(rc, f, r, rc.c.ReplicaSets())
+		return trackKind[*api.ReplicaSet](rc, f, r)
 	case "statefulsets":
-		return trackKind(rc, f, r, rc.c.StatefulSets())
+		return trackKind[*api.StatefulSet](rc, f, r)
 	case "daemonsets":
-		return trackKind(rc, f, r, rc.c.DaemonSets())
+		return trackKind[*api.DaemonSet](rc, f, r)
 	case "controllerrevisions":
-		return trackKind(rc, f, r, rc.c.ControllerRevisions())
+		return trackKind[*api.ControllerRevision](rc, f, r)
 	case "jobs":
-		return trackKind(rc, f, r, rc.c.Jobs())
+		return trackKind[*api.Job](rc, f, r)
 	case "cronjobs":
-		return trackKind(rc, f, r, rc.c.CronJobs())
+		return trackKind[*api.CronJob](rc, f, r)
 	case "horizontalpodautoscalers":
-		return trackKind(rc, f, r, rc.c.HorizontalPodAutoscalers())
+		return trackKind[*api.HorizontalPodAutoscaler](rc, f, r)
 	case "leases":
-		return trackKind(rc, f, r, rc.c.Leases())
+		return trackKind[*api.Lease](rc, f, r)
 	}
 	return tracked{}, fmt.Errorf("not a counted resource")
 }
@@ -190,7 +194,11 @@ func (rc *Controller) track(f *informer.Factory, r string) (tracked, error) {
 // delete of a counted object enqueues the quotas of its namespace that
 // count its resource; so does an update that lowers its usage (a pod
 // turning terminal, or passing its grace period).
-func trackKind[T api.Object](rc *Controller, f *informer.Factory, r string, store *cluster.Store[T]) (tracked, error) {
+func trackKind[T api.Object](rc *Controller, f *informer.Factory, r string) (tracked, error) {
+	store, err := client.For[T](rc.c)
+	if err != nil {
+		return tracked{}, err
+	}
 	inf, err := informer.Shared(f, r, source.ListWatcher[T](store), api.Key[T], informer.Options[T]{Logger: rc.opts.Logger})
 	if err != nil {
 		return tracked{}, err
@@ -278,7 +286,7 @@ func (rc *Controller) sync(ctx context.Context, key string) (reconcile.Result, e
 	if dirty {
 		cp := q.DeepCopy()
 		cp.Status = st
-		if _, err := rc.c.ResourceQuotas().UpdateStatus(ctx, cp); err != nil {
+		if _, err := rc.quotaR.UpdateStatus(ctx, cp); err != nil {
 			if errors.Is(err, source.ErrNotFound) {
 				return reconcile.Result{}, nil
 			}

@@ -38,7 +38,9 @@ func start(t *testing.T, rs bool) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qa.SetCluster(c)
+	if err := qa.SetClient(c); err != nil {
+		t.Fatal(err)
+	}
 	f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
 	ctl, err := resourcequota.New(c, f, resourcequota.Options{Logger: quiet})
 	if err != nil {

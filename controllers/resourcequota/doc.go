@@ -49,8 +49,8 @@
 //
 // # Admission
 //
-// Admission.Admit, in the cluster's validating chain
-// (cluster.Options.Admission), looks at creates of counted resources and
+// Admission.Admit, an admission.ValidatingFunc for the server's
+// validating chain (the in-process cluster's Options.Admission), looks at creates of counted resources and
 // at updates of services and claims (their usage can grow). Check, its
 // pure core (kube-apiserver's CheckRequest), finds the quotas of the
 // namespace that count the object — by status.hard, what the controller
@@ -68,6 +68,11 @@
 // re-reads the quotas and checks again. Admissions of one namespace are
 // serialized, so that 100 concurrent creates against pods: 10 admit
 // exactly 10. On an update the charge is the growth over the old object.
+//
+// The controller and the admission plugin depend on the client contract
+// (package controllers/client: New and Admission.SetClient take a
+// client.Client) and informers only; the in-process cluster is one
+// implementation of that contract.
 //
 // # Left out
 //

@@ -24,7 +24,9 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	qa.SetCluster(c)
+	if err := qa.SetClient(c); err != nil {
+		panic(err)
+	}
 	f := informer.NewFactory(informer.FactoryOptions{Logger: logger})
 	ctl, err := resourcequota.New(c, f, resourcequota.Options{Logger: logger})
 	if err != nil {

@@ -23,7 +23,9 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	sa.SetCluster(c)
+	if err := sa.SetClient(c); err != nil {
+		panic(err)
+	}
 	f := informer.NewFactory(informer.FactoryOptions{Logger: logger})
 	ctl, err := serviceaccount.New(c, f, serviceaccount.Options{Logger: logger})
 	if err != nil {

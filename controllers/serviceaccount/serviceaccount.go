@@ -8,8 +8,9 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -47,7 +48,7 @@ type Options struct {
 // Controller is the service account controller. Create it with New, run
 // it with Run.
 type Controller struct {
-	c          *cluster.Cluster
+	res        client.Resource[*api.ServiceAccount]
 	names      []string
 	namespaces *informer.Informer[*api.Namespace]
 	accounts   *informer.Informer[*api.ServiceAccount]
@@ -58,9 +59,9 @@ type Controller struct {
 // New returns the service account controller of c over the shared
 // informers "namespaces" and "serviceaccounts" of f. Start f after New,
 // then Run.
-func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, error) {
+func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
-		return nil, errors.New("serviceaccount: cluster and factory are required")
+		return nil, errors.New("serviceaccount: client and factory are required")
 	}
 	if opts.Workers < 0 {
 		return nil, fmt.Errorf("serviceaccount: Workers %d is negative", opts.Workers)
@@ -74,12 +75,18 @@ func New(c *cluster.Cluster, f *informer.Factory, opts Options) (*Controller, er
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	sc := &Controller{c: c, names: slices.Clone(opts.Names), log: opts.Logger.With("controller", "serviceaccount-controller")}
-	var err error
-	if sc.namespaces, err = informer.Shared(f, "namespaces", source.ListWatcher[*api.Namespace](c.Namespaces()), api.Key[*api.Namespace], informer.Options[*api.Namespace]{Logger: opts.Logger}); err != nil {
+	sc := &Controller{names: slices.Clone(opts.Names), log: opts.Logger.With("controller", "serviceaccount-controller")}
+	namespaces, err := client.For[*api.Namespace](c)
+	if err != nil {
 		return nil, fmt.Errorf("serviceaccount: %w", err)
 	}
-	if sc.accounts, err = informer.Shared(f, "serviceaccounts", source.ListWatcher[*api.ServiceAccount](c.ServiceAccounts()), api.Key[*api.ServiceAccount], informer.Options[*api.ServiceAccount]{Logger: opts.Logger}); err != nil {
+	if sc.res, err = client.For[*api.ServiceAccount](c); err != nil {
+		return nil, fmt.Errorf("serviceaccount: %w", err)
+	}
+	if sc.namespaces, err = informer.Shared(f, "namespaces", source.ListWatcher[*api.Namespace](namespaces), api.Key[*api.Namespace], informer.Options[*api.Namespace]{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("serviceaccount: %w", err)
+	}
+	if sc.accounts, err = informer.Shared(f, "serviceaccounts", source.ListWatcher[*api.ServiceAccount](sc.res), api.Key[*api.ServiceAccount], informer.Options[*api.ServiceAccount]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("serviceaccount: %w", err)
 	}
 	if sc.ctl, err = reconcile.New("serviceaccount-controller", reconcile.Func[string](sc.sync), reconcile.Options[string]{Metrics: opts.ReconcileMetrics, QueueMetrics: opts.QueueMetrics, Workers: opts.Workers, Logger: opts.Logger}); err != nil {
@@ -146,11 +153,11 @@ func (sc *Controller) sync(ctx context.Context, name string) (reconcile.Result, 
 	ns, _ := sc.namespaces.Lister().Get(name)
 	have := func(sa string) bool { _, ok := sc.accounts.Lister().Get(api.NamespacedKey(name, sa)); return ok }
 	for _, sa := range Missing(ns, sc.names, have) {
-		_, err := sc.c.ServiceAccounts().Create(ctx, &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: sa, Namespace: name}})
+		_, err := sc.res.Create(ctx, &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: sa, Namespace: name}})
 		switch {
 		case err == nil:
 			sc.log.Info("serviceaccount: created", "namespace", name, "name", sa)
-		case errors.Is(err, source.ErrAlreadyExists), errors.Is(err, cluster.ErrForbidden), errors.Is(err, source.ErrNotFound):
+		case errors.Is(err, source.ErrAlreadyExists), client.IsForbidden(err), errors.Is(err, source.ErrNotFound):
 			// the cache was behind, or the namespace is going
 		default:
 			return reconcile.Result{}, fmt.Errorf("serviceaccount: create %s/%s: %w", name, sa, err)
@@ -164,31 +171,45 @@ func (sc *Controller) sync(ctx context.Context, name string) (reconcile.Result, 
 var ErrNotFound = errors.New("serviceaccount: service account not found")
 
 // Admission is kube-apiserver's ServiceAccount admission plugin, for the
-// mutating phase (cluster.Options.Mutating): on a pod create it sets
-// spec.serviceAccountName to "default" when empty, and refuses the pod
-// when that account does not exist in its namespace, with the plugin's
-// message ("service account ns/name was not found, retry after the
-// service account is created"). Mirror pods are left alone. Wire it as
-// resourcequota.Admission is:
+// mutating phase (an admission.MutatingFunc: Admit): on a pod create it
+// sets spec.serviceAccountName to "default" when empty, and refuses the
+// pod when that account does not exist in its namespace, with the
+// plugin's message ("service account ns/name was not found, retry after
+// the service account is created"). Mirror pods are left alone. It reads
+// the accounts through the client contract. Wire it as
+// resourcequota.Admission is; with the in-process cluster:
 //
 //	sa := serviceaccount.NewAdmission()
-//	c, err := cluster.New(ctx, cluster.Options{Mutating: []cluster.MutatingFunc{sa.Admit}})
-//	sa.SetCluster(c)
+//	c, err := cluster.New(ctx, cluster.Options{Mutating: []admission.MutatingFunc{sa.Admit}})
+//	err = sa.SetClient(c)
 //
-// Until SetCluster is called it only defaults the name.
+// Until SetClient is called it only defaults the name.
 type Admission struct {
-	c atomic.Pointer[cluster.Cluster]
+	accounts atomic.Pointer[accountReader]
 }
 
-// NewAdmission returns an Admission without a cluster.
+// accountReader holds the resource Admit reads accounts from.
+type accountReader struct {
+	res client.Resource[*api.ServiceAccount]
+}
+
+// NewAdmission returns an Admission without a client.
 func NewAdmission() *Admission { return &Admission{} }
 
-// SetCluster sets the cluster whose service accounts Admit looks up.
-func (a *Admission) SetCluster(c *cluster.Cluster) { a.c.Store(c) }
+// SetClient sets the client whose service accounts Admit looks up; an
+// error when c does not serve service accounts.
+func (a *Admission) SetClient(c client.Client) error {
+	res, err := client.For[*api.ServiceAccount](c)
+	if err != nil {
+		return fmt.Errorf("serviceaccount: %w", err)
+	}
+	a.accounts.Store(&accountReader{res: res})
+	return nil
+}
 
-// Admit is the cluster.MutatingFunc; see Admission.
-func (a *Admission) Admit(ctx context.Context, attr cluster.Attributes) error {
-	if attr.Operation != cluster.OperationCreate || attr.Resource != "pods" || attr.Subresource != "" {
+// Admit is the admission.MutatingFunc; see Admission.
+func (a *Admission) Admit(ctx context.Context, attr admission.Attributes) error {
+	if attr.Operation != admission.Create || attr.Resource != "pods" || attr.Subresource != "" {
 		return nil
 	}
 	p, ok := attr.Object.(*api.Pod)
@@ -204,13 +225,13 @@ func (a *Admission) Admit(ctx context.Context, attr cluster.Attributes) error {
 	if p.Spec.ServiceAccountName == "" {
 		p.Spec.ServiceAccountName = DefaultName
 	}
-	c := a.c.Load()
-	if c == nil {
+	r := a.accounts.Load()
+	if r == nil {
 		return nil
 	}
-	_, _, err := c.ServiceAccounts().Get(ctx, api.NamespacedKey(p.Namespace, p.Spec.ServiceAccountName))
+	_, _, err := r.res.Get(ctx, api.NamespacedKey(p.Namespace, p.Spec.ServiceAccountName))
 	switch {
-	case errors.Is(err, source.ErrNotFound):
+	case client.IsNotFound(err):
 		return fmt.Errorf("service account %s/%s was not found, retry after the service account is created: %w",
 			p.Namespace, p.Spec.ServiceAccountName, ErrNotFound)
 	case err != nil:

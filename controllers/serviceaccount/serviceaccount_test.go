@@ -51,7 +51,9 @@ func start(t *testing.T) (context.Context, *cluster.Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sa.SetCluster(c)
+	if err := sa.SetClient(c); err != nil {
+		t.Fatal(err)
+	}
 	f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
 	ctl, err := serviceaccount.New(c, f, serviceaccount.Options{Logger: quiet})
 	if err != nil {

@@ -1,0 +1,137 @@
+package hpa_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/hpa"
+	"github.com/ctrlkit/ctrlkit/informer"
+)
+
+// recordingClient is the cluster with its ReplicaSets' and StatefulSets'
+// writes recorded: "update KEY" for a write of the object, "scale KEY"
+// for one of its scale subresource.
+type recordingClient struct {
+	*cluster.Cluster
+	mu     sync.Mutex
+	writes []string
+}
+
+func (r *recordingClient) record(w string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.writes = append(r.writes, w)
+}
+
+func (r *recordingClient) recorded() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.writes)
+}
+
+func (r *recordingClient) ResourceFor(gvk api.GroupVersionKind) (any, error) {
+	res, err := r.Cluster.ResourceFor(gvk)
+	if err != nil {
+		return nil, err
+	}
+	switch x := res.(type) {
+	case client.Resource[*api.ReplicaSet]:
+		return &recordingResource[*api.ReplicaSet]{inner: x, rc: r}, nil
+	case client.Resource[*api.StatefulSet]:
+		return &recordingResource[*api.StatefulSet]{inner: x, rc: r}, nil
+	}
+	return res, nil
+}
+
+// inner names the embedded resource (a field named Resource would hide
+// the method).
+type inner[T api.Object] interface{ client.Resource[T] }
+
+type recordingResource[T api.Object] struct {
+	inner[T]
+	rc *recordingClient
+}
+
+func (r *recordingResource[T]) Update(ctx context.Context, obj T, ifVersion string) (string, error) {
+	r.rc.record("update " + api.Key(obj))
+	return r.inner.Update(ctx, obj, ifVersion)
+}
+
+func (r *recordingResource[T]) UpdateScale(ctx context.Context, key string, s *api.Scale) (*api.Scale, error) {
+	r.rc.record("scale " + key)
+	return r.inner.UpdateScale(ctx, key, s)
+}
+
+// The autoscaler scales its target through the scale subresource, as
+// kcm's does (scaleNamespacer.Update), never by writing the target
+// itself.
+func TestScalesThroughScaleSubresource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		quiet := slog.New(slog.DiscardHandler)
+		cl, err := cluster.New(ctx, cluster.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &recordingClient{Cluster: cl}
+		f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
+		h, err := hpa.New(c, f, hpa.Options{Metrics: hpa.NewLoad(cl.Pods()), Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Start(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			if err := h.Run(ctx); !errors.Is(err, context.Canceled) {
+				t.Errorf("Run: %v", err)
+			}
+		})
+		defer func() { cancel(); wg.Wait(); f.Shutdown() }()
+
+		n := func(v int32) *int32 { return &v }
+		sel := &api.LabelSelector{MatchLabels: map[string]string{"app": "x"}}
+		tmpl := api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "x"}},
+			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+		if _, err := cl.ReplicaSets().Create(ctx, &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "rs", Namespace: "default"},
+			Spec: api.ReplicaSetSpec{Replicas: n(1), Selector: sel, Template: tmpl}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.StatefulSets().Create(ctx, &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "sts", Namespace: "default"},
+			Spec: api.StatefulSetSpec{Replicas: n(8), Selector: sel, Template: tmpl, ServiceName: "sts"}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []struct {
+			kind, name string
+			min, max   int32
+		}{{"ReplicaSet", "rs", 3, 10}, {"StatefulSet", "sts", 1, 5}} {
+			if _, err := cl.HorizontalPodAutoscalers().Create(ctx, &api.HorizontalPodAutoscaler{
+				ObjectMeta: api.ObjectMeta{Name: a.name, Namespace: "default"},
+				Spec: api.HorizontalPodAutoscalerSpec{ScaleTargetRef: api.CrossVersionObjectReference{Kind: a.kind, Name: a.name},
+					MinReplicas: n(a.min), MaxReplicas: a.max}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		rs, _, _ := cl.ReplicaSets().Get(ctx, "default/rs")
+		sts, _, _ := cl.StatefulSets().Get(ctx, "default/sts")
+		if *rs.Spec.Replicas != 3 || *sts.Spec.Replicas != 5 {
+			t.Errorf("replicas: ReplicaSet %d (want 3), StatefulSet %d (want 5)", *rs.Spec.Replicas, *sts.Spec.Replicas)
+		}
+		got := c.recorded()
+		slices.Sort(got)
+		if want := []string{"scale default/rs", "scale default/sts"}; !slices.Equal(got, want) {
+			t.Errorf("writes to the targets: %q, want %q", got, want)
+		}
+	})
+}
