@@ -137,6 +137,9 @@ func (s *Server) resources(gv string) ([]apiResource, bool) {
 			out = append(out, apiResource{Name: info.name + "/status", Namespaced: info.namespaced,
 				Kind: info.kind, Verbs: subresourceVerbs})
 		}
+		if info.name == "pods" {
+			out = append(out, apiResource{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: []string{"create"}})
+		}
 	}
 	return out, found
 }

@@ -44,7 +44,9 @@
 //     kind with a status; the scale subresource (autoscaling/v1 Scale,
 //     GET, PUT, PATCH: the store's GetScale and UpdateScale of
 //     client.Resource) of deployments, replica sets, stateful sets and
-//     replication controllers.
+//     replication controllers; the binding subresource of pods (POST a
+//     core/v1 Binding: cluster.Bind, 201 with a Success Status, 409 for a
+//     pod already bound).
 //   - Watches stream JSON WatchEvents ({"type","object"}), one per line,
 //     flushed as they happen. resourceVersion "" or "0" first sends the
 //     current state as ADDED events (Kubernetes' legacy semantics);
@@ -146,7 +148,7 @@
 // rest.Config.ContentType "application/json"); CustomResourceDefinitions,
 // aggregated APIs and aggregated discovery; API versions other than each
 // kind's current one (no conversion: apps/v1beta1 is not served); the
-// exec, attach, log, port-forward, proxy, eviction, binding and
+// exec, attach, log, port-forward, proxy, eviction and
 // ephemeralcontainers subresources (so kubectl logs and exec do not work);
 // OpenAPI schemas (kubectl explain does not work); periodic bookmarks
 // beyond what the store sends; the resourceVersion semantics the store

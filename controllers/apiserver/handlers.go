@@ -102,6 +102,9 @@ func (h *typed[T]) serve(req *request) {
 	case "scale":
 		h.serveScale(req)
 		return
+	case "binding":
+		h.serveBinding(req)
+		return
 	case "status":
 		switch m {
 		case http.MethodGet, http.MethodPut, http.MethodPatch:
@@ -350,6 +353,14 @@ func (h *typed[T]) patch(req *request) {
 			h.fail(req, badRequest("a patch may not change the object's name or namespace"))
 			return
 		}
+		if m.UID != cur.GetObjectMeta().UID {
+			// The uid is immutable: kube-apiserver's metadata validation
+			// refuses the patched object (a patch carries no uid
+			// precondition, unlike a PUT).
+			h.fail(req, &cluster.InvalidError{Resource: h.res.name, Name: req.name, Errors: []cluster.FieldError{{
+				Type: cluster.FieldInvalid, Field: "metadata.uid", Value: string(m.UID), Detail: "field is immutable"}}})
+			return
+		}
 		pinned := m.ResourceVersion != rv // the patch set a precondition
 		if m.ResourceVersion == "" {
 			m.ResourceVersion = rv
@@ -495,4 +506,54 @@ func (h *typed[T]) deleteCollection(req *request) {
 		deleted = append(deleted, obj)
 	}
 	h.writeList(req, source.List[T]{Items: deleted, ResourceVersion: l.ResourceVersion})
+}
+
+// binding is core/v1 Binding, the body of a pod's binding subresource.
+type binding struct {
+	APIVersion string         `json:"apiVersion,omitempty"`
+	Kind       string         `json:"kind,omitempty"`
+	Metadata   api.ObjectMeta `json:"metadata"`
+	Target     struct {
+		Kind string `json:"kind,omitempty"`
+		Name string `json:"name"`
+	} `json:"target"`
+}
+
+// serveBinding serves POST pods/{name}/binding, what a scheduler writes:
+// it assigns the pod to the target node (cluster.Bind) and answers 201
+// with a Success Status, as kube-apiserver does.
+func (h *typed[T]) serveBinding(req *request) {
+	if req.r.Method != http.MethodPost {
+		h.fail(req, methodNotAllowed(req))
+		return
+	}
+	b, err := readBody(req)
+	if err != nil {
+		h.fail(req, err)
+		return
+	}
+	var bd binding
+	if err := yaml.Unmarshal(b, &bd); err != nil {
+		h.fail(req, badRequest("Binding: %v", err))
+		return
+	}
+	if bd.Metadata.Name != "" && bd.Metadata.Name != req.name {
+		h.fail(req, badRequest("the name of the binding (%q) does not match the name of the pod (%q)", bd.Metadata.Name, req.name))
+		return
+	}
+	if bd.Target.Kind != "" && bd.Target.Kind != "Node" {
+		h.fail(req, &cluster.InvalidError{Resource: "bindings", Name: req.name, Errors: []cluster.FieldError{{
+			Type: cluster.FieldInvalid, Field: "target.kind", Value: bd.Target.Kind, Detail: "must be empty or Node"}}})
+		return
+	}
+	if bd.Target.Name == "" {
+		h.fail(req, &cluster.InvalidError{Resource: "bindings", Name: req.name, Errors: []cluster.FieldError{{
+			Type: cluster.FieldRequired, Field: "target.name"}}})
+		return
+	}
+	if _, err := h.srv.c.Bind(req.r.Context(), req.namespace, req.name, bd.Target.Name); err != nil {
+		h.fail(req, err)
+		return
+	}
+	writeJSON(req.w, http.StatusCreated, Status{TypeMeta: statusTypeMeta, Status: "Success", Code: http.StatusCreated})
 }

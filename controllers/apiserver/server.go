@@ -327,7 +327,8 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, gv string, segs [
 	if req.namespace != "" && !info.namespaced {
 		return nil, notFound()
 	}
-	if req.sub != "" && !(req.sub == "status" && info.hasStatus) && !(req.sub == "scale" && info.hasScale) {
+	if req.sub != "" && !(req.sub == "status" && info.hasStatus) && !(req.sub == "scale" && info.hasScale) &&
+		!(req.sub == "binding" && info.name == "pods") {
 		return nil, notFound()
 	}
 	if q := r.URL.Query().Get("watch"); q == "true" || q == "1" {

@@ -52,31 +52,19 @@ func Descriptors() []Descriptor {
 		{
 			Name: ReplicaSetController, Aliases: []string{"replicaset"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return replicaset.New(c, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				return replicaset.New(x.Client, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: ReplicationControllerController, Aliases: []string{"replicationcontroller"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return replicaset.NewReplicationManager(c, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				return replicaset.NewReplicationManager(x.Client, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: DeploymentController, Aliases: []string{"deployment"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return deployment.New(c, x.Factory, deployment.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				return deployment.New(x.Client, x.Factory, deployment.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
@@ -89,62 +77,38 @@ func Descriptors() []Descriptor {
 			// The pod GC runs one loop; it has no worker count.
 			Name: PodGarbageCollectorController, Aliases: []string{"podgc"},
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return podgc.New(c, x.Factory, podgc.Options{Logger: x.Logger})
+				return podgc.New(x.Client, x.Factory, podgc.Options{Logger: x.Logger})
 			},
 		},
 		{
 			// Node health runs one monitor loop (kcm: --node-monitor-period).
 			Name: NodeLifecycleController, Aliases: []string{"nodelifecycle"},
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return nodelifecycle.New(c, x.Factory, nodelifecycle.Options{Logger: x.Logger, Recorder: x.Recorder})
+				return nodelifecycle.New(x.Client, x.Factory, nodelifecycle.Options{Logger: x.Logger, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: TaintEvictionController,
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return tainteviction.New(c, x.Factory, tainteviction.Options{Logger: x.Logger, Recorder: x.Recorder})
+				return tainteviction.New(x.Client, x.Factory, tainteviction.Options{Logger: x.Logger, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: EndpointsController, Aliases: []string{"endpoint"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return endpoints.New(c, x.Factory, endpoints.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				return endpoints.New(x.Client, x.Factory, endpoints.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: DaemonSetController, Aliases: []string{"daemonset"}, Workers: 2,
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return daemonset.New(c, x.Factory, daemonset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				return daemonset.New(x.Client, x.Factory, daemonset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: StatefulSetController, Aliases: []string{"statefulset"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return statefulset.New(c, x.Factory, statefulset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				return statefulset.New(x.Client, x.Factory, statefulset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
@@ -156,21 +120,13 @@ func Descriptors() []Descriptor {
 		{
 			Name: JobController, Aliases: []string{"job"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return job.New(c, x.Factory, job.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				return job.New(x.Client, x.Factory, job.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: CronJobController, Aliases: []string{"cronjob"}, Workers: 5,
 			New: func(x Context) (Runner, error) {
-				c, err := unmovedCluster(x.Client)
-				if err != nil {
-					return nil, err
-				}
-				return cronjob.New(c, x.Factory, cronjob.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+				return cronjob.New(x.Client, x.Factory, cronjob.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{

@@ -70,10 +70,7 @@
 // common Elector — is wired by the caller: package controlplane (which
 // may import the cluster) builds each replica's *cluster.Cluster and
 // passes it to New as the client, as `ctrlkit up` does; any other client
-// (a real API server's) works the same way. Until every reference
-// controller takes a client.Client, the descriptors of those that still
-// take the in-process cluster ask the client for it (unmoved.go) and fail
-// with an error wrapping source.ErrUnsupported on any other client.
+// (a real API server's) works the same way.
 //
 // # Bad input
 //
