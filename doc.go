@@ -33,6 +33,28 @@
 //     through.
 //   - leader: leader election (Elector, Run, an in-memory elector).
 //
+// # Controllers and the client contract
+//
+// On those primitives, package controllers/... rebuilds Kubernetes' control
+// plane, layered so that every controller runs unchanged wherever the API
+// lives:
+//
+//	reference controllers, scheduler, kubelets, kube-proxy, DNS, manager, yours
+//	    │ informers over client.Resource[T]        │ writes through client.Resource[T]
+//	    ▼                                          ▼
+//	controllers/client: the typed client contract (Get, List/Watch with
+//	    selectors, Create, Update, UpdateStatus, Patch, DeleteWith, Scale;
+//	    IsNotFound, IsConflict, IsInvalid, …); clienttest is its suite
+//	    │
+//	    ├── controllers/cluster: the in-process API server semantics, on
+//	    │   memory or etcd (a *cluster.Cluster is a client.Client)
+//	    ├── kube module: kube.Client, a real Kubernetes API server over HTTP
+//	    └── controllers/client/fakeclient: the recording fake, over any client
+//
+// Only the cluster, its HTTP face (controllers/apiserver) and the wiring
+// (controllers/controlplane) import the concrete cluster; the controllers
+// depend on controllers/client and informers alone.
+//
 // # Conventions
 //
 // Every package follows the same rules, so that logs and errors read

@@ -58,7 +58,7 @@ type Client struct {
 	rest  *rest.RESTClient
 	raw   *rawCache
 	opts  ClientOptions
-	kinds map[api.GroupVersionKind]any
+	kinds map[api.GroupVersionKind]client.Untyped
 	pods  *Resource[*api.Pod]
 }
 
@@ -108,7 +108,7 @@ func NewClient(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube: NewClient: %w", err)
 	}
-	cl := &Client{rest: rc, raw: newRawCache(opts.RawCacheBytes), opts: opts, kinds: map[api.GroupVersionKind]any{}}
+	cl := &Client{rest: rc, raw: newRawCache(opts.RawCacheBytes), opts: opts, kinds: map[api.GroupVersionKind]client.Untyped{}}
 	for _, gvk := range api.Kinds() {
 		obj, _ := api.New(gvk.Kind)
 		mk, ok := constructors[reflect.TypeOf(obj)]
@@ -123,10 +123,10 @@ func NewClient(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 
 // constructors make the Resource of each Go type of controllers/api;
 // NewClient checks that every kind of api.Kinds has one.
-var constructors = map[reflect.Type]func(*Client, api.GroupVersionKind) any{}
+var constructors = map[reflect.Type]func(*Client, api.GroupVersionKind) client.Untyped{}
 
 func register[T api.Object]() {
-	constructors[reflect.TypeFor[T]()] = func(c *Client, gvk api.GroupVersionKind) any { return newResource[T](c, gvk) }
+	constructors[reflect.TypeFor[T]()] = func(c *Client, gvk api.GroupVersionKind) client.Untyped { return newResource[T](c, gvk) }
 }
 
 func init() {
@@ -167,7 +167,7 @@ func PluralOf(gvk api.GroupVersionKind) string {
 // ResourceFor implements client.Client: the *Resource[T] of kind gvk,
 // where T is its Go type in controllers/api; client.ErrUnknownKind for
 // any other kind, group or version. Use client.For.
-func (c *Client) ResourceFor(gvk api.GroupVersionKind) (any, error) {
+func (c *Client) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
 	r, ok := c.kinds[gvk]
 	if !ok {
 		return nil, fmt.Errorf("kube: %s is not served: %w", gvk, client.ErrUnknownKind)

@@ -99,10 +99,18 @@ type Resource[T api.Object] interface {
 // kube module) and the recording fake (package fakeclient) implement it.
 type Client interface {
 	// ResourceFor returns the Resource[T] serving the kind gvk, where T
-	// is the kind's Go type (*api.Pod for v1 Pod), as an any; an error
-	// wrapping ErrUnknownKind when the client does not serve it. For
-	// does the type assertion; call that instead.
-	ResourceFor(gvk api.GroupVersionKind) (any, error)
+	// is the kind's Go type (*api.Pod for v1 Pod), seen as an Untyped;
+	// an error wrapping ErrUnknownKind when the client does not serve
+	// it. For gives it back its type; call that instead.
+	ResourceFor(gvk api.GroupVersionKind) (Untyped, error)
+}
+
+// Untyped is a Resource[T] seen without its type parameter, what
+// Client.ResourceFor returns (Go interfaces cannot have type
+// parameters). For[T] turns it back into a Resource[T].
+type Untyped interface {
+	// Resource returns the kind's plural resource name ("pods").
+	Resource() string
 }
 
 // For returns c's typed resource of T's kind: For[*api.Pod](c). T must be

@@ -137,7 +137,7 @@ type interceptedClient struct {
 
 // ResourceFor returns the inner client's resource of gvk wrapped, untyped,
 // in an *interceptedResource for For to type.
-func (c *interceptedClient) ResourceFor(gvk api.GroupVersionKind) (any, error) {
+func (c *interceptedClient) ResourceFor(gvk api.GroupVersionKind) (Untyped, error) {
 	if c.inner == nil {
 		return nil, fmt.Errorf("client: no client for %s: %w", gvk, ErrUnknownKind)
 	}
@@ -153,9 +153,12 @@ func (c *interceptedClient) ResourceFor(gvk api.GroupVersionKind) (any, error) {
 // it holds the inner resource (itself possibly an *interceptedResource)
 // and f, and For builds the typed wrapper.
 type interceptedResource struct {
-	inner any
+	inner Untyped
 	f     InterceptFunc
 }
+
+// Resource returns the inner resource's name (Untyped).
+func (r *interceptedResource) Resource() string { return r.inner.Resource() }
 
 // interceptedBinder is an intercepted client whose inner client is a
 // Binder.
@@ -180,7 +183,7 @@ func (c *interceptedBinder) Bind(ctx context.Context, namespace, name, nodeName 
 
 // resolve types the resource r that a Client's ResourceFor(gvk) returned
 // as a Resource[T], building the wrappers of intercepted clients.
-func resolve[T api.Object](r any, gvk api.GroupVersionKind) (Resource[T], error) {
+func resolve[T api.Object](r Untyped, gvk api.GroupVersionKind) (Resource[T], error) {
 	if ir, ok := r.(*interceptedResource); ok {
 		inner, err := resolve[T](ir.inner, gvk)
 		if err != nil {

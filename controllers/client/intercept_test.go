@@ -435,7 +435,7 @@ type plainPods struct{ podResource }
 // one of its methods.
 type podResource = client.Resource[*api.Pod]
 
-func (c plainClient) ResourceFor(gvk api.GroupVersionKind) (any, error) {
+func (c plainClient) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
 	if gvk.Kind != "Pod" {
 		return nil, client.ErrUnknownKind
 	}

@@ -24,7 +24,7 @@ var (
 // ResourceFor returns the Store of the kind gvk as a client.Resource of
 // its Go type (client.Client); use client.For. An unknown kind, or a
 // group or version this cluster does not serve, is client.ErrUnknownKind.
-func (c *Cluster) ResourceFor(gvk api.GroupVersionKind) (any, error) {
+func (c *Cluster) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
 	s, ok := c.byKind[gvk.Kind]
 	if !ok || s.gvk() != gvk {
 		return nil, fmt.Errorf("cluster: %s is not served: %w", gvk, client.ErrUnknownKind)

@@ -102,6 +102,7 @@ type Cluster struct {
 type objectStore interface {
 	createObject(ctx context.Context, obj api.Object) (string, error)
 	gvk() api.GroupVersionKind
+	Resource() string
 }
 
 func (s *Store[T]) createObject(ctx context.Context, obj api.Object) (string, error) {

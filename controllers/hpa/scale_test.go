@@ -38,7 +38,7 @@ func (r *recordingClient) recorded() []string {
 	return slices.Clone(r.writes)
 }
 
-func (r *recordingClient) ResourceFor(gvk api.GroupVersionKind) (any, error) {
+func (r *recordingClient) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
 	res, err := r.Cluster.ResourceFor(gvk)
 	if err != nil {
 		return nil, err

@@ -154,7 +154,7 @@ func New(inner client.Client) *Client {
 
 // ResourceFor implements client.Client: the inner client's resource with
 // every call recorded. Use client.For.
-func (c *Client) ResourceFor(gvk api.GroupVersionKind) (any, error) {
+func (c *Client) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
 	return c.intercepted.ResourceFor(gvk)
 }
 

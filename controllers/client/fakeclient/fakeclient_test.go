@@ -354,7 +354,9 @@ func TestBind(t *testing.T) {
 // noBinder hides the cluster's Bind.
 type noBinder struct{ c *cluster.Cluster }
 
-func (n noBinder) ResourceFor(gvk api.GroupVersionKind) (any, error) { return n.c.ResourceFor(gvk) }
+func (n noBinder) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
+	return n.c.ResourceFor(gvk)
+}
 
 // Calls from many goroutines, reactors added meanwhile, and a reactor
 // that calls the Client itself: every call is recorded once, without a
