@@ -168,6 +168,9 @@ func PluralOf(gvk api.GroupVersionKind) string {
 // where T is its Go type in controllers/api; client.ErrUnknownKind for
 // any other kind, group or version. Use client.For.
 func (c *Client) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
+	if c == nil {
+		return nil, fmt.Errorf("kube: nil client serves no %s: %w", gvk, client.ErrUnknownKind)
+	}
 	r, ok := c.kinds[gvk]
 	if !ok {
 		return nil, fmt.Errorf("kube: %s is not served: %w", gvk, client.ErrUnknownKind)

@@ -25,6 +25,9 @@ var (
 // its Go type (client.Client); use client.For. An unknown kind, or a
 // group or version this cluster does not serve, is client.ErrUnknownKind.
 func (c *Cluster) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
+	if c == nil {
+		return nil, fmt.Errorf("cluster: nil cluster serves no %s: %w", gvk, client.ErrUnknownKind)
+	}
 	s, ok := c.byKind[gvk.Kind]
 	if !ok || s.gvk() != gvk {
 		return nil, fmt.Errorf("cluster: %s is not served: %w", gvk, client.ErrUnknownKind)
