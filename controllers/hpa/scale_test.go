@@ -2,8 +2,6 @@ package hpa_test
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -13,8 +11,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
-	"github.com/ctrlkit/ctrlkit/controllers/hpa"
-	"github.com/ctrlkit/ctrlkit/informer"
 )
 
 // recordingClient is the cluster with its ReplicaSets' and StatefulSets'
@@ -78,38 +74,14 @@ func TestScalesThroughScaleSubresource(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		quiet := slog.New(slog.DiscardHandler)
 		cl, err := cluster.New(ctx, cluster.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		c := &recordingClient{Cluster: cl}
-		f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
-		h, err := hpa.New(c, f, hpa.Options{Metrics: hpa.NewLoad(cl.Pods()), Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Start(ctx)
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			if err := h.Run(ctx); !errors.Is(err, context.Canceled) {
-				t.Errorf("Run: %v", err)
-			}
-		})
-		defer func() { cancel(); wg.Wait(); f.Shutdown() }()
-
+		stop := startWithTargets(t, ctx, cancel, c, cl)
+		defer stop()
 		n := func(v int32) *int32 { return &v }
-		sel := &api.LabelSelector{MatchLabels: map[string]string{"app": "x"}}
-		tmpl := api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "x"}},
-			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
-		if _, err := cl.ReplicaSets().Create(ctx, &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "rs", Namespace: "default"},
-			Spec: api.ReplicaSetSpec{Replicas: n(1), Selector: sel, Template: tmpl}}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cl.StatefulSets().Create(ctx, &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "sts", Namespace: "default"},
-			Spec: api.StatefulSetSpec{Replicas: n(8), Selector: sel, Template: tmpl, ServiceName: "sts"}}); err != nil {
-			t.Fatal(err)
-		}
 		for _, a := range []struct {
 			kind, name string
 			min, max   int32

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/hpa"
 	"github.com/ctrlkit/ctrlkit/informer"
@@ -23,37 +24,14 @@ func TestTargetsAndBounds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		quiet := slog.New(slog.DiscardHandler)
 		c, err := cluster.New(ctx, cluster.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
-		h, err := hpa.New(c, f, hpa.Options{Metrics: hpa.NewLoad(c.Pods()), Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Start(ctx)
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			if err := h.Run(ctx); !errors.Is(err, context.Canceled) {
-				t.Errorf("Run: %v", err)
-			}
-		})
-		defer func() { cancel(); wg.Wait(); f.Shutdown() }()
-
+		stop := startWithTargets(t, ctx, cancel, c, c)
+		defer stop()
 		n := func(v int32) *int32 { return &v }
-		sel := &api.LabelSelector{MatchLabels: map[string]string{"app": "x"}}
-		tmpl := api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "x"}},
-			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
-		if _, err := c.ReplicaSets().Create(ctx, &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "rs", Namespace: "default"},
-			Spec: api.ReplicaSetSpec{Replicas: n(1), Selector: sel, Template: tmpl}}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.StatefulSets().Create(ctx, &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "sts", Namespace: "default"},
-			Spec: api.StatefulSetSpec{Replicas: n(8), Selector: sel, Template: tmpl, ServiceName: "sts"}}); err != nil {
-			t.Fatal(err)
-		}
+		sel, tmpl := targetSelector(), targetTemplate()
 		if _, err := c.Deployments().Create(ctx, &api.Deployment{ObjectMeta: api.ObjectMeta{Name: "dep", Namespace: "default"},
 			Spec: api.DeploymentSpec{Replicas: n(2), Selector: sel, Template: tmpl}}); err != nil {
 			t.Fatal(err)
@@ -104,4 +82,48 @@ func TestTargetsAndBounds(t *testing.T) {
 			t.Errorf("deployment scaled to %d without metrics", *d.Spec.Replicas)
 		}
 	})
+}
+
+func targetSelector() *api.LabelSelector {
+	return &api.LabelSelector{MatchLabels: map[string]string{"app": "x"}}
+}
+
+func targetTemplate() api.PodTemplateSpec {
+	return api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "x"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+}
+
+// startWithTargets runs an autoscaler over client c (whose pods, load
+// and targets live in cluster cl) until ctx ends, after creating the
+// targets every test here scales: the ReplicaSet "rs" (1 replica) and
+// the StatefulSet "sts" (8) in default. The returned func cancels ctx and
+// waits for the autoscaler to stop.
+func startWithTargets(t *testing.T, ctx context.Context, cancel context.CancelFunc, c client.Client, cl *cluster.Cluster) (stop func()) {
+	t.Helper()
+	quiet := slog.New(slog.DiscardHandler)
+	f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
+	h, err := hpa.New(c, f, hpa.Options{Metrics: hpa.NewLoad(cl.Pods()), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Start(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := h.Run(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	stop = func() { cancel(); wg.Wait(); f.Shutdown() }
+	n := func(v int32) *int32 { return &v }
+	if _, err := cl.ReplicaSets().Create(ctx, &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "rs", Namespace: "default"},
+		Spec: api.ReplicaSetSpec{Replicas: n(1), Selector: targetSelector(), Template: targetTemplate()}}); err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	if _, err := cl.StatefulSets().Create(ctx, &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "sts", Namespace: "default"},
+		Spec: api.StatefulSetSpec{Replicas: n(8), Selector: targetSelector(), Template: targetTemplate(), ServiceName: "sts"}}); err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	return stop
 }
