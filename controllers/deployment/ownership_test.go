@@ -3,6 +3,7 @@ package deployment_test
 import (
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -23,6 +24,11 @@ func TestAdoptOrphan(t *testing.T) {
 		if _, err := e.c.ReplicaSets().Create(t.Context(), legacy); err != nil {
 			t.Fatal(err)
 		}
+		// The orphan is in the controller's cache before the Deployment
+		// appears, as for any orphan that existed before it: a Deployment
+		// synced before its cache sees the orphan makes a ReplicaSet of its
+		// own, in kube-controller-manager too.
+		synctest.Wait()
 		e.create(d)
 		e.waitFor("rolled out", time.Minute, e.complete("web"))
 		rss := e.replicaSets()
