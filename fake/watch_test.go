@@ -177,6 +177,7 @@ func TestWatchBufferCountsOnlyUnreadEvents(t *testing.T) {
 		for i := range 10 { // a reader that keeps up is never evicted
 			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
 			assert.Len(t, recvN(t, ch, 1), 1)
+			synctest.Wait() // the watcher uncounts what it handed over
 		}
 		must(t)(s.Create(ctx, &pod{Name: "x"}))
 		must(t)(s.Create(ctx, &pod{Name: "y"}))

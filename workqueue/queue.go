@@ -137,7 +137,11 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 		m = &qm
 		q.retries = qm.Retries
 	}
+	// Under the lock: the metrics provider may already call q.inFlight
+	// (a scrape of a pull gauge) from another goroutine.
+	q.mu.Lock()
 	q.c.init(aging, m, q.nanotime)
+	q.mu.Unlock()
 	return q
 }
 
