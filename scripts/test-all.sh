@@ -19,6 +19,22 @@ fi
 seed=${CTRLKIT_SHUFFLE:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "=== shuffle seed $seed (replay the order with CTRLKIT_SHUFFLE=$seed)"
 status=0
+# The race-enabled builds of every module fill several GB of the build
+# cache (the real kube-apiserver's alone is the largest part). A run that
+# finds the disk short of room frees the cache between modules rather
+# than failing with "no space left on device"; it costs rebuilding the
+# dependencies modules share, so it happens only when room is short.
+cache=$(go env GOCACHE)
+free_mb() { df -Pm "$cache" 2>/dev/null | awk 'NR==2 {print $4}'; }
+roomy() {
+  local free; free=$(free_mb)
+  echo "=== disk: ${free:-?} MB free for the build cache ($cache)"
+  if [ -n "$free" ] && [ "$free" -lt "${CTRLKIT_MIN_FREE_MB:-6144}" ]; then
+    echo "=== disk: under ${CTRLKIT_MIN_FREE_MB:-6144} MB free; emptying the build cache"
+    go clean -cache
+    echo "=== disk: $(free_mb) MB free after"
+  fi
+}
 # tidy fails when go.mod or go.sum would change under `go mod tidy`.
 tidy() {
   if ! go mod tidy -diff >/dev/null; then
@@ -29,6 +45,7 @@ tidy() {
 }
 for mod in $(find . -name go.mod -not -path '*/testdata/*' | sort); do
   dir=$(dirname "$mod")
+  roomy
   echo "=== module $dir"
   # vet with -race so that it reuses the dependencies the race-enabled test
   # build compiles (plain `go vet` would compile every dependency twice).
