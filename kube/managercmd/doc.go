@@ -4,6 +4,12 @@
 //
 //	ctrlkit manager --kubeconfig FILE --controllers=replicaset,deployment
 //
+// SchedulerMain and NodesMain are `ctrlkit scheduler` and `ctrlkit
+// nodes --count N`: ctrlkit's scheduler and simulated kubelets against
+// the same kind of server (--kubeconfig, --master, --kube-api-qps,
+// --kube-api-burst), so that a bare kube-apiserver without nodes runs
+// workloads.
+//
 // # Flags
 //
 // They follow kube-controller-manager's:

@@ -7,7 +7,11 @@
 // which runs ctrlkit's reference controllers against any Kubernetes API
 // server, with leader election on a coordination.k8s.io Lease, as
 // kube-controller-manager does (see package kube/managercmd for the
-// flags).
+// flags), and, so that a bare kube-apiserver without nodes can run
+// workloads,
+//
+//	ctrlkit scheduler --kubeconfig FILE          # ctrlkit's scheduler
+//	ctrlkit nodes --kubeconfig FILE --count N    # N simulated kubelets
 //
 //	go run ./cmd/ctrlkit manager --kubeconfig ~/.kube/config --controllers=replicaset,deployment
 package main
@@ -25,9 +29,19 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	var code int
-	if args := os.Args[1:]; len(args) > 0 && args[0] == "manager" {
+	args := os.Args[1:]
+	sub := ""
+	if len(args) > 0 {
+		sub = args[0]
+	}
+	switch sub {
+	case "manager":
 		code = managercmd.Main(ctx, args[1:], os.Stdout, os.Stderr)
-	} else {
+	case "scheduler":
+		code = managercmd.SchedulerMain(ctx, args[1:], os.Stdout, os.Stderr)
+	case "nodes":
+		code = managercmd.NodesMain(ctx, args[1:], os.Stdout, os.Stderr)
+	default:
 		code = cli.Main(ctx, args, os.Stdout, os.Stderr, cli.Options{})
 	}
 	stop()
