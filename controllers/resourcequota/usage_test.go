@@ -217,7 +217,7 @@ func TestScopes(t *testing.T) {
 	}
 }
 
-// The seed's pods-medium quota, loaded from its YAML sequence form,
+// The pods-medium quota of Kubernetes' ResourceQuota documentation, loaded from its YAML sequence form,
 // counts only pods of priority class medium, and only non-terminal ones.
 func TestCalculateUsagePodsMedium(t *testing.T) {
 	b, err := os.ReadFile("../api/testdata/manifests/pods-medium-quota.yaml")
