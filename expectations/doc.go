@@ -11,6 +11,13 @@
 // wait may last) tells the controller whether its cache can be trusted
 // for that key.
 //
+// A controller uses expectations on top of a read-your-writes gate
+// (reconcile.Consistency), not instead of it, and only when a sync must
+// go on — write the status, take other steps — while its earlier creates
+// or deletes are unobserved, holding back just the creates and deletes it
+// decides by counting; package reconcile's doc ("Expectations or the
+// gate: the rule") states the rule and its reason.
+//
 // # Calling pattern
 //
 // The pattern is the one kube-controller-manager's ReplicaSet controller

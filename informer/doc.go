@@ -23,7 +23,11 @@
 //
 // Several controllers share one informer per type through a Factory:
 // informer.Shared[T](factory, name, lw, keyFunc, opts), factory.Start(ctx),
-// factory.WaitForCacheSync(ctx), factory.Shutdown().
+// factory.WaitForCacheSync(ctx), factory.Shutdown(). A later caller whose
+// options the shared informer would not honour (another resync period, an
+// index it lacks, a Transform where it has none, callbacks it would never
+// call) gets an error wrapping ErrOptionsConflict instead of an informer
+// that ignores them; see Shared for the precise rule.
 //
 // # How a change flows
 //

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ctrlkit/ctrlkit/source"
@@ -47,8 +49,13 @@ type runnable interface {
 type factoryEntry struct {
 	name    string
 	inf     runnable
+	opts    any  // the Options[T] the informer was created with
 	started bool // guarded by Factory.mu
 }
+
+// ErrOptionsConflict is wrapped by the error Shared returns when a later
+// caller's options conflict with those its informer was created with.
+var ErrOptionsConflict = errors.New("options conflict with the shared informer's")
 
 // NewFactory returns an empty Factory. It starts nothing.
 func NewFactory(opts FactoryOptions) *Factory {
@@ -59,10 +66,29 @@ func NewFactory(opts FactoryOptions) *Factory {
 }
 
 // Shared returns f's informer for (name, T), creating it with New(lw,
-// keyFunc, opts) on first use; later calls return the same informer and
-// ignore their lw, keyFunc and opts. A new informer runs from the next
-// f.Start. It returns an error if name is empty, New fails, or f was shut
-// down (ErrStopped).
+// keyFunc, opts) on first use; later calls return the same informer. A
+// new informer runs from the next f.Start. It returns an error if name is
+// empty, New fails, f was shut down (ErrStopped), or a later call's opts
+// conflict with the first call's (ErrOptionsConflict).
+//
+// A later call conflicts when the shared informer would not do for it
+// what its opts ask, as far as that can be checked:
+//
+//   - its ResyncPeriod differs (handlers would resync at another period);
+//   - its Indexers name an index the informer lacks (ByIndex would fail);
+//     indexes the informer has beyond them are fine;
+//   - it sets a Transform and the first call did not, or the reverse
+//     (the cache would hold objects in another shape than it expects);
+//   - it sets OnBadObject, WatchErrorHandler or MutationCheck, which the
+//     informer would never call or run for it.
+//
+// Functions cannot be compared, so within a factory the name of an
+// informer stands for its source (lw) and key function, the name of an
+// index for its index function, and two Transforms of one informer are
+// taken to be the same: Shared cannot tell them apart and does not try.
+// The options that shape only how the one informer lists, watches, logs
+// and counts (Name, UseWatchList, PageSize, Backoff, Logger, Metrics,
+// ReflectorMetrics) are the first call's; a later call's are ignored.
 func Shared[T any](f *Factory, name string, lw source.ListWatcher[T], keyFunc func(T) string, opts Options[T]) (*Informer[T], error) {
 	if f == nil {
 		return nil, errors.New("informer: Shared: factory is nil")
@@ -77,6 +103,9 @@ func Shared[T any](f *Factory, name string, lw source.ListWatcher[T], keyFunc fu
 		return nil, fmt.Errorf("informer: Shared(%q): factory was shut down: %w", name, ErrStopped)
 	}
 	if e, ok := f.informers[k]; ok {
+		if err := optionsConflict(e.opts.(Options[T]), opts); err != nil {
+			return nil, fmt.Errorf("informer: Shared(%q): %w: %w", name, ErrOptionsConflict, err)
+		}
 		return e.inf.(*Informer[T]), nil
 	}
 	if opts.Name == "" {
@@ -86,7 +115,7 @@ func Shared[T any](f *Factory, name string, lw source.ListWatcher[T], keyFunc fu
 	if err != nil {
 		return nil, fmt.Errorf("informer: Shared(%q): %w", name, err)
 	}
-	e := &factoryEntry{name: name, inf: inf}
+	e := &factoryEntry{name: name, inf: inf, opts: opts}
 	f.informers[k] = e
 	f.order = append(f.order, e)
 	return inf, nil
@@ -175,4 +204,39 @@ func (f *Factory) Shutdown() {
 		cancel()
 	}
 	f.wg.Wait()
+}
+
+// optionsConflict reports how later conflicts with first, the options a
+// shared informer was created with (see Shared), or nil.
+func optionsConflict[T any](first, later Options[T]) error {
+	var why []string
+	if later.ResyncPeriod != first.ResyncPeriod {
+		why = append(why, fmt.Sprintf("ResyncPeriod %v, informer has %v", later.ResyncPeriod, first.ResyncPeriod))
+	}
+	var missing []string
+	for name := range later.Indexers {
+		if _, ok := first.Indexers[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		why = append(why, fmt.Sprintf("Indexers %q missing from the informer", missing))
+	}
+	if (later.Transform == nil) != (first.Transform == nil) {
+		why = append(why, fmt.Sprintf("Transform set %t, informer's set %t", later.Transform != nil, first.Transform != nil))
+	}
+	if later.OnBadObject != nil {
+		why = append(why, "OnBadObject set by a later caller would never be called")
+	}
+	if later.WatchErrorHandler != nil {
+		why = append(why, "WatchErrorHandler set by a later caller would never be called")
+	}
+	if later.MutationCheck != nil {
+		why = append(why, "MutationCheck set by a later caller would never run")
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(why, "; "))
 }

@@ -2,6 +2,9 @@ package informer
 
 import (
 	"context"
+	"log/slog"
+	"maps"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -9,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/fake"
+	"github.com/ctrlkit/ctrlkit/indexer"
 )
 
 type other struct{ Name string }
@@ -91,3 +95,59 @@ func newOtherSource(t *testing.T) *fake.Source[*other] {
 	require.NoError(t, err)
 	return src
 }
+
+// TestSharedRejectsConflictingOptions: a later caller whose options the
+// shared informer would not honour gets ErrOptionsConflict, not an
+// informer that silently ignores them; options that only shape the one
+// informer's list, watch and logs do not conflict.
+func TestSharedRejectsConflictingOptions(t *testing.T) {
+	src := newSource(t)
+	f := NewFactory(FactoryOptions{Logger: quiet})
+	defer f.Shutdown()
+	first, err := Shared(f, "objs", src, keyOf, Options[*obj]{
+		Logger:       quiet,
+		ResyncPeriod: time.Minute,
+		Indexers:     indexer.Indexers[*obj]{"node": byNode, "val": byVal},
+		Transform:    func(o *obj) (*obj, error) { return o, nil },
+	})
+	require.NoError(t, err)
+	same := Options[*obj]{
+		ResyncPeriod: time.Minute,
+		Indexers:     indexer.Indexers[*obj]{"node": byNode},
+		Transform:    func(o *obj) (*obj, error) { return o, nil },
+	}
+	for name, tc := range map[string]struct {
+		change   func(o *Options[*obj])
+		conflict string
+	}{
+		"same":            {change: func(*Options[*obj]) {}},
+		"other logger":    {change: func(o *Options[*obj]) { o.Logger = slog.Default() }},
+		"other page size": {change: func(o *Options[*obj]) { o.PageSize = 10; o.UseWatchList = true }},
+		"other name":      {change: func(o *Options[*obj]) { o.Name = "mine" }},
+		"fewer indexers":  {change: func(o *Options[*obj]) { o.Indexers = nil }},
+		"other resync":    {change: func(o *Options[*obj]) { o.ResyncPeriod = 0 }, conflict: "ResyncPeriod 0s, informer has 1m0s"},
+		"missing indexer": {change: func(o *Options[*obj]) { o.Indexers["zone"] = byNode }, conflict: `Indexers ["zone"] missing`},
+		"no transform":    {change: func(o *Options[*obj]) { o.Transform = nil }, conflict: "Transform set false, informer's set true"},
+		"on bad object":   {change: func(o *Options[*obj]) { o.OnBadObject = func(error) {} }, conflict: "OnBadObject"},
+		"watch errors":    {change: func(o *Options[*obj]) { o.WatchErrorHandler = func(error) {} }, conflict: "WatchErrorHandler"},
+		"mutation check":  {change: func(o *Options[*obj]) { o.MutationCheck = &MutationCheck[*obj]{} }, conflict: "MutationCheck"},
+		"several at once": {change: func(o *Options[*obj]) { o.ResyncPeriod = time.Second; o.Transform = nil }, conflict: "ResyncPeriod 1s, informer has 1m0s; Transform set false"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			opts := same
+			opts.Indexers = maps.Clone(same.Indexers)
+			tc.change(&opts)
+			got, err := Shared(f, "objs", src, keyOf, opts)
+			if tc.conflict == "" {
+				require.NoError(t, err)
+				require.Same(t, first, got)
+				return
+			}
+			require.ErrorIs(t, err, ErrOptionsConflict)
+			require.ErrorContains(t, err, tc.conflict)
+			require.Nil(t, got)
+		})
+	}
+}
+
+func byVal(o *obj) ([]string, error) { return []string{strconv.Itoa(o.Val)}, nil }

@@ -1,6 +1,6 @@
 // Package manifests ships the demo set the ctrlkit command applies by
-// default: the manifests of the articles the control plane is built from,
-// exactly as their authors wrote them (a headless Service and the web
+// default: examples from Kubernetes' documentation (kubernetes.io),
+// exactly as written there (a headless Service and the web
 // StatefulSet, the fluentd DaemonSet, the pi Job, the hello CronJob in
 // batch/v1beta1, a ResourceQuota written as a YAML sequence, a Node in
 // JSON, a bare Pod), plus two of ctrlkit's own: the namespace the bare

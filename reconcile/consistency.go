@@ -77,12 +77,12 @@ type ConsistencyOptions struct {
 // its way, so it gives up after ConsistencyOptions.MaxKeyWait. Expectations
 // (package expectations) count what a controller waits for across
 // reconciles and handlers, and survive a controller that does not know
-// which keys its writes will produce (generateName). A controller wants
-// both: the gate so that a quick second reconcile does not act on a stale
-// cache, expectations so that it knows how many of its creates are still
-// unseen. The kube-controller-manager of 1.37 has both; controller-runtime
-// 0.25's experimental read-your-writes client gates Get per key and List
-// per kind.
+// which keys its writes will produce (generateName). A controller uses
+// the gate always and adds expectations only when a sync must go on while
+// its creates or deletes are unseen (the package doc's "Expectations or
+// the gate: the rule"). The kube-controller-manager of 1.37 has both;
+// controller-runtime 0.25's experimental read-your-writes client gates
+// Get per key and List per kind.
 //
 // WroteAt(req, rv) records a list-wide write instead: the request waits
 // until the cache's watermark passes rv, whatever the key. Use it only for

@@ -105,6 +105,40 @@
 // package: expectations count the events a controller waits for, the
 // gate compares versions; the Example uses both.
 //
+// # Expectations or the gate: the rule
+//
+// Every reference controller (controllers/...) follows one rule, and
+// controllers written in their style should too:
+//
+//  1. The gate, always. A controller whose sync reads from a cache what
+//     an earlier sync wrote keeps a Consistency gate over every cache it
+//     writes through (one per type, fed by a GatedWriter or by
+//     WroteKey/DeletedKey). The gate defers the whole next reconcile of
+//     the request until the caches show its writes, per key and version,
+//     whether they were creates (named or generated), updates, status
+//     writes or deletes. It is exact, needs nothing in the handlers, and
+//     is the only guard most controllers need: Deployment, StatefulSet,
+//     Job, CronJob, Endpoints and the volume binder use it alone.
+//  2. Expectations on top, only for a sync that must go on while its
+//     earlier creates or deletes are unobserved. Expectations do not
+//     defer the reconcile: it runs, writes what it can (the status, other
+//     steps), and holds back only the creates and deletes it decides by
+//     counting children. That partial progress is kube-controller-manager's
+//     behaviour for the ReplicaSet and DaemonSet controllers, which
+//     ctrlkit reproduces (a sync during a pending burst updates the status
+//     but neither creates nor deletes; a DaemonSet's update step runs only
+//     in a sync whose pod management had nothing to do), so those two use
+//     both: the gate for their own writes, expectations (wired by
+//     ctrlutil.PodExpectations) for the counts.
+//
+// Why not expectations everywhere, as kube-controller-manager does: they
+// count observations in the handlers, which must be wired for each
+// created and deleted kind, and they are released by a count or a TTL
+// (5 minutes), not by the version of each write; where a controller can
+// simply wait for its previous writes, the gate says the same thing
+// exactly, and kcm's own consistency store (1.37) is this gate. Why not
+// the gate alone everywhere: it cannot let a sync proceed halfway.
+//
 // # Metrics and logs
 //
 // Options.Metrics receives controller-runtime's reconcile metrics (see

@@ -63,7 +63,10 @@
 // FindUntoleratedTaint implement taint-based filtering, with Kubernetes'
 // matching rules. PodRequests (and PodRequestsWith) is the one
 // computation of what a pod requests, sidecar init containers and
-// overhead included, that the scheduler and resource quota share.
+// overhead included, that the scheduler and resource quota share, and
+// PodLimits its counterpart for limits; DefaultRequestsFromLimits is the
+// one place a container's requests are derived from its limits
+// (kube-apiserver's pod defaulting, which the in-process cluster applies).
 //
 // YAML is read as sigs.k8s.io/yaml (and so kubectl) reads it: YAML 1.1,
 // where an unquoted y, n, yes, no, on or off is a boolean ("name: n" is an

@@ -32,7 +32,7 @@ func PodRequests(pod *Pod) ResourceList {
 
 // PodRequestsWith is PodRequests with options.
 func PodRequestsWith(pod *Pod, opts PodRequestsOptions) ResourceList {
-	containerReqs := func(c *Container) ResourceList {
+	total := aggregateContainers(pod, func(c *Container) ResourceList {
 		reqs := c.Resources.Requests
 		if len(opts.NonMissingContainerRequests) == 0 {
 			return reqs
@@ -47,33 +47,82 @@ func PodRequestsWith(pod *Pod, opts PodRequestsOptions) ResourceList {
 			}
 		}
 		return out
+	})
+	if !opts.ExcludeOverhead {
+		addResources(total, pod.Spec.Overhead)
 	}
+	return total
+}
 
+// PodLimits returns the resource limits of a pod by Kubernetes' rule
+// (k8s.io/component-helpers/resource.PodLimits): the containers' limits
+// aggregated as PodRequests aggregates requests (sidecars beside the app
+// containers, the largest init container as a floor), plus spec.overhead
+// for each resource that has a non-zero limit (a pod with no limit on a
+// resource stays unlimited on it). The result is never nil and is the
+// caller's to change.
+func PodLimits(pod *Pod) ResourceList {
+	total := aggregateContainers(pod, func(c *Container) ResourceList { return c.Resources.Limits })
+	for name, q := range pod.Spec.Overhead {
+		if cur, ok := total[name]; ok && !cur.IsZero() {
+			total[name] = cur.Add(q)
+		}
+	}
+	return total
+}
+
+// aggregateContainers is the per-resource larger of the largest init
+// container's list (sidecars started before it added) and the sum of the
+// app containers' and sidecars' lists, where of(c) is container c's list.
+func aggregateContainers(pod *Pod, of func(c *Container) ResourceList) ResourceList {
 	total := ResourceList{}
 	for i := range pod.Spec.Containers {
-		addResources(total, containerReqs(&pod.Spec.Containers[i]))
+		addResources(total, of(&pod.Spec.Containers[i]))
 	}
 	sidecars := ResourceList{} // the restartable init containers started so far
 	largestInit := ResourceList{}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
-		reqs := containerReqs(c)
+		l := of(c)
 		var running ResourceList // what runs while c starts
 		if IsRestartableInitContainer(c) {
-			addResources(total, reqs)
-			addResources(sidecars, reqs)
+			addResources(total, l)
+			addResources(sidecars, l)
 			running = sidecars
 		} else {
 			running = sidecars.DeepCopy()
-			addResources(running, reqs)
+			addResources(running, l)
 		}
 		maxResources(largestInit, running)
 	}
 	maxResources(total, largestInit)
-	if !opts.ExcludeOverhead {
-		addResources(total, pod.Spec.Overhead)
-	}
 	return total
+}
+
+// DefaultRequestsFromLimits gives every container and init container of
+// spec a request equal to its limit for each resource it limits but does
+// not request. It is kube-apiserver's defaulting of a Pod
+// (SetDefaults_Pod in k8s.io/kubernetes pkg/apis/core/v1/defaults.go),
+// which the in-process cluster applies when it stores a pod; it is the
+// only place ctrlkit derives requests from limits, so everything that
+// reads a stored pod's requests (PodRequests, the scheduler, resource
+// quota) sees the defaulted ones. As in Kubernetes, pod templates are not
+// defaulted this way: their pods are, when they are created.
+func DefaultRequestsFromLimits(spec *PodSpec) {
+	for _, cs := range [][]Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			r := &cs[i].Resources
+			for name, q := range r.Limits {
+				if _, ok := r.Requests[name]; ok {
+					continue
+				}
+				if r.Requests == nil {
+					r.Requests = ResourceList{}
+				}
+				r.Requests[name] = q
+			}
+		}
+	}
 }
 
 // IsRestartableInitContainer reports whether init container c is a

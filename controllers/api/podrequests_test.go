@@ -124,3 +124,65 @@ func TestPodRequestsResultIsPrivate(t *testing.T) {
 	got["cpu"] = api.MustParse("9")
 	require.Zero(t, p.Spec.Containers[0].Resources.Requests.Cpu().Cmp(api.MustParse("1")))
 }
+
+// lim is a container with the given limits and no requests.
+func lim(kv ...string) api.Container {
+	return api.Container{Name: "c", Resources: api.ResourceRequirements{Limits: reqs(kv...)}}
+}
+
+// Cases ported from Kubernetes'
+// staging/src/k8s.io/component-helpers/resource/helpers_test.go
+// (TestPodRequestsAndLimits and the limits of TestPodResourcesWithStatus:
+// "regular and init containers with limits", "regular, init and sidecar
+// containers with limits").
+func TestPodLimits(t *testing.T) {
+	sidecar := func(c api.Container) api.Container {
+		always := api.ContainerRestartPolicy(api.RestartPolicyAlways)
+		c.RestartPolicy = &always
+		return c
+	}
+	cases := []struct {
+		name     string
+		overhead api.ResourceList
+		inits    []api.Container
+		apps     []api.Container
+		want     api.ResourceList
+	}{
+		{name: "just-limit-no-overhead", want: reqs("cpu", "9"), apps: []api.Container{lim("cpu", "9")}},
+		{name: "just-overhead", want: api.ResourceList{}, overhead: reqs("cpu", "5", "memory", "5")},
+		{name: "all-lim-and-overhead", want: reqs("cpu", "7", "memory", "17"),
+			overhead: reqs("cpu", "5", "memory", "5"), apps: []api.Container{lim("cpu", "2", "memory", "12")}},
+		// Overhead is added only to what is limited: memory stays unlimited.
+		{name: "some-lim-and-overhead", want: reqs("cpu", "7"),
+			overhead: reqs("cpu", "5", "memory", "5"), apps: []api.Container{lim("cpu", "2")}},
+		{name: "regular and init containers with limits", want: reqs("cpu", "9"),
+			inits: []api.Container{lim("cpu", "9")}, apps: []api.Container{lim("cpu", "9")}},
+		{name: "regular, init and sidecar containers with limits", want: reqs("cpu", "17"),
+			inits: []api.Container{sidecar(lim("cpu", "8")), lim("cpu", "6")}, apps: []api.Container{lim("cpu", "9")}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &api.Pod{Spec: api.PodSpec{InitContainers: tc.inits, Containers: tc.apps, Overhead: tc.overhead}}
+			requireSameResources(t, tc.want, api.PodLimits(p))
+		})
+	}
+}
+
+// Requests default to limits for what a container limits and does not
+// request (kube-apiserver's SetDefaults_Pod), in init containers too; an
+// explicit request, even zero, is kept.
+func TestDefaultRequestsFromLimits(t *testing.T) {
+	spec := api.PodSpec{
+		InitContainers: []api.Container{lim("memory", "1Gi")},
+		Containers: []api.Container{
+			{Name: "a", Resources: api.ResourceRequirements{Limits: reqs("cpu", "2", "memory", "1Gi"), Requests: reqs("cpu", "0")}},
+			{Name: "b"},
+		},
+	}
+	api.DefaultRequestsFromLimits(&spec)
+	requireSameResources(t, reqs("memory", "1Gi"), spec.InitContainers[0].Resources.Requests)
+	requireSameResources(t, reqs("cpu", "0", "memory", "1Gi"), spec.Containers[0].Resources.Requests)
+	require.Nil(t, spec.Containers[1].Resources.Requests, "nothing limited, nothing requested")
+	api.DefaultRequestsFromLimits(&spec) // idempotent
+	requireSameResources(t, reqs("cpu", "0", "memory", "1Gi"), spec.Containers[0].Resources.Requests)
+}

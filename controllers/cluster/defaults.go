@@ -109,8 +109,11 @@ func defaultTolerations(s *api.PodSpec) {
 	}
 }
 
+// defaultPod applies the pod spec defaults and, to pods only (not to
+// templates, as in Kubernetes), requests from limits.
 func defaultPod(p *api.Pod) {
 	defaultPodSpec(&p.Spec)
+	api.DefaultRequestsFromLimits(&p.Spec)
 }
 
 func defaultDeployment(d *api.Deployment) {

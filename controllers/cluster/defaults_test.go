@@ -160,6 +160,47 @@ func TestDefaults(t *testing.T) {
 			},
 		},
 		{
+			// kube-apiserver's SetDefaults_Pod: a container's limits
+			// default its missing requests (not a template's: see
+			// ReplicaSetTemplateKeepsRequests).
+			name: "PodRequestsFromLimits",
+			create: func(c *cluster.Cluster) error {
+				p := clustertest.Pod("default", "p", nil)
+				p.Spec.InitContainers = []api.Container{{Name: "init", Image: "busybox",
+					Resources: api.ResourceRequirements{Limits: api.ResourceList{"memory": api.MustParse("1Gi")}}}}
+				p.Spec.Containers[0].Resources = api.ResourceRequirements{
+					Limits:   api.ResourceList{"cpu": api.MustParse("2"), "memory": api.MustParse("1Gi")},
+					Requests: api.ResourceList{"cpu": api.MustParse("500m")}}
+				_, err := c.Pods().Create(ctx, p)
+				return err
+			},
+			check: func(t *testing.T, c *cluster.Cluster) {
+				p, _, _ := c.Pods().Get(ctx, "default/p")
+				if got := jsonOf(p.Spec.InitContainers[0].Resources.Requests); got != `{"memory":"1Gi"}` {
+					t.Errorf("init container requests %s", got)
+				}
+				if got := jsonOf(p.Spec.Containers[0].Resources.Requests); got != `{"cpu":"500m","memory":"1Gi"}` {
+					t.Errorf("container requests %s", got)
+				}
+			},
+		},
+		{
+			name: "ReplicaSetTemplateKeepsRequests",
+			create: func(c *cluster.Cluster) error {
+				rs := &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "rs"},
+					Spec: api.ReplicaSetSpec{Selector: sel(web), Template: podTemplate(web, "")}}
+				rs.Spec.Template.Spec.Containers[0].Resources.Limits = api.ResourceList{"cpu": api.MustParse("1")}
+				_, err := c.ReplicaSets().Create(ctx, rs)
+				return err
+			},
+			check: func(t *testing.T, c *cluster.Cluster) {
+				rs, _, _ := c.ReplicaSets().Get(ctx, "default/rs")
+				if r := rs.Spec.Template.Spec.Containers[0].Resources.Requests; r != nil {
+					t.Errorf("template requests %s", jsonOf(r))
+				}
+			},
+		},
+		{
 			name: "PodKeepsItsOwnToleration",
 			create: func(c *cluster.Cluster) error {
 				p := clustertest.Pod("default", "p", nil)

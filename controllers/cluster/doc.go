@@ -24,7 +24,9 @@
 // applies the defaults of kube-apiserver's SetDefaults functions: pods
 // (and pod templates) restartPolicy Always, terminationGracePeriodSeconds
 // 30, dnsPolicy ClusterFirst, schedulerName default-scheduler, container
-// ports' protocol TCP, imagePullPolicy; pods get the not-ready and
+// ports' protocol TCP, imagePullPolicy; pods get requests equal to their
+// limits where a container limits but does not request a resource
+// (api.DefaultRequestsFromLimits), the not-ready and
 // unreachable NoExecute tolerations of 300 s (the DefaultTolerationSeconds
 // plugin) and status.phase Pending; Deployments replicas 1, strategy
 // RollingUpdate with maxSurge and maxUnavailable 25%, revisionHistoryLimit

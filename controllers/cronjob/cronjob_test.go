@@ -16,7 +16,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
 )
 
-// The seed's hello CronJob ("*/1 * * * *") over ten virtual minutes: ten
+// The hello CronJob of Kubernetes' documentation (manifests/) ("*/1 * * * *") over ten virtual minutes: ten
 // jobs, each completing, of which the three newest are kept
 // (successfulJobsHistoryLimit 3).
 func TestHelloCronJob(t *testing.T) {

@@ -92,7 +92,7 @@ func (e *env) resume() {
 	}
 }
 
-// hello is the seed's hello CronJob (batch/v1beta1 in the manifest).
+// hello is the hello CronJob of Kubernetes' documentation (batch/v1beta1 in the manifest).
 func hello(t *testing.T) *api.CronJob {
 	t.Helper()
 	objs, err := api.DecodeFile("../api/testdata/manifests/hello-cronjob.yaml", api.DecodeOptions{})

@@ -99,7 +99,7 @@ func TestManage(t *testing.T) {
 		{name: "TestNoExecuteTaintedDoesEvicitRunningIntolerantPod", ds: ds, deletes: 1,
 			nodes: []*api.Node{newNode("tainted", tainted(noExecute))},
 			pods:  addPods(seq, ds, "tainted", simpleDaemonSetLabel, 1)},
-		{name: "the seed's fluentd tolerates the master NoSchedule taint", creates: 2,
+		{name: "the documentation's fluentd tolerates the master NoSchedule taint", creates: 2,
 			ds: newDaemonSet(withTolerations(api.Toleration{Key: "node-role.kubernetes.io/master", Effect: api.TaintEffectNoSchedule})),
 			nodes: []*api.Node{newNode("master", tainted(api.Taint{Key: "node-role.kubernetes.io/master", Effect: api.TaintEffectNoSchedule})),
 				newNode("worker")}},

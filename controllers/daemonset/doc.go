@@ -50,7 +50,10 @@
 //     no longer picks) and groups them by node: spec.nodeName, or before
 //     binding the node their affinity pins them to.
 //  4. If the expectations of the previous sync are not yet met, only
-//     writes the status (without observedGeneration) and requeues.
+//     writes the status (without observedGeneration) and requeues. (This
+//     partial sync is why the controller has expectations on top of its
+//     read-your-writes gates: package reconcile's rule, "Expectations or
+//     the gate".)
 //  5. Decides (a pure function of the set, nodes, pods, hash, back-off and
 //     now), node by node: a node that should run a pod and has none gets
 //     one; on a node where the pod may stay, Failed pods are deleted —

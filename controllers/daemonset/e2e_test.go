@@ -137,7 +137,7 @@ func fluentdManifest(t *testing.T) *api.DaemonSet {
 	return objs[0].(*api.DaemonSet)
 }
 
-// The seed's fluentd-elasticsearch DaemonSet, unchanged, on three nodes,
+// The fluentd-elasticsearch DaemonSet of Kubernetes' documentation, unchanged, on three nodes,
 // one a master with the node-role.kubernetes.io/master:NoSchedule taint
 // that fluentd tolerates: a pod on every node; a node added gets one; a
 // node removed loses its pod (the pod garbage collector deletes pods

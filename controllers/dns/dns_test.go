@@ -83,7 +83,7 @@ func lookup(r *dns.Resolver, name string) string {
 	return fmt.Sprint(ips)
 }
 
-// The seed's headless service nginx and StatefulSet web: each pod
+// Kubernetes' documentation's headless service nginx and StatefulSet web: each pod
 // resolves by its hostname, the service name resolves to all ready pods,
 // and web-0.nginx follows web-0 when it is recreated with a new IP.
 func TestHeadlessStatefulNames(t *testing.T) {

@@ -16,7 +16,9 @@
 // writes only through the client's resources. Its reads follow its
 // writes: a Consistency gate per informer holds the next
 // sync of a job until the caches show what the last one wrote, which
-// stands in for kcm's pod expectations and finalizer expectations.
+// stands in for kcm's pod expectations and finalizer expectations (package
+// reconcile's rule, "Expectations or the gate": a job's sync has nothing
+// to do that cannot wait for its previous writes, so the gate alone).
 //
 // # Selector
 //

@@ -67,7 +67,7 @@ func start(t *testing.T) *env {
 	return &env{t: t, ctx: ctx, c: c, rec: rec}
 }
 
-// piJob is the seed's pi Job (controllers/api/testdata/manifests).
+// piJob is the pi Job of Kubernetes' documentation (controllers/api/testdata/manifests).
 func piJob(t *testing.T) *api.Job {
 	t.Helper()
 	objs, err := api.DecodeFile("../api/testdata/manifests/pi-job.yaml", api.DecodeOptions{})

@@ -12,7 +12,7 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// The seed's pi Job with a pod that fails (exit code 1, restartPolicy
+// The pi Job of Kubernetes' documentation with a pod that fails (exit code 1, restartPolicy
 // Never) and backoffLimit 4: five pods fail, each after the back-off of
 // 10 s, 20 s, 40 s, 80 s, and then the job is Failed with
 // BackoffLimitExceeded, FailureTarget first.
@@ -47,7 +47,7 @@ func TestPiJobBackoffLimit(t *testing.T) {
 	})
 }
 
-// The pi Job as the seed runs it: the pod succeeds, the job is Complete.
+// The pi Job as Kubernetes' documentation runs it: the pod succeeds, the job is Complete.
 func TestPiJobComplete(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := start(t)
@@ -65,7 +65,7 @@ func TestPiJobComplete(t *testing.T) {
 	})
 }
 
-// The seed's arithmetic: completions 4, parallelism 2 → two pods, then
+// The arithmetic of Kubernetes' Job documentation: completions 4, parallelism 2 → two pods, then
 // two more when they succeed — two waves.
 func TestCompletionsInWaves(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

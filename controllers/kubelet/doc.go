@@ -41,8 +41,8 @@
 // MemoryPressure, DiskPressure, PIDPressure False and Ready True
 // (KubeletReady, "kubelet is posting ready status"). An existing Node is
 // taken over. The status is posted again every StatusUpdateFrequency (10
-// s, the seed's nodeStatusUpdateFrequency): lastHeartbeatTime moves,
-// lastTransitionTime only when a condition changes — from the Unknown the
+// s, the kubelet's default nodeStatusUpdateFrequency): lastHeartbeatTime
+// moves, lastTransitionTime only when a condition changes — from the Unknown the
 // node lifecycle controller writes while the kubelet is silent, say. The
 // Lease kube-node-lease/<node> (holder the node, leaseDurationSeconds 40,
 // owned by the Node) is renewed every quarter of its duration, 10 s. A
@@ -130,7 +130,7 @@
 // since it started (ProbeOutcome). Every matching stage applies, in order;
 // a Delay's jitter is drawn once per container from a source seeded by
 // Options.Seed. ParseStages reads stages from a YAML or JSON stage file.
-// DefaultStages make the seeds' manifests behave as on a
+// DefaultStages make the demo manifests behave as on a
 // real cluster: creation takes 1 s; init containers (not sidecars) exit
 // 0 after 1 s; app containers of an OnFailure or Never pod (a Job's) exit
 // 0 after 5 s; every other container runs until stopped; probes pass.
@@ -172,7 +172,7 @@
 // that does not fit the node is run anyway — the scheduler decides),
 // eviction under pressure and pressure conditions other than False; the
 // node status report frequency of 5 min with leases (the kubelet posts
-// every 10 s here, as the seed describes); jitter in the back-off and
+// every 10 s here, its nodeStatusUpdateFrequency); jitter in the back-off and
 // probe timing; probes' timeoutSeconds and per-probe
 // terminationGracePeriodSeconds; QoS classes; volumes; manifest URLs as a
 // static pod source; the kube-node-lease namespace's creation by

@@ -507,9 +507,9 @@ func TestCustomStages(t *testing.T) {
 	})
 }
 
-// The seed's pod, with the probes of its "apc" project: ready after the
+// A pod of Kubernetes' bootcamp image with readiness and liveness probes: ready after the
 // readiness probe's initial delay, never restarted by its liveness probe.
-const seedPod = `apiVersion: v1
+const probedPod = `apiVersion: v1
 kind: Pod
 metadata:
   name: demo-pod
@@ -537,7 +537,7 @@ spec:
 func TestSeedManifest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := start(t, kubelet.Options{})
-		objs, err := api.Decode([]byte(seedPod), api.DecodeOptions{})
+		objs, err := api.Decode([]byte(probedPod), api.DecodeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

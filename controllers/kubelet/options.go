@@ -40,7 +40,7 @@ type Options struct {
 	// on the default: set it when pod IPs must be unique.
 	PodCIDR string
 	// StatusUpdateFrequency is how often the node status is posted
-	// (nodeStatusUpdateFrequency); default 10 s, the seed's.
+	// (nodeStatusUpdateFrequency); default 10 s, the kubelet's.
 	StatusUpdateFrequency time.Duration
 	// LeaseDuration is the node Lease's leaseDurationSeconds
 	// (nodeLeaseDurationSeconds); default 40 s. It is renewed every

@@ -190,7 +190,7 @@ type Stage struct {
 	Startup   *ProbeOutcome `json:"startup,omitempty"`
 }
 
-// DefaultStages make the manifests of the seeds behave as on a real
+// DefaultStages make the demo manifests (manifests/) behave as on a real
 // cluster: creating a container takes one second; init containers (not
 // sidecars) complete with exit code 0 after one second; app containers
 // of a pod whose restartPolicy is OnFailure or Never (a Job's pod)

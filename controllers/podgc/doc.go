@@ -15,7 +15,7 @@
 //     from the cache is first quarantined for Options.Quarantine (40 s,
 //     kcm's quarantineTime) — a node may just be slow to appear in a
 //     cache — and then confirmed missing by a live read of the store;
-//     only then are its pods deleted. The seed's node controller did this
+//     only then are its pods deleted. Kubernetes' old node controller did this
 //     every 30 s; kcm moved it here.
 //   - Terminating pods that were never scheduled: a deletionTimestamp and
 //     no spec.nodeName. No kubelet will ever confirm their deletion.

@@ -65,7 +65,11 @@
 // once. The read-your-writes gate (reconcile.Consistency, fed by a
 // reconcile.GatedWriter over the pods resource) holds the owner's next sync
 // until the pod cache shows every pod its last sync wrote; a second gate
-// does the same for the owner's status writes over the owner cache.
+// does the same for the owner's status writes over the owner cache. Both
+// guards, by package reconcile's rule ("Expectations or the gate"): the
+// gate for every write, expectations because a sync goes on (claims
+// pods, writes the status) while its creates and deletes are unobserved
+// and holds back only those, as kube-controller-manager's does.
 //
 // # kube-controller-manager behaviours
 //

@@ -15,9 +15,15 @@
 // "pods" and its requests and limits (cpu, memory, ephemeral-storage;
 // bare cpu and memory are requests; requests.* and limits.*) only while
 // QuotaPod holds: not terminal, and not stuck terminating past its grace
-// period. Its resources are the sum over its containers, at least its
-// largest init container's, plus spec.overhead; a container's requests
-// default to its limits. A service is charged services.nodeports and
+// period. Its requests and limits are api.PodRequests and api.PodLimits,
+// the computation the scheduler shares (Kubernetes' rule: the app
+// containers plus the sidecar init containers, at least the largest init
+// container with the sidecars started before it, plus spec.overhead —
+// on limits only where the pod has a limit). A container's requests are
+// read as stored: the cluster defaults them from its limits when it
+// stores the pod (api.DefaultRequestsFromLimits, kube-apiserver's
+// defaulting), and Usage does not derive them again. A service is
+// charged services.nodeports and
 // services.loadbalancers; a claim requests.storage and the per class
 // <class>.storageclass.storage.k8s.io/{requests.storage,
 // persistentvolumeclaims}.
@@ -79,7 +85,7 @@
 // Deliberately not done: the admission configuration's limitedResources
 // (resources that need a covering quota), the CrossNamespacePodAffinity
 // and VolumeAttributesClass scopes, hugepages and extended resources,
-// pod resize, sidecar-aware request sums, kcm's discovery of every API
+// pod resize, kcm's discovery of every API
 // resource for count/* (Groups lists the kinds controllers/api has), and
 // the admission's batching of a namespace's requests into one quota
 // write. As in Kubernetes, a charge whose write then fails (say, a taken

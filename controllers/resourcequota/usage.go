@@ -107,9 +107,14 @@ func MatchingResources(resource string, input []api.ResourceName) []api.Resource
 
 // Usage returns what obj, an object of resource, is charged at now
 // (kcm's Evaluator.Usage): its object count always; for a pod that
-// counts (QuotaPod), "pods" and the sums of its requests and limits; for
-// a service its node ports and load balancer; for a claim its storage
-// request.
+// counts (QuotaPod), "pods" and its requests and limits as api.PodRequests
+// and api.PodLimits compute them (Kubernetes' rule: sidecar init
+// containers beside the app containers, the largest init container as a
+// floor, plus overhead). A container's requests are read as stored: the
+// cluster has already defaulted them from its limits
+// (api.DefaultRequestsFromLimits), as kube-apiserver does before quota
+// sees a pod. For a service, its node ports and load balancer; for a
+// claim, its storage request.
 func Usage(resource string, obj api.Object, now time.Time) api.ResourceList {
 	one := api.NewQuantity(1, api.DecimalSI)
 	u := api.ResourceList{CountName(resource): one}
@@ -121,9 +126,8 @@ func Usage(resource string, obj api.Object, now time.Time) api.ResourceList {
 		if !QuotaPod(o, now) {
 			return u
 		}
-		req, lim := podRequestsLimits(o)
 		u[api.ResourcePods] = one
-		for name, q := range computeUsage(req, lim) {
+		for name, q := range computeUsage(api.PodRequests(o), api.PodLimits(o)) {
 			u[name] = q
 		}
 	case *api.Service:
@@ -170,43 +174,6 @@ func QuotaPod(pod *api.Pod, now time.Time) bool {
 	return true
 }
 
-// containerRequests returns a container's requests, defaulted from its
-// limits as kube-apiserver's defaulting does (controllers/cluster does
-// not default requests).
-func containerRequests(c *api.Container) api.ResourceList {
-	req := c.Resources.Requests.DeepCopy()
-	for n, q := range c.Resources.Limits {
-		if _, ok := req[n]; !ok {
-			if req == nil {
-				req = api.ResourceList{}
-			}
-			req[n] = q
-		}
-	}
-	return req
-}
-
-// podRequestsLimits is the pod's effective requests and limits: the sum
-// over its containers, at least the largest init container's, plus the
-// pod overhead (kcm's resourcehelper.PodRequests without sidecar
-// accounting: sidecars count as init containers).
-func podRequestsLimits(p *api.Pod) (req, lim api.ResourceList) {
-	req, lim = api.ResourceList{}, api.ResourceList{}
-	for i := range p.Spec.Containers {
-		addTo(req, containerRequests(&p.Spec.Containers[i]))
-		addTo(lim, p.Spec.Containers[i].Resources.Limits)
-	}
-	for i := range p.Spec.InitContainers {
-		maxInto(req, containerRequests(&p.Spec.InitContainers[i]))
-		maxInto(lim, p.Spec.InitContainers[i].Resources.Limits)
-	}
-	addTo(req, p.Spec.Overhead)
-	if len(lim) > 0 {
-		addTo(lim, p.Spec.Overhead)
-	}
-	return req, lim
-}
-
 // computeUsage maps requests and limits to quota names (kcm's
 // podComputeUsageHelper): bare cpu and memory are requests.
 func computeUsage(req, lim api.ResourceList) api.ResourceList {
@@ -221,20 +188,6 @@ func computeUsage(req, lim api.ResourceList) api.ResourceList {
 		}
 	}
 	return u
-}
-
-func addTo(dst, src api.ResourceList) {
-	for n, q := range src {
-		dst[n] = dst[n].Add(q)
-	}
-}
-
-func maxInto(dst, src api.ResourceList) {
-	for n, q := range src {
-		if cur, ok := dst[n]; !ok || q.Cmp(cur) > 0 {
-			dst[n] = q
-		}
-	}
 }
 
 // isBestEffort reports the BestEffort QoS class: no container declares
@@ -420,7 +373,7 @@ func constraints(required []api.ResourceName, pod *api.Pod) error {
 	missing := map[api.ResourceName][]string{}
 	for _, cs := range [][]api.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
 		for i := range cs {
-			have := computeUsage(containerRequests(&cs[i]), cs[i].Resources.Limits)
+			have := computeUsage(cs[i].Resources.Requests, cs[i].Resources.Limits)
 			for _, n := range req {
 				if _, ok := have[n]; !ok && !slices.Contains(missing[n], cs[i].Name) {
 					missing[n] = append(missing[n], cs[i].Name)

@@ -43,8 +43,14 @@ func TestPodUsage(t *testing.T) {
 		{"best effort", pod("a", nil), "count/pods=1,pods=1"},
 		{"requests", pod("a", withResources(api.ResourceList{"cpu": q("1"), "memory": q("1Gi")}, nil)),
 			"count/pods=1,cpu=1,memory=1Gi,pods=1,requests.cpu=1,requests.memory=1Gi"},
-		{"limits default the requests", pod("a", withResources(nil, api.ResourceList{"cpu": q("2")})),
-			"count/pods=1,cpu=2,limits.cpu=2,pods=1,requests.cpu=2"},
+		// Requests default to limits once, when the cluster stores the
+		// pod (api.DefaultRequestsFromLimits); Usage does not redo it.
+		{"limits only, as stored", pod("a", func(p *api.Pod) {
+			withResources(nil, api.ResourceList{"cpu": q("2")})(p)
+			api.DefaultRequestsFromLimits(&p.Spec)
+		}), "count/pods=1,cpu=2,limits.cpu=2,pods=1,requests.cpu=2"},
+		{"limits only, not defaulted", pod("a", withResources(nil, api.ResourceList{"cpu": q("2")})),
+			"count/pods=1,limits.cpu=2,pods=1"},
 		{"init container larger than the sum", pod("a", func(p *api.Pod) {
 			p.Spec.Containers[0].Resources.Requests = api.ResourceList{"cpu": q("100m")}
 			p.Spec.Containers = append(p.Spec.Containers, api.Container{Name: "d", Image: "x",
@@ -72,6 +78,65 @@ func TestPodUsage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := listString(Usage("pods", tt.pod, t0)); got != tt.want {
+				t.Errorf("usage %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// Cases ported from Kubernetes' pkg/quota/v1/evaluator/core/pods_test.go
+// (TestPodEvaluatorUsage: "init container CPU", "container MEM", "init
+// container local ephemeral storage", "init container maximums override
+// sum of containers" without its extended resource, which ctrlkit's quota
+// does not count, "count pod overhead as usage"), and a sidecar case
+// after the rule of k8s.io/component-helpers/resource.PodRequests and
+// PodLimits that the evaluator calls.
+func TestPodUsageKubeEvaluator(t *testing.T) {
+	rr := func(req, lim api.ResourceList) api.ResourceRequirements {
+		return api.ResourceRequirements{Requests: req, Limits: lim}
+	}
+	always := api.ContainerRestartPolicy(api.RestartPolicyAlways)
+	tests := []struct {
+		name string
+		spec api.PodSpec
+		want string
+	}{
+		{"init container CPU", api.PodSpec{InitContainers: []api.Container{{Resources: rr(
+			api.ResourceList{"cpu": q("1m")}, api.ResourceList{"cpu": q("2m")})}}},
+			"count/pods=1,cpu=1m,limits.cpu=2m,pods=1,requests.cpu=1m"},
+		{"container MEM", api.PodSpec{Containers: []api.Container{{Resources: rr(
+			api.ResourceList{"memory": q("1m")}, api.ResourceList{"memory": q("2m")})}}},
+			"count/pods=1,limits.memory=2m,memory=1m,pods=1,requests.memory=1m"},
+		{"init container local ephemeral storage", api.PodSpec{InitContainers: []api.Container{{Resources: rr(
+			api.ResourceList{"ephemeral-storage": q("32Mi")}, api.ResourceList{"ephemeral-storage": q("64Mi")})}}},
+			"count/pods=1,ephemeral-storage=32Mi,limits.ephemeral-storage=64Mi,pods=1,requests.ephemeral-storage=32Mi"},
+		{"init container maximums override sum of containers", api.PodSpec{
+			InitContainers: []api.Container{
+				{Resources: rr(api.ResourceList{"cpu": q("4"), "memory": q("100M")}, api.ResourceList{"cpu": q("8"), "memory": q("200M")})},
+				{Resources: rr(api.ResourceList{"cpu": q("1"), "memory": q("50M")}, api.ResourceList{"cpu": q("2"), "memory": q("100M")})},
+			},
+			Containers: []api.Container{
+				{Resources: rr(api.ResourceList{"cpu": q("1"), "memory": q("50M")}, api.ResourceList{"cpu": q("2"), "memory": q("100M")})},
+				{Resources: rr(api.ResourceList{"cpu": q("2"), "memory": q("25M")}, api.ResourceList{"cpu": q("5"), "memory": q("50M")})},
+			}},
+			"count/pods=1,cpu=4,limits.cpu=8,limits.memory=200M,memory=100M,pods=1,requests.cpu=4,requests.memory=100M"},
+		{"count pod overhead as usage", api.PodSpec{Overhead: api.ResourceList{"cpu": q("1")},
+			Containers: []api.Container{{Resources: rr(api.ResourceList{"cpu": q("1")}, api.ResourceList{"cpu": q("2")})}}},
+			"count/pods=1,cpu=2,limits.cpu=3,pods=1,requests.cpu=2"},
+		// A sidecar (restartable init container) runs beside the app
+		// containers, so it adds to their sum: requests 1+2 = 3 (not
+		// max(2, 1) = 2), limits 2+4 = 6; overhead memory is not added to
+		// limits, as memory is not limited.
+		{"sidecar adds to the app containers", api.PodSpec{Overhead: api.ResourceList{"memory": q("10Mi")},
+			InitContainers: []api.Container{{RestartPolicy: &always, Resources: rr(
+				api.ResourceList{"cpu": q("2")}, api.ResourceList{"cpu": q("4")})}},
+			Containers: []api.Container{{Resources: rr(api.ResourceList{"cpu": q("1")}, api.ResourceList{"cpu": q("2")})}}},
+			"count/pods=1,cpu=3,limits.cpu=6,memory=10Mi,pods=1,requests.cpu=3,requests.memory=10Mi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: tt.spec}
+			if got := listString(Usage("pods", p, t0)); got != tt.want {
 				t.Errorf("usage %s, want %s", got, tt.want)
 			}
 		})
@@ -152,7 +217,7 @@ func TestScopes(t *testing.T) {
 	}
 }
 
-// The seed's pods-medium quota, loaded from its YAML sequence form,
+// The pods-medium quota of Kubernetes' ResourceQuota documentation, loaded from its YAML sequence form,
 // counts only pods of priority class medium, and only non-terminal ones.
 func TestCalculateUsagePodsMedium(t *testing.T) {
 	b, err := os.ReadFile("../api/testdata/manifests/pods-medium-quota.yaml")

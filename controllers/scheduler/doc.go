@@ -109,8 +109,9 @@
 //   - NodeUnschedulable: spec.unschedulable, unless the pod tolerates
 //     node.kubernetes.io/unschedulable:NoSchedule — "node(s) were
 //     unschedulable".
-//   - NodeName (the seed's PodFitsHost): spec.nodeName, when set — "node(s)
-//     didn't match the requested node name".
+//   - NodeName (kube-scheduler's old PodFitsHost predicate):
+//     spec.nodeName, when set — "node(s) didn't match the requested
+//     node name".
 //   - TaintToleration: an untolerated NoSchedule or NoExecute taint —
 //     "node(s) had untolerated taint {key: value}".
 //   - NodeAffinity (PodSelectorMatches): spec.nodeSelector and the
@@ -190,22 +191,23 @@
 // # Scores
 //
 // Each plugin scores a feasible node 0..MaxNodeScore (100, the scale of
-// kube-scheduler's scheduling framework; the seed's priorities used 0..10,
+// kube-scheduler's scheduling framework; its old priorities used 0..10,
 // MaxPriority); the total is the sum of score × weight
 // (Weights; defaults as kube-scheduler's default profile):
 //
-//   - LeastAllocated (weight 1; the seed's LeastRequestedPriority, now
+//   - LeastAllocated (weight 1; kube-scheduler's old
+//     LeastRequestedPriority, now
 //     NodeResourcesFit's LeastAllocated strategy): per resource
 //     (capacity − requested) × 100 / capacity with the pod included and
-//     missing requests defaulted, cpu and memory averaged. The seed gives
-//     the formula of its time, on the old 0..10 scale:
+//     missing requests defaulted, cpu and memory averaged. Kubernetes'
+//     documentation of the time gave the formula on the old 0..10 scale:
 //     (cpu((capacity − sum(requested)) × 10 / capacity) +
 //     memory((capacity − sum(requested)) × 10 / capacity)) / 2 — the same
 //     shape with 10 for 100, integer division per resource.
 //   - BalancedAllocation (weight 1; BalancedResourceAllocation): the cpu
 //     and memory fractions requested/allocatable (capped at 1) close
-//     together score higher: (1 − |cpu − memory| / 2) × 100. (The seed's
-//     era used 10 − |cpu − memory| × 10.)
+//     together score higher: (1 − |cpu − memory| / 2) × 100. (The old
+//     priority used 10 − |cpu − memory| × 10.)
 //   - SelectorSpread (weight 2, that of PodTopologySpread, which replaced
 //     it in kube-scheduler's default profile): fewer pods of the same
 //     spread group on the node score higher, 100 × (max − count) / max;

@@ -29,7 +29,7 @@ type Options struct {
 	// asks its API server) the non-terminated ones through the field
 	// selector status.phase!=Succeeded,status.phase!=Failed — bound pods
 	// included. Bound pods fill the snapshot; unbound ones (spec.nodeName
-	// "", the seed's server-side filter spec.nodeName=) are queued. One
+	// "", kube-scheduler's old server-side filter spec.nodeName=) are queued. One
 	// informer over both keeps the two views consistent (see the package
 	// doc, "Sources").
 	Pods source.ListWatcher[*api.Pod]

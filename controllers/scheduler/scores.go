@@ -7,8 +7,8 @@ import (
 )
 
 // MaxNodeScore is the highest score a score plugin gives a node
-// (kube-scheduler's framework.MaxNodeScore; the priorities of the seed's
-// era topped out at 10).
+// (kube-scheduler's framework.MaxNodeScore; the priorities before the
+// scheduling framework topped out at 10).
 const MaxNodeScore int64 = 100
 
 // The score plugins. LeastAllocated is kube-scheduler's NodeResourcesFit

@@ -33,8 +33,10 @@
 // function returning the writes; the shell makes them in order, stopping
 // at the first failure, then writes the status and trims the history.
 // Writes go through consistency gates, so the next sync of the set waits
-// until the caches show them (this replaces expectations: pod names are
-// fixed, so a stale cache would only mean a failed create).
+// until the caches show them. No expectations, by package reconcile's
+// rule ("Expectations or the gate"): a sync never needs to go on while
+// its writes are unobserved, and pod names are fixed, so even a stale
+// cache would only mean a failed create.
 //
 // decide follows kcm's UpdateStatefulSet:
 //

@@ -12,7 +12,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
-// The seed's manifests unchanged: the headless nginx Service and the web
+// Kubernetes' StatefulSet documentation's manifests unchanged: the headless nginx Service and the web
 // StatefulSet. web-0 is Running and Ready before web-1 is created; each
 // pod has its stable name, hostname and subdomain (web-0.nginx).
 func TestWebOrderedReady(t *testing.T) {
@@ -49,7 +49,7 @@ func TestWebOrderedReady(t *testing.T) {
 	})
 }
 
-// The seed's "storage state": each pod gets its claim, bound to a volume
+// The "stable storage" of Kubernetes' StatefulSet documentation: each pod gets its claim, bound to a volume
 // the simulated provisioner made; a deleted pod comes back with the same
 // name and the same claim and volume. Scaling down goes from the top, one
 // pod at a time, and keeps the claims (Retain).
@@ -107,7 +107,7 @@ func TestWebStorageAndScaleDown(t *testing.T) {
 	})
 }
 
-// The seed's MySQL example: with partition 2, a new image reaches only
+// The partitioned rolling update of Kubernetes' StatefulSet documentation: with partition 2, a new image reaches only
 // web-2; web-1 deleted comes back at the old image; lowering the
 // partition to 0 updates web-1 then web-0, highest first, each after the
 // previous is ready.

@@ -87,7 +87,7 @@ func MinTolerationTime(used []api.Toleration) (time.Duration, bool) {
 
 // IsDaemonSetPod reports whether pod is controlled by a DaemonSet. Such
 // pods are never evicted: the DaemonSet would put them straight back on
-// the node (the seed's node controller skipped them for that reason).
+// the node (Kubernetes' old node controller skipped them for that reason).
 func IsDaemonSetPod(pod *api.Pod) bool {
 	ref := pod.ControllerRef()
 	return ref != nil && ref.Kind == "DaemonSet"

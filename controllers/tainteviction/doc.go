@@ -47,8 +47,8 @@
 //
 // # Differences from kube-controller-manager
 //
-//   - DaemonSet pods (controlled by a DaemonSet) are never evicted, as the
-//     seed's node controller skipped them: the DaemonSet would put them
+//   - DaemonSet pods (controlled by a DaemonSet) are never evicted, as
+//     Kubernetes' old node controller skipped them: the DaemonSet would put them
 //     straight back. Current Kubernetes gets the same result differently,
 //     by giving DaemonSet pods tolerations of the node lifecycle taints
 //     without tolerationSeconds; those are honoured here too.

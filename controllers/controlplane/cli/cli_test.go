@@ -22,7 +22,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // `ctrlkit up --once` on the demo set, in virtual time: every workload of
-// the seeds' manifests reaches the state it describes and the command
+// the demo manifests (examples from Kubernetes' documentation) reaches the state it describes and the command
 // exits 0.
 func TestUpOnceDemoSet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
