@@ -62,7 +62,7 @@ users:
 	return cp, kc
 }
 
-// The seeds' manifests through a real kubectl: apply, get -o wide, get -w,
+// The manifests (examples from Kubernetes' documentation) through a real kubectl: apply, get -o wide, get -w,
 // scale, rollout status, get endpoints, a cascading delete.
 func TestKubectlAgainstServedAPI(t *testing.T) {
 	kubectl := kubectlPath(t)
