@@ -121,8 +121,10 @@ func NewClient(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 	return cl, nil
 }
 
-// constructors make the Resource of each Go type of controllers/api;
-// NewClient checks that every kind of api.Kinds has one.
+// constructors make the Resource of each Go type of controllers/api (Go
+// cannot instantiate newResource from a type known at run time, so
+// init lists the types, and nothing else about the kinds); NewClient
+// checks that every kind of api.Kinds has one.
 var constructors = map[reflect.Type]func(*Client, api.GroupVersionKind) client.Untyped{}
 
 func register[T api.Object]() {
@@ -156,10 +158,13 @@ func init() {
 }
 
 // PluralOf returns the resource name of kind gvk as the API server's
-// discovery names it: the lower-cased kind made plural ("pods",
-// "endpoints", "storageclasses", "horizontalpodautoscalers"), which is
-// apimachinery's guess and right for every kind of controllers/api.
+// discovery names it: the plural of its registration in controllers/api
+// (api.KindInfo.Resource: "pods", "endpoints", "storageclasses"); for a
+// kind not registered there, apimachinery's guess from the kind.
 func PluralOf(gvk api.GroupVersionKind) string {
+	if info, ok := api.InfoOf(gvk); ok {
+		return info.Resource
+	}
 	plural, _ := meta.UnsafeGuessKindToResource(schema.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind})
 	return plural.Resource
 }

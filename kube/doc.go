@@ -44,8 +44,9 @@
 //	pods, err := client.For[*api.Pod](c)
 //	_, err = pods.UpdateStatus(ctx, pod)
 //
-// Every kind of api.Kinds is served, under the plural the API server's
-// discovery gives it (PluralOf) and the scope api.IsNamespaced says.
+// Every kind of api.Kinds is served, under the plural and scope of its
+// registration in controllers/api (PluralOf, api.InfoOf), which are
+// those the API server's discovery gives it.
 // Requests go through one rest.RESTClient with raw JSON bodies, so
 // kubeconfig authentication, TLS, the token-bucket rate limit
 // (ClientOptions.QPS and Burst, kube-controller-manager's

@@ -243,7 +243,7 @@ func (d *decoder) document(raw []byte, doc int) error {
 	}
 	var itemDefault TypeMeta
 	isList := head.Kind == "List"
-	if k, ok := strings.CutSuffix(head.Kind, "List"); ok && kindByName[k] != nil {
+	if k, ok := strings.CutSuffix(head.Kind, "List"); ok && builtin.byKind[k] != nil {
 		isList, itemDefault = true, TypeMeta{APIVersion: head.APIVersion, Kind: k}
 	}
 	if !isList {
@@ -304,7 +304,7 @@ func (d *decoder) object(raw []byte, doc, item int, def TypeMeta) error {
 		return d.fail(doc, item, tm.Kind, name, fmt.Errorf("%w %q (apiVersion %q)", ErrUnknownKind, tm.Kind, tm.APIVersion))
 	}
 	if !versionOK {
-		accepted := append([]string{info.gvk.APIVersion()}, info.old...)
+		accepted := append([]string{info.APIVersion()}, info.OldVersions...)
 		return d.fail(doc, item, tm.Kind, name, fmt.Errorf("%w %q for %s (accepted: %s)", ErrUnsupportedVersion, tm.APIVersion, tm.Kind, strings.Join(accepted, ", ")))
 	}
 	obj := info.new()
@@ -333,7 +333,7 @@ func (d *decoder) object(raw []byte, doc, item int, def TypeMeta) error {
 	if err := json.Unmarshal(raw, obj); err != nil {
 		return d.fail(doc, item, tm.Kind, name, err)
 	}
-	setTypeMeta(obj, info.gvk)
+	setTypeMeta(obj, info.GroupVersionKind)
 	d.out = append(d.out, obj)
 	return nil
 }

@@ -10,7 +10,20 @@
 // Namespace, ResourceQuota, ServiceAccount, ConfigMap, Secret,
 // PersistentVolume, PersistentVolumeClaim, StorageClass,
 // HorizontalPodAutoscaler (autoscaling/v2), Lease and Event, at their
-// current versions (Kinds lists them). Each embeds TypeMeta inline and
+// current versions (Kinds lists them).
+//
+// Each kind is registered once, in registry.go: a KindInfo with its
+// group, version and kind, the older versions Decode accepts, its plural
+// resource name, scope, status and scale subresources, kubectl's short
+// names and categories, and its printer columns (Columns and Cells, as
+// kubectl prints them; HumanDuration is their AGE). Registered, InfoOf,
+// InfoFor and InfoOfResource read the registrations; the API server's
+// discovery, routing and tables, the decoder, the clients (package
+// kube's plurals) and the in-process cluster's stores all derive from
+// them, so a new built-in kind is its type and one registration. The
+// table is fixed when the package initialises and read-only after.
+//
+// Each kind embeds TypeMeta inline and
 // ObjectMeta as "metadata", as in k8s.io/api; optional scalars are pointers
 // where Kubernetes has pointers (spec.replicas is *int32), so "unset" and
 // "zero" stay distinct. Timestamps are Time (RFC 3339, seconds) or

@@ -18,6 +18,11 @@
 //
 // # What is served
 //
+// Every kind registered in controllers/api (api.Registered) is served, at
+// its current version, with the facts of its registration: resource
+// name, scope, short names, categories, status and scale subresources
+// and table columns. The server keeps no list of its own.
+//
 //   - /version, /healthz, /livez, /readyz (and their /… checks, always
 //     "ok").
 //   - Discovery: /api (APIVersions), /api/v1 and /apis/<group>/<version>
@@ -91,7 +96,8 @@
 //     whose error is (or wraps) a *cluster.InvalidError is 422 Invalid with
 //     its field causes (cronjob.Admission's spec.schedule).
 //   - Tables: an Accept of application/json;as=Table;g=meta.k8s.io;v=v1
-//     gets a meta.k8s.io/v1 Table with kubectl's usual columns for pods
+//     gets a meta.k8s.io/v1 Table with the kind's registered columns
+//     (api.KindInfo.Columns), kubectl's usual columns for pods
 //     (NAME READY STATUS RESTARTS AGE, and IP, NODE, NOMINATED NODE,
 //     READINESS GATES for -o wide), deployments, replica sets, stateful
 //     sets, daemon sets, jobs, cron jobs, services, endpoints, nodes,

@@ -2,13 +2,15 @@ package apiserver
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 )
 
-// resourceInfo is what discovery says about one resource.
+// resourceInfo is what the server says about one resource: its
+// api.KindInfo registration, as discovery, routing and tables use it.
 type resourceInfo struct {
 	group, version, kind string
 	// name is the plural resource name ("pods").
@@ -18,6 +20,8 @@ type resourceInfo struct {
 	categories []string
 	hasStatus  bool
 	hasScale   bool
+	// printer is the columns and cells of the resource's tables.
+	printer printer
 }
 
 func (r *resourceInfo) groupVersion() string {
@@ -47,23 +51,6 @@ func (r *resourceInfo) qualifiedKind() string {
 // singular is the lower-case kind.
 func (r *resourceInfo) singular() string { return strings.ToLower(r.kind) }
 
-// shortNames are kubectl's short names of the built-in resources.
-var shortNames = map[string][]string{
-	"pods": {"po"}, "services": {"svc"}, "deployments": {"deploy"}, "replicasets": {"rs"},
-	"daemonsets": {"ds"}, "statefulsets": {"sts"}, "cronjobs": {"cj"}, "namespaces": {"ns"},
-	"nodes": {"no"}, "endpoints": {"ep"}, "serviceaccounts": {"sa"}, "configmaps": {"cm"},
-	"persistentvolumes": {"pv"}, "persistentvolumeclaims": {"pvc"},
-	"horizontalpodautoscalers": {"hpa"}, "events": {"ev"}, "resourcequotas": {"quota"},
-	"replicationcontrollers": {"rc"}, "storageclasses": {"sc"},
-}
-
-// allCategory are the resources `kubectl get all` lists.
-var allCategory = map[string]bool{
-	"pods": true, "services": true, "deployments": true, "replicasets": true, "daemonsets": true,
-	"statefulsets": true, "jobs": true, "cronjobs": true, "replicationcontrollers": true,
-	"horizontalpodautoscalers": true,
-}
-
 // handler serves the requests of one resource.
 type handler interface {
 	info() *resourceInfo
@@ -77,22 +64,20 @@ func register[T api.Object](s *Server, c *cluster.Cluster) error {
 		var zero T
 		return fmt.Errorf("apiserver: the cluster has no store of %T", zero)
 	}
-	var zero T
-	obj, ok := api.New(zero.GroupVersionKind().Kind)
+	ki, ok := api.InfoFor[T]()
 	if !ok {
-		return fmt.Errorf("apiserver: unknown kind of %T", zero)
+		var zero T
+		return fmt.Errorf("apiserver: %T is not a registered kind", zero)
 	}
-	gvk := obj.GroupVersionKind()
 	info := &resourceInfo{
-		group: gvk.Group, version: gvk.Version, kind: gvk.Kind,
-		name:       st.Resource(),
-		namespaced: api.IsNamespaced(gvk.Kind),
-		shortNames: shortNames[st.Resource()],
-		hasStatus:  hasField(obj, "Status"),
-		hasScale:   hasScale(obj),
-	}
-	if allCategory[info.name] {
-		info.categories = []string{"all"}
+		group: ki.Group, version: ki.Version, kind: ki.Kind,
+		name:       ki.Resource,
+		namespaced: ki.Namespaced,
+		shortNames: ki.ShortNames,
+		categories: ki.Categories,
+		hasStatus:  ki.Status,
+		hasScale:   ki.Scale,
+		printer:    printerOf(&ki),
 	}
 	h := &typed[T]{srv: s, store: st, res: info}
 	s.handlers[info.groupVersion()+"/"+info.name] = h
@@ -100,23 +85,46 @@ func register[T api.Object](s *Server, c *cluster.Cluster) error {
 	return nil
 }
 
-// registerAll registers every kind of controllers/api.
+// handlers instantiates register for the Go type of every built-in kind:
+// Go cannot instantiate a generic function from a type known at run
+// time, so this is a bare list of types, with no facts about the kinds;
+// registerAll serves the kinds in the order and with the facts of
+// api.Registered, and fails if a registered kind is missing here.
+var handlers = func(hs ...instantiation) map[reflect.Type]func(*Server, *cluster.Cluster) error {
+	m := make(map[reflect.Type]func(*Server, *cluster.Cluster) error, len(hs))
+	for _, h := range hs {
+		m[h.typ] = h.register
+	}
+	return m
+}(
+	handle[*api.Pod](), handle[*api.Node](), handle[*api.Service](), handle[*api.Endpoints](),
+	handle[*api.ReplicaSet](), handle[*api.ReplicationController](), handle[*api.Deployment](),
+	handle[*api.StatefulSet](), handle[*api.DaemonSet](), handle[*api.ControllerRevision](), handle[*api.Job](),
+	handle[*api.CronJob](), handle[*api.Namespace](), handle[*api.ResourceQuota](),
+	handle[*api.ServiceAccount](), handle[*api.ConfigMap](), handle[*api.Secret](),
+	handle[*api.PersistentVolume](), handle[*api.PersistentVolumeClaim](), handle[*api.StorageClass](),
+	handle[*api.HorizontalPodAutoscaler](), handle[*api.Lease](), handle[*api.Event](),
+)
+
+// instantiation is register instantiated for one Go type.
+type instantiation struct {
+	typ      reflect.Type
+	register func(*Server, *cluster.Cluster) error
+}
+
+func handle[T api.Object]() instantiation { return instantiation{reflect.TypeFor[T](), register[T]} }
+
+// registerAll registers every kind of controllers/api, in the order of
+// api.Registered (the order of discovery).
 func registerAll(s *Server, c *cluster.Cluster) error {
-	for _, f := range []func(*Server, *cluster.Cluster) error{
-		register[*api.Pod], register[*api.Node], register[*api.Service], register[*api.Endpoints],
-		register[*api.ReplicaSet], register[*api.ReplicationController], register[*api.Deployment],
-		register[*api.StatefulSet], register[*api.DaemonSet], register[*api.ControllerRevision],
-		register[*api.Job], register[*api.CronJob], register[*api.Namespace], register[*api.ResourceQuota],
-		register[*api.ServiceAccount], register[*api.ConfigMap], register[*api.Secret],
-		register[*api.PersistentVolume], register[*api.PersistentVolumeClaim], register[*api.StorageClass],
-		register[*api.HorizontalPodAutoscaler], register[*api.Lease], register[*api.Event],
-	} {
+	for _, k := range api.Registered() {
+		f, ok := handlers[k.GoType()]
+		if !ok {
+			return fmt.Errorf("apiserver: no handler for %s (%v)", k.GroupVersionKind, k.GoType())
+		}
 		if err := f(s, c); err != nil {
 			return err
 		}
-	}
-	if len(s.order) != len(api.Kinds()) {
-		return fmt.Errorf("apiserver: %d kinds served, controllers/api has %d", len(s.order), len(api.Kinds()))
 	}
 	return nil
 }

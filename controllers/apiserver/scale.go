@@ -9,7 +9,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/patch"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -23,12 +22,6 @@ type ScaleSpec = api.ScaleSpec
 
 // ScaleStatus is autoscaling/v1 ScaleStatus.
 type ScaleStatus = api.ScaleStatus
-
-// hasScale reports whether obj's kind has a scale subresource.
-func hasScale(obj api.Object) bool {
-	_, ok := cluster.ScaleOf(obj)
-	return ok
-}
 
 // serveScale serves the scale subresource through the store's GetScale
 // and UpdateScale (client.Resource), which hold its logic: GET reads the

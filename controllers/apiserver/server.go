@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"reflect"
 	"strings"
 	"time"
 
@@ -415,9 +414,4 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(net.Addr)) e
 	}
 	<-errc
 	return nil
-}
-
-func hasField(obj any, name string) bool {
-	_, ok := reflect.TypeOf(obj).Elem().FieldByName(name)
-	return ok
 }

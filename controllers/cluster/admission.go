@@ -41,7 +41,7 @@ type MutatingFunc = admission.MutatingFunc
 func (c *Cluster) admitCreate(ctx context.Context, resource string, namespaced bool, obj api.Object) error {
 	m := obj.GetObjectMeta()
 	if namespaced {
-		ns, _, err := c.namespaces.s.Get(ctx, m.Namespace)
+		ns, _, err := storeOf[*api.Namespace](c).s.Get(ctx, m.Namespace)
 		switch {
 		case errors.Is(err, source.ErrNotFound):
 			return fmt.Errorf("cluster: create %s %q: namespace %q not found: %w", resource, api.Key(obj), m.Namespace, source.ErrNotFound)
@@ -91,7 +91,7 @@ func (c *Cluster) Bind(ctx context.Context, namespace, name, nodeName string) (s
 	if nodeName == "" {
 		return "", fmt.Errorf("cluster: bind pod %s/%s: empty node name: %w", namespace, name, ErrBadRequest)
 	}
-	s := c.pods
+	s := storeOf[*api.Pod](c)
 	scratch := &api.Pod{}
 	return s.write(ctx, "bind", api.NamespacedKey(namespace, name), "", scratch, func(cur *api.Pod) (*api.Pod, error) {
 		if cur.Spec.NodeName != "" {

@@ -121,7 +121,7 @@ func (r serviceIPRange) String() string { return r.first.String() + "-" + r.last
 // types), checking requested ones against the services already stored.
 // The caller holds c.allocMu.
 func (c *Cluster) allocateServiceAddresses(ctx context.Context, svc *api.Service) error {
-	l, err := c.services.s.List(ctx, source.ListOptions{})
+	l, err := storeOf[*api.Service](c).s.List(ctx, source.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("cluster: create services %q: list services: %w", api.Key(svc), err)
 	}

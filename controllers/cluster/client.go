@@ -131,8 +131,7 @@ func labelSelectorString(ls *api.LabelSelector) string {
 
 // HasScale reports whether the kind has a scale subresource.
 func (s *Store[T]) HasScale() bool {
-	_, _, _, ok := scaleOf(s.kind.newObject())
-	return ok
+	return s.kind.scale
 }
 
 // ScaleOf returns the autoscaling/v1 Scale of obj, and false when its kind

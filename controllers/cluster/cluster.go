@@ -59,7 +59,8 @@ type Options struct {
 	NodePortRange PortRange
 }
 
-// Cluster holds one Store per kind of controllers/api and applies
+// Cluster holds one Store per kind registered in controllers/api
+// (api.Registered) and applies
 // kube-apiserver's write semantics to all of them; see the package
 // documentation. It is safe for concurrent use and starts no goroutine.
 type Cluster struct {
@@ -68,30 +69,6 @@ type Cluster struct {
 	// allocMu serializes service creates, so that two never take the
 	// same cluster IP or node port.
 	allocMu sync.Mutex
-
-	pods                     *Store[*api.Pod]
-	nodes                    *Store[*api.Node]
-	services                 *Store[*api.Service]
-	endpoints                *Store[*api.Endpoints]
-	replicaSets              *Store[*api.ReplicaSet]
-	replicationControllers   *Store[*api.ReplicationController]
-	deployments              *Store[*api.Deployment]
-	statefulSets             *Store[*api.StatefulSet]
-	daemonSets               *Store[*api.DaemonSet]
-	controllerRevisions      *Store[*api.ControllerRevision]
-	jobs                     *Store[*api.Job]
-	cronJobs                 *Store[*api.CronJob]
-	namespaces               *Store[*api.Namespace]
-	resourceQuotas           *Store[*api.ResourceQuota]
-	serviceAccounts          *Store[*api.ServiceAccount]
-	configMaps               *Store[*api.ConfigMap]
-	secrets                  *Store[*api.Secret]
-	persistentVolumes        *Store[*api.PersistentVolume]
-	persistentVolumeClaims   *Store[*api.PersistentVolumeClaim]
-	storageClasses           *Store[*api.StorageClass]
-	horizontalPodAutoscalers *Store[*api.HorizontalPodAutoscaler]
-	leases                   *Store[*api.Lease]
-	events                   *Store[*api.Event]
 
 	// byType and byKind index the stores (read-only after New).
 	byType map[reflect.Type]any
@@ -149,65 +126,19 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 	}
 	c := &Cluster{opts: opts, byType: map[reflect.Type]any{}, byKind: map[string]objectStore{}}
-	var err error
-	open := func(fn func() error) {
-		if err == nil {
-			err = fn()
+	for _, k := range api.Registered() {
+		open, ok := openers[k.GoType()]
+		if !ok {
+			return nil, fmt.Errorf("cluster: New: no store for %s (%v)", k.GroupVersionKind, k.GoType())
+		}
+		if err := open(c); err != nil {
+			return nil, err
 		}
 	}
-	open(func() (e error) { c.pods, e = register(c, podKind()); return })
-	open(func() (e error) { c.nodes, e = register(c, nodeKind()); return })
-	open(func() (e error) { c.services, e = register(c, serviceKind()); return })
-	open(func() (e error) { c.endpoints, e = register(c, newKind[*api.Endpoints]("endpoints")); return })
-	open(func() (e error) { c.replicaSets, e = register(c, replicaSetKind()); return })
-	open(func() (e error) {
-		c.replicationControllers, e = register(c, replicationControllerKind())
-		return
-	})
-	open(func() (e error) { c.deployments, e = register(c, deploymentKind()); return })
-	open(func() (e error) { c.statefulSets, e = register(c, statefulSetKind()); return })
-	open(func() (e error) { c.daemonSets, e = register(c, daemonSetKind()); return })
-	open(func() (e error) {
-		c.controllerRevisions, e = register(c, newKind[*api.ControllerRevision]("controllerrevisions"))
-		return
-	})
-	open(func() (e error) { c.jobs, e = register(c, jobKind()); return })
-	open(func() (e error) { c.cronJobs, e = register(c, cronJobKind()); return })
-	open(func() (e error) { c.namespaces, e = register(c, namespaceKind()); return })
-	open(func() (e error) {
-		c.resourceQuotas, e = register(c, newKind[*api.ResourceQuota]("resourcequotas"))
-		return
-	})
-	open(func() (e error) {
-		c.serviceAccounts, e = register(c, newKind[*api.ServiceAccount]("serviceaccounts"))
-		return
-	})
-	open(func() (e error) { c.configMaps, e = register(c, configMapKind()); return })
-	open(func() (e error) { c.secrets, e = register(c, secretKind()); return })
-	open(func() (e error) {
-		c.persistentVolumes, e = register(c, persistentVolumeKind())
-		return
-	})
-	open(func() (e error) {
-		c.persistentVolumeClaims, e = register(c, persistentVolumeClaimKind())
-		return
-	})
-	open(func() (e error) {
-		c.storageClasses, e = register(c, newKind[*api.StorageClass]("storageclasses"))
-		return
-	})
-	open(func() (e error) {
-		c.horizontalPodAutoscalers, e = register(c, newKind[*api.HorizontalPodAutoscaler]("horizontalpodautoscalers"))
-		return
-	})
-	open(func() (e error) { c.leases, e = register(c, newKind[*api.Lease]("leases")); return })
-	open(func() (e error) { c.events, e = register(c, eventKind()); return })
-	if err != nil {
-		return nil, err
-	}
+	namespaces := storeOf[*api.Namespace](c)
 	for _, name := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
 		ns := &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}}
-		if _, err := c.namespaces.Create(ctx, ns); err != nil && !errors.Is(err, source.ErrAlreadyExists) {
+		if _, err := namespaces.Create(ctx, ns); err != nil && !errors.Is(err, source.ErrAlreadyExists) {
 			return nil, fmt.Errorf("cluster: New: %w", err)
 		}
 	}
@@ -215,20 +146,20 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 }
 
 // register opens the storage of k and indexes its store.
-func register[T api.Object](c *Cluster, k *kind[T]) (*Store[T], error) {
+func register[T api.Object](c *Cluster, k *kind[T]) error {
 	var st storage[T]
 	if c.opts.Backend == nil {
 		var err error
 		if st, err = memoryStorage[T](c.opts); err != nil {
-			return nil, fmt.Errorf("cluster: New: %s: %w", k.resource, err)
+			return fmt.Errorf("cluster: New: %s: %w", k.resource, err)
 		}
 	} else {
 		raw, err := c.opts.Backend.Open(Resource{Name: k.resource, Kind: k.gvk.Kind, Namespaced: k.namespaced})
 		if err != nil {
-			return nil, fmt.Errorf("cluster: New: open %s: %w", k.resource, err)
+			return fmt.Errorf("cluster: New: open %s: %w", k.resource, err)
 		}
 		if raw == nil {
-			return nil, fmt.Errorf("cluster: New: the backend opened %s as nil", k.resource)
+			return fmt.Errorf("cluster: New: the backend opened %s as nil", k.resource)
 		}
 		st = &rawStorage[T]{raw: raw, kind: k, maxBytes: c.opts.MaxObjectBytes}
 	}
@@ -236,7 +167,7 @@ func register[T api.Object](c *Cluster, k *kind[T]) (*Store[T], error) {
 	var zero T
 	c.byType[reflect.TypeOf(zero)] = s
 	c.byKind[k.gvk.Kind] = s
-	return s, nil
+	return nil
 }
 
 // StoreFor returns c's store of objects of type T (for example
@@ -246,6 +177,16 @@ func StoreFor[T api.Object](c *Cluster) (*Store[T], bool) {
 	var zero T
 	s, ok := c.byType[reflect.TypeOf(zero)].(*Store[T])
 	return s, ok
+}
+
+// storeOf is StoreFor of a built-in kind, which New opened.
+func storeOf[T api.Object](c *Cluster) *Store[T] {
+	s, ok := StoreFor[T](c)
+	if !ok {
+		var zero T
+		panic(fmt.Sprintf("cluster: no store of %T", zero)) // New opens one per registered kind
+	}
+	return s
 }
 
 // CreateObject creates obj in the store of its kind, as that store's
@@ -262,79 +203,90 @@ func (c *Cluster) CreateObject(ctx context.Context, obj api.Object) (string, err
 	return s.createObject(ctx, obj)
 }
 
+// The stores of the built-in kinds, for code written for one kind;
+// StoreFor serves code generic over kinds.
+
 // Pods returns the store of pods.
-func (c *Cluster) Pods() *Store[*api.Pod] { return c.pods }
+func (c *Cluster) Pods() *Store[*api.Pod] { return storeOf[*api.Pod](c) }
 
 // Nodes returns the store of nodes.
-func (c *Cluster) Nodes() *Store[*api.Node] { return c.nodes }
+func (c *Cluster) Nodes() *Store[*api.Node] { return storeOf[*api.Node](c) }
 
 // Services returns the store of services.
-func (c *Cluster) Services() *Store[*api.Service] { return c.services }
+func (c *Cluster) Services() *Store[*api.Service] { return storeOf[*api.Service](c) }
 
 // Endpoints returns the store of endpoints.
-func (c *Cluster) Endpoints() *Store[*api.Endpoints] { return c.endpoints }
+func (c *Cluster) Endpoints() *Store[*api.Endpoints] { return storeOf[*api.Endpoints](c) }
 
 // ReplicaSets returns the store of replica sets.
-func (c *Cluster) ReplicaSets() *Store[*api.ReplicaSet] { return c.replicaSets }
+func (c *Cluster) ReplicaSets() *Store[*api.ReplicaSet] { return storeOf[*api.ReplicaSet](c) }
 
 // ReplicationControllers returns the store of replication controllers.
 func (c *Cluster) ReplicationControllers() *Store[*api.ReplicationController] {
-	return c.replicationControllers
+	return storeOf[*api.ReplicationController](c)
 }
 
 // Deployments returns the store of deployments.
-func (c *Cluster) Deployments() *Store[*api.Deployment] { return c.deployments }
+func (c *Cluster) Deployments() *Store[*api.Deployment] { return storeOf[*api.Deployment](c) }
 
 // StatefulSets returns the store of stateful sets.
-func (c *Cluster) StatefulSets() *Store[*api.StatefulSet] { return c.statefulSets }
+func (c *Cluster) StatefulSets() *Store[*api.StatefulSet] { return storeOf[*api.StatefulSet](c) }
 
 // DaemonSets returns the store of daemon sets.
-func (c *Cluster) DaemonSets() *Store[*api.DaemonSet] { return c.daemonSets }
+func (c *Cluster) DaemonSets() *Store[*api.DaemonSet] { return storeOf[*api.DaemonSet](c) }
 
 // ControllerRevisions returns the store of controller revisions.
 func (c *Cluster) ControllerRevisions() *Store[*api.ControllerRevision] {
-	return c.controllerRevisions
+	return storeOf[*api.ControllerRevision](c)
 }
 
 // Jobs returns the store of jobs.
-func (c *Cluster) Jobs() *Store[*api.Job] { return c.jobs }
+func (c *Cluster) Jobs() *Store[*api.Job] { return storeOf[*api.Job](c) }
 
 // CronJobs returns the store of cron jobs.
-func (c *Cluster) CronJobs() *Store[*api.CronJob] { return c.cronJobs }
+func (c *Cluster) CronJobs() *Store[*api.CronJob] { return storeOf[*api.CronJob](c) }
 
 // Namespaces returns the store of namespaces.
-func (c *Cluster) Namespaces() *Store[*api.Namespace] { return c.namespaces }
+func (c *Cluster) Namespaces() *Store[*api.Namespace] { return storeOf[*api.Namespace](c) }
 
 // ResourceQuotas returns the store of resource quotas.
-func (c *Cluster) ResourceQuotas() *Store[*api.ResourceQuota] { return c.resourceQuotas }
+func (c *Cluster) ResourceQuotas() *Store[*api.ResourceQuota] {
+	return storeOf[*api.ResourceQuota](c)
+}
 
 // ServiceAccounts returns the store of service accounts.
-func (c *Cluster) ServiceAccounts() *Store[*api.ServiceAccount] { return c.serviceAccounts }
+func (c *Cluster) ServiceAccounts() *Store[*api.ServiceAccount] {
+	return storeOf[*api.ServiceAccount](c)
+}
 
 // ConfigMaps returns the store of config maps.
-func (c *Cluster) ConfigMaps() *Store[*api.ConfigMap] { return c.configMaps }
+func (c *Cluster) ConfigMaps() *Store[*api.ConfigMap] { return storeOf[*api.ConfigMap](c) }
 
 // Secrets returns the store of secrets.
-func (c *Cluster) Secrets() *Store[*api.Secret] { return c.secrets }
+func (c *Cluster) Secrets() *Store[*api.Secret] { return storeOf[*api.Secret](c) }
 
 // PersistentVolumes returns the store of persistent volumes.
-func (c *Cluster) PersistentVolumes() *Store[*api.PersistentVolume] { return c.persistentVolumes }
+func (c *Cluster) PersistentVolumes() *Store[*api.PersistentVolume] {
+	return storeOf[*api.PersistentVolume](c)
+}
 
 // PersistentVolumeClaims returns the store of persistent volume claims.
 func (c *Cluster) PersistentVolumeClaims() *Store[*api.PersistentVolumeClaim] {
-	return c.persistentVolumeClaims
+	return storeOf[*api.PersistentVolumeClaim](c)
 }
 
 // StorageClasses returns the store of storage classes.
-func (c *Cluster) StorageClasses() *Store[*api.StorageClass] { return c.storageClasses }
+func (c *Cluster) StorageClasses() *Store[*api.StorageClass] {
+	return storeOf[*api.StorageClass](c)
+}
 
 // HorizontalPodAutoscalers returns the store of horizontal pod autoscalers.
 func (c *Cluster) HorizontalPodAutoscalers() *Store[*api.HorizontalPodAutoscaler] {
-	return c.horizontalPodAutoscalers
+	return storeOf[*api.HorizontalPodAutoscaler](c)
 }
 
 // Leases returns the store of leases.
-func (c *Cluster) Leases() *Store[*api.Lease] { return c.leases }
+func (c *Cluster) Leases() *Store[*api.Lease] { return storeOf[*api.Lease](c) }
 
 // Events returns the store of events.
-func (c *Cluster) Events() *Store[*api.Event] { return c.events }
+func (c *Cluster) Events() *Store[*api.Event] { return storeOf[*api.Event](c) }

@@ -1,6 +1,8 @@
 // Package cluster is what kube-apiserver does on writes, over ctrlkit's
-// sources: a Cluster holds one typed Store per kind of controllers/api
-// (c.Pods() is a *Store[*api.Pod], StoreFor[T] finds one generically),
+// sources: a Cluster holds one typed Store per kind registered in
+// controllers/api (api.Registered), under the resource name, scope and
+// subresources of its registration (c.Pods() is a *Store[*api.Pod],
+// StoreFor[T] finds one generically),
 // and every Store is a source.ListWatcher[T] for informers and a
 // source.Writer[T] for controllers, whose writes behave as Kubernetes'.
 //

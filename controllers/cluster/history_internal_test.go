@@ -22,7 +22,7 @@ func TestHistoryBytesWithinBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stats := func() fake.HistoryStats { return c.configMaps.s.(memory[*api.ConfigMap]).HistoryStats() }
+	stats := func() fake.HistoryStats { return storeOf[*api.ConfigMap](c).s.(memory[*api.ConfigMap]).HistoryStats() }
 	cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "big"}, Data: map[string]string{"k": "v"}}
 	if _, err := c.ConfigMaps().Create(ctx, cm); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -21,6 +22,8 @@ type kind[T api.Object] struct {
 	// hasSpec and hasStatus say whether the kind has Spec and Status
 	// fields: generation tracks Spec, Update ignores Status.
 	hasSpec, hasStatus bool
+	// scale says whether the kind has a scale subresource.
+	scale bool
 	// keepStatusOnCreate keeps the status a create carries (nodes, which
 	// their kubelet registers with a status); other kinds start with
 	// an empty status, as in Kubernetes.
@@ -58,18 +61,22 @@ type kind[T api.Object] struct {
 	onDelete func(obj T)
 }
 
-func newKind[T api.Object](resource string) *kind[T] {
-	var zero T
-	t := reflect.TypeOf(zero).Elem()
-	_, spec := t.FieldByName("Spec")
-	_, status := t.FieldByName("Status")
-	obj := reflect.New(t).Interface().(T)
+// newKind returns the kind of T as its registration in controllers/api
+// describes it, without a strategy. T must be registered.
+func newKind[T api.Object]() *kind[T] {
+	info, ok := api.InfoFor[T]()
+	if !ok {
+		var zero T
+		panic(fmt.Sprintf("cluster: %T is not a registered kind", zero))
+	}
+	_, spec := reflect.TypeFor[T]().Elem().FieldByName("Spec")
 	return &kind[T]{
-		resource:   resource,
-		namespaced: api.IsNamespaced(obj.GroupVersionKind().Kind),
-		gvk:        obj.GroupVersionKind(),
+		resource:   info.Resource,
+		namespaced: info.Namespaced,
+		gvk:        info.GroupVersionKind,
 		hasSpec:    spec,
-		hasStatus:  status,
+		hasStatus:  info.Status,
+		scale:      info.Scale,
 	}
 }
 

@@ -1,17 +1,54 @@
 package cluster
 
 import (
+	"reflect"
 	"strconv"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
+// openers opens the store of every built-in kind, with the kind's
+// strategy. Go cannot instantiate a generic function from a type known
+// at run time, so this is the one list of the kinds' Go types in the
+// cluster; the facts about each kind (resource, scope, subresources)
+// come from its registration in controllers/api, and New opens the
+// stores in the order of api.Registered and fails when a registered
+// kind has no opener here.
+var openers = openerTable(
+	opener(podKind), opener(nodeKind), opener(serviceKind), opener(newKind[*api.Endpoints]),
+	opener(replicaSetKind), opener(replicationControllerKind), opener(deploymentKind),
+	opener(statefulSetKind), opener(daemonSetKind), opener(newKind[*api.ControllerRevision]),
+	opener(jobKind), opener(cronJobKind), opener(namespaceKind), opener(newKind[*api.ResourceQuota]),
+	opener(newKind[*api.ServiceAccount]), opener(configMapKind), opener(secretKind),
+	opener(persistentVolumeKind), opener(persistentVolumeClaimKind), opener(newKind[*api.StorageClass]),
+	opener(newKind[*api.HorizontalPodAutoscaler]), opener(newKind[*api.Lease]), opener(eventKind),
+)
+
+// typedOpener opens the store of one Go type.
+type typedOpener struct {
+	typ  reflect.Type
+	open func(*Cluster) error
+}
+
+// opener is the typedOpener of the kind strategy makes.
+func opener[T api.Object](strategy func() *kind[T]) typedOpener {
+	return typedOpener{reflect.TypeFor[T](), func(c *Cluster) error { return register(c, strategy()) }}
+}
+
+func openerTable(os ...typedOpener) map[reflect.Type]func(*Cluster) error {
+	m := make(map[reflect.Type]func(*Cluster) error, len(os))
+	for _, o := range os {
+		m[o.typ] = o.open
+	}
+	return m
+}
+
 // The strategies of the kinds that have more than generic metadata
-// handling. Kinds registered with newKind alone get uid, generation,
+// handling. Kinds opened with newKind alone get uid, generation,
 // metadata validation, status and deletion handling only.
 
 func podKind() *kind[*api.Pod] {
-	k := newKind[*api.Pod]("pods")
+	k := newKind[*api.Pod]()
 	k.defaults = defaultPod
 	k.prepareCreate = func(p *api.Pod) {
 		p.Status = api.PodStatus{Phase: api.PodPending}
@@ -71,7 +108,7 @@ func podGracePeriod(p *api.Pod, want *int64) (int64, bool) {
 }
 
 func nodeKind() *kind[*api.Node] {
-	k := newKind[*api.Node]("nodes")
+	k := newKind[*api.Node]()
 	k.keepStatusOnCreate = true
 	k.fieldNames = []string{"spec.unschedulable"}
 	k.fields = func(n *api.Node) map[string]string {
@@ -81,7 +118,7 @@ func nodeKind() *kind[*api.Node] {
 }
 
 func serviceKind() *kind[*api.Service] {
-	k := newKind[*api.Service]("services")
+	k := newKind[*api.Service]()
 	k.defaults = defaultService
 	k.validate = validateService
 	k.validateUpdate = validateServiceUpdate
@@ -89,7 +126,7 @@ func serviceKind() *kind[*api.Service] {
 }
 
 func replicaSetKind() *kind[*api.ReplicaSet] {
-	k := newKind[*api.ReplicaSet]("replicasets")
+	k := newKind[*api.ReplicaSet]()
 	k.defaults = defaultReplicaSet
 	k.validate = validateReplicaSet
 	k.validateUpdate = validateReplicaSetUpdate
@@ -97,14 +134,14 @@ func replicaSetKind() *kind[*api.ReplicaSet] {
 }
 
 func replicationControllerKind() *kind[*api.ReplicationController] {
-	k := newKind[*api.ReplicationController]("replicationcontrollers")
+	k := newKind[*api.ReplicationController]()
 	k.defaults = defaultReplicationController
 	k.validate = validateReplicationController
 	return k
 }
 
 func deploymentKind() *kind[*api.Deployment] {
-	k := newKind[*api.Deployment]("deployments")
+	k := newKind[*api.Deployment]()
 	k.defaults = defaultDeployment
 	k.validate = validateDeployment
 	k.validateUpdate = validateDeploymentUpdate
@@ -112,7 +149,7 @@ func deploymentKind() *kind[*api.Deployment] {
 }
 
 func statefulSetKind() *kind[*api.StatefulSet] {
-	k := newKind[*api.StatefulSet]("statefulsets")
+	k := newKind[*api.StatefulSet]()
 	k.defaults = defaultStatefulSet
 	k.validate = validateStatefulSet
 	k.validateUpdate = validateStatefulSetUpdate
@@ -120,7 +157,7 @@ func statefulSetKind() *kind[*api.StatefulSet] {
 }
 
 func daemonSetKind() *kind[*api.DaemonSet] {
-	k := newKind[*api.DaemonSet]("daemonsets")
+	k := newKind[*api.DaemonSet]()
 	k.defaults = defaultDaemonSet
 	k.validate = validateDaemonSet
 	k.validateUpdate = validateDaemonSetUpdate
@@ -134,7 +171,7 @@ const (
 )
 
 func jobKind() *kind[*api.Job] {
-	k := newKind[*api.Job]("jobs")
+	k := newKind[*api.Job]()
 	k.defaults = defaultJob
 	k.prepareCreate = generateJobSelector
 	k.validate = validateJob
@@ -162,7 +199,7 @@ func generateJobSelector(j *api.Job) {
 }
 
 func cronJobKind() *kind[*api.CronJob] {
-	k := newKind[*api.CronJob]("cronjobs")
+	k := newKind[*api.CronJob]()
 	k.defaults = defaultCronJob
 	k.validate = validateCronJob
 	return k
@@ -173,7 +210,7 @@ func cronJobKind() *kind[*api.CronJob] {
 const FinalizerKubernetes = "kubernetes"
 
 func namespaceKind() *kind[*api.Namespace] {
-	k := newKind[*api.Namespace]("namespaces")
+	k := newKind[*api.Namespace]()
 	k.defaults = defaultNamespace
 	k.prepareCreate = func(n *api.Namespace) {
 		n.Status = api.NamespaceStatus{Phase: api.NamespaceActive}
@@ -190,19 +227,19 @@ func namespaceKind() *kind[*api.Namespace] {
 }
 
 func persistentVolumeKind() *kind[*api.PersistentVolume] {
-	k := newKind[*api.PersistentVolume]("persistentvolumes")
+	k := newKind[*api.PersistentVolume]()
 	k.prepareCreate = func(pv *api.PersistentVolume) { pv.Status.Phase = "Pending" }
 	return k
 }
 
 func persistentVolumeClaimKind() *kind[*api.PersistentVolumeClaim] {
-	k := newKind[*api.PersistentVolumeClaim]("persistentvolumeclaims")
+	k := newKind[*api.PersistentVolumeClaim]()
 	k.prepareCreate = func(pvc *api.PersistentVolumeClaim) { pvc.Status.Phase = "Pending" }
 	return k
 }
 
 func eventKind() *kind[*api.Event] {
-	k := newKind[*api.Event]("events")
+	k := newKind[*api.Event]()
 	k.fieldNames = []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
 		"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
 		"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}
@@ -226,13 +263,13 @@ func eventKind() *kind[*api.Event] {
 }
 
 func configMapKind() *kind[*api.ConfigMap] {
-	k := newKind[*api.ConfigMap]("configmaps")
+	k := newKind[*api.ConfigMap]()
 	k.validate = validateConfigMap
 	return k
 }
 
 func secretKind() *kind[*api.Secret] {
-	k := newKind[*api.Secret]("secrets")
+	k := newKind[*api.Secret]()
 	k.validate = validateSecret
 	k.fieldNames = []string{"type"}
 	k.fields = func(s *api.Secret) map[string]string { return map[string]string{"type": string(s.Type)} }

@@ -86,7 +86,7 @@ func (s *Store[T]) createService(ctx context.Context, svc *api.Service, mayRetry
 	if err := s.c.admitCreate(ctx, s.kind.resource, s.kind.namespaced, svc); err != nil {
 		return "", false, err
 	}
-	rv, err = s.c.services.s.Create(ctx, svc)
+	rv, err = storeOf[*api.Service](s.c).s.Create(ctx, svc)
 	if errors.Is(err, source.ErrAlreadyExists) && mayRetry {
 		return "", true, nil
 	}

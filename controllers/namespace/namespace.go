@@ -93,28 +93,28 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	if err := nc.ctl.AddSyncCheck(reg.HasSynced); err != nil {
 		return nil, err
 	}
-	if nc.pods, err = kindContentFor[*api.Pod](c, "pods."); err != nil {
+	if nc.pods, err = kindContentFor[*api.Pod](c); err != nil {
 		return nil, err
 	}
 	for _, mk := range []func(client.Client) (content, error){
-		kindContentOf[*api.Deployment]("deployments.apps"),
-		kindContentOf[*api.StatefulSet]("statefulsets.apps"),
-		kindContentOf[*api.DaemonSet]("daemonsets.apps"),
-		kindContentOf[*api.ReplicaSet]("replicasets.apps"),
-		kindContentOf[*api.ControllerRevision]("controllerrevisions.apps"),
-		kindContentOf[*api.ReplicationController]("replicationcontrollers."),
-		kindContentOf[*api.CronJob]("cronjobs.batch"),
-		kindContentOf[*api.Job]("jobs.batch"),
-		kindContentOf[*api.HorizontalPodAutoscaler]("horizontalpodautoscalers.autoscaling"),
-		kindContentOf[*api.Service]("services."),
-		kindContentOf[*api.Endpoints]("endpoints."),
-		kindContentOf[*api.PersistentVolumeClaim]("persistentvolumeclaims."),
-		kindContentOf[*api.ConfigMap]("configmaps."),
-		kindContentOf[*api.Secret]("secrets."),
-		kindContentOf[*api.ServiceAccount]("serviceaccounts."),
-		kindContentOf[*api.ResourceQuota]("resourcequotas."),
-		kindContentOf[*api.Lease]("leases.coordination.k8s.io"),
-		kindContentOf[*api.Event]("events."),
+		kindContentFor[*api.Deployment],
+		kindContentFor[*api.StatefulSet],
+		kindContentFor[*api.DaemonSet],
+		kindContentFor[*api.ReplicaSet],
+		kindContentFor[*api.ControllerRevision],
+		kindContentFor[*api.ReplicationController],
+		kindContentFor[*api.CronJob],
+		kindContentFor[*api.Job],
+		kindContentFor[*api.HorizontalPodAutoscaler],
+		kindContentFor[*api.Service],
+		kindContentFor[*api.Endpoints],
+		kindContentFor[*api.PersistentVolumeClaim],
+		kindContentFor[*api.ConfigMap],
+		kindContentFor[*api.Secret],
+		kindContentFor[*api.ServiceAccount],
+		kindContentFor[*api.ResourceQuota],
+		kindContentFor[*api.Lease],
+		kindContentFor[*api.Event],
 	} {
 		k, err := mk(c)
 		if err != nil {
@@ -125,19 +125,19 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	return nc, nil
 }
 
-// kindContentOf returns a constructor of the content of T's kind, named
-// name, for kindContentFor.
-func kindContentOf[T api.Object](name string) func(client.Client) (content, error) {
-	return func(c client.Client) (content, error) { return kindContentFor[T](c, name) }
-}
-
-// kindContentFor is the content of T's kind in c, named name.
-func kindContentFor[T api.Object](c client.Client, name string) (content, error) {
+// kindContentFor is the content of T's kind in c, named "resource.group"
+// ("pods.", "deployments.apps") after its registration in controllers/api.
+func kindContentFor[T api.Object](c client.Client) (content, error) {
+	info, ok := api.InfoFor[T]()
+	if !ok {
+		var zero T
+		return content{}, fmt.Errorf("namespace: %T is not a registered kind", zero)
+	}
 	s, err := client.For[T](c)
 	if err != nil {
 		return content{}, fmt.Errorf("namespace: %w", err)
 	}
-	return kindContent(s, name), nil
+	return kindContent(s, info.Resource+"."+info.Group), nil
 }
 
 func kindContent[T api.Object](s client.Resource[T], name string) content {
