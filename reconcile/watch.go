@@ -79,6 +79,11 @@ type Events[T any, R comparable] struct {
 	Map func(obj T) []R
 	// Create maps an added object (OnAdd).
 	Create func(obj T) []R
+	// Initial maps an object of the informer's initial list (an OnAdd
+	// with isInInitialList set), when it should be told from a live add:
+	// a controller that checks once, at start, for leftovers of what
+	// happened while it was not running. Default Create.
+	Initial func(obj T) []R
 	// Update maps an update (OnUpdate), periodic resyncs included: old
 	// and new then carry the same resourceVersion. Without it, a resync
 	// maps new and a change maps both new and old (see Watch).
@@ -101,7 +106,7 @@ func WatchEvents[T any, R comparable](ctl *Controller[R], src EventSource[T], ev
 		return nil, errors.New("reconcile: Watch: controller is nil")
 	case isNil(src):
 		return nil, fmt.Errorf("reconcile: Watch (controller %q): event source is nil", ctl.name)
-	case ev.Map == nil && ev.Create == nil && ev.Update == nil && ev.Delete == nil:
+	case ev.Map == nil && ev.Create == nil && ev.Initial == nil && ev.Update == nil && ev.Delete == nil:
 		return nil, fmt.Errorf("reconcile: Watch (controller %q): map function is nil", ctl.name)
 	}
 	h := &watchHandler[T, R]{
@@ -223,15 +228,16 @@ func (h *watchHandler[T, R]) add(reqs []R, prio int) {
 
 // OnAdd enqueues obj's requests, at low priority for the initial list.
 func (h *watchHandler[T, R]) OnAdd(obj T, isInInitialList bool) {
-	f := h.pick(h.ev.Create)
-	if f == nil {
-		return
-	}
-	prio := 0
+	f, prio := h.pick(h.ev.Create), 0
 	if isInInitialList {
 		prio = workqueue.LowPriority
+		if h.ev.Initial != nil {
+			f = h.ev.Initial
+		}
 	}
-	h.add(f(obj), prio)
+	if f != nil {
+		h.add(f(obj), prio)
+	}
 }
 
 // OnUpdate enqueues a resync at low priority, a change at the default.

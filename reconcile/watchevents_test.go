@@ -98,6 +98,18 @@ func TestWatchEventsWithoutMapIgnoresTheOtherEvents(t *testing.T) {
 	require.Equal(t, map[string]int{"a": 0}, pending(ctl))
 }
 
+func TestWatchEventsTellsTheInitialList(t *testing.T) {
+	ctl := newQuietController(t)
+	src := &handlerSource{}
+	_, err := reconcile.WatchEvents(ctl, src, reconcile.Events[*obj, string]{
+		Initial: func(o *obj) []string { return []string{"leftover:" + o.Name} },
+	}, reconcile.WatchOptions{})
+	require.NoError(t, err)
+	src.h.OnAdd(&obj{Name: "a"}, true)
+	src.h.OnAdd(&obj{Name: "b"}, false)
+	require.Equal(t, map[string]int{"leftover:a": workqueue.LowPriority}, pending(ctl), "a live add has no mapping")
+}
+
 func TestWatchEventsBadInput(t *testing.T) {
 	ctl := newQuietController(t)
 	_, err := reconcile.WatchEvents(ctl, &handlerSource{}, reconcile.Events[*obj, string]{}, reconcile.WatchOptions{})
