@@ -23,6 +23,11 @@ type WatchOptions struct {
 	// (default: the informer's "handler-N") and its ResyncPeriod
 	// (default: the informer's).
 	Handler informer.HandlerOptions
+	// Priority is the priority of the requests of live events (adds
+	// after the initial list, changes, deletes). Default 0, the queue's
+	// default. The initial list and resyncs stay at
+	// workqueue.LowPriority.
+	Priority int
 }
 
 // Watch registers a handler on src that enqueues, for every event, the
@@ -110,9 +115,10 @@ func WatchEvents[T any, R comparable](ctl *Controller[R], src EventSource[T], ev
 		return nil, fmt.Errorf("reconcile: Watch (controller %q): map function is nil", ctl.name)
 	}
 	h := &watchHandler[T, R]{
-		q:   ctl.queue,
-		ev:  ev,
-		ptr: reflect.TypeFor[T]().Kind() == reflect.Pointer,
+		q:    ctl.queue,
+		ev:   ev,
+		prio: opts.Priority,
+		ptr:  reflect.TypeFor[T]().Kind() == reflect.Pointer,
 	}
 	reg, err := src.AddEventHandler(h, opts.Handler)
 	if err != nil {
@@ -204,9 +210,10 @@ func ByOwner[T any, R comparable](owners func(T) []R) func(T) []R {
 
 // watchHandler is the informer.Handler that WatchEvents registers.
 type watchHandler[T any, R comparable] struct {
-	q   *workqueue.Queue[R]
-	ev  Events[T, R]
-	ptr bool // T is a pointer type: identity tells a resync
+	q    *workqueue.Queue[R]
+	ev   Events[T, R]
+	prio int  // WatchOptions.Priority: that of live events
+	ptr  bool // T is a pointer type: identity tells a resync
 }
 
 // pick returns f, or Map when f is nil.
@@ -228,7 +235,7 @@ func (h *watchHandler[T, R]) add(reqs []R, prio int) {
 
 // OnAdd enqueues obj's requests, at low priority for the initial list.
 func (h *watchHandler[T, R]) OnAdd(obj T, isInInitialList bool) {
-	f, prio := h.pick(h.ev.Create), 0
+	f, prio := h.pick(h.ev.Create), h.prio
 	if isInInitialList {
 		prio = workqueue.LowPriority
 		if h.ev.Initial != nil {
@@ -242,7 +249,7 @@ func (h *watchHandler[T, R]) OnAdd(obj T, isInInitialList bool) {
 
 // OnUpdate enqueues a resync at low priority, a change at the default.
 func (h *watchHandler[T, R]) OnUpdate(old, new T) {
-	prio := 0
+	prio := h.prio
 	resync := h.resync(old, new)
 	if resync {
 		prio = workqueue.LowPriority
@@ -268,7 +275,7 @@ func (h *watchHandler[T, R]) OnUpdate(old, new T) {
 // OnDelete enqueues obj's requests.
 func (h *watchHandler[T, R]) OnDelete(obj T, _ bool) {
 	if f := h.pick(h.ev.Delete); f != nil {
-		h.add(f(obj), 0)
+		h.add(f(obj), h.prio)
 	}
 }
 

@@ -110,6 +110,20 @@ func TestWatchEventsTellsTheInitialList(t *testing.T) {
 	require.Equal(t, map[string]int{"leftover:a": workqueue.LowPriority}, pending(ctl), "a live add has no mapping")
 }
 
+func TestWatchOptionsPriorityOfLiveEvents(t *testing.T) {
+	ctl := newQuietController(t)
+	src := &handlerSource{}
+	_, err := reconcile.Watch(ctl, src, reconcile.ByKey(keyOf), reconcile.WatchOptions{Priority: 7})
+	require.NoError(t, err)
+	src.h.OnAdd(&obj{Name: "initial"}, true)
+	src.h.OnAdd(&obj{Name: "live"}, false)
+	src.h.OnUpdate(&obj{Name: "changed", RV: "1"}, &obj{Name: "changed", RV: "2"})
+	src.h.OnUpdate(&obj{Name: "resynced", RV: "2"}, &obj{Name: "resynced", RV: "2"})
+	src.h.OnDelete(&obj{Name: "deleted"}, false)
+	low := workqueue.LowPriority
+	require.Equal(t, map[string]int{"initial": low, "live": 7, "changed": 7, "resynced": low, "deleted": 7}, pending(ctl))
+}
+
 func TestWatchEventsBadInput(t *testing.T) {
 	ctl := newQuietController(t)
 	_, err := reconcile.WatchEvents(ctl, &handlerSource{}, reconcile.Events[*obj, string]{}, reconcile.WatchOptions{})
