@@ -39,15 +39,16 @@ type WatchOptions struct {
 // Which object is mapped, and at which priority:
 //
 //   - OnAdd: the object; at workqueue.LowPriority if it comes from the
-//     informer's initial list (isInInitialList), else at the default
-//     priority.
+//     informer's initial list (isInInitialList), else at
+//     WatchOptions.Priority (the queue's default unless set), as every
+//     live event below.
 //   - OnUpdate: a resync (old and new carry the same resourceVersion when
 //     T implements source.Versioned, or are the same pointer
 //     otherwise) maps the object at workqueue.LowPriority; a real change
-//     maps both old and new at the default priority, so that when a
+//     maps both old and new, so that when a
 //     change moves an object from one request to another (a new owner, a
 //     renamed key) both are reconciled.
-//   - OnDelete: the last known object, at the default priority.
+//   - OnDelete: the last known object.
 //
 // Low priority lets live changes overtake the burst of requests a start
 // or a resync produces; the queue's aging still serves the low ones
