@@ -18,6 +18,13 @@ import (
 // it waits for have not synced within Options.CacheSyncTimeout.
 var ErrCacheSyncTimeout = errors.New("reconcile: timed out waiting for caches to sync")
 
+// ErrShutdownTimeout is wrapped by the error Run returns when reconciles
+// in flight outlasted Options.ShutdownTimeout and had their ctx
+// cancelled. With workqueue.ErrDrainAborted (a forced shutdown) it is
+// what a drain that did not end cleanly reports: a controller's Run
+// passes such an error on rather than reducing it to ctx.Err().
+var ErrShutdownTimeout = errors.New("reconcile: reconciles outlasted the shutdown timeout")
+
 // Controller feeds the requests of its work queue to a Reconciler, from
 // Options.Workers goroutines, with backoff on errors, panic recovery and
 // graceful shutdown. See the package documentation for the contract.
@@ -133,9 +140,9 @@ func (c *Controller[R]) AddSyncCheck(hasSynced func() bool) error {
 // ones are dropped), the reconciles in flight run to completion (their
 // ctx is cancelled only if they outlast Options.ShutdownTimeout), and Run
 // returns ctx.Err() once every worker has exited — wrapped in an error
-// saying so if the ShutdownTimeout ran out or if a ShutDown of the queue
-// (see Queue) forced the shutdown, in which case the error also wraps
-// workqueue.ErrDrainAborted. Afterwards the queue is shut
+// saying so if the ShutdownTimeout ran out (the error then also wraps
+// ErrShutdownTimeout) or if a ShutDown of the queue (see Queue) forced
+// the shutdown (the error then also wraps workqueue.ErrDrainAborted). Afterwards the queue is shut
 // down and Enqueue does nothing. Run may be called only once. A nil ctx
 // is an error: Run then returns at once and does not count as called.
 func (c *Controller[R]) Run(ctx context.Context) error {
@@ -195,7 +202,7 @@ func (c *Controller[R]) Run(ctx context.Context) error {
 			c.name, errors.Join(drainErr, ctx.Err()))
 	case drainErr != nil:
 		return fmt.Errorf("reconcile: controller %q: reconciles outlasted ShutdownTimeout %v and were cancelled: %w",
-			c.name, c.shutdownTimeout, ctx.Err())
+			c.name, c.shutdownTimeout, errors.Join(ErrShutdownTimeout, ctx.Err()))
 	}
 	return ctx.Err()
 }

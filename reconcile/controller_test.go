@@ -359,6 +359,7 @@ func TestShutdownTimeoutCancelsReconcilesThatOutlastIt(t *testing.T) {
 		time.Sleep(time.Second)
 		err = stop()
 		require.ErrorIs(t, err, context.Canceled)
+		require.ErrorIs(t, err, reconcile.ErrShutdownTimeout)
 		require.ErrorContains(t, err, "ShutdownTimeout")
 		require.Equal(t, 6*time.Second, sawCancel)
 		require.Equal(t, 6*time.Second, time.Since(start))

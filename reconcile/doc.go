@@ -66,9 +66,15 @@
 // or any func(T) []R. Objects of the informer's initial list and of
 // periodic resyncs are enqueued at workqueue.LowPriority, so that after a
 // start or during a resync, live changes still go first. Watch adds the
-// registration's HasSynced to what Run waits for. Enqueue, Queue and
-// AddSyncCheck serve other sources of requests and handlers registered by
-// hand.
+// registration's HasSynced to what Run waits for. WatchEvents is the
+// same with one map function per kind of event (Events: Create, Update
+// with old and new, Delete, and Map as their default), for a controller
+// whose mapping depends on what changed; Observe puts a handler's side
+// effects (lowering expectations) before the mapping; Filter drops
+// events by Predicate. These are the one way the controllers under
+// controllers/ are wired: controller-runtime's For (ByKey), Owns
+// (ByOwner) and Watches (any map function). Enqueue, Queue,
+// AddSyncCheck and ReconcileAllOn serve other sources of requests.
 //
 // # Run
 //
@@ -80,7 +86,9 @@
 // everything again), the reconciles in flight finish with a live ctx for
 // up to Options.ShutdownTimeout, after which their ctx is cancelled (at
 // once if the controller's queue is ShutDown meanwhile, a second SIGTERM:
-// see Controller.Queue), and Run returns once every worker has exited. A Reconcile that ignores its
+// see Controller.Queue), and Run returns once every worker has exited:
+// ctx.Err() after a clean drain, else an error that also wraps
+// ErrShutdownTimeout or workqueue.ErrDrainAborted. A Reconcile that ignores its
 // cancelled ctx therefore holds Run hostage: Run never abandons a worker.
 //
 // # Bad input

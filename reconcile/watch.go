@@ -23,6 +23,11 @@ type WatchOptions struct {
 	// (default: the informer's "handler-N") and its ResyncPeriod
 	// (default: the informer's).
 	Handler informer.HandlerOptions
+	// Priority is the priority of the requests of live events (adds
+	// after the initial list, changes, deletes). Default 0, the queue's
+	// default. The initial list and resyncs stay at
+	// workqueue.LowPriority.
+	Priority int
 }
 
 // Watch registers a handler on src that enqueues, for every event, the
@@ -34,15 +39,16 @@ type WatchOptions struct {
 // Which object is mapped, and at which priority:
 //
 //   - OnAdd: the object; at workqueue.LowPriority if it comes from the
-//     informer's initial list (isInInitialList), else at the default
-//     priority.
+//     informer's initial list (isInInitialList), else at
+//     WatchOptions.Priority (the queue's default unless set), as every
+//     live event below.
 //   - OnUpdate: a resync (old and new carry the same resourceVersion when
 //     T implements source.Versioned, or are the same pointer
 //     otherwise) maps the object at workqueue.LowPriority; a real change
-//     maps both old and new at the default priority, so that when a
+//     maps both old and new, so that when a
 //     change moves an object from one request to another (a new owner, a
 //     renamed key) both are reconciled.
-//   - OnDelete: the last known object, at the default priority.
+//   - OnDelete: the last known object.
 //
 // Low priority lets live changes overtake the burst of requests a start
 // or a resync produces; the queue's aging still serves the low ones
@@ -56,18 +62,64 @@ type WatchOptions struct {
 // argument is nil (src included when it holds a nil pointer, such as a
 // nil *informer.Informer[T]) or the registration fails.
 func Watch[T any, R comparable](ctl *Controller[R], src EventSource[T], mapFn func(T) []R, opts WatchOptions) (*informer.Registration, error) {
+	if mapFn == nil {
+		if ctl == nil {
+			return nil, errors.New("reconcile: Watch: controller is nil")
+		}
+		return nil, fmt.Errorf("reconcile: Watch (controller %q): map function is nil", ctl.name)
+	}
+	return WatchEvents(ctl, src, Events[T, R]{Map: mapFn}, opts)
+}
+
+// Events maps each kind of an informer's events to requests, for
+// WatchEvents: controller-runtime's handler.Funcs, typed, returning the
+// requests instead of adding them to a queue. Every func is optional:
+// Map is the default of the others, and an event whose func and Map are
+// both nil enqueues nothing. The funcs run on the registration's
+// goroutine: they must not block, and may have side effects that must
+// happen before the requests are enqueued (forgetting an owner's
+// expectations on its delete, for example).
+type Events[T any, R comparable] struct {
+	// Map maps an object to requests; it stands for every nil func
+	// below.
+	Map func(obj T) []R
+	// Create maps an added object (OnAdd).
+	Create func(obj T) []R
+	// Initial maps an object of the informer's initial list (an OnAdd
+	// with isInInitialList set), when it should be told from a live add:
+	// a controller that checks once, at start, for leftovers of what
+	// happened while it was not running. Default Create.
+	Initial func(obj T) []R
+	// Update maps an update (OnUpdate), periodic resyncs included: old
+	// and new then carry the same resourceVersion. Without it, a resync
+	// maps new and a change maps both new and old (see Watch).
+	Update func(old, new T) []R
+	// Delete maps a deleted object: the last known state (OnDelete).
+	Delete func(obj T) []R
+}
+
+// WatchEvents is Watch with one map function per kind of event: it
+// registers a handler on src that enqueues the requests ev returns for
+// each event, at the priorities Watch documents (the initial list and
+// resyncs at workqueue.LowPriority, live events at the default), and
+// adds the registration's HasSynced to what ctl's Run waits for. A
+// request returned twice for one event is enqueued once. It returns an
+// error if ctl or src is nil, if every func of ev is nil, or if the
+// registration fails.
+func WatchEvents[T any, R comparable](ctl *Controller[R], src EventSource[T], ev Events[T, R], opts WatchOptions) (*informer.Registration, error) {
 	switch {
 	case ctl == nil:
 		return nil, errors.New("reconcile: Watch: controller is nil")
 	case isNil(src):
 		return nil, fmt.Errorf("reconcile: Watch (controller %q): event source is nil", ctl.name)
-	case mapFn == nil:
+	case ev.Map == nil && ev.Create == nil && ev.Initial == nil && ev.Update == nil && ev.Delete == nil:
 		return nil, fmt.Errorf("reconcile: Watch (controller %q): map function is nil", ctl.name)
 	}
 	h := &watchHandler[T, R]{
-		q:     ctl.queue,
-		mapFn: mapFn,
-		ptr:   reflect.TypeFor[T]().Kind() == reflect.Pointer,
+		q:    ctl.queue,
+		ev:   ev,
+		prio: opts.Priority,
+		ptr:  reflect.TypeFor[T]().Kind() == reflect.Pointer,
 	}
 	reg, err := src.AddEventHandler(h, opts.Handler)
 	if err != nil {
@@ -77,6 +129,52 @@ func Watch[T any, R comparable](ctl *Controller[R], src EventSource[T], mapFn fu
 	ctl.synced = append(ctl.synced, reg.HasSynced)
 	ctl.mu.Unlock()
 	return reg, nil
+}
+
+// Observe returns an EventSource whose handlers are told of each of
+// src's events after obs is: the side effects a controller needs before
+// it maps an event — typically lowering expectations
+// (ctrlutil.PodExpectations is such a handler) — so that the request an
+// event enqueues is reconciled with them already done.
+//
+//	reconcile.Watch(ctl, reconcile.Observe(pods, podExpectations), mapPod, reconcile.WatchOptions{})
+func Observe[T any](src EventSource[T], obs informer.Handler[T]) EventSource[T] {
+	return observed[T]{src: src, obs: obs}
+}
+
+type observed[T any] struct {
+	src EventSource[T]
+	obs informer.Handler[T]
+}
+
+// AddEventHandler implements EventSource.
+func (o observed[T]) AddEventHandler(h informer.Handler[T], opts informer.HandlerOptions) (*informer.Registration, error) {
+	if isNil(o.src) {
+		return nil, errors.New("reconcile: Observe: event source is nil")
+	}
+	if isNil(o.obs) {
+		return nil, errors.New("reconcile: Observe: observer is nil")
+	}
+	return o.src.AddEventHandler(observer[T]{obs: o.obs, h: h}, opts)
+}
+
+type observer[T any] struct {
+	obs, h informer.Handler[T]
+}
+
+func (o observer[T]) OnAdd(obj T, initial bool) {
+	o.obs.OnAdd(obj, initial)
+	o.h.OnAdd(obj, initial)
+}
+
+func (o observer[T]) OnUpdate(old, new T) {
+	o.obs.OnUpdate(old, new)
+	o.h.OnUpdate(old, new)
+}
+
+func (o observer[T]) OnDelete(obj T, unknown bool) {
+	o.obs.OnDelete(obj, unknown)
+	o.h.OnDelete(obj, unknown)
 }
 
 // ByKey returns a map function whose request is the object's key, as
@@ -111,47 +209,76 @@ func ByOwner[T any, R comparable](owners func(T) []R) func(T) []R {
 	}
 }
 
-// watchHandler is the informer.Handler that Watch registers.
+// watchHandler is the informer.Handler that WatchEvents registers.
 type watchHandler[T any, R comparable] struct {
-	q     *workqueue.Queue[R]
-	mapFn func(T) []R
-	ptr   bool // T is a pointer type: identity tells a resync
+	q    *workqueue.Queue[R]
+	ev   Events[T, R]
+	prio int  // WatchOptions.Priority: that of live events
+	ptr  bool // T is a pointer type: identity tells a resync
 }
 
-func (h *watchHandler[T, R]) enqueue(obj T, prio int) {
-	for _, req := range h.mapFn(obj) {
+// pick returns f, or Map when f is nil.
+func (h *watchHandler[T, R]) pick(f func(T) []R) func(T) []R {
+	if f != nil {
+		return f
+	}
+	return h.ev.Map
+}
+
+func (h *watchHandler[T, R]) add(reqs []R, prio int) {
+	for i, req := range reqs {
+		if slices.Contains(reqs[:i], req) {
+			continue
+		}
 		h.q.AddWithOptions(req, workqueue.AddOptions{Priority: prio})
 	}
 }
 
 // OnAdd enqueues obj's requests, at low priority for the initial list.
 func (h *watchHandler[T, R]) OnAdd(obj T, isInInitialList bool) {
-	prio := 0
+	f, prio := h.pick(h.ev.Create), h.prio
 	if isInInitialList {
 		prio = workqueue.LowPriority
+		if h.ev.Initial != nil {
+			f = h.ev.Initial
+		}
 	}
-	h.enqueue(obj, prio)
+	if f != nil {
+		h.add(f(obj), prio)
+	}
 }
 
 // OnUpdate enqueues a resync at low priority, a change at the default.
 func (h *watchHandler[T, R]) OnUpdate(old, new T) {
-	if h.resync(old, new) {
-		h.enqueue(new, workqueue.LowPriority)
+	prio := h.prio
+	resync := h.resync(old, new)
+	if resync {
+		prio = workqueue.LowPriority
+	}
+	if h.ev.Update != nil {
+		h.add(h.ev.Update(old, new), prio)
 		return
 	}
-	reqs := h.mapFn(new)
-	for _, req := range reqs {
-		h.q.AddWithOptions(req, workqueue.AddOptions{})
+	if h.ev.Map == nil {
+		return
 	}
-	for _, req := range h.mapFn(old) {
-		if !slices.Contains(reqs, req) {
-			h.q.AddWithOptions(req, workqueue.AddOptions{})
+	reqs := h.ev.Map(new)
+	if !resync {
+		for _, req := range h.ev.Map(old) {
+			if !slices.Contains(reqs, req) {
+				reqs = append(slices.Clip(reqs), req)
+			}
 		}
 	}
+	h.add(reqs, prio)
 }
 
 // OnDelete enqueues obj's requests.
-func (h *watchHandler[T, R]) OnDelete(obj T, _ bool) { h.enqueue(obj, 0) }
+func (h *watchHandler[T, R]) OnDelete(obj T, _ bool) {
+	if f := h.pick(h.ev.Delete); f != nil {
+		h.add(f(obj), h.prio)
+	}
+}
 
 // resync tells a periodic resync (the same object twice) from a change.
 func (h *watchHandler[T, R]) resync(old, new T) bool {

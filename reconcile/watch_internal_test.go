@@ -43,7 +43,7 @@ func TestWatchHandlerPriorities(t *testing.T) {
 	low := workqueue.LowPriority
 	t.Run("versioned pointers", func(t *testing.T) {
 		ctl := newTestController(t)
-		h := &watchHandler[*vobj, string]{q: ctl.queue, mapFn: ByOwner(func(o *vobj) []string { return []string{o.owner} }), ptr: true}
+		h := &watchHandler[*vobj, string]{q: ctl.queue, ev: Events[*vobj, string]{Map: ByOwner(func(o *vobj) []string { return []string{o.owner} })}, ptr: true}
 		a1 := &vobj{name: "a", owner: "rs-1", rv: "5"}
 		h.OnAdd(a1, true)                                        // initial list: low
 		h.OnUpdate(a1, &vobj{name: "a", owner: "rs-1", rv: "5"}) // same rv, new pointer: resync, low
@@ -67,7 +67,7 @@ func TestWatchHandlerPriorities(t *testing.T) {
 	})
 	t.Run("unversioned pointers", func(t *testing.T) {
 		ctl := newTestController(t)
-		h := &watchHandler[*plain, string]{q: ctl.queue, mapFn: func(o *plain) []string { return []string{o.name} }, ptr: true}
+		h := &watchHandler[*plain, string]{q: ctl.queue, ev: Events[*plain, string]{Map: func(o *plain) []string { return []string{o.name} }}, ptr: true}
 		p := &plain{name: "p"}
 		h.OnUpdate(p, p) // identity: resync
 		require.Equal(t, []got{{"p", low}}, drain(ctl.queue))
@@ -76,7 +76,7 @@ func TestWatchHandlerPriorities(t *testing.T) {
 	})
 	t.Run("values", func(t *testing.T) {
 		ctl := newTestController(t)
-		h := &watchHandler[plain, string]{q: ctl.queue, mapFn: func(o plain) []string { return []string{o.name} }}
+		h := &watchHandler[plain, string]{q: ctl.queue, ev: Events[plain, string]{Map: func(o plain) []string { return []string{o.name} }}}
 		h.OnUpdate(plain{name: "v"}, plain{name: "v"}) // cannot tell: a change
 		require.Equal(t, []got{{"v", 0}}, drain(ctl.queue))
 	})
@@ -89,7 +89,7 @@ func BenchmarkWatchHandler(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := &watchHandler[*vobj, string]{q: ctl.queue, mapFn: ByKey(func(o *vobj) string { return o.name }), ptr: true}
+	h := &watchHandler[*vobj, string]{q: ctl.queue, ev: Events[*vobj, string]{Map: ByKey(func(o *vobj) string { return o.name })}, ptr: true}
 	old, cur := &vobj{name: "a", rv: "1"}, &vobj{name: "a", rv: "2"}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
@@ -122,48 +123,21 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 }
 
 // Run syncs cron jobs until ctx ends, once the informers have synced, and
-// returns ctx's error after every worker has exited.
-func (ctl *Controller) Run(ctx context.Context) error {
-	err := ctl.ctl.Run(ctx)
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return ctx.Err()
-	}
-	return err
-}
+// returns after every worker has exited: ctx's error after a clean
+// drain, or the drain's error (it wraps reconcile.ErrShutdownTimeout or
+// workqueue.ErrDrainAborted) if reconciles in flight had to be cancelled.
+func (ctl *Controller) Run(ctx context.Context) error { return ctl.ctl.Run(ctx) }
 
 // register: a cron job's events enqueue it; a job's events enqueue the
-// cron job its controller reference names.
+// cron job its controller reference names (the old one too, when an
+// update changed it).
 func (ctl *Controller) register() error {
-	reg, err := ctl.cronJobs.AddEventHandler(informer.HandlerFuncs[*api.CronJob]{
-		AddFunc:    func(cj *api.CronJob, _ bool) { ctl.ctl.Enqueue(api.Key(cj)) },
-		UpdateFunc: func(_, cj *api.CronJob) { ctl.ctl.Enqueue(api.Key(cj)) },
-		DeleteFunc: func(cj *api.CronJob, _ bool) { ctl.ctl.Enqueue(api.Key(cj)) },
-	}, informer.HandlerOptions{Name: ctl.ctl.Name()})
-	if err != nil {
+	opts := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: ctl.ctl.Name()}}
+	if _, err := reconcile.Watch(ctl.ctl, ctl.cronJobs, reconcile.ByKey(api.Key[*api.CronJob]), opts); err != nil {
 		return err
 	}
-	if err := ctl.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
-	owner := func(j *api.Job) {
-		if r := j.ControllerRef(); r != nil && r.Kind == "CronJob" {
-			ctl.ctl.Enqueue(j.Namespace + "/" + r.Name)
-		}
-	}
-	reg, err = ctl.jobs.AddEventHandler(informer.HandlerFuncs[*api.Job]{
-		AddFunc: func(j *api.Job, _ bool) { owner(j) },
-		UpdateFunc: func(old, j *api.Job) {
-			owner(j)
-			if r := old.ControllerRef(); r != nil && (j.ControllerRef() == nil || j.ControllerRef().UID != r.UID) {
-				owner(old)
-			}
-		},
-		DeleteFunc: func(j *api.Job, _ bool) { owner(j) },
-	}, informer.HandlerOptions{Name: ctl.ctl.Name()})
-	if err != nil {
-		return err
-	}
-	return ctl.ctl.AddSyncCheck(reg.HasSynced)
+	_, err := reconcile.Watch(ctl.ctl, ctl.jobs, ctrlutil.ControllerKey[*api.Job]("CronJob"), opts)
+	return err
 }
 
 // sync reads the cron job and the jobs it controls from the informers,

@@ -76,4 +76,13 @@
 // writes. kube-apiserver since 1.27 rejects TZ=/CRON_TZ= in new cron
 // jobs' schedules in favour of spec.timeZone; Admission accepts them.
 // Metrics are left out.
+//
+// # Wiring and Run
+//
+// Its informers are wired with reconcile.Watch: a cron job's events
+// enqueue it (reconcile.ByKey), a job's the cron job its controller
+// reference names (ctrlutil.ControllerKey). Run returns once every
+// worker has exited: ctx's error after a clean drain, or the error of a
+// drain that did not end cleanly (it wraps reconcile.ErrShutdownTimeout
+// or workqueue.ErrDrainAborted), never reduced to ctx's error.
 package cronjob

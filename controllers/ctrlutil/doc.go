@@ -33,6 +33,14 @@
 // deletionTimestamp or its delete, each exactly once per pod, deletions
 // tracked by UID.
 //
+// # Wiring
+//
+// ControllerKey is the map function of an owned kind for reconcile.Watch
+// (controller-runtime's Owns): an object maps to the key of the
+// controller its controller reference names, when of the given kind.
+// PodExpectations is an informer.Handler, so reconcile.Observe puts it
+// before a pod informer's mapping.
+//
 // Everything here is a function of its arguments except Claim, which
 // writes; none of it starts a goroutine except SlowStartBatch, which waits
 // for the ones it starts.

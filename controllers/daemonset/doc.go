@@ -149,4 +149,18 @@
 // f.Start after New, then Run; Run returns when its ctx ends, after its
 // workers have exited. Pods need a scheduler to be bound (see
 // controllers/scheduler) and kubelets to run (controllers/kubelet).
+//
+// # Wiring and Run
+//
+// Its informers are wired with reconcile.WatchEvents, as kube-
+// controller-manager's handlers: a set's events enqueue it (its delete
+// drops its expectations first); a pod's lower its set's expectations
+// (ctrlutil.PodExpectations, through reconcile.Observe) and enqueue the
+// set its controller reference resolves to, or for an orphan the sets
+// that could adopt it, as a revision's do; a node's add enqueues the
+// sets that should run on it, its update those for which ShouldRun
+// changed, its delete every set. Run returns once every worker has
+// exited: ctx's error after a clean drain, or the error of a drain that
+// did not end cleanly (it wraps reconcile.ErrShutdownTimeout or
+// workqueue.ErrDrainAborted), never reduced to ctx's error.
 package daemonset

@@ -6,6 +6,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 )
 
 // register wires the informers' events to the queue, as kcm's handlers
@@ -17,125 +18,109 @@ import (
 // every set; a revision's events enqueue its set, or the sets that could
 // adopt it.
 func (m *manager) register() error {
-	name := informer.HandlerOptions{Name: m.ctl.Name()}
-	reg, err := m.sets.AddEventHandler(informer.HandlerFuncs[*api.DaemonSet]{
-		AddFunc:    func(ds *api.DaemonSet, _ bool) { m.ctl.Enqueue(api.Key(ds)) },
-		UpdateFunc: func(_, ds *api.DaemonSet) { m.ctl.Enqueue(api.Key(ds)) },
-		DeleteFunc: func(ds *api.DaemonSet, _ bool) {
+	opts := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: m.ctl.Name()}}
+	if _, err := reconcile.WatchEvents(m.ctl, m.sets, reconcile.Events[*api.DaemonSet, string]{
+		Map: reconcile.ByKey(api.Key[*api.DaemonSet]),
+		Delete: func(ds *api.DaemonSet) []string {
 			m.exp.Delete(api.Key(ds))
-			m.ctl.Enqueue(api.Key(ds))
+			return []string{api.Key(ds)}
 		},
-	}, name)
-	if err != nil {
+	}, opts); err != nil {
 		return err
 	}
-	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
-
 	podExp := ctrlutil.NewPodExpectations(m.exp, m.podOwner, ctrlutil.PodExpectationsOptions{})
-	reg, err = m.pods.AddEventHandler(podExp.Wrap(informer.HandlerFuncs[*api.Pod]{
-		AddFunc: func(p *api.Pod, _ bool) {
-			if p.DeletionTimestamp != nil || p.ControllerRef() != nil {
-				m.enqueueOwner(p.ObjectMeta)
-				return
-			}
-			m.enqueueMatching(p.Namespace, p.Labels)
-		},
-		UpdateFunc: func(old, cur *api.Pod) {
-			if old.ResourceVersion == cur.ResourceVersion {
-				return
-			}
-			m.updated(old.ObjectMeta, cur.ObjectMeta)
-		},
-		DeleteFunc: func(p *api.Pod, _ bool) { m.enqueueOwner(p.ObjectMeta) },
-	}), name)
-	if err != nil {
+	if _, err := reconcile.WatchEvents(m.ctl, reconcile.Observe(m.pods, informer.Handler[*api.Pod](podExp)), ownedEvents[*api.Pod](m), opts); err != nil {
 		return err
 	}
-	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
-
-	reg, err = m.nodes.AddEventHandler(informer.HandlerFuncs[*api.Node]{
-		AddFunc: func(n *api.Node, _ bool) {
+	if _, err := reconcile.WatchEvents(m.ctl, m.nodes, reconcile.Events[*api.Node, string]{
+		Create: func(n *api.Node) []string {
+			var keys []string
 			for _, ds := range m.sets.Lister().List(nil) {
 				if run, _ := ShouldRun(ds, n); run {
-					m.ctl.Enqueue(api.Key(ds))
+					keys = append(keys, api.Key(ds))
 				}
 			}
+			return keys
 		},
-		UpdateFunc: func(old, cur *api.Node) {
+		Update: func(old, cur *api.Node) []string {
 			if old.ResourceVersion == cur.ResourceVersion {
-				return
+				return nil
 			}
+			var keys []string
 			for _, ds := range m.sets.Lister().List(nil) {
 				r0, c0 := ShouldRun(ds, old)
 				r1, c1 := ShouldRun(ds, cur)
 				if r0 != r1 || c0 != c1 {
-					m.ctl.Enqueue(api.Key(ds))
+					keys = append(keys, api.Key(ds))
 				}
 			}
+			return keys
 		},
-		DeleteFunc: func(*api.Node, bool) {
+		Delete: func(*api.Node) []string {
+			var keys []string
 			for _, ds := range m.sets.Lister().List(nil) {
-				m.ctl.Enqueue(api.Key(ds))
+				keys = append(keys, api.Key(ds))
 			}
+			return keys
 		},
-	}, name)
-	if err != nil {
+	}, opts); err != nil {
 		return err
 	}
-	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
-
-	reg, err = m.revisions.AddEventHandler(informer.HandlerFuncs[*api.ControllerRevision]{
-		AddFunc: func(r *api.ControllerRevision, _ bool) {
-			if r.DeletionTimestamp != nil || r.ControllerRef() != nil {
-				m.enqueueOwner(r.ObjectMeta)
-				return
-			}
-			m.enqueueMatching(r.Namespace, r.Labels)
-		},
-		UpdateFunc: func(old, cur *api.ControllerRevision) {
-			if old.ResourceVersion == cur.ResourceVersion {
-				return
-			}
-			m.updated(old.ObjectMeta, cur.ObjectMeta)
-		},
-		DeleteFunc: func(r *api.ControllerRevision, _ bool) { m.enqueueOwner(r.ObjectMeta) },
-	}, name)
-	if err != nil {
-		return err
-	}
-	return m.ctl.AddSyncCheck(reg.HasSynced)
+	_, err := reconcile.WatchEvents(m.ctl, m.revisions, ownedEvents[*api.ControllerRevision](m), opts)
+	return err
 }
 
-// updated handles a pod's or revision's update (kcm's updatePod and
+// ownedEvents maps the events of a pod or a revision (kcm's addPod,
+// updatePod, deletePod and their history twins): an add enqueues the set
+// its controller reference resolves to — or, for an orphan not being
+// deleted, the sets that could adopt it; an update is updated's; a
+// delete enqueues its set.
+func ownedEvents[T api.MetaObject](m *manager) reconcile.Events[T, string] {
+	return reconcile.Events[T, string]{
+		Create: func(o T) []string {
+			meta := o.GetObjectMeta()
+			if meta.DeletionTimestamp != nil || meta.ControllerRef() != nil {
+				return m.owner(*meta)
+			}
+			return m.matching(meta.Namespace, meta.Labels)
+		},
+		Update: func(old, cur T) []string {
+			o, c := old.GetObjectMeta(), cur.GetObjectMeta()
+			if o.ResourceVersion == c.ResourceVersion {
+				return nil
+			}
+			return m.updated(*o, *c)
+		},
+		Delete: func(o T) []string { return m.owner(*o.GetObjectMeta()) },
+	}
+}
+
+// updated maps a pod's or revision's update (kcm's updatePod and
 // updateHistory): a changed controller reference wakes the old owner;
 // the current owner is woken; an orphan whose labels or reference
 // changed wakes the sets that could adopt it.
-func (m *manager) updated(old, cur api.ObjectMeta) {
+func (m *manager) updated(old, cur api.ObjectMeta) []string {
+	var keys []string
 	oldRef, curRef := old.ControllerRef(), cur.ControllerRef()
 	refChanged := (oldRef == nil) != (curRef == nil) || (oldRef != nil && oldRef.UID != curRef.UID)
 	if refChanged && oldRef != nil {
-		m.enqueueOwner(old)
+		keys = m.owner(old)
 	}
 	if curRef != nil {
-		m.enqueueOwner(cur)
-		return
+		return append(keys, m.owner(cur)...)
 	}
 	if refChanged || !maps.Equal(old.Labels, cur.Labels) {
-		m.enqueueMatching(cur.Namespace, cur.Labels)
+		keys = append(keys, m.matching(cur.Namespace, cur.Labels)...)
 	}
+	return keys
 }
 
-// enqueueOwner enqueues the set meta's controller reference resolves to.
-func (m *manager) enqueueOwner(meta api.ObjectMeta) {
+// owner maps meta to the set its controller reference resolves to.
+func (m *manager) owner(meta api.ObjectMeta) []string {
 	if key, ok := m.ownerKey(meta); ok {
-		m.ctl.Enqueue(key)
+		return []string{key}
 	}
+	return nil
 }
 
 func (m *manager) podOwner(p *api.Pod) (string, bool) { return m.ownerKey(p.ObjectMeta) }
@@ -155,14 +140,16 @@ func (m *manager) ownerKey(meta api.ObjectMeta) (string, bool) {
 	return key, true
 }
 
-// enqueueMatching enqueues the sets of namespace whose selector picks
-// labels (getDaemonSetsForPod, getDaemonSetsForHistory).
-func (m *manager) enqueueMatching(namespace string, labels map[string]string) {
+// matching returns the sets of namespace whose selector picks labels
+// (getDaemonSetsForPod, getDaemonSetsForHistory).
+func (m *manager) matching(namespace string, labels map[string]string) []string {
+	var keys []string
 	for _, ds := range m.sets.Lister().Namespace(namespace).List(nil) {
 		sel, err := ds.Spec.Selector.AsSelector()
 		if err != nil || sel.Empty() || !sel.Matches(labels) {
 			continue
 		}
-		m.ctl.Enqueue(api.Key(ds))
+		keys = append(keys, api.Key(ds))
 	}
+	return keys
 }

@@ -139,24 +139,17 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	// A pod's deletion may be the last old pod of a Recreate rollout
 	// going (kcm's deletePod); other pod events change ReplicaSets'
 	// status, which the ReplicaSet controller reports.
-	reg, err := podInf.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
-		DeleteFunc: func(p *api.Pod, _ bool) {
-			for _, key := range dc.deploymentOfPod(p) {
-				dc.ctl.Enqueue(key)
-			}
-		},
-	}, informer.HandlerOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("deployment: %w", err)
-	}
-	if err := dc.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+	if _, err := reconcile.WatchEvents(dc.ctl, podInf, reconcile.Events[*api.Pod, string]{Delete: dc.deploymentOfPod}, reconcile.WatchOptions{}); err != nil {
 		return nil, fmt.Errorf("deployment: %w", err)
 	}
 	return dc, nil
 }
 
 // Run syncs Deployments until ctx ends, and returns once every worker
-// has exited. It waits for the informers to sync first.
+// has exited: ctx's error after a clean drain, or the drain's error (it
+// wraps reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted) if
+// reconciles in flight had to be cancelled. It waits for the informers
+// to sync first.
 func (dc *Controller) Run(ctx context.Context) error { return dc.ctl.Run(ctx) }
 
 // deploymentsOf maps a ReplicaSet to its controlling Deployment, or, for

@@ -138,4 +138,16 @@
 //     only written with its event (it is written, but not re-judged), the
 //     terminatingReplicas counts and the podReplacementPolicy of newer
 //     Kubernetes, and metrics.
+//
+// # Wiring and Run
+//
+// Its informers are wired with reconcile.Watch and
+// reconcile.WatchEvents: a Deployment's events enqueue it, a
+// ReplicaSet's the Deployment that controls it (or, for an orphan, those
+// whose selector picks it), and a pod's delete the Deployment of its
+// ReplicaSet (the last old pod of a Recreate rollout). Run returns once
+// every worker has exited: ctx's error after a clean drain, or the error
+// of a drain that did not end cleanly (it wraps
+// reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted), never
+// reduced to ctx's error.
 package deployment

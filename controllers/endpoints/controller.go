@@ -133,73 +133,46 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 }
 
 // Run syncs services until ctx ends, once the informers have synced, and
-// returns ctx.Err() after every worker has exited. The factory's
-// informers are the caller's: start them with f.Start.
-func (e *Controller) Run(ctx context.Context) error {
-	err := e.ctl.Run(ctx)
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return ctx.Err()
-	}
-	return err
-}
+// returns after every worker has exited: ctx's error after a clean
+// drain, or the drain's error (it wraps reconcile.ErrShutdownTimeout or
+// workqueue.ErrDrainAborted) if reconciles in flight had to be
+// cancelled. The factory's informers are the caller's: start them with
+// f.Start.
+func (e *Controller) Run(ctx context.Context) error { return e.ctl.Run(ctx) }
 
 // register wires the informers to the queue of service keys.
 func (e *Controller) register() error {
-	enqueue := func(s *api.Service) { e.ctl.Enqueue(api.Key(s)) }
-	reg, err := e.services.AddEventHandler(informer.HandlerFuncs[*api.Service]{
-		AddFunc:    func(s *api.Service, _ bool) { enqueue(s) },
-		UpdateFunc: func(_, s *api.Service) { enqueue(s) },
-		DeleteFunc: func(s *api.Service, _ bool) { enqueue(s) },
-	}, informer.HandlerOptions{Name: component})
-	if err != nil {
+	opts := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: component}}
+	if _, err := reconcile.Watch(e.ctl, e.services, reconcile.ByKey(api.Key[*api.Service]), opts); err != nil {
 		return err
 	}
-	if err := e.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+	if _, err := reconcile.WatchEvents(e.ctl, e.pods, reconcile.Events[*api.Pod, string]{
+		Map: func(p *api.Pod) []string { return servicesForPod(e.servicesIn(p.Namespace), p) },
+		Update: func(old, cur *api.Pod) []string {
+			return servicesForPodChange(e.servicesIn(cur.Namespace), old, cur)
+		},
+	}, opts); err != nil {
 		return err
 	}
-	reg, err = e.pods.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
-		AddFunc:    func(p *api.Pod, _ bool) { e.enqueueAll(servicesForPod(e.servicesIn(p.Namespace), p)) },
-		UpdateFunc: func(old, cur *api.Pod) { e.enqueueAll(servicesForPodChange(e.servicesIn(cur.Namespace), old, cur)) },
-		DeleteFunc: func(p *api.Pod, _ bool) { e.enqueueAll(servicesForPod(e.servicesIn(p.Namespace), p)) },
-	}, informer.HandlerOptions{Name: component})
-	if err != nil {
-		return err
-	}
-	if err := e.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
-	reg, err = e.endpoints.AddEventHandler(informer.HandlerFuncs[*api.Endpoints]{
+	_, err := reconcile.WatchEvents(e.ctl, e.endpoints, reconcile.Events[*api.Endpoints, string]{
 		// checkLeftoverEndpoints: every Endpoints of the first list is
 		// synced once, which deletes those whose service went away while
 		// no controller ran.
-		AddFunc: func(ep *api.Endpoints, initial bool) {
-			if initial {
-				e.ctl.Enqueue(api.Key(ep))
-			}
-		},
+		Initial: reconcile.ByKey(api.Key[*api.Endpoints]),
 		// onEndpointsDelete: an Endpoints deleted by someone else is
 		// rebuilt. The delete is newer than any write of ours the gate
 		// waits to see, so its record goes (an absent key would
 		// otherwise hold the sync until the gate gives up).
-		DeleteFunc: func(ep *api.Endpoints, _ bool) {
+		Delete: func(ep *api.Endpoints) []string {
 			e.gate.Forget(api.Key(ep))
-			e.ctl.Enqueue(api.Key(ep))
+			return []string{api.Key(ep)}
 		},
-	}, informer.HandlerOptions{Name: component})
-	if err != nil {
-		return err
-	}
-	return e.ctl.AddSyncCheck(reg.HasSynced)
+	}, opts)
+	return err
 }
 
 func (e *Controller) servicesIn(ns string) []*api.Service {
 	return e.services.Lister().Namespace(ns).List(nil)
-}
-
-func (e *Controller) enqueueAll(keys []string) {
-	for _, k := range keys {
-		e.ctl.Enqueue(k)
-	}
 }
 
 // sync is kube-controller-manager's syncService for the service under

@@ -71,4 +71,16 @@
 // this controller's creates), so a delete is only sent for an Endpoints
 // that exists. A pod turning terminal enqueues its services even when its
 // readiness did not change (kcm waits for a resync).
+//
+// # Wiring and Run
+//
+// Its informers are wired with reconcile.Watch and
+// reconcile.WatchEvents: a service's events enqueue it; a pod's the
+// services whose selector picks it (before or after an update); an
+// Endpoints of the first list is synced once (leftovers of a deleted
+// service), and one deleted by someone else is rebuilt. Run returns once
+// every worker has exited: ctx's error after a clean drain, or the error
+// of a drain that did not end cleanly (it wraps
+// reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted), never
+// reduced to ctx's error.
 package endpoints

@@ -150,20 +150,16 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	}
 	// kcm: an autoscaler is (re)queued on its add and update, and then
 	// every sync period; a delete forgets it.
-	reg, err := h.hpas.AddEventHandler(informer.HandlerFuncs[*api.HorizontalPodAutoscaler]{
-		AddFunc: func(o *api.HorizontalPodAutoscaler, _ bool) { h.ctl.Enqueue(api.Key(o)) },
-		UpdateFunc: func(old, cur *api.HorizontalPodAutoscaler) {
+	if _, err := reconcile.WatchEvents(h.ctl, h.hpas, reconcile.Events[*api.HorizontalPodAutoscaler, string]{
+		Map: reconcile.ByKey(api.Key[*api.HorizontalPodAutoscaler]),
+		Update: func(old, cur *api.HorizontalPodAutoscaler) []string {
 			if old.Generation != cur.Generation {
-				h.ctl.Enqueue(api.Key(cur))
+				return []string{api.Key(cur)}
 			}
+			return nil
 		},
-		DeleteFunc: func(o *api.HorizontalPodAutoscaler, _ bool) { h.ctl.Enqueue(api.Key(o)) },
-	}, informer.HandlerOptions{Name: h.ctl.Name()})
-	if err != nil {
+	}, reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: h.ctl.Name()}}); err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
-	}
-	if err := h.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return nil, err
 	}
 	for _, synced := range []func() bool{h.pods.HasSynced, h.deps.HasSynced, h.rss.HasSynced, h.stss.HasSynced} {
 		if err := h.ctl.AddSyncCheck(synced); err != nil {
@@ -173,17 +169,15 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	return h, nil
 }
 
-// Run syncs autoscalers until ctx ends and returns ctx.Err() after
-// every worker has exited.
+// Run syncs autoscalers until ctx ends and returns after every worker
+// has exited: ctx's error after a clean drain, or the drain's error (it
+// wraps reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted) if
+// reconciles in flight had to be cancelled.
 func (h *Controller) Run(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("hpa: Run: context is nil")
 	}
-	err := h.ctl.Run(ctx)
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return ctx.Err()
-	}
-	return err
+	return h.ctl.Run(ctx)
 }
 
 // target is the scale subresource of a workload, read from the cache.

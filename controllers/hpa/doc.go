@@ -72,4 +72,15 @@
 // init container requests in the utilization; the v1 behavior-less
 // normalization (every autoscaler has a defaulted behavior, as
 // autoscaling/v2 objects do); the controller's own metrics.
+//
+// # Wiring and Run
+//
+// Its informer of autoscalers is wired with reconcile.WatchEvents: an
+// autoscaler's add and delete enqueue it, an update only when its
+// generation changed (the sync requeues itself every sync period); the
+// other informers are caches only, waited for by Run. Run returns once
+// every worker has exited: ctx's error after a clean drain, or the error
+// of a drain that did not end cleanly (it wraps
+// reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted), never
+// reduced to ctx's error.
 package hpa

@@ -142,60 +142,52 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 }
 
 // Run syncs jobs until ctx ends, once the informers have synced, and
-// returns ctx's error after every worker has exited.
-func (ctl *Controller) Run(ctx context.Context) error {
-	err := ctl.ctl.Run(ctx)
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return ctx.Err()
+// returns after every worker has exited: ctx's error after a clean
+// drain, or the drain's error (it wraps reconcile.ErrShutdownTimeout or
+// workqueue.ErrDrainAborted) if reconciles in flight had to be cancelled.
+func (ctl *Controller) Run(ctx context.Context) error { return ctl.ctl.Run(ctx) }
+
+// register: a job's events enqueue it; a pod's events enqueue the job its
+// controller reference names (the old one too, when an update changed
+// it), or — for an orphan not being deleted — the jobs whose selector
+// picks it, which may adopt it.
+func (ctl *Controller) register() error {
+	opts := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: ctl.ctl.Name()}}
+	if _, err := reconcile.Watch(ctl.ctl, ctl.jobs, reconcile.ByKey(api.Key[*api.Job]), opts); err != nil {
+		return err
 	}
+	_, err := reconcile.WatchEvents(ctl.ctl, ctl.pods, reconcile.Events[*api.Pod, string]{
+		Map: ctl.jobsOf,
+		Update: func(old, p *api.Pod) []string {
+			keys := ctl.jobsOf(p)
+			if r := old.ControllerRef(); r != nil && (p.ControllerRef() == nil || p.ControllerRef().UID != r.UID) {
+				keys = append(keys, ctl.jobsOf(old)...)
+			}
+			return keys
+		},
+	}, opts)
 	return err
 }
 
-// register: a job's events enqueue it; a pod's events enqueue the job its
-// controller reference names, or — for an orphan — the jobs whose
-// selector picks it, which may adopt it.
-func (ctl *Controller) register() error {
-	reg, err := ctl.jobs.AddEventHandler(informer.HandlerFuncs[*api.Job]{
-		AddFunc:    func(j *api.Job, _ bool) { ctl.ctl.Enqueue(api.Key(j)) },
-		UpdateFunc: func(_, j *api.Job) { ctl.ctl.Enqueue(api.Key(j)) },
-		DeleteFunc: func(j *api.Job, _ bool) { ctl.ctl.Enqueue(api.Key(j)) },
-	}, informer.HandlerOptions{Name: ctl.ctl.Name()})
-	if err != nil {
-		return err
-	}
-	if err := ctl.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
-	enqueue := func(p *api.Pod) {
-		if r := p.ControllerRef(); r != nil {
-			if r.Kind == "Job" {
-				ctl.ctl.Enqueue(p.Namespace + "/" + r.Name)
-			}
-			return
+// jobsOf maps a pod to the job its controller reference names or, for an
+// orphan not being deleted, to the jobs whose selector picks it.
+func (ctl *Controller) jobsOf(p *api.Pod) []string {
+	if r := p.ControllerRef(); r != nil {
+		if r.Kind == "Job" {
+			return []string{p.Namespace + "/" + r.Name}
 		}
-		if p.DeletionTimestamp != nil {
-			return
-		}
-		for _, j := range ctl.jobs.Lister().Namespace(p.Namespace).List(nil) {
-			if sel, err := j.Spec.Selector.AsSelector(); err == nil && j.Spec.Selector != nil && sel.Matches(p.Labels) {
-				ctl.ctl.Enqueue(api.Key(j))
-			}
+		return nil
+	}
+	if p.DeletionTimestamp != nil {
+		return nil
+	}
+	var keys []string
+	for _, j := range ctl.jobs.Lister().Namespace(p.Namespace).List(nil) {
+		if sel, err := j.Spec.Selector.AsSelector(); err == nil && j.Spec.Selector != nil && sel.Matches(p.Labels) {
+			keys = append(keys, api.Key(j))
 		}
 	}
-	reg, err = ctl.pods.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
-		AddFunc: func(p *api.Pod, _ bool) { enqueue(p) },
-		UpdateFunc: func(old, p *api.Pod) {
-			enqueue(p)
-			if r := old.ControllerRef(); r != nil && (p.ControllerRef() == nil || p.ControllerRef().UID != r.UID) {
-				enqueue(old)
-			}
-		},
-		DeleteFunc: func(p *api.Pod, _ bool) { enqueue(p) },
-	}, informer.HandlerOptions{Name: ctl.ctl.Name()})
-	if err != nil {
-		return err
-	}
-	return ctl.ctl.AddSyncCheck(reg.HasSynced)
+	return keys
 }
 
 // sync is one reconcile of the job under key: kcm's syncJob. It claims

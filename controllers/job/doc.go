@@ -110,4 +110,15 @@
 // package) always sets completions, also when parallelism is above 1,
 // where Kubernetes leaves it nil; the controller handles nil completions
 // for jobs that reach it that way.
+//
+// # Wiring and Run
+//
+// Its informers are wired with reconcile.Watch and
+// reconcile.WatchEvents: a job's events enqueue it (reconcile.ByKey); a
+// pod's enqueue the job its controller reference names (the old one too
+// when an update changed the reference) or, for an orphan, the jobs
+// whose selector picks it. Run returns once every worker has exited:
+// ctx's error after a clean drain, or the error of a drain that did not
+// end cleanly (it wraps reconcile.ErrShutdownTimeout or
+// workqueue.ErrDrainAborted), never reduced to ctx's error.
 package job

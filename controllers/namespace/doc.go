@@ -50,4 +50,13 @@
 // whoever owns them), and the periodic resync of every namespace
 // (--namespace-sync-period): a terminating namespace is requeued by its
 // own estimate instead.
+//
+// # Wiring and Run
+//
+// Its informer is wired with reconcile.WatchEvents: a namespace's add
+// and update enqueue it (its delete needs nothing: the namespace is
+// gone). Run returns once every worker has exited: ctx's error after a
+// clean drain, or the error of a drain that did not end cleanly (it
+// wraps reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted),
+// never reduced to ctx's error.
 package namespace

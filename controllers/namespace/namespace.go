@@ -83,15 +83,11 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	if nc.ctl, err = reconcile.New("namespace-controller", reconcile.Func[string](nc.sync), reconcile.Options[string]{Metrics: opts.ReconcileMetrics, QueueMetrics: opts.QueueMetrics, Workers: opts.Workers, Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("namespace: %w", err)
 	}
-	reg, err := nc.namespaces.AddEventHandler(informer.HandlerFuncs[*api.Namespace]{
-		AddFunc:    func(ns *api.Namespace, _ bool) { nc.ctl.Enqueue(ns.Name) },
-		UpdateFunc: func(_, ns *api.Namespace) { nc.ctl.Enqueue(ns.Name) },
-	}, informer.HandlerOptions{Name: nc.ctl.Name()})
-	if err != nil {
+	if _, err := reconcile.WatchEvents(nc.ctl, nc.namespaces, reconcile.Events[*api.Namespace, string]{
+		Create: reconcile.ByKey(api.Key[*api.Namespace]),
+		Update: func(_, ns *api.Namespace) []string { return []string{ns.Name} },
+	}, reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: nc.ctl.Name()}}); err != nil {
 		return nil, fmt.Errorf("namespace: %w", err)
-	}
-	if err := nc.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return nil, err
 	}
 	if nc.pods, err = kindContentFor[*api.Pod](c); err != nil {
 		return nil, err
@@ -165,17 +161,15 @@ func kindContent[T api.Object](s client.Resource[T], name string) content {
 	}
 }
 
-// Run syncs namespaces until ctx ends and returns ctx.Err() after every
-// worker has exited.
+// Run syncs namespaces until ctx ends and returns after every worker has
+// exited: ctx's error after a clean drain, or the drain's error (it wraps
+// reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted) if
+// reconciles in flight had to be cancelled.
 func (nc *Controller) Run(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("namespace: Run: context is nil")
 	}
-	err := nc.ctl.Run(ctx)
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return ctx.Err()
-	}
-	return err
+	return nc.ctl.Run(ctx)
 }
 
 // sync is kcm's namespacedResourcesDeleter.Delete for one namespace.

@@ -45,13 +45,12 @@ type Controller struct {
 }
 
 // Run syncs claims and volumes until ctx ends, once the informers have
-// synced, and returns after every worker has exited.
+// synced, and returns after every worker has exited: ctx's error after a
+// clean drain, or the drain's error (it wraps reconcile.ErrShutdownTimeout
+// or workqueue.ErrDrainAborted) if reconciles in flight had to be
+// cancelled.
 func (c *Controller) Run(ctx context.Context) error {
-	err := c.ctl.Run(ctx)
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return ctx.Err()
-	}
-	return err
+	return c.ctl.Run(ctx)
 }
 
 const component = "persistentvolume-binder-controller"
@@ -277,60 +276,50 @@ func (m *manager) syncVolume(ctx context.Context, name string) error {
 // volume may also fit any pending claim: they are all enqueued); a
 // StorageClass's events enqueue every unbound claim.
 func (m *manager) register() error {
-	claimEv := func(c *api.PersistentVolumeClaim) {
-		m.ctl.Enqueue(claimPrefix + api.Key(c))
+	claimEv := func(c *api.PersistentVolumeClaim) []string {
+		keys := []string{claimPrefix + api.Key(c)}
 		if c.Spec.VolumeName != "" {
-			m.ctl.Enqueue(volumePrefix + c.Spec.VolumeName)
+			keys = append(keys, volumePrefix+c.Spec.VolumeName)
 		}
 		for _, v := range m.vols.Lister().List(nil) {
 			if r := v.Spec.ClaimRef; r != nil && r.Namespace == c.Namespace && r.Name == c.Name {
-				m.ctl.Enqueue(volumePrefix + v.Name)
+				keys = append(keys, volumePrefix+v.Name)
 			}
 		}
+		return keys
 	}
-	reg, err := m.claims.AddEventHandler(informer.HandlerFuncs[*api.PersistentVolumeClaim]{
-		AddFunc:    func(c *api.PersistentVolumeClaim, _ bool) { claimEv(c) },
-		UpdateFunc: func(_, c *api.PersistentVolumeClaim) { claimEv(c) },
-		DeleteFunc: func(c *api.PersistentVolumeClaim, _ bool) { claimEv(c) },
-	}, informer.HandlerOptions{Name: component})
-	if err != nil {
+	watch := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: component}}
+	if _, err := reconcile.WatchEvents(m.ctl, m.claims, reconcile.Events[*api.PersistentVolumeClaim, string]{
+		Map:    claimEv,
+		Update: func(_, c *api.PersistentVolumeClaim) []string { return claimEv(c) },
+	}, watch); err != nil {
 		return err
 	}
-	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
-	unbound := func() {
+	unbound := func() []string {
+		var keys []string
 		for _, c := range m.claims.Lister().List(nil) {
 			if c.Spec.VolumeName == "" {
-				m.ctl.Enqueue(claimPrefix + api.Key(c))
+				keys = append(keys, claimPrefix+api.Key(c))
 			}
 		}
+		return keys
 	}
-	volEv := func(v *api.PersistentVolume) {
-		m.ctl.Enqueue(volumePrefix + v.Name)
+	volEv := func(v *api.PersistentVolume) []string {
+		keys := []string{volumePrefix + v.Name}
 		if r := v.Spec.ClaimRef; r != nil {
-			m.ctl.Enqueue(claimPrefix + api.NamespacedKey(r.Namespace, r.Name))
-		} else {
-			unbound()
+			return append(keys, claimPrefix+api.NamespacedKey(r.Namespace, r.Name))
 		}
+		return append(keys, unbound()...)
 	}
-	reg, err = m.vols.AddEventHandler(informer.HandlerFuncs[*api.PersistentVolume]{
-		AddFunc:    func(v *api.PersistentVolume, _ bool) { volEv(v) },
-		UpdateFunc: func(_, v *api.PersistentVolume) { volEv(v) },
-		DeleteFunc: func(v *api.PersistentVolume, _ bool) { volEv(v) },
-	}, informer.HandlerOptions{Name: component})
-	if err != nil {
+	if _, err := reconcile.WatchEvents(m.ctl, m.vols, reconcile.Events[*api.PersistentVolume, string]{
+		Map:    volEv,
+		Update: func(_, v *api.PersistentVolume) []string { return volEv(v) },
+	}, watch); err != nil {
 		return err
 	}
-	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
-	reg, err = m.classes.AddEventHandler(informer.HandlerFuncs[*api.StorageClass]{
-		AddFunc:    func(*api.StorageClass, bool) { unbound() },
-		UpdateFunc: func(_, _ *api.StorageClass) { unbound() },
-	}, informer.HandlerOptions{Name: component})
-	if err != nil {
-		return err
-	}
-	return m.ctl.AddSyncCheck(reg.HasSynced)
+	_, err := reconcile.WatchEvents(m.ctl, m.classes, reconcile.Events[*api.StorageClass, string]{
+		Create: func(*api.StorageClass) []string { return unbound() },
+		Update: func(_, _ *api.StorageClass) []string { return unbound() },
+	}, watch)
+	return err
 }

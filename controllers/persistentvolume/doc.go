@@ -81,4 +81,14 @@
 // provisioners (every class but kubernetes.io/no-provisioner is
 // provisioned by the simulation), the periodic resync (15 s in kcm:
 // every change here is event-driven), and the binder's metrics.
+//
+// # Wiring and Run
+//
+// Its informers are wired with reconcile.WatchEvents: a claim's events
+// enqueue it and the volumes bound to it; a volume's enqueue it and its
+// claim, or every unbound claim; a storage class's add or update
+// enqueues every unbound claim. Run returns once every worker has
+// exited: ctx's error after a clean drain, or the error of a drain that
+// did not end cleanly (it wraps reconcile.ErrShutdownTimeout or
+// workqueue.ErrDrainAborted), never reduced to ctx's error.
 package persistentvolume

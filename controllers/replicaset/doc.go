@@ -109,4 +109,17 @@
 // controller a cache of your own (a test does, to make it lag). Call
 // f.Start after New, then Run; Run returns when its ctx ends, after its
 // workers have exited.
+//
+// # Wiring and Run
+//
+// Its informers are wired with reconcile.WatchEvents: an owner's events
+// enqueue it (its delete drops its expectations first); a pod's events
+// lower its controller's expectations (ctrlutil.PodExpectations, through
+// reconcile.Observe), then enqueue the owner its controller reference
+// resolves to or, for an orphan, the owners whose selector picks it —
+// kube-controller-manager's addPod, updatePod and deletePod. Run returns
+// once every worker has exited: ctx's error after a clean drain, or the
+// error of a drain that did not end cleanly (it wraps
+// reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted), never
+// reduced to ctx's error.
 package replicaset

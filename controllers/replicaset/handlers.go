@@ -6,49 +6,43 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 )
 
 // register wires the informers' events to the queue: an owner's events
-// enqueue the owner (and its delete drops its expectations); a pod's
-// events lower the expectations of the owner its controller reference
-// resolves to (ctrlutil.PodExpectations) and enqueue that owner — or,
-// for an orphan, every owner whose selector picks it, which may adopt it.
+// enqueue the owner (and its delete drops its expectations first); a
+// pod's events lower the expectations of the owner its controller
+// reference resolves to (ctrlutil.PodExpectations, through
+// reconcile.Observe) and enqueue that owner — or, for an orphan, every
+// owner whose selector picks it, which may adopt it.
 func (m *manager[T]) register() error {
-	reg, err := m.owners.AddEventHandler(informer.HandlerFuncs[T]{
-		AddFunc:    func(o T, _ bool) { m.ctl.Enqueue(api.Key(o)) },
-		UpdateFunc: func(_, o T) { m.ctl.Enqueue(api.Key(o)) },
-		DeleteFunc: func(o T, _ bool) {
+	opts := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: m.ctl.Name()}}
+	if _, err := reconcile.WatchEvents(m.ctl, m.owners, reconcile.Events[T, string]{
+		Map: reconcile.ByKey(api.Key[T]),
+		Delete: func(o T) []string {
 			m.exp.Delete(api.Key(o))
-			m.ctl.Enqueue(api.Key(o))
+			return []string{api.Key(o)}
 		},
-	}, informer.HandlerOptions{Name: m.ctl.Name()})
-	if err != nil {
-		return err
-	}
-	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+	}, opts); err != nil {
 		return err
 	}
 	podExp := ctrlutil.NewPodExpectations(m.exp, m.controllerKey, ctrlutil.PodExpectationsOptions{})
-	reg, err = m.pods.AddEventHandler(podExp.Wrap(informer.HandlerFuncs[*api.Pod]{
-		AddFunc:    func(p *api.Pod, _ bool) { m.addPod(p) },
-		UpdateFunc: m.updatePod,
-		DeleteFunc: func(p *api.Pod, _ bool) { m.enqueueController(p) },
-	}), informer.HandlerOptions{Name: m.ctl.Name()})
-	if err != nil {
-		return err
-	}
-	return m.ctl.AddSyncCheck(reg.HasSynced)
+	_, err := reconcile.WatchEvents(m.ctl, reconcile.Observe(m.pods, informer.Handler[*api.Pod](podExp)), reconcile.Events[*api.Pod, string]{
+		Create: m.addPod,
+		Update: m.updatePod,
+		Delete: m.controllerOf,
+	}, opts)
+	return err
 }
 
 // addPod: a new pod wakes its controller, or the owners that could adopt
 // it. A pod added while being deleted (a restart of the controller
 // during a graceful deletion) counts as deleted.
-func (m *manager[T]) addPod(p *api.Pod) {
+func (m *manager[T]) addPod(p *api.Pod) []string {
 	if p.DeletionTimestamp != nil || p.ControllerRef() != nil {
-		m.enqueueController(p)
-		return
+		return m.controllerOf(p)
 	}
-	m.enqueueMatching(p)
+	return m.matching(p)
 }
 
 // updatePod: kube-controller-manager's updatePod. A pod that gains a
@@ -56,37 +50,39 @@ func (m *manager[T]) addPod(p *api.Pod) {
 // labels changed too); a pod whose controller reference changed wakes
 // its old controller; an orphan whose labels or reference changed wakes
 // the owners that could adopt it.
-func (m *manager[T]) updatePod(old, cur *api.Pod) {
+func (m *manager[T]) updatePod(old, cur *api.Pod) []string {
 	if old.ResourceVersion == cur.ResourceVersion {
-		return // a resync: both are the cached object
+		return nil // a resync: both are the cached object
 	}
 	labelsChanged := !maps.Equal(old.Labels, cur.Labels)
 	if cur.DeletionTimestamp != nil {
-		m.enqueueController(cur)
+		keys := m.controllerOf(cur)
 		if labelsChanged {
-			m.enqueueController(old)
+			keys = append(keys, m.controllerOf(old)...)
 		}
-		return
+		return keys
 	}
+	var keys []string
 	oldRef, curRef := old.ControllerRef(), cur.ControllerRef()
 	refChanged := (oldRef == nil) != (curRef == nil) || (oldRef != nil && oldRef.UID != curRef.UID)
 	if refChanged && oldRef != nil {
-		m.enqueueController(old)
+		keys = m.controllerOf(old)
 	}
 	if curRef != nil {
-		m.enqueueController(cur)
-		return
+		return append(keys, m.controllerOf(cur)...)
 	}
 	if labelsChanged || refChanged {
-		m.enqueueMatching(cur)
+		keys = append(keys, m.matching(cur)...)
 	}
+	return keys
 }
 
-// enqueueController enqueues the owner p's controller reference resolves to.
-func (m *manager[T]) enqueueController(p *api.Pod) {
+// controllerOf maps p to the owner its controller reference resolves to.
+func (m *manager[T]) controllerOf(p *api.Pod) []string {
 	if key, ok := m.controllerKey(p); ok {
-		m.ctl.Enqueue(key)
+		return []string{key}
 	}
+	return nil
 }
 
 // controllerKey resolves p's controller reference to an owner of this
@@ -106,14 +102,16 @@ func (m *manager[T]) controllerKey(p *api.Pod) (string, bool) {
 	return key, true
 }
 
-// enqueueMatching enqueues every owner in p's namespace whose selector
-// picks p (getPodReplicaSets): candidates to adopt an orphan.
-func (m *manager[T]) enqueueMatching(p *api.Pod) {
+// matching returns every owner in p's namespace whose selector picks p
+// (getPodReplicaSets): candidates to adopt an orphan.
+func (m *manager[T]) matching(p *api.Pod) []string {
+	var keys []string
 	for _, o := range m.owners.Lister().Namespace(p.Namespace).List(nil) {
 		sp, err := m.kind.spec(o)
 		if err != nil || sp.selector.Empty() || !sp.selector.Matches(p.Labels) {
 			continue
 		}
-		m.ctl.Enqueue(api.Key(o))
+		keys = append(keys, api.Key(o))
 	}
+	return keys
 }

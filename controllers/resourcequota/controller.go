@@ -78,9 +78,8 @@ func (o *Options) validate() error {
 // tracked is one counted resource: how to list a namespace's objects
 // from its informer.
 type tracked struct {
-	resource  string
-	list      func(ns string) []api.Object
-	hasSynced func() bool
+	resource string
+	list     func(ns string) []api.Object
 }
 
 // Controller is the resource quota controller. Create it with New, run
@@ -120,22 +119,24 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	}); err != nil {
 		return nil, fmt.Errorf("resourcequota: %w", err)
 	}
-	reg, err := rc.quotas.AddEventHandler(informer.HandlerFuncs[*api.ResourceQuota]{
-		AddFunc: func(q *api.ResourceQuota, _ bool) { rc.ctl.Enqueue(api.Key(q)) },
-		UpdateFunc: func(old, cur *api.ResourceQuota) {
-			// Only a change of spec.hard matters (status writes,
-			// the admission's charges among them, do not).
-			if !equalLists(old.Spec.Hard, cur.Spec.Hard) {
-				rc.ctl.Queue().AddWithOptions(api.Key(cur), workqueue.AddOptions{Priority: priorityHardChanged})
-			}
-		},
-		DeleteFunc: func(q *api.ResourceQuota, _ bool) { rc.ctl.Enqueue(api.Key(q)) },
-	}, informer.HandlerOptions{Name: "resourcequota-controller"})
-	if err != nil {
+	watch := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: "resourcequota-controller"}}
+	byKey := reconcile.ByKey(api.Key[*api.ResourceQuota])
+	if _, err := reconcile.WatchEvents(rc.ctl, rc.quotas, reconcile.Events[*api.ResourceQuota, string]{Create: byKey, Delete: byKey}, watch); err != nil {
 		return nil, fmt.Errorf("resourcequota: %w", err)
 	}
-	if err := rc.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return nil, err
+	// Only a change of spec.hard matters (status writes, the admission's
+	// charges among them, do not); it goes before the recounts.
+	hardChanged := watch
+	hardChanged.Priority = priorityHardChanged
+	if _, err := reconcile.WatchEvents(rc.ctl, rc.quotas, reconcile.Events[*api.ResourceQuota, string]{
+		Update: func(old, cur *api.ResourceQuota) []string {
+			if !equalLists(old.Spec.Hard, cur.Spec.Hard) {
+				return []string{api.Key(cur)}
+			}
+			return nil
+		},
+	}, hardChanged); err != nil {
+		return nil, fmt.Errorf("resourcequota: %w", err)
 	}
 	for _, r := range opts.Resources {
 		t, err := rc.track(f, r)
@@ -203,20 +204,19 @@ func trackKind[T api.Object](rc *Controller, f *informer.Factory, r string) (tra
 	if err != nil {
 		return tracked{}, err
 	}
-	reg, err := inf.AddEventHandler(informer.HandlerFuncs[T]{
-		UpdateFunc: func(old, cur T) {
+	if _, err := reconcile.WatchEvents(rc.ctl, inf, reconcile.Events[T, string]{
+		Update: func(old, cur T) []string {
 			if replenishes(r, old, cur, time.Now()) {
-				rc.replenish(r, cur.GetObjectMeta().Namespace)
+				return rc.replenished(r, cur.GetObjectMeta().Namespace)
 			}
+			return nil
 		},
-		DeleteFunc: func(obj T, _ bool) { rc.replenish(r, obj.GetObjectMeta().Namespace) },
-	}, informer.HandlerOptions{Name: "resourcequota-controller"})
-	if err != nil {
+		Delete: func(obj T) []string { return rc.replenished(r, obj.GetObjectMeta().Namespace) },
+	}, reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: "resourcequota-controller"}}); err != nil {
 		return tracked{}, err
 	}
 	return tracked{
-		resource:  r,
-		hasSynced: func() bool { return inf.HasSynced() && reg.HasSynced() },
+		resource: r,
 		list: func(ns string) []api.Object {
 			items := inf.Lister().Namespace(ns).List(nil)
 			out := make([]api.Object, len(items))
@@ -241,31 +241,27 @@ func replenishes(r string, old, cur api.Object, now time.Time) bool {
 	return !equalLists(Usage(r, old, now), Usage(r, cur, now))
 }
 
-// replenish enqueues the quotas of ns that count resource r.
-func (rc *Controller) replenish(r, ns string) {
+// replenished returns the quotas of ns that count resource r.
+func (rc *Controller) replenished(r, ns string) []string {
+	var keys []string
 	for _, q := range rc.quotas.Lister().Namespace(ns).List(nil) {
 		if len(MatchingResources(r, names(q.Status.Hard))) > 0 || len(MatchingResources(r, names(q.Spec.Hard))) > 0 {
-			rc.ctl.Enqueue(api.Key(q))
+			keys = append(keys, api.Key(q))
 		}
 	}
+	return keys
 }
 
 // Run waits for the informers, then syncs quotas until ctx ends; it
-// returns ctx.Err() after every worker has exited.
+// returns after every worker has exited: ctx's error after a clean
+// drain, or the drain's error (it wraps reconcile.ErrShutdownTimeout or
+// workqueue.ErrDrainAborted) if reconciles in flight had to be
+// cancelled.
 func (rc *Controller) Run(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("resourcequota: Run: context is nil")
 	}
-	for _, t := range rc.tracked {
-		if err := rc.ctl.AddSyncCheck(t.hasSynced); err != nil {
-			return err
-		}
-	}
-	err := rc.ctl.Run(ctx)
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return ctx.Err()
-	}
-	return err
+	return rc.ctl.Run(ctx)
 }
 
 // sync recounts one quota (kcm's syncResourceQuota) and writes its

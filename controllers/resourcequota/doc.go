@@ -92,4 +92,16 @@
 // name) stays until the controller's next recount, and a recount from a
 // cache that has not yet seen the latest admitted objects may briefly
 // undercount.
+//
+// # Wiring and Run
+//
+// Its informers are wired with reconcile.WatchEvents: a quota's add and
+// delete enqueue it, a change of its spec.hard enqueues it ahead of the
+// recounts; the delete of a counted object, or an update that lowers its
+// usage, enqueues the quotas of its namespace that count its resource
+// (kube-controller-manager's replenishment). Run waits for every
+// registration to sync. Run returns once every worker has exited: ctx's
+// error after a clean drain, or the error of a drain that did not end
+// cleanly (it wraps reconcile.ErrShutdownTimeout or
+// workqueue.ErrDrainAborted), never reduced to ctx's error.
 package resourcequota

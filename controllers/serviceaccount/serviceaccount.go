@@ -94,43 +94,35 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	}
 	// kcm: a namespace added or updated is synced; a managed account
 	// deleted syncs its namespace (which recreates it).
-	reg, err := sc.namespaces.AddEventHandler(informer.HandlerFuncs[*api.Namespace]{
-		AddFunc:    func(ns *api.Namespace, _ bool) { sc.ctl.Enqueue(ns.Name) },
-		UpdateFunc: func(_, ns *api.Namespace) { sc.ctl.Enqueue(ns.Name) },
-	}, informer.HandlerOptions{Name: sc.ctl.Name()})
-	if err != nil {
+	watch := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: sc.ctl.Name()}}
+	if _, err := reconcile.WatchEvents(sc.ctl, sc.namespaces, reconcile.Events[*api.Namespace, string]{
+		Create: reconcile.ByKey(api.Key[*api.Namespace]),
+		Update: func(_, ns *api.Namespace) []string { return []string{ns.Name} },
+	}, watch); err != nil {
 		return nil, fmt.Errorf("serviceaccount: %w", err)
 	}
-	if err := sc.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return nil, err
-	}
-	reg, err = sc.accounts.AddEventHandler(informer.HandlerFuncs[*api.ServiceAccount]{
-		DeleteFunc: func(sa *api.ServiceAccount, _ bool) {
+	if _, err := reconcile.WatchEvents(sc.ctl, sc.accounts, reconcile.Events[*api.ServiceAccount, string]{
+		Delete: func(sa *api.ServiceAccount) []string {
 			if slices.Contains(sc.names, sa.Name) {
-				sc.ctl.Enqueue(sa.Namespace)
+				return []string{sa.Namespace}
 			}
+			return nil
 		},
-	}, informer.HandlerOptions{Name: sc.ctl.Name()})
-	if err != nil {
+	}, watch); err != nil {
 		return nil, fmt.Errorf("serviceaccount: %w", err)
-	}
-	if err := sc.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return nil, err
 	}
 	return sc, nil
 }
 
-// Run syncs namespaces until ctx ends and returns ctx.Err() after every
-// worker has exited.
+// Run syncs namespaces until ctx ends and returns after every worker has
+// exited: ctx's error after a clean drain, or the drain's error (it wraps
+// reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted) if
+// reconciles in flight had to be cancelled.
 func (sc *Controller) Run(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("serviceaccount: Run: context is nil")
 	}
-	err := sc.ctl.Run(ctx)
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return ctx.Err()
-	}
-	return err
+	return sc.ctl.Run(ctx)
 }
 
 // Missing returns the accounts of names that namespace ns should get:

@@ -48,15 +48,12 @@ type Controller struct {
 }
 
 // Run syncs stateful sets until ctx ends, once the informers have
-// synced, and returns after every worker has exited. The factory's
-// informers are the caller's: start them with f.Start.
-func (c *Controller) Run(ctx context.Context) error {
-	err := c.ctl.Run(ctx)
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return ctx.Err()
-	}
-	return err
-}
+// synced, and returns after every worker has exited: ctx's error after a
+// clean drain, or the drain's error (it wraps reconcile.ErrShutdownTimeout
+// or workqueue.ErrDrainAborted) if reconciles in flight had to be
+// cancelled. The factory's informers are the caller's: start them with
+// f.Start.
+func (c *Controller) Run(ctx context.Context) error { return c.ctl.Run(ctx) }
 
 const component = "statefulset-controller"
 

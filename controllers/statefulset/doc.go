@@ -119,4 +119,16 @@
 //   - A pod whose claim is unbound is not held Pending by the scheduler or
 //     the kubelet of this repository (see controllers/persistentvolume):
 //     the binder simply binds first.
+//
+// # Wiring and Run
+//
+// Its informers are wired with reconcile.Watch and
+// reconcile.WatchEvents: a set's events enqueue it; a pod's the set its
+// controller reference resolves to (same UID) or, for an orphan, the
+// sets whose selector picks it; a claim's, and a revision's add or
+// delete, the sets of its namespace whose selector picks its labels. Run
+// returns once every worker has exited: ctx's error after a clean drain,
+// or the error of a drain that did not end cleanly (it wraps
+// reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted), never
+// reduced to ctx's error.
 package statefulset

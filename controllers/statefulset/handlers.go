@@ -3,6 +3,7 @@ package statefulset
 import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 )
 
 // register wires the informers to the queue: a set's events enqueue it;
@@ -12,80 +13,60 @@ import (
 // of its namespace whose selector picks its labels — a deleted stale
 // claim unblocks a pod, a revision event lets the consistency gate open.
 func (m *manager) register() error {
-	enqueue := func(s *api.StatefulSet) { m.ctl.Enqueue(api.Key(s)) }
-	reg, err := m.sets.AddEventHandler(informer.HandlerFuncs[*api.StatefulSet]{
-		AddFunc:    func(s *api.StatefulSet, _ bool) { enqueue(s) },
-		UpdateFunc: func(_, s *api.StatefulSet) { enqueue(s) },
-		DeleteFunc: func(s *api.StatefulSet, _ bool) { enqueue(s) },
-	}, informer.HandlerOptions{Name: component})
-	if err != nil {
+	opts := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: component}}
+	if _, err := reconcile.Watch(m.ctl, m.sets, reconcile.ByKey(api.Key[*api.StatefulSet]), opts); err != nil {
 		return err
 	}
-	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
-	reg, err = m.pods.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
-		AddFunc: func(p *api.Pod, _ bool) { m.podChanged(p) },
-		UpdateFunc: func(old, cur *api.Pod) {
+	if _, err := reconcile.WatchEvents(m.ctl, m.pods, reconcile.Events[*api.Pod, string]{
+		Map: m.setsOfPod,
+		Update: func(old, cur *api.Pod) []string {
 			if old.ResourceVersion == cur.ResourceVersion {
-				return
+				return nil // a resync
 			}
+			var keys []string
 			if o, c := old.ControllerRef(), cur.ControllerRef(); o != nil && (c == nil || c.UID != o.UID) {
-				m.podChanged(old)
+				keys = m.setsOfPod(old)
 			}
-			m.podChanged(cur)
+			return append(keys, m.setsOfPod(cur)...)
 		},
-		DeleteFunc: func(p *api.Pod, _ bool) { m.podChanged(p) },
-	}, informer.HandlerOptions{Name: component})
-	if err != nil {
+	}, opts); err != nil {
 		return err
 	}
-	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
+	if _, err := reconcile.Watch(m.ctl, m.claims, func(c *api.PersistentVolumeClaim) []string {
+		return m.matching(c.Namespace, c.Labels)
+	}, opts); err != nil {
 		return err
 	}
-	reg, err = m.claims.AddEventHandler(informer.HandlerFuncs[*api.PersistentVolumeClaim]{
-		AddFunc:    func(c *api.PersistentVolumeClaim, _ bool) { m.enqueueMatching(c.Namespace, c.Labels) },
-		UpdateFunc: func(_, c *api.PersistentVolumeClaim) { m.enqueueMatching(c.Namespace, c.Labels) },
-		DeleteFunc: func(c *api.PersistentVolumeClaim, _ bool) { m.enqueueMatching(c.Namespace, c.Labels) },
-	}, informer.HandlerOptions{Name: component})
-	if err != nil {
-		return err
-	}
-	if err := m.ctl.AddSyncCheck(reg.HasSynced); err != nil {
-		return err
-	}
-	reg, err = m.revs.AddEventHandler(informer.HandlerFuncs[*api.ControllerRevision]{
-		AddFunc:    func(r *api.ControllerRevision, _ bool) { m.enqueueMatching(r.Namespace, r.Labels) },
-		DeleteFunc: func(r *api.ControllerRevision, _ bool) { m.enqueueMatching(r.Namespace, r.Labels) },
-	}, informer.HandlerOptions{Name: component})
-	if err != nil {
-		return err
-	}
-	return m.ctl.AddSyncCheck(reg.HasSynced)
+	revs := func(r *api.ControllerRevision) []string { return m.matching(r.Namespace, r.Labels) }
+	_, err := reconcile.WatchEvents(m.ctl, m.revs, reconcile.Events[*api.ControllerRevision, string]{Create: revs, Delete: revs}, opts)
+	return err
 }
 
-// podChanged enqueues the set that controls p (same UID), or for an
-// orphan the sets that could adopt it.
-func (m *manager) podChanged(p *api.Pod) {
+// setsOfPod maps p to the set that controls it (same UID), or for an
+// orphan to the sets that could adopt it.
+func (m *manager) setsOfPod(p *api.Pod) []string {
 	if ref := p.ControllerRef(); ref != nil {
 		if ref.Kind != "StatefulSet" {
-			return
+			return nil
 		}
 		key := api.NamespacedKey(p.Namespace, ref.Name)
 		if s, ok := m.sets.Lister().Get(key); ok && s.UID == ref.UID {
-			m.ctl.Enqueue(key)
+			return []string{key}
 		}
-		return
+		return nil
 	}
-	m.enqueueMatching(p.Namespace, p.Labels)
+	return m.matching(p.Namespace, p.Labels)
 }
 
-func (m *manager) enqueueMatching(ns string, labels map[string]string) {
+// matching returns the keys of the sets of ns whose selector picks labels.
+func (m *manager) matching(ns string, labels map[string]string) []string {
+	var keys []string
 	for _, s := range m.sets.Lister().Namespace(ns).List(nil) {
 		sel, err := s.Spec.Selector.AsSelector()
 		if err != nil || sel.Empty() || !sel.Matches(labels) {
 			continue
 		}
-		m.ctl.Enqueue(api.Key(s))
+		keys = append(keys, api.Key(s))
 	}
+	return keys
 }
