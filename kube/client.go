@@ -46,6 +46,17 @@ type ClientOptions struct {
 	// UpdateStatus (no resourceVersion to go by) reads the object again
 	// after a conflict. Default 5.
 	MaxUpdateRetries int
+	// OrderedVersions makes every Resource the Client hands out, and
+	// every ListWatcher their Select returns, a source.VersionComparer
+	// that reads resourceVersions as unsigned decimal integers, as
+	// Ordered does for a Source. The Kubernetes API conventions call
+	// resourceVersions opaque, so a Client does not order them by
+	// default; every etcd-backed server (kube-apiserver, the servers
+	// built on k8s.io/apiserver, ctrlkit's own) issues etcd revisions,
+	// which are ordered. Set it to let informers refuse to travel back
+	// in time and wait for a version (informer.WaitForResourceVersion),
+	// which read-your-writes gates (reconcile.NewConsistency) need.
+	OrderedVersions bool
 }
 
 // Client is a client.Client and a client.Binder over a Kubernetes API
@@ -117,7 +128,7 @@ func NewClient(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 		}
 		cl.kinds[gvk] = mk(cl, gvk)
 	}
-	cl.pods = cl.kinds[(&api.Pod{}).GroupVersionKind()].(*Resource[*api.Pod])
+	cl.pods = newResource[*api.Pod](cl, (&api.Pod{}).GroupVersionKind())
 	return cl, nil
 }
 
@@ -128,7 +139,13 @@ func NewClient(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 var constructors = map[reflect.Type]func(*Client, api.GroupVersionKind) client.Untyped{}
 
 func register[T api.Object]() {
-	constructors[reflect.TypeFor[T]()] = func(c *Client, gvk api.GroupVersionKind) client.Untyped { return newResource[T](c, gvk) }
+	constructors[reflect.TypeFor[T]()] = func(c *Client, gvk api.GroupVersionKind) client.Untyped {
+		r := newResource[T](c, gvk)
+		if c.opts.OrderedVersions {
+			return &orderedResource[T]{r}
+		}
+		return r
+	}
 }
 
 func init() {

@@ -68,7 +68,8 @@
 // answers with a Status, or a pod's last state) and of a Bind (a
 // Status). A DeleteWith that only marks the object returns the version
 // of the marking. Resource versions are opaque (no
-// source.VersionComparer), as for Source.
+// source.VersionComparer), as for Source, unless
+// ClientOptions.OrderedVersions is set (see "Versions").
 //
 // # Nothing lost
 //
@@ -101,7 +102,10 @@
 // require: a Source does not implement source.VersionComparer, so the
 // reflector and the informer do not order them. Ordered[T]{src} opts in
 // to reading them as decimal integers (etcd revisions, which every
-// etcd-backed server issues).
+// etcd-backed server issues); ClientOptions.OrderedVersions does the
+// same for every Resource of a Client and every selection of one, so
+// that informers over them can wait for a version and read-your-writes
+// gates (reconcile.NewConsistency) can follow them.
 //
 // # What is mapped
 //

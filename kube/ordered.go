@@ -3,6 +3,10 @@ package kube
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // Ordered is a Source that also implements source.VersionComparer by
@@ -19,6 +23,11 @@ type Ordered[T Object] struct {
 
 // CompareResourceVersions implements source.VersionComparer.
 func (Ordered[T]) CompareResourceVersions(a, b string) (int, error) {
+	return compareRevisions(a, b)
+}
+
+// compareRevisions orders two resourceVersions read as etcd revisions.
+func compareRevisions(a, b string) (int, error) {
 	x, err := parseVersion(a)
 	if err != nil {
 		return 0, err
@@ -42,4 +51,39 @@ func parseVersion(v string) (uint64, error) {
 		return 0, fmt.Errorf("kube: resourceVersion %q is not a positive decimal integer", v)
 	}
 	return n, nil
+}
+
+// orderedResource is the Resource a Client with
+// ClientOptions.OrderedVersions hands out: a source.VersionComparer,
+// whose selections are too.
+type orderedResource[T api.Object] struct {
+	*plain[T]
+}
+
+// plain names Resource as a field of orderedResource (a field named
+// Resource would hide the method Resource).
+type plain[T api.Object] = Resource[T]
+
+// CompareResourceVersions implements source.VersionComparer.
+func (*orderedResource[T]) CompareResourceVersions(a, b string) (int, error) {
+	return compareRevisions(a, b)
+}
+
+// Select is Resource.Select, ordered.
+func (o *orderedResource[T]) Select(opts client.SelectOptions) (source.ListWatcher[T], error) {
+	lw, err := o.plain.Select(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &orderedSelection[T]{lw.(*selection[T])}, nil
+}
+
+// orderedSelection is a selection of an orderedResource.
+type orderedSelection[T api.Object] struct {
+	*selection[T]
+}
+
+// CompareResourceVersions implements source.VersionComparer.
+func (*orderedSelection[T]) CompareResourceVersions(a, b string) (int, error) {
+	return compareRevisions(a, b)
 }
