@@ -60,12 +60,12 @@ func TestClientOrderedVersions(t *testing.T) {
 		for _, tc := range []struct {
 			a, b string
 			want int
-		}{{"9", "10", -1}, {"10", "9", 1}, {"42", "42", 0}} {
+		}{{"9", "10", -1}, {"10", "9", 1}, {"42", "42", 0}, {"0", "1", -1}} {
 			got, err := vc.CompareResourceVersions(tc.a, tc.b)
 			require.NoError(t, err)
 			require.Equal(t, tc.want, got, "compare %s %s", tc.a, tc.b)
 		}
-		for _, bad := range []string{"", "0", "-1", "abc"} {
+		for _, bad := range []string{"", "-1", "abc", "1.5"} {
 			_, err := vc.CompareResourceVersions(bad, "1")
 			require.Error(t, err, "version %q", bad)
 		}

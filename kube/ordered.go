@@ -45,10 +45,13 @@ func compareRevisions(a, b string) (int, error) {
 	return 0, nil
 }
 
+// parseVersion reads an etcd revision. "0" is accepted as the least of
+// all: a server over an empty store lists at it (ctrlkit's does), and it
+// is the version every other one follows.
 func parseVersion(v string) (uint64, error) {
 	n, err := strconv.ParseUint(v, 10, 64)
-	if err != nil || n == 0 {
-		return 0, fmt.Errorf("kube: resourceVersion %q is not a positive decimal integer", v)
+	if err != nil {
+		return 0, fmt.Errorf("kube: resourceVersion %q is not a decimal integer", v)
 	}
 	return n, nil
 }

@@ -58,7 +58,7 @@
 //
 // The manager's new leader waits until its informers have caught up with
 // the server before its controllers act, which compares resourceVersions:
-// Main reads them as etcd revisions (see Ordered).
+// Main reads them as etcd revisions (kube.ClientOptions.OrderedVersions).
 //
 // # Exit
 //

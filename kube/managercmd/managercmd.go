@@ -47,12 +47,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ctrlkit manager: kubeconfig: %v\n", err)
 		return 1
 	}
-	hc, err := kube.NewClient(rc, kube.ClientOptions{QPS: float32(cfg.qps), Burst: cfg.burst, UserAgent: "ctrlkit-manager"})
+	kc, err := kube.NewClient(rc, kube.ClientOptions{QPS: float32(cfg.qps), Burst: cfg.burst, UserAgent: "ctrlkit-manager", OrderedVersions: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "ctrlkit manager: %v\n", err)
 		return 1
 	}
-	kc := Ordered(hc)
 	reg := prom.NewRegistry()
 	provider, err := prometheus.New(reg, prometheus.Options{})
 	if err != nil {

@@ -47,12 +47,12 @@ func connect(name string, fs *flag.FlagSet, args []string, stderr io.Writer, val
 		fmt.Fprintf(stderr, "ctrlkit %s: kubeconfig: %v\n", name, err)
 		return nil, 1
 	}
-	kc, err := kube.NewClient(rc, kube.ClientOptions{QPS: float32(*qps), Burst: *burst, UserAgent: "ctrlkit-" + name})
+	kc, err := kube.NewClient(rc, kube.ClientOptions{QPS: float32(*qps), Burst: *burst, UserAgent: "ctrlkit-" + name, OrderedVersions: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "ctrlkit %s: %v\n", name, err)
 		return nil, 1
 	}
-	return Ordered(kc), 0
+	return kc, 0
 }
 
 func exitCode(code int) int {
