@@ -5,6 +5,7 @@ go 1.26.0
 replace (
 	github.com/ctrlkit/ctrlkit => ../
 	github.com/ctrlkit/ctrlkit/kube => ../kube
+	github.com/ctrlkit/ctrlkit/prometheus => ../prometheus
 	k8s.io/api => k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.37.2
 	k8s.io/apimachinery => k8s.io/apimachinery v0.37.2
@@ -41,7 +42,7 @@ replace (
 )
 
 require (
-	github.com/ctrlkit/ctrlkit v0.0.0-00010101000000-000000000000
+	github.com/ctrlkit/ctrlkit v0.0.0
 	github.com/ctrlkit/ctrlkit/kube v0.0.0-00010101000000-000000000000
 	go.etcd.io/etcd/server/v3 v3.7.3
 	go.uber.org/zap v1.27.1
