@@ -1,0 +1,30 @@
+// Package realkube starts a real Kubernetes API server, kube-apiserver
+// v1.37.2 from k8s.io/kubernetes, inside a test process, so that
+// ctrlkit's clients and controllers can be tested against the ground
+// truth instead of ctrlkit's own API server.
+//
+// Start runs a single-member embedded etcd (go.etcd.io/etcd/server/v3,
+// on loopback ports the kernel picks, data in a temporary directory,
+// fsync off) and, over it, k8s.io/kubernetes'
+// cmd/kube-apiserver/app/testing.StartTestServer: the code of the
+// kube-apiserver binary, with its default admission plugins
+// (NamespaceLifecycle, ServiceAccount, LimitRanger, ...), validation,
+// defaulting, storage and watch cache. No controller runs: there is no
+// kube-controller-manager, so no garbage collection, no namespace
+// deletion, no service-account tokens and no pod scheduled unless the
+// test does that work itself. Start returns when /healthz answers and
+// the namespace "default" exists; a Server gives the *rest.Config of a
+// cluster administrator (Config) and writes it as a kubeconfig file
+// (WriteKubeconfig, Kubeconfig) for commands such as ctrlkit's. Stop,
+// or the end of the test, stops the server and etcd and removes their
+// files. kube-apiserver keeps feature gates and logging process-wide,
+// so servers are started one at a time (not from parallel tests).
+//
+// The module is separate from ctrlkit's others because k8s.io/kubernetes
+// is large: its go.mod pins every k8s.io staging module to v0.37.2 with
+// replace directives (k8s.io/kubernetes replaces them with directories
+// of its own repository), and the first build compiles the apiserver.
+//
+// The package's tests run the client contract's conformance suite
+// (controllers/client/clienttest) against kube.Client on a real server.
+package realkube
