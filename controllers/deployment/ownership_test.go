@@ -65,7 +65,7 @@ func TestReleaseAndCollision(t *testing.T) {
 		}
 		e.waitFor("a new ReplicaSet", time.Minute, func() bool {
 			d := e.get("web")
-			return d.Status.CollisionCount != nil && *d.Status.CollisionCount == 1 && e.complete("web")()
+			return d.Status.CollisionCount != nil && *d.Status.CollisionCount == 1 && e.complete("web")() && len(e.replicaSets()) == 2
 		})
 		d := e.get("web")
 		rss := e.replicaSets()
