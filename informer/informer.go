@@ -376,16 +376,17 @@ func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) e
 	if _, err := inf.cmp.CompareResourceVersions(rv, rv); err != nil {
 		return fmt.Errorf("informer: WaitForResourceVersion: %w", err)
 	}
+	return inf.waitUntil(ctx, func() (bool, error) { return inf.processed("WaitForResourceVersion", rv) })
+}
+
+// waitUntil returns once done returns true or an error, evaluating it
+// again each time the cache processes a change; ctx.Err() when ctx ends,
+// ErrStopped once Run has returned.
+func (inf *Informer[T]) waitUntil(ctx context.Context, done func() (bool, error)) error {
 	for {
-		cur, changed := inf.fifo.ProcessedResourceVersion()
-		if cur != "" {
-			c, err := inf.cmp.CompareResourceVersions(cur, rv)
-			if err != nil {
-				return fmt.Errorf("informer: WaitForResourceVersion: %w", err)
-			}
-			if c >= 0 {
-				return nil
-			}
+		_, changed := inf.fifo.ProcessedResourceVersion()
+		if ok, err := done(); ok || err != nil {
+			return err
 		}
 		select {
 		case <-changed:
@@ -429,7 +430,7 @@ func (inf *Informer[T]) WaitForLatest(ctx context.Context) error {
 	if inf.cmp == nil || !inf.versioned {
 		return inf.WaitForResourceVersion(ctx, l.ResourceVersion)
 	}
-	if done, err := inf.processed(l.ResourceVersion); done || err != nil {
+	if done, err := inf.processed("WaitForLatest", l.ResourceVersion); done || err != nil {
 		return err
 	}
 	full, err := inf.lw.List(ctx, source.ListOptions{})
@@ -440,34 +441,24 @@ func (inf *Informer[T]) WaitForLatest(ctx context.Context) error {
 	for _, obj := range full.Items {
 		listed[inf.keyFunc(obj)] = source.ResourceVersionOf(obj)
 	}
-	for {
-		_, changed := inf.fifo.ProcessedResourceVersion()
-		if done, err := inf.processed(full.ResourceVersion); done || err != nil {
-			return err
+	return inf.waitUntil(ctx, func() (bool, error) {
+		if done, err := inf.processed("WaitForLatest", full.ResourceVersion); done || err != nil {
+			return done, err
 		}
-		covered, err := inf.covers(listed, full.ResourceVersion)
-		if covered || err != nil {
-			return err
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-inf.stopped:
-			return ErrStopped
-		}
-	}
+		return inf.covers(listed, full.ResourceVersion)
+	})
 }
 
-// processed reports whether the cache has processed rv.
-func (inf *Informer[T]) processed(rv string) (bool, error) {
+// processed reports whether the cache has processed rv; op names the
+// caller in errors.
+func (inf *Informer[T]) processed(op, rv string) (bool, error) {
 	cur, _ := inf.fifo.ProcessedResourceVersion()
 	if cur == "" {
 		return false, nil
 	}
 	c, err := inf.cmp.CompareResourceVersions(cur, rv)
 	if err != nil {
-		return false, fmt.Errorf("informer: WaitForLatest: %w", err)
+		return false, fmt.Errorf("informer: %s: %w", op, err)
 	}
 	return c >= 0, nil
 }
