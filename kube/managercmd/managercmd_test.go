@@ -99,12 +99,13 @@ func TestControllersFlagLeavesDeploymentAlone(t *testing.T) {
 		Spec: api.ReplicaSetSpec{Replicas: &two, Selector: d.Spec.Selector, Template: d.Spec.Template}})
 	require.NoError(t, err)
 	// Once the bare ReplicaSet has its pods, the manager has been
-	// running with synced caches: the Deployment got nothing.
+	// running with synced caches; it started the ReplicaSet controller
+	// alone, and once stopped (every worker drained) the Deployment has
+	// got nothing.
 	require.Eventually(t, func() bool { return count[*api.Pod](t, c) == 2 }, 30*time.Second, 50*time.Millisecond, "stderr: %s", m.stderr)
-	time.Sleep(200 * time.Millisecond) // a margin for a controller that should not be there
-	require.Equal(t, 1, count[*api.ReplicaSet](t, c), "only the bare ReplicaSet")
 	require.Contains(t, m.stderr.String(), "controllers: replicaset-controller\n")
 	require.Equal(t, 0, m.stop(t))
+	require.Equal(t, 1, count[*api.ReplicaSet](t, c), "only the bare ReplicaSet")
 }
 
 // Bad flags exit 2 with a message naming the problem.
