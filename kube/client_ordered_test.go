@@ -22,19 +22,8 @@ import (
 func TestClientVersionsOpaque(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cl, _ := newServedClient(t, cluster.Options{}, kube.ClientOptions{QPS: -1})
-		cms, err := client.For[*api.ConfigMap](cl)
-		require.NoError(t, err)
-		_, ok := cms.(source.VersionComparer)
-		require.False(t, ok, "a Resource compares versions without OrderedVersions")
-		sel, err := cms.Select(client.SelectOptions{Namespace: "default"})
-		require.NoError(t, err)
-		_, ok = sel.(source.VersionComparer)
-		require.False(t, ok, "a selection compares versions without OrderedVersions")
+		_, _, gate := configMapsGate(t, cl, false)
 		// So a read-your-writes gate over an informer of it records nothing.
-		inf, err := informer.New(sel, api.Key[*api.ConfigMap], informer.Options[*api.ConfigMap]{})
-		require.NoError(t, err)
-		gate, err := reconcile.NewConsistency[string](inf, inf)
-		require.NoError(t, err)
 		require.Error(t, gate.WroteKey("req", "default/a", "5"))
 	})
 }
@@ -54,8 +43,7 @@ func TestClientOrderedVersions(t *testing.T) {
 			_, ok := r.(source.VersionComparer)
 			require.True(t, ok, "the resource of %s does not compare versions", gvk)
 		}
-		cms, err := client.For[*api.ConfigMap](cl)
-		require.NoError(t, err)
+		cms, inf, gate := configMapsGate(t, cl, true)
 		vc := cms.(source.VersionComparer)
 		for _, tc := range []struct {
 			a, b string
@@ -74,14 +62,6 @@ func TestClientOrderedVersions(t *testing.T) {
 		_, ok := intercepted.(source.VersionComparer)
 		require.True(t, ok, "an intercepted ordered Resource does not compare versions")
 
-		sel, err := cms.Select(client.SelectOptions{Namespace: "default"})
-		require.NoError(t, err)
-		_, ok = sel.(source.VersionComparer)
-		require.True(t, ok, "a selection does not compare versions")
-		inf, err := informer.New(sel, api.Key[*api.ConfigMap], informer.Options[*api.ConfigMap]{})
-		require.NoError(t, err)
-		gate, err := reconcile.NewConsistency[string](inf, inf)
-		require.NoError(t, err)
 		done := make(chan error)
 		go func() { done <- inf.Run(ctx) }()
 		rv, err := cms.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "a"}})
@@ -95,4 +75,25 @@ func TestClientOrderedVersions(t *testing.T) {
 		cancel()
 		<-done
 	})
+}
+
+// configMapsGate returns cl's ConfigMaps, an informer over their
+// selection in the namespace default and a read-your-writes gate over
+// it, having checked that the Resource and the selection compare
+// versions exactly when ordered.
+func configMapsGate(t *testing.T, cl client.Client, ordered bool) (client.Resource[*api.ConfigMap], *informer.Informer[*api.ConfigMap], *reconcile.Consistency[string]) {
+	t.Helper()
+	cms, err := client.For[*api.ConfigMap](cl)
+	require.NoError(t, err)
+	_, ok := cms.(source.VersionComparer)
+	require.Equal(t, ordered, ok, "the Resource compares versions")
+	sel, err := cms.Select(client.SelectOptions{Namespace: "default"})
+	require.NoError(t, err)
+	_, ok = sel.(source.VersionComparer)
+	require.Equal(t, ordered, ok, "the selection compares versions")
+	inf, err := informer.New(sel, api.Key[*api.ConfigMap], informer.Options[*api.ConfigMap]{})
+	require.NoError(t, err)
+	gate, err := reconcile.NewConsistency[string](inf, inf)
+	require.NoError(t, err)
+	return cms, inf, gate
 }

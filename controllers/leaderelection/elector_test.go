@@ -115,13 +115,7 @@ func TestNewValidates(t *testing.T) {
 // as it runs; the other waits.
 func TestOneLeads(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
-		c := newCluster(t)
-		a, b := candidate(t, c, "a", nil), candidate(t, c, "b", nil)
-		ta := <-campaign(ctx, a)
-		require.NotNil(t, ta)
-		chb := campaign(ctx, b)
+		ctx, c, ta, chb := aLeadsBWaits(t, nil)
 		first := getLease(t, c)
 		require.Equal(t, "a", holder(first))
 		require.EqualValues(t, 15, *first.Spec.LeaseDurationSeconds)
@@ -149,12 +143,7 @@ func TestOneLeads(t *testing.T) {
 // RetryPeriod, not after LeaseDuration, and the transition is counted.
 func TestResignHandsOver(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
-		c := newCluster(t)
-		a, b := candidate(t, c, "a", nil), candidate(t, c, "b", nil)
-		ta := <-campaign(ctx, a)
-		chb := campaign(ctx, b)
+		ctx, c, ta, chb := aLeadsBWaits(t, nil)
 		time.Sleep(5 * time.Second)
 		start := time.Now()
 		require.NoError(t, ta.Resign(ctx))
@@ -181,13 +170,8 @@ func TestResignHandsOver(t *testing.T) {
 // has passed since it saw that renewal — after the term ended.
 func TestLeaderThatCannotRenewEndsBeforeTakeover(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
-		c := newCluster(t)
 		var pa partition
-		a, b := candidate(t, c, "a", &pa), candidate(t, c, "b", nil)
-		ta := <-campaign(ctx, a)
-		chb := campaign(ctx, b)
+		ctx, c, ta, chb := aLeadsBWaits(t, &pa)
 		time.Sleep(7 * time.Second) // a few renewals
 		synctest.Wait()
 		lastRenew := getLease(t, c).Spec.RenewTime.Time
@@ -308,4 +292,18 @@ func TestNeverTwoLeaders(t *testing.T) {
 		require.Greater(t, terms, 3, "leadership changed hands")
 		require.Positive(t, conflicts.Load(), "candidates raced")
 	})
+}
+
+// aLeadsBWaits starts two candidates on a new cluster, a (behind pa, if
+// not nil) and b, and returns once a leads, with a's term and b's
+// campaign, which the test's end stops.
+func aLeadsBWaits(t *testing.T, pa *partition) (context.Context, client.Client, leader.Term, <-chan leader.Term) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	c := newCluster(t)
+	a, b := candidate(t, c, "a", pa), candidate(t, c, "b", nil)
+	ta := <-campaign(ctx, a)
+	require.NotNil(t, ta)
+	return ctx, c, ta, campaign(ctx, b)
 }
