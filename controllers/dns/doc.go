@@ -39,9 +39,8 @@
 // # Wiring
 //
 // The resolver is not a controller: it writes nothing and keeps no state
-// of its own,
-// so it has no work queue, no reconcile.Controller, no event handler and
-// no Run (nothing to drain). It reads the shared informers' listers on
+// of its own, so it has no work queue, no reconcile.Controller, no event
+// handler and no Run (nothing to drain). It reads the shared informers' listers on
 // each query; the informer factory's Start and Shutdown are its lifetime.
 // WaitForCacheSync, its only call that blocks, ends with its ctx. A
 // program that must act on a change of a name's answer watches the
