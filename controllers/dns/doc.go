@@ -36,6 +36,16 @@
 // informers too). Not-ready addresses are never answered (with
 // publishNotReadyAddresses the endpoints controller lists them as ready).
 //
+// # Wiring
+//
+// The resolver is not a controller: it writes nothing and keeps no state
+// of its own, so it has no work queue, no reconcile.Controller, no event
+// handler and no Run (nothing to drain). It reads the shared informers' listers on
+// each query; the informer factory's Start and Shutdown are its lifetime.
+// WaitForCacheSync, its only call that blocks, ends with its ctx. A
+// program that must act on a change of a name's answer watches the
+// Services or Endpoints with reconcile.Watch, as the controllers do.
+//
 // # Left out
 //
 // Pod records (a-b-c-d.namespace.pod.zone), reverse (PTR) records,

@@ -31,7 +31,6 @@ type Resolver struct {
 	zone      string
 	services  *informer.Informer[*api.Service]
 	endpoints *informer.Informer[*api.Endpoints]
-	regs      []func() bool
 }
 
 // New returns a resolver of the cluster that c serves, over the shared
@@ -71,6 +70,8 @@ func (r *Resolver) view() view {
 
 // WaitForCacheSync waits until both caches have synced (answers before
 // that may miss services), or ctx ends; it reports whether they synced.
+// It is the resolver's only call that blocks, and it returns false as
+// soon as ctx ends.
 func (r *Resolver) WaitForCacheSync(ctx context.Context) bool {
 	return informer.WaitForCacheSync(ctx, r.services.HasSynced, r.endpoints.HasSynced)
 }

@@ -12,12 +12,17 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // NamespaceNodeLease is where kubelets keep their Leases, one per node,
 // named after it.
 const NamespaceNodeLease = "kube-node-lease"
+
+// loopRequest is the one request of the controller's reconcile loop: an
+// iteration of its control loop (see the package documentation, Wiring).
+const loopRequest = "loop"
 
 // writeRetries bounds the attempts of one write that meets conflicts
 // (kcm's NodeHealthUpdateRetry).
@@ -31,20 +36,21 @@ type Controller struct {
 	nodes   *informer.Informer[*api.Node]
 	pods    *informer.Informer[*api.Pod]
 	leases  *informer.Informer[*api.Lease]
-	regs    []*informer.Registration
 	opts    Options
+	ctl     *reconcile.Controller[string]
 
 	mu         sync.Mutex
 	dirtyNodes map[string]bool // guarded by mu: nodes for the NoSchedule pass
 	dirtyPods  map[string]bool // guarded by mu: pods newly bound to a node
-	wake       chan struct{}   // capacity 1: something is dirty
 
-	// Owned by Run's goroutine:
-	known      map[string]bool        // kcm's knownNodeSet
-	health     map[string]*Health     // kcm's nodeHealthMap
-	zoneStates map[string]ZoneState   // per zone key
-	queues     map[string]*taintQueue // per zone key; never removed
-	retry      map[string]bool        // kcm's nodesToRetry (MarkPodsNotReady)
+	// Owned by the reconcile loop's one worker:
+	known       map[string]bool        // kcm's knownNodeSet
+	health      map[string]*Health     // kcm's nodeHealthMap
+	zoneStates  map[string]ZoneState   // per zone key
+	queues      map[string]*taintQueue // per zone key; never removed
+	retry       map[string]bool        // kcm's nodesToRetry (MarkPodsNotReady)
+	nextMonitor time.Time              // when the next health pass is due; zero: at once
+	nextTaint   time.Time              // when the zones' queues may be tried next
 }
 
 // New returns a Controller over the client c, with the shared informers
@@ -74,7 +80,7 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 		return nil, fmt.Errorf("nodelifecycle: %w", err)
 	}
 	nc := &Controller{nodeRes: nodes, podRes: pods, opts: opts, dirtyNodes: map[string]bool{}, dirtyPods: map[string]bool{},
-		wake: make(chan struct{}, 1), known: map[string]bool{}, health: map[string]*Health{},
+		known: map[string]bool{}, health: map[string]*Health{},
 		zoneStates: map[string]ZoneState{}, queues: map[string]*taintQueue{}, retry: map[string]bool{}}
 	if nc.nodes, err = informer.Shared(f, nodes.Resource(), source.ListWatcher[*api.Node](nodes), api.Key[*api.Node], informer.Options[*api.Node]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("nodelifecycle: %w", err)
@@ -85,99 +91,102 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	if nc.leases, err = informer.Shared(f, leases.Resource(), source.ListWatcher[*api.Lease](leases), api.Key[*api.Lease], informer.Options[*api.Lease]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("nodelifecycle: %w", err)
 	}
-	reg, err := nc.nodes.AddEventHandler(informer.HandlerFuncs[*api.Node]{
-		AddFunc:    func(n *api.Node, _ bool) { nc.markNode(n.Name) },
-		UpdateFunc: func(_, n *api.Node) { nc.markNode(n.Name) },
-	}, informer.HandlerOptions{Name: "nodelifecycle"})
-	if err != nil {
+	if nc.ctl, err = reconcile.New("node-lifecycle-controller", reconcile.Func[string](nc.reconcile), reconcile.Options[string]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("nodelifecycle: %w", err)
 	}
-	nc.regs = append(nc.regs, reg)
-	reg, err = nc.pods.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
-		AddFunc: func(p *api.Pod, _ bool) {
-			if p.Spec.NodeName != "" {
-				nc.markPod(api.Key(p))
-			}
-		},
-		UpdateFunc: func(old, p *api.Pod) {
-			if p.Spec.NodeName != "" && p.Spec.NodeName != old.Spec.NodeName {
-				nc.markPod(api.Key(p))
-			}
-		},
-	}, informer.HandlerOptions{Name: "nodelifecycle"})
-	if err != nil {
+	if err := nc.watch(); err != nil {
 		return nil, fmt.Errorf("nodelifecycle: %w", err)
 	}
-	nc.regs = append(nc.regs, reg)
+	if err := nc.ctl.AddSyncCheck(nc.leases.HasSynced); err != nil { // read, not watched
+		return nil, fmt.Errorf("nodelifecycle: %w", err)
+	}
+	nc.ctl.Enqueue(loopRequest) // the first iteration, as soon as the caches have synced
 	return nc, nil
+}
+
+// watch wires the informers: every node event but a delete (the
+// NoSchedule pass of kcm's doNodeProcessingPassWorker) and a pod's
+// binding to a node (kcm's doPodProcessingWorker) record the object for
+// the loop's next iteration and request it.
+func (nc *Controller) watch() error {
+	opts := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: nc.ctl.Name()}}
+	if _, err := reconcile.WatchEvents(nc.ctl, nc.nodes, reconcile.Events[*api.Node, string]{
+		Create: func(n *api.Node) []string { nc.markNode(n.Name); return []string{loopRequest} },
+		Update: func(_, n *api.Node) []string { nc.markNode(n.Name); return []string{loopRequest} },
+	}, opts); err != nil {
+		return err
+	}
+	_, err := reconcile.WatchEvents(nc.ctl, nc.pods, reconcile.Events[*api.Pod, string]{
+		Create: func(p *api.Pod) []string {
+			if p.Spec.NodeName == "" {
+				return nil
+			}
+			nc.markPod(api.Key(p))
+			return []string{loopRequest}
+		},
+		Update: func(old, p *api.Pod) []string {
+			if p.Spec.NodeName == "" || p.Spec.NodeName == old.Spec.NodeName {
+				return nil
+			}
+			nc.markPod(api.Key(p))
+			return []string{loopRequest}
+		},
+	}, opts)
+	return err
 }
 
 func (nc *Controller) markNode(name string) {
 	nc.mu.Lock()
 	nc.dirtyNodes[name] = true
 	nc.mu.Unlock()
-	nc.signal()
 }
 
 func (nc *Controller) markPod(key string) {
 	nc.mu.Lock()
 	nc.dirtyPods[key] = true
 	nc.mu.Unlock()
-	nc.signal()
 }
 
-func (nc *Controller) signal() {
-	select {
-	case nc.wake <- struct{}{}:
-	default:
-	}
-}
-
-// Run waits for the caches, then monitors node health every
+// Run waits for the caches (an error wrapping
+// reconcile.ErrCacheSyncTimeout if they have not synced within
+// reconcile.DefaultCacheSyncTimeout), then monitors node health every
 // Options.MonitorPeriod (the first pass at once), tries the zones'
 // tainting queues every NodeEvictionPeriod while they hold nodes, and
-// handles node and pod events in between, until ctx ends; it returns
-// ctx.Err(). It starts no goroutine: one loop with one timer owns the
-// controller's state.
+// handles node and pod events in between, until ctx ends. It returns once
+// the iteration in flight, if any, has finished: ctx.Err() after a clean
+// drain, or the reconcile loop's drain error — it wraps
+// reconcile.ErrShutdownTimeout when the iteration outlasted
+// reconcile.DefaultShutdownTimeout and had its context cancelled, or
+// workqueue.ErrDrainAborted. Run may be called once.
 func (nc *Controller) Run(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("nodelifecycle: Run: context is nil")
 	}
-	synced := []func() bool{nc.nodes.HasSynced, nc.pods.HasSynced, nc.leases.HasSynced}
-	for _, r := range nc.regs {
-		synced = append(synced, r.HasSynced)
+	return nc.ctl.Run(ctx)
+}
+
+// reconcile is one iteration of the control loop: the NoSchedule pass
+// over the nodes that changed and the pods newly bound, then the health
+// pass when it is due, then the zones' tainting queues when they hold
+// nodes and are due. The request comes back when the next pass is due.
+func (nc *Controller) reconcile(ctx context.Context, _ string) (reconcile.Result, error) {
+	nc.processEvents(ctx)
+	now := time.Now()
+	if !now.Before(nc.nextMonitor) {
+		nc.monitor(ctx, now)
+		nc.nextMonitor = now.Add(nc.opts.MonitorPeriod)
+		nc.nextTaint = now // try the queues right after the pass
 	}
-	if !informer.WaitForCacheSync(ctx, synced...) {
-		return ctx.Err()
+	if nc.queued() && !now.Before(nc.nextTaint) {
+		nc.taintingPass(ctx, time.Now())
+		nc.nextTaint = now.Add(NodeEvictionPeriod)
 	}
-	nextMonitor := time.Now()
-	var nextTaint time.Time
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-nc.wake:
-		case <-timer.C:
-		}
-		nc.processEvents(ctx)
-		now := time.Now()
-		if !now.Before(nextMonitor) {
-			nc.monitor(ctx, now)
-			nextMonitor = now.Add(nc.opts.MonitorPeriod)
-			nextTaint = now // try the queues right after the pass
-		}
-		if nc.queued() && !now.Before(nextTaint) {
-			nc.taintingPass(ctx, time.Now())
-			nextTaint = now.Add(NodeEvictionPeriod)
-		}
-		next := nextMonitor
-		if nc.queued() && nextTaint.Before(next) {
-			next = nextTaint
-		}
-		timer.Reset(time.Until(next))
+	next := nc.nextMonitor
+	if nc.queued() && nc.nextTaint.Before(next) {
+		next = nc.nextTaint
 	}
+	// A pass that took longer than the period is due again at once.
+	return reconcile.Result{RequeueAfter: max(time.Until(next), time.Nanosecond)}, nil
 }
 
 func (nc *Controller) queued() bool {
@@ -230,6 +239,7 @@ func (nc *Controller) processEvents(ctx context.Context) {
 			if err := nc.markPodsNotReady(ctx, []*api.Pod{p}, p.Spec.NodeName); err != nil {
 				nc.opts.Logger.Warn("nodelifecycle: cannot mark pod not ready", "pod", key, "err", err)
 				nc.markPod(key)
+				nc.ctl.Enqueue(loopRequest)
 			}
 		}
 	}

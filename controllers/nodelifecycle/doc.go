@@ -92,11 +92,37 @@
 // NodeNotReady on the node (Normal, "Node <name> status is now:
 // NodeNotReady") and on each pod it marks (Warning, "Node is not ready").
 //
+// # Wiring
+//
+// The controller is a reconcile.Controller, wired as every controller
+// under controllers/ is, with reconcile.WatchEvents; no handler of its
+// own. It is not a keyed reconciler, and cannot honestly be one: its
+// health pass looks at every node at once (the zones' states and rates
+// are computed from all of them), the zones' tainting queues are timed
+// queues with token buckets, and which of the passes runs depends on the
+// time. So its queue holds one request, an iteration of the control
+// loop, reconciled by one worker that owns the health, zone and queue
+// state: the NoSchedule pass over the nodes that changed and the pods
+// newly bound to a node, then the health pass if it is due, then the
+// tainting queues if they hold nodes and are due; the request comes back
+// (Result.RequeueAfter) when the next pass is due. The event intake is
+// reconcile's: a node's add or update, and a pod's binding to a node,
+// record the object for the next iteration and map to the request (the
+// informers' initial lists at the queue's low priority, as for every
+// controller). The first iteration runs as soon as the caches have
+// synced.
+//
+// Run is the loop's Run: when ctx ends, the iteration in flight finishes
+// with a live context for up to reconcile.DefaultShutdownTimeout, then
+// its context is cancelled; Run returns ctx.Err() after a clean drain,
+// else the drain's error (reconcile.ErrShutdownTimeout,
+// workqueue.ErrDrainAborted).
+//
 // # Differences from kube-controller-manager
 //
 // Deliberately not done, or done differently: the swap of the NoExecute
 // taints is one update (kcm adds, then removes, in two); timeAdded is set
-// only on NoExecute taints, as the API documents it; one goroutine does
+// only on NoExecute taints, as the API documents it; one worker does
 // the monitor pass, the tainting passes and the event handling (kcm runs
 // eight node workers, four pod workers and parallel health updates), so
 // a pass's marking and the zones' new rates are applied together, before

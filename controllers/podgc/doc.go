@@ -26,6 +26,21 @@
 // grace period 0 and the pod's UID as precondition (a pod re-created
 // under the same name is not touched).
 //
+// # Wiring
+//
+// The collector is a reconcile.Controller like every controller under
+// controllers/, with one request ("pass") and one worker, which owns the
+// quarantine. It is a periodic pass, not driven by events, so it has no
+// event handler: its informers are caches it reads, and Run waits for
+// them (reconcile's AddSyncCheck) before the first pass. The first
+// reconcile, right after the sync, schedules the first pass Period later
+// (kcm's wait.Until would run one at once); each pass requeues the
+// request after Period (Result.RequeueAfter). Run is the loop's Run: when
+// ctx ends, a pass in flight finishes with a live context for up to
+// reconcile.DefaultShutdownTimeout (then its context is cancelled), and
+// Run returns ctx.Err() after a clean drain, else the drain's error
+// (reconcile.ErrShutdownTimeout, workqueue.ErrDrainAborted).
+//
 // Left out: kcm's gcTerminating, which force-deletes terminating pods on
 // nodes that are not ready and carry the node.kubernetes.io/out-of-service
 // taint; the deletion of terminated pods beyond the threshold is not rate

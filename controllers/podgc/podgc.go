@@ -10,6 +10,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -23,6 +24,10 @@ const (
 	// pods are collected (quarantineTime).
 	DefaultQuarantine = 40 * time.Second
 )
+
+// passRequest is the one request of the collector's reconcile loop: a
+// pass over every pod.
+const passRequest = "pass"
 
 // ReasonDeletionByPodGC is the reason of the DisruptionTarget condition
 // set on a pod the collector deletes before it is terminal.
@@ -51,9 +56,13 @@ type Collector struct {
 	pods    *informer.Informer[*api.Pod]
 	nodes   *informer.Informer[*api.Node]
 	opts    Options
+	ctl     *reconcile.Controller[string]
+
+	// Owned by the reconcile loop's one worker:
 	// quarantined is when each missing node was first seen missing;
-	// Run's goroutine owns it.
 	quarantined map[string]time.Time
+	// scheduled is set once the first pass has been scheduled.
+	scheduled bool
 }
 
 // New returns a Collector over the client c, with the shared informers
@@ -96,29 +105,47 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Collector, error)
 	if err != nil {
 		return nil, fmt.Errorf("podgc: %w", err)
 	}
-	return &Collector{podRes: podRes, nodeRes: nodeRes, pods: pods, nodes: nodes, opts: opts, quarantined: map[string]time.Time{}}, nil
+	g := &Collector{podRes: podRes, nodeRes: nodeRes, pods: pods, nodes: nodes, opts: opts, quarantined: map[string]time.Time{}}
+	if g.ctl, err = reconcile.New("pod-garbage-collector", reconcile.Func[string](g.reconcile), reconcile.Options[string]{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("podgc: %w", err)
+	}
+	// No handler: a pass reads the caches, it is not driven by their
+	// events. Run waits for them all the same.
+	for _, synced := range []func() bool{pods.HasSynced, nodes.HasSynced} {
+		if err := g.ctl.AddSyncCheck(synced); err != nil {
+			return nil, fmt.Errorf("podgc: %w", err)
+		}
+	}
+	g.ctl.Enqueue(passRequest)
+	return g, nil
 }
 
-// Run waits for the caches, then makes a pass every Options.Period until
-// ctx ends; it returns ctx.Err(). It starts no goroutine.
+// Run waits for the caches (an error wrapping
+// reconcile.ErrCacheSyncTimeout if they have not synced within
+// reconcile.DefaultCacheSyncTimeout), then makes a pass every
+// Options.Period, the first one Period after the caches synced, until ctx
+// ends. It returns once a pass in flight has finished: ctx.Err() after a
+// clean drain, or the reconcile loop's drain error — it wraps
+// reconcile.ErrShutdownTimeout when the pass outlasted
+// reconcile.DefaultShutdownTimeout and had its context cancelled, or
+// workqueue.ErrDrainAborted. Run may be called once.
 func (g *Collector) Run(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("podgc: Run: context is nil")
 	}
-	if !informer.WaitForCacheSync(ctx, g.pods.HasSynced, g.nodes.HasSynced) {
-		return ctx.Err()
+	return g.ctl.Run(ctx)
+}
+
+// reconcile is the loop's Reconciler of its one request: the first call,
+// as soon as the caches have synced, only schedules the first pass; each
+// later call makes a pass. Either way the request comes back after
+// Options.Period.
+func (g *Collector) reconcile(ctx context.Context, _ string) (reconcile.Result, error) {
+	if g.scheduled {
+		g.pass(ctx)
 	}
-	t := time.NewTimer(g.opts.Period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			g.pass(ctx)
-			t.Reset(g.opts.Period)
-		}
-	}
+	g.scheduled = true
+	return reconcile.Result{RequeueAfter: g.opts.Period}, nil
 }
 
 // pass decides and acts once.

@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -46,22 +47,33 @@ type Controller struct {
 	pods   *informer.Informer[*api.Pod]
 	nodes  *informer.Informer[*api.Node]
 	opts   Options
+	ctl    *reconcile.Controller[request]
 
-	mu         sync.Mutex
-	dirtyNodes map[string]bool   // guarded by mu; node names to re-evaluate
-	dirtyPods  map[string]string // guarded by mu; pod key → node name seen
-	wake       chan struct{}     // capacity 1: something is dirty
-
-	// Owned by Run's goroutine:
+	// mu guards the state below, which only the reconcile loop's one
+	// worker touches.
+	mu      sync.Mutex
 	tainted map[string][]api.Taint // node → its NoExecute taints
 	pending map[string]*pendingPod // pod key → scheduled eviction
-	regs    []*informer.Registration
 }
 
 type pendingPod struct {
 	Pending
 	uid api.UID
 }
+
+// request is what the controller's queue holds: a node whose NoExecute
+// taints changed (Node), a pod to re-decide (Pod), or the deletion of the
+// evictions that are due (Fire).
+type request struct {
+	Node string // a node's name
+	Pod  string // a pod's key
+	Fire bool
+}
+
+// nodePriority is the priority of live node events: above the pods'
+// (the queue's default), so evictions start without waiting for pod
+// events, as kcm's workers prefer node updates.
+const nodePriority = 1
 
 // New returns a Controller over the client c, with the shared informers
 // of pods and nodes of f (named by resource, "pods" and "nodes"). It
@@ -93,68 +105,48 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 		return nil, fmt.Errorf("tainteviction: %w", err)
 	}
 	tc := &Controller{podRes: podRes, pods: pods, nodes: nodes, opts: opts,
-		dirtyNodes: map[string]bool{}, dirtyPods: map[string]string{}, wake: make(chan struct{}, 1),
 		tainted: map[string][]api.Taint{}, pending: map[string]*pendingPod{}}
-	reg, err := pods.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
-		AddFunc:    func(p *api.Pod, _ bool) { tc.podUpdated(nil, p) },
-		UpdateFunc: func(old, p *api.Pod) { tc.podUpdated(old, p) },
-		DeleteFunc: func(p *api.Pod, _ bool) { tc.podUpdated(p, nil) },
-	}, informer.HandlerOptions{Name: "tainteviction"})
-	if err != nil {
+	if tc.ctl, err = reconcile.New("taint-eviction-controller", reconcile.Func[request](tc.reconcile), reconcile.Options[request]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("tainteviction: %w", err)
 	}
-	tc.regs = append(tc.regs, reg)
-	reg, err = nodes.AddEventHandler(informer.HandlerFuncs[*api.Node]{
-		AddFunc:    func(n *api.Node, _ bool) { tc.nodeUpdated(nil, n) },
-		UpdateFunc: func(old, n *api.Node) { tc.nodeUpdated(old, n) },
-		DeleteFunc: func(n *api.Node, _ bool) { tc.nodeUpdated(n, nil) },
-	}, informer.HandlerOptions{Name: "tainteviction"})
-	if err != nil {
+	if err := tc.watch(); err != nil {
 		return nil, fmt.Errorf("tainteviction: %w", err)
 	}
-	tc.regs = append(tc.regs, reg)
 	return tc, nil
 }
 
-// podUpdated queues a pod whose node or tolerations changed, or that came
-// or went (kcm's PodUpdated).
-func (tc *Controller) podUpdated(old, p *api.Pod) {
-	cur := p
-	if cur == nil {
-		cur = old
+// watch wires the informers: a pod is re-decided when it comes or goes
+// or its node, tolerations or deletion changed (kcm's PodUpdated); a node
+// when it comes or goes or its NoExecute taints changed (kcm's
+// NodeUpdated), at nodePriority.
+func (tc *Controller) watch() error {
+	podReq := func(p *api.Pod) []request { return []request{{Pod: api.Key(p)}} }
+	opts := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: tc.ctl.Name()}}
+	if _, err := reconcile.WatchEvents(tc.ctl, tc.pods, reconcile.Events[*api.Pod, request]{
+		Map: podReq,
+		Update: func(old, p *api.Pod) []request {
+			if old.Spec.NodeName == p.Spec.NodeName &&
+				slices.EqualFunc(old.Spec.Tolerations, p.Spec.Tolerations, tolerationEqual) &&
+				(old.DeletionTimestamp == nil) == (p.DeletionTimestamp == nil) {
+				return nil
+			}
+			return podReq(p)
+		},
+	}, opts); err != nil {
+		return err
 	}
-	if old != nil && p != nil && old.Spec.NodeName == p.Spec.NodeName &&
-		slices.EqualFunc(old.Spec.Tolerations, p.Spec.Tolerations, tolerationEqual) &&
-		(old.DeletionTimestamp == nil) == (p.DeletionTimestamp == nil) {
-		return
-	}
-	tc.mu.Lock()
-	tc.dirtyPods[api.Key(cur)] = cur.Spec.NodeName
-	tc.mu.Unlock()
-	tc.signal()
-}
-
-// nodeUpdated queues a node whose NoExecute taints changed, or that came
-// or went (kcm's NodeUpdated).
-func (tc *Controller) nodeUpdated(old, n *api.Node) {
-	if old != nil && n != nil && slices.EqualFunc(NoExecuteTaints(old.Spec.Taints), NoExecuteTaints(n.Spec.Taints), taintEqual) {
-		return
-	}
-	name := old
-	if n != nil {
-		name = n
-	}
-	tc.mu.Lock()
-	tc.dirtyNodes[name.Name] = true
-	tc.mu.Unlock()
-	tc.signal()
-}
-
-func (tc *Controller) signal() {
-	select {
-	case tc.wake <- struct{}{}:
-	default:
-	}
+	nodeReq := func(n *api.Node) []request { return []request{{Node: n.Name}} }
+	opts.Priority = nodePriority
+	_, err := reconcile.WatchEvents(tc.ctl, tc.nodes, reconcile.Events[*api.Node, request]{
+		Map: nodeReq,
+		Update: func(old, n *api.Node) []request {
+			if slices.EqualFunc(NoExecuteTaints(old.Spec.Taints), NoExecuteTaints(n.Spec.Taints), taintEqual) {
+				return nil
+			}
+			return nodeReq(n)
+		},
+	}, opts)
+	return err
 }
 
 func taintEqual(a, b api.Taint) bool {
@@ -168,55 +160,41 @@ func tolerationEqual(a, b api.Toleration) bool {
 		(a.TolerationSeconds == nil || *a.TolerationSeconds == *b.TolerationSeconds)
 }
 
-// Run waits for the caches, then evaluates queued nodes (first) and pods
-// and deletes pods whose eviction is due, until ctx ends; it returns
-// ctx.Err(). It starts no goroutine: one loop with one timer, for the
-// next eviction due, owns the controller's state.
+// Run waits for the caches (an error wrapping
+// reconcile.ErrCacheSyncTimeout if they have not synced within
+// reconcile.DefaultCacheSyncTimeout), then handles node and pod events and
+// deletes pods whose eviction is due, until ctx ends. It returns once the
+// reconcile in flight, if any, has finished: ctx.Err() after a clean
+// drain, or the reconcile loop's drain error — it wraps
+// reconcile.ErrShutdownTimeout when the reconcile outlasted
+// reconcile.DefaultShutdownTimeout and had its context cancelled, or
+// workqueue.ErrDrainAborted. Run may be called once.
 func (tc *Controller) Run(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("tainteviction: Run: context is nil")
 	}
-	synced := []func() bool{tc.pods.HasSynced, tc.nodes.HasSynced}
-	for _, r := range tc.regs {
-		synced = append(synced, r.HasSynced)
-	}
-	if !informer.WaitForCacheSync(ctx, synced...) {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		tc.processQueued(ctx)
-		tc.fireDue(ctx)
-		next, ok := tc.nextDue()
-		if ok {
-			timer.Reset(time.Until(next))
-		} else {
-			timer.Stop()
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tc.wake:
-		case <-timer.C:
-		}
-	}
+	return tc.ctl.Run(ctx)
 }
 
-// processQueued handles the queued nodes, then the queued pods, as kcm's
-// workers prefer node updates so evictions start without waiting for pods.
-func (tc *Controller) processQueued(ctx context.Context) {
+// reconcile handles one request, then deletes the pods whose eviction is
+// due and makes sure a Fire request waits for the next one.
+func (tc *Controller) reconcile(ctx context.Context, req request) (reconcile.Result, error) {
 	tc.mu.Lock()
-	nodes, pods := tc.dirtyNodes, tc.dirtyPods
-	tc.dirtyNodes, tc.dirtyPods = map[string]bool{}, map[string]string{}
-	tc.mu.Unlock()
+	defer tc.mu.Unlock()
 	now := time.Now()
-	for _, name := range sortedKeys(nodes) {
-		tc.handleNode(name, now)
+	switch {
+	case req.Node != "":
+		tc.handleNode(req.Node, now)
+	case req.Pod != "":
+		tc.handlePod(req.Pod, now)
 	}
-	for _, key := range sortedKeys(pods) {
-		tc.handlePod(key, pods[key], now)
+	tc.fireDue(ctx)
+	if next, ok := tc.nextDue(); ok {
+		// A Fire request already waiting keeps the earlier time; one
+		// that comes early finds nothing due and waits again.
+		tc.ctl.Queue().AddAfter(request{Fire: true}, time.Until(next))
 	}
+	return reconcile.Result{}, nil
 }
 
 // handleNode is kcm's handleNodeUpdate: record the node's NoExecute
@@ -239,14 +217,15 @@ func (tc *Controller) handleNode(name string, now time.Time) {
 }
 
 // handlePod is kcm's handlePodUpdate.
-func (tc *Controller) handlePod(key, nodeName string, now time.Time) {
+func (tc *Controller) handlePod(key string, now time.Time) {
 	p, ok := tc.pods.Lister().Get(key)
 	if !ok {
 		tc.cancel(key)
 		return
 	}
-	if p.Spec.NodeName != nodeName || nodeName == "" {
-		return // a newer event about the pod is queued or it is unscheduled
+	nodeName := p.Spec.NodeName
+	if nodeName == "" {
+		return // unscheduled
 	}
 	taints, ok := tc.tainted[nodeName]
 	if !ok {
@@ -344,13 +323,4 @@ func (tc *Controller) evict(ctx context.Context, key string, uid api.UID) {
 	default:
 		tc.opts.Logger.Warn("tainteviction: cannot delete pod", "pod", key, "err", err)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

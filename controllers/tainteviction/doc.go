@@ -37,13 +37,38 @@
 //     unreachable tolerations of 300 s, so a pod leaves a dead node five
 //     minutes after it is tainted.
 //
-// One loop owns that state and sleeps on one timer, until the next
-// eviction is due. An eviction reads the pod, sets its DisruptionTarget
+// An eviction reads the pod, sets its DisruptionTarget
 // condition (reason DeletionByTaintManager, "Taint manager: deleting due
 // to NoExecute taint") and deletes it with its own grace period and its
 // uid as precondition. Events (reason TaintManagerEviction): "Marking for
 // deletion Pod ns/name" when it fires, "Cancelling deletion of Pod
 // ns/name" when a pending one is cancelled.
+//
+// # Wiring
+//
+// The controller is a reconcile.Controller, wired as every controller
+// under controllers/ is, with reconcile.WatchEvents; no handler of its
+// own. Its requests are a node (its NoExecute taints changed, or it came
+// or went: kcm's NodeUpdated), a pod (it came or went, or its node,
+// tolerations or deletion changed: kcm's PodUpdated) and Fire, the
+// deletion of the evictions that are due. Live node events are queued at
+// a higher priority than pods' (WatchOptions.Priority), so evictions
+// start without waiting for pod events, as kcm's workers prefer node
+// updates; the informers' initial lists come at the queue's low priority.
+// One worker reconciles, so the remembered taints and the pending
+// evictions have one owner. Each reconcile handles its request, deletes
+// the pods whose eviction is due, and puts Fire in the queue for the next
+// one due (AddAfter keeps the earlier of two times; a Fire that finds
+// nothing due only waits again): the timed queue of kcm's
+// TimedWorkerQueue, on the controller's own work queue.
+//
+// Run is the loop's Run: when ctx ends, the reconcile in flight (an
+// eviction, say) finishes with a live context for up to
+// reconcile.DefaultShutdownTimeout, then its context is cancelled; Run
+// returns ctx.Err() after a clean drain, else the drain's error
+// (reconcile.ErrShutdownTimeout, workqueue.ErrDrainAborted). Pending
+// evictions live in memory only: the next start decides them anew from
+// the caches, counting tolerationSeconds from then.
 //
 // # Differences from kube-controller-manager
 //
@@ -58,5 +83,6 @@
 //     cancellation event).
 //   - One attempt per eviction (kcm retries five times, 10 ms apart); the
 //     DisruptionTarget condition is written with UpdateStatus, not a patch.
-//   - One goroutine instead of eight workers sharded by node; no metrics.
+//   - One worker instead of eight sharded by node; the reconcile loop's
+//     metrics (reconcile.Options.Metrics) are not exposed.
 package tainteviction
