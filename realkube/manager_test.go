@@ -342,10 +342,10 @@ func cronJob() *api.CronJob {
 	}
 }
 
-// watchAll watches the kinds the scenario reads in c, in the namespace
-// default, and returns a channel that receives after each change (changes
+// watchAll watches the kinds the scenario reads in c (in the namespace
+// default, and Nodes), and returns a channel that receives after each change (changes
 // coalesce). A watch that ends is started again from a new list.
-func watchAll(t *testing.T, c client.Client) <-chan struct{} {
+func watchAll(t testing.TB, c client.Client) <-chan struct{} {
 	changed := make(chan struct{}, 1)
 	notify := func() {
 		select {
@@ -353,9 +353,9 @@ func watchAll(t *testing.T, c client.Client) <-chan struct{} {
 		default:
 		}
 	}
-	for _, watch := range []func(*testing.T, client.Client, func()){
+	for _, watch := range []func(testing.TB, client.Client, func()){
 		watchKind[*api.Deployment], watchKind[*api.ReplicaSet], watchKind[*api.StatefulSet],
-		watchKind[*api.DaemonSet], watchKind[*api.Job], watchKind[*api.CronJob], watchKind[*api.Pod],
+		watchKind[*api.DaemonSet], watchKind[*api.Job], watchKind[*api.CronJob], watchKind[*api.Pod], watchKind[*api.Node],
 	} {
 		watch(t, c, notify)
 	}
@@ -363,9 +363,13 @@ func watchAll(t *testing.T, c client.Client) <-chan struct{} {
 }
 
 // watchKind calls notify after each change of a T in the namespace
-// default until the test ends.
-func watchKind[T api.Object](t *testing.T, c client.Client, notify func()) {
-	lw, err := resource[T](t, c).Select(client.SelectOptions{Namespace: "default"})
+// default (or of a cluster-scoped T) until the test ends.
+func watchKind[T api.Object](t testing.TB, c client.Client, notify func()) {
+	opts := client.SelectOptions{Namespace: "default"}
+	if info, _ := api.InfoFor[T](); !info.Namespaced {
+		opts.Namespace = ""
+	}
+	lw, err := resource[T](t, c).Select(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +403,7 @@ func watchKind[T api.Object](t *testing.T, c client.Client, notify func()) {
 	}()
 }
 
-func resource[T api.Object](t *testing.T, c client.Client) client.Resource[T] {
+func resource[T api.Object](t testing.TB, c client.Client) client.Resource[T] {
 	t.Helper()
 	r, err := client.For[T](c)
 	if err != nil {
