@@ -52,7 +52,8 @@
 // kube-controller-manager's delegated authentication and authorization
 // do (see DelegatedAuth): 401 without a token or with one the server
 // rejects, 403 when the user may not get the path, 503 when the API
-// server cannot be asked; the body says which.
+// server cannot be asked; the body says which. Answers are cached for
+// 10 s, as kcm's (AuthCacheTTL, at most AuthCacheSize of each).
 //
 // # Versions
 //

@@ -5,14 +5,18 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
@@ -27,12 +31,37 @@ import (
 // TokenReview of the token, then an authorization.k8s.io/v1
 // SubjectAccessReview of the reviewed user for the request's
 // non-resource path and verb.
+//
+// Like kube-controller-manager's, it caches both answers for
+// AuthCacheTTL (10 s): a token accepted or rejected, a request allowed
+// or denied. An error asking the API server is not cached. Each cache
+// holds at most AuthCacheSize entries; a token is kept only as its
+// SHA-256 digest.
 type DelegatedAuth struct {
-	cs kubernetes.Interface
+	cs     kubernetes.Interface
+	tokens *ttlCache[authnv1.TokenReviewStatus]
+	access *ttlCache[authzv1.SubjectAccessReviewStatus]
 }
 
+// The caches of DelegatedAuth: kube-controller-manager's defaults
+// (--authentication-token-webhook-cache-ttl, and its authorization
+// cache's allowed and denied TTLs).
+const (
+	// AuthCacheTTL is how long a TokenReview's or a
+	// SubjectAccessReview's answer is reused.
+	AuthCacheTTL = 10 * time.Second
+	// AuthCacheSize is the most answers each cache holds.
+	AuthCacheSize = 1024
+)
+
 // NewDelegatedAuth returns a DelegatedAuth asking cs's API server.
-func NewDelegatedAuth(cs kubernetes.Interface) *DelegatedAuth { return &DelegatedAuth{cs: cs} }
+func NewDelegatedAuth(cs kubernetes.Interface) *DelegatedAuth {
+	return &DelegatedAuth{
+		cs:     cs,
+		tokens: newTTLCache[authnv1.TokenReviewStatus](AuthCacheSize, AuthCacheTTL),
+		access: newTTLCache[authzv1.SubjectAccessReviewStatus](AuthCacheSize, AuthCacheTTL),
+	}
+}
 
 // AuthError is why a request was refused: Code is the HTTP status (401
 // for a missing or rejected token, 403 for a user not allowed, 503 when
@@ -50,40 +79,121 @@ func (a *DelegatedAuth) Check(ctx context.Context, token, verb, path string) err
 	if token == "" {
 		return &AuthError{http.StatusUnauthorized, "Unauthorized: a bearer token is required"}
 	}
-	tr, err := a.cs.AuthenticationV1().TokenReviews().Create(ctx,
-		&authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token}}, metav1.CreateOptions{})
+	tr, err := a.tokens.get(digest(token), func() (authnv1.TokenReviewStatus, error) {
+		tr, err := a.cs.AuthenticationV1().TokenReviews().Create(ctx,
+			&authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token}}, metav1.CreateOptions{})
+		if err != nil {
+			return authnv1.TokenReviewStatus{}, err
+		}
+		return tr.Status, nil
+	})
 	if err != nil {
 		return &AuthError{http.StatusServiceUnavailable, fmt.Sprintf("authentication unavailable: TokenReview: %v", err)}
 	}
-	if !tr.Status.Authenticated {
+	if !tr.Authenticated {
 		msg := "Unauthorized: the API server did not accept the token"
-		if tr.Status.Error != "" {
-			msg += ": " + tr.Status.Error
+		if tr.Error != "" {
+			msg += ": " + tr.Error
 		}
 		return &AuthError{http.StatusUnauthorized, msg}
 	}
-	u := tr.Status.User
+	u := tr.User
 	extra := map[string]authzv1.ExtraValue{}
 	for k, v := range u.Extra {
 		extra[k] = authzv1.ExtraValue(v)
 	}
-	sar, err := a.cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authzv1.SubjectAccessReview{
-		Spec: authzv1.SubjectAccessReviewSpec{
-			User: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra,
-			NonResourceAttributes: &authzv1.NonResourceAttributes{Path: path, Verb: verb},
-		},
-	}, metav1.CreateOptions{})
+	spec := authzv1.SubjectAccessReviewSpec{
+		User: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra,
+		NonResourceAttributes: &authzv1.NonResourceAttributes{Path: path, Verb: verb},
+	}
+	key, err := json.Marshal(spec) // maps marshal with sorted keys
+	if err != nil {
+		return &AuthError{http.StatusInternalServerError, fmt.Sprintf("authorization: %v", err)}
+	}
+	sar, err := a.access.get(digest(string(key)), func() (authzv1.SubjectAccessReviewStatus, error) {
+		sar, err := a.cs.AuthorizationV1().SubjectAccessReviews().Create(ctx,
+			&authzv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
+		if err != nil {
+			return authzv1.SubjectAccessReviewStatus{}, err
+		}
+		return sar.Status, nil
+	})
 	if err != nil {
 		return &AuthError{http.StatusServiceUnavailable, fmt.Sprintf("authorization unavailable: SubjectAccessReview: %v", err)}
 	}
-	if !sar.Status.Allowed {
+	if !sar.Allowed {
 		msg := fmt.Sprintf("Forbidden: user %q cannot %s path %q", u.Username, verb, path)
-		if sar.Status.Reason != "" {
-			msg += ": " + sar.Status.Reason
+		if sar.Reason != "" {
+			msg += ": " + sar.Reason
 		}
 		return &AuthError{http.StatusForbidden, msg}
 	}
 	return nil
+}
+
+// digest is the hex SHA-256 of s: what the caches keep of a token.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// ttlCache keeps answers by key for ttl, at most max of them.
+type ttlCache[V any] struct {
+	max int
+	ttl time.Duration
+
+	mu sync.Mutex
+	m  map[string]cached[V] // guarded by mu
+}
+
+type cached[V any] struct {
+	v       V
+	expires time.Time
+}
+
+func newTTLCache[V any](max int, ttl time.Duration) *ttlCache[V] {
+	return &ttlCache[V]{max: max, ttl: ttl, m: make(map[string]cached[V])}
+}
+
+// get returns the answer cached under key if it has not expired, else
+// ask's, which it caches unless ask fails. When the cache is full, the
+// expired answers go, and if none had, the one expiring first.
+func (c *ttlCache[V]) get(key string, ask func() (V, error)) (V, error) {
+	now := time.Now()
+	c.mu.Lock()
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.v, nil
+	}
+	v, err := ask()
+	if err != nil {
+		return v, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; !ok && len(c.m) >= c.max {
+		var first string
+		for k, e := range c.m {
+			if !now.Before(e.expires) {
+				delete(c.m, k)
+			} else if first == "" || e.expires.Before(c.m[first].expires) {
+				first = k
+			}
+		}
+		if len(c.m) >= c.max {
+			delete(c.m, first)
+		}
+	}
+	c.m[key] = cached[V]{v: v, expires: now.Add(c.ttl)}
+	return v, nil
+}
+
+// len returns how many answers the cache holds.
+func (c *ttlCache[V]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }
 
 // Checker decides whether a request with a bearer token may reach a
