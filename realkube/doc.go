@@ -26,5 +26,12 @@
 // of its own repository), and the first build compiles the apiserver.
 //
 // The package's tests run the client contract's conformance suite
-// (controllers/client/clienttest) against kube.Client on a real server.
+// (controllers/client/clienttest) against kube.Client on a real server,
+// and run `ctrlkit manager`, `ctrlkit scheduler` and `ctrlkit nodes`
+// (kube/managercmd) as a real server's controller manager, scheduler and
+// kubelets: a Deployment scaled, rolled out and rolled back, a
+// StatefulSet, a DaemonSet, a Job and a CronJob reach the same states
+// there as on ctrlkit's in-process control plane. BenchmarkControllers
+// measures the reference controllers' throughput on a real server beside
+// ctrlkit's (bench/README.md has the figures).
 package realkube
