@@ -79,7 +79,7 @@ func (h *handlerLog) waitState(t *testing.T, want map[string]string, within time
 		if time.Now().After(deadline) {
 			t.Fatalf("the handler's view (%d keys) differs from etcd's (%d keys) after %v", n, len(want), within)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // a real etcd: a bounded poll (the deadline above)
 	}
 }
 
@@ -323,7 +323,7 @@ func (h *historyHandler) waitState(t *testing.T, want map[string]string, within 
 		if time.Now().After(deadline) {
 			t.Fatalf("the handler's view differs from etcd's after %v", within)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // a real etcd: a bounded poll (the deadline above)
 	}
 }
 

@@ -139,7 +139,7 @@ type leakMutant struct{ base }
 func (m leakMutant) Watch(ctx context.Context, opts source.WatchOptions) (<-chan event, error) {
 	ch, err := m.base.Watch(ctx, opts)
 	if err == nil {
-		go func() { time.Sleep(time.Minute) }()
+		go func() { time.Sleep(time.Minute) }() // the leak the suite must catch
 	}
 	return ch, err
 }
