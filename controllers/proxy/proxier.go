@@ -93,8 +93,9 @@ type Proxier struct {
 	endpoints *informer.Informer[*api.Endpoints]
 	// ctl runs the syncs: one request, the table, enqueued by every
 	// change of either informer (see Run).
-	ctl   *reconcile.Controller[struct{}]
-	dirty atomic.Bool // a change is not applied yet; set before the request is enqueued
+	ctl     *reconcile.Controller[struct{}]
+	dirty   atomic.Bool // a change is not applied yet; set before the request is enqueued
+	started atomic.Bool // Run was called
 
 	// Owned by the sync (the controller's one worker).
 	last  time.Time       // when the last sync ran; zero before the first
@@ -183,10 +184,13 @@ func register[T api.Object](p *Proxier, inf *informer.Informer[T]) error {
 // — until ctx ends; with Options.Userspace it also proxies. It returns
 // after every goroutine it started has exited, with the error of the
 // controller's drain (reconcile.Controller.Run): ctx.Err() after a clean
-// one. Call it once.
+// one. A second call returns an error.
 func (p *Proxier) Run(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("proxy: Run: context is nil")
+	}
+	if !p.started.CompareAndSwap(false, true) {
+		return errors.New("proxy: Run called twice")
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
