@@ -84,12 +84,15 @@ func New[R comparable](name string, r Reconciler[R], opts Options[R]) (*Controll
 		syncTimeout:      opts.CacheSyncTimeout,
 		shutdownTimeout:  opts.ShutdownTimeout,
 	}
-	c.queue = workqueue.New(workqueue.Options[R]{
-		Name:        name,
-		RateLimiter: opts.RateLimiter,
-		Metrics:     opts.QueueMetrics,
-		Logger:      opts.Logger,
-	})
+	c.queue = opts.Queue
+	if c.queue == nil {
+		c.queue = workqueue.New(workqueue.Options[R]{
+			Name:        name,
+			RateLimiter: opts.RateLimiter,
+			Metrics:     opts.QueueMetrics,
+			Logger:      opts.Logger,
+		})
+	}
 	if opts.Metrics != nil {
 		c.m = opts.Metrics.ControllerMetrics(name)
 		c.metered = true

@@ -75,6 +75,11 @@
 // controllers/ are wired: controller-runtime's For (ByKey), Owns
 // (ByOwner) and Watches (any map function). Enqueue, Queue,
 // AddSyncCheck and ReconcileAllOn serve other sources of requests.
+// WatchOptions.NoSyncWait lets a loop with work of its own start before
+// a watched informer has listed (the kubelet registers its node first),
+// and Options.Queue gives a controller a queue configured otherwise
+// than its own (the scheduler's, with strict priorities): the kubelet,
+// kube-proxy and the scheduler are wired this way too.
 //
 // # Run
 //

@@ -67,6 +67,15 @@ type Options[R comparable] struct {
 	// Consistency lists the read-your-writes gates the controller checks
 	// before each Reconcile (see Consistency). Default: none.
 	Consistency []*Consistency[R]
+
+	// Queue, if set, is the work queue the controller takes its requests
+	// from instead of one of its own: for a queue configured otherwise
+	// than New's (kube-scheduler's scheduling queue orders by strict
+	// priority, without aging). The controller owns it: Run shuts it
+	// down, and only its workers may Get from it. Its rate limiter and
+	// metrics are the queue's own, so RateLimiter and QueueMetrics must
+	// then be unset. Default: a new queue named after the controller.
+	Queue *workqueue.Queue[R]
 }
 
 // validate returns a copy of o with defaults filled in, or an error.
@@ -94,6 +103,9 @@ func (o Options[R]) validate() (Options[R], error) {
 	}
 	if o.QueueMetrics != nil && isNil(o.QueueMetrics) {
 		errs = append(errs, errors.New("reconcile: Options.QueueMetrics holds a nil pointer"))
+	}
+	if o.Queue != nil && (o.RateLimiter != nil || o.QueueMetrics != nil) {
+		errs = append(errs, errors.New("reconcile: Options.RateLimiter and QueueMetrics are the Queue's own when Options.Queue is set"))
 	}
 	for i, g := range o.Consistency {
 		if g == nil {

@@ -28,6 +28,13 @@ type WatchOptions struct {
 	// default. The initial list and resyncs stay at
 	// workqueue.LowPriority.
 	Priority int
+	// NoSyncWait leaves the registration's HasSynced out of what the
+	// controller's Run waits for, so that its workers may start before
+	// src has delivered its initial list: for a loop with work of its
+	// own to do at once, which must not wait for the cache (a kubelet
+	// registers its node before it has listed its pods). Default false:
+	// Run waits.
+	NoSyncWait bool
 }
 
 // Watch registers a handler on src that enqueues, for every event, the
@@ -102,8 +109,8 @@ type Events[T any, R comparable] struct {
 // registers a handler on src that enqueues the requests ev returns for
 // each event, at the priorities Watch documents (the initial list and
 // resyncs at workqueue.LowPriority, live events at the default), and
-// adds the registration's HasSynced to what ctl's Run waits for. A
-// request returned twice for one event is enqueued once. It returns an
+// adds the registration's HasSynced to what ctl's Run waits for (unless
+// WatchOptions.NoSyncWait). A request returned twice for one event is enqueued once. It returns an
 // error if ctl or src is nil, if every func of ev is nil, or if the
 // registration fails.
 func WatchEvents[T any, R comparable](ctl *Controller[R], src EventSource[T], ev Events[T, R], opts WatchOptions) (*informer.Registration, error) {
@@ -125,9 +132,11 @@ func WatchEvents[T any, R comparable](ctl *Controller[R], src EventSource[T], ev
 	if err != nil {
 		return nil, fmt.Errorf("reconcile: Watch (controller %q): %w", ctl.name, err)
 	}
-	ctl.mu.Lock()
-	ctl.synced = append(ctl.synced, reg.HasSynced)
-	ctl.mu.Unlock()
+	if !opts.NoSyncWait {
+		ctl.mu.Lock()
+		ctl.synced = append(ctl.synced, reg.HasSynced)
+		ctl.mu.Unlock()
+	}
 	return reg, nil
 }
 

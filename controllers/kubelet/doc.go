@@ -30,6 +30,31 @@
 // on its node, and watches only its pods, as Kubernetes' kubelet does), not a
 // shared informer of the controller manager's factory.
 //
+// # The loop
+//
+// The kubelet is wired as every controller under controllers/ is, with
+// package reconcile: a reconcile.Controller with one worker and one
+// request, the tick. Its informer is watched with reconcile.Watch
+// through reconcile.Observe: the observer marks the pod's key dirty, the
+// watch enqueues the tick. A tick does everything due at its instant —
+// registration, the node status, the lease, the static pods, then the
+// dirty pods and those whose containers have a transition due, in key
+// order (so that pods admitted together get their addresses in a
+// reproducible order) — and requeues itself (Result.RequeueAfter) for
+// the next thing due. One request rather than one per pod keeps the
+// simulated node one process with one clock: its pod IPs, its random
+// durations and its writes come in a reproducible order. The first tick
+// runs at once, without waiting for the informer to list the pods
+// (reconcile.WatchOptions.NoSyncWait): the node registers first, as the
+// kubelet does. A failed write is retried on the next tick, a second
+// later. Stop makes the ticks do nothing; Start enqueues one that syncs
+// every pod.
+//
+// When Run's ctx ends, a tick in flight finishes its writes (its ctx is
+// cancelled only after reconcile.DefaultShutdownTimeout), and Run
+// returns the controller's drain error: ctx.Err() after a clean drain,
+// else an error that also wraps reconcile.ErrShutdownTimeout.
+//
 // # Node
 //
 // Run first registers the Node (tryRegisterWithAPIServer): labels

@@ -16,11 +16,16 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // retryAfter is how soon a failed write is tried again.
 const retryAfter = time.Second
+
+// tickReq is the one request of the kubelet's controller: "look at
+// everything that is due" (see Run).
+var tickReq = struct{}{}
 
 // Kubelet simulates one node's kubelet over a cluster. Create it with
 // New and run it with Run; Stop and Start may be called from any
@@ -34,14 +39,17 @@ type Kubelet struct {
 	opts     Options
 	log      *slog.Logger
 	pods     *informer.Informer[*api.Pod]
+	// ctl runs the loop: its one request, tickReq, is enqueued by every
+	// pod event, by Start, and by each tick for when the next is due.
+	ctl *reconcile.Controller[struct{}]
 
 	mu    sync.Mutex          // guards the fields below
 	dead  bool                // Stop was called and Start not since
 	epoch int                 // counts Starts; the loop resyncs when it changes
 	dirty map[string]struct{} // pod keys the informer changed
-	wake  chan struct{}       // capacity 1: the loop has something to look at
 
-	// Owned by the loop.
+	// Owned by the loop (the controller's one worker).
+	seenEpoch  int // the epoch of the last tick
 	ips        *ipam
 	rng        *rand.Rand
 	machineID  string
@@ -102,7 +110,6 @@ func New(c client.Client, opts Options) (*Kubelet, error) {
 		log:       opts.Logger.With("node", opts.NodeName),
 		pods:      inf,
 		dirty:     map[string]struct{}{},
-		wake:      make(chan struct{}, 1),
 		ips:       ips,
 		rng:       rand.New(rand.NewPCG(opts.Seed, 0x6b75626c)),
 		machineID: fmt.Sprintf("%032x", fnvHash(opts.NodeName)),
@@ -111,12 +118,22 @@ func New(c client.Client, opts Options) (*Kubelet, error) {
 		static:    map[string]*staticPod{},
 	}
 	k.bootID = k.machineID
+	if k.ctl, err = reconcile.New("kubelet-"+opts.NodeName, reconcile.Func[struct{}](k.reconcile), reconcile.Options[struct{}]{Logger: opts.Logger}); err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
+	// A pod event marks its key dirty (reconcile.Observe: before the
+	// request is enqueued) and enqueues the tick.
 	mark := func(p *api.Pod) { k.markDirty(api.Key(p)) }
-	_, err = inf.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
+	_, err = reconcile.Watch(k.ctl, reconcile.Observe(inf, informer.Handler[*api.Pod](informer.HandlerFuncs[*api.Pod]{
 		AddFunc:    func(p *api.Pod, _ bool) { mark(p) },
 		UpdateFunc: func(_, p *api.Pod) { mark(p) },
 		DeleteFunc: func(p *api.Pod, _ bool) { mark(p) },
-	}, informer.HandlerOptions{})
+	})), func(*api.Pod) []struct{} { return []struct{}{tickReq} }, reconcile.WatchOptions{
+		Handler: informer.HandlerOptions{Name: "kubelet"},
+		// The first tick registers the node at once, before the pods
+		// are listed; a pod listed later is an event like any other.
+		NoSyncWait: true,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("kubelet: %w", err)
 	}
@@ -130,15 +147,10 @@ func (k *Kubelet) markDirty(key string) {
 	k.mu.Lock()
 	k.dirty[key] = struct{}{}
 	k.mu.Unlock()
-	k.poke()
 }
 
-func (k *Kubelet) poke() {
-	select {
-	case k.wake <- struct{}{}:
-	default:
-	}
-}
+// poke enqueues a tick.
+func (k *Kubelet) poke() { k.ctl.Enqueue(tickReq) }
 
 // Stop makes the node die: from now on the kubelet posts no status,
 // renews no lease, and neither runs nor reports pods. The simulated
@@ -163,46 +175,55 @@ func (k *Kubelet) Start() {
 	k.poke()
 }
 
-// Run registers the node and runs the kubelet until ctx ends; it returns
-// ctx's error after every goroutine it started has exited. Call it once.
+// Run registers the node and runs the kubelet until ctx ends. The loop
+// is a reconcile.Controller with one worker and one request, the tick:
+// the first at once (not waiting for the pod informer), and when ctx ends a tick
+// in flight finishes its writes (for up to
+// reconcile.DefaultShutdownTimeout, then its ctx is cancelled). Run
+// returns after every goroutine it started has exited, with the
+// controller's drain error (reconcile.Controller.Run): ctx.Err() after a
+// clean drain, else an error wrapping reconcile.ErrShutdownTimeout too.
+// Call it once.
 func (k *Kubelet) Run(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("kubelet: Run: context is nil")
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { _ = k.pods.Run(ctx) })
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	epoch := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-k.wake:
-		case <-timer.C:
-		}
-		k.mu.Lock()
-		dead, e, dirty := k.dead, k.epoch, k.dirty
-		if !dead {
-			k.dirty = map[string]struct{}{}
-		}
-		k.mu.Unlock()
-		if dead {
-			timer.Stop()
-			continue
-		}
-		now := time.Now()
-		if e != epoch {
-			epoch = e
-			k.nextStatus, k.nextLease, k.nextStatic = time.Time{}, time.Time{}, time.Time{}
-			for key := range k.pods.Lister().All() {
-				dirty[key] = struct{}{}
-			}
-		}
-		next := k.tick(ctx, now, dirty)
-		timer.Stop()
-		if !next.IsZero() {
-			timer.Reset(max(next.Sub(now), 0))
+	k.poke() // the first tick at once
+	return k.ctl.Run(ctx)
+}
+
+// reconcile is one tick of the loop, unless the node is dead: it does
+// everything due now and requeues itself for when the next thing is.
+func (k *Kubelet) reconcile(ctx context.Context, _ struct{}) (reconcile.Result, error) {
+	k.mu.Lock()
+	dead, e, dirty := k.dead, k.epoch, k.dirty
+	if !dead {
+		k.dirty = map[string]struct{}{}
+	}
+	k.mu.Unlock()
+	if dead {
+		return reconcile.Result{}, nil // Start enqueues the next tick
+	}
+	now := time.Now()
+	if e != k.seenEpoch {
+		k.seenEpoch = e
+		k.nextStatus, k.nextLease, k.nextStatic = time.Time{}, time.Time{}, time.Time{}
+		for key := range k.pods.Lister().All() {
+			dirty[key] = struct{}{}
 		}
 	}
+	next := k.tick(ctx, now, dirty)
+	switch {
+	case next.IsZero():
+		return reconcile.Result{}, nil
+	case !next.After(now):
+		k.poke() // due already: again at once
+		return reconcile.Result{}, nil
+	}
+	return reconcile.Result{RequeueAfter: next.Sub(now)}, nil
 }
 
 // tick does everything due at now and returns when to look again.

@@ -32,7 +32,21 @@
 // (iptables-restore of the full ruleset), no sooner than MinSyncPeriod
 // (default 1 s, --iptables-min-sync-period) after the previous sync, so a
 // burst of changes costs one sync; and every SyncPeriod (default 30 s,
-// --iptables-sync-period) even without a change. Lookup answers from the
+// --iptables-sync-period) even without a change.
+//
+// The loop is wired as every controller under controllers/ is, with
+// package reconcile (kube-proxy's BoundedFrequencyRunner as a
+// controller): a reconcile.Controller with one worker and one request,
+// "sync the table". Both informers are watched with reconcile.Watch
+// through reconcile.Observe: the observer marks the table dirty, the
+// watch enqueues the request. Its Reconcile syncs when the table is
+// dirty and MinSyncPeriod has passed, or when SyncPeriod has, and
+// otherwise requeues the request (Result.RequeueAfter) for when a sync
+// is due; each sync requeues it after SyncPeriod. Run waits for the
+// caches without a timeout and returns the controller's drain error:
+// ctx.Err() after a clean drain, else an error that also wraps
+// reconcile.ErrShutdownTimeout (a sync in flight outlasted
+// reconcile.DefaultShutdownTimeout after ctx ended). Lookup answers from the
 // applied table only: a change is invisible until the sync that applies
 // it. Generation counts syncs and Applied signals the next one. A
 // rebuild keeps a service port's rotation and sessions when its rule is

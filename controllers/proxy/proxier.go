@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/netip"
 	"slices"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -89,8 +91,16 @@ type Proxier struct {
 	log       *slog.Logger
 	services  *informer.Informer[*api.Service]
 	endpoints *informer.Informer[*api.Endpoints]
-	regs      []func() bool
-	kick      chan struct{} // capacity 1: a change is pending
+	// ctl runs the syncs: one request, the table, enqueued by every
+	// change of either informer (see Run).
+	ctl     *reconcile.Controller[struct{}]
+	dirty   atomic.Bool // a change is not applied yet; set before the request is enqueued
+	started atomic.Bool // Run was called
+
+	// Owned by the sync (the controller's one worker).
+	last  time.Time       // when the last sync ran; zero before the first
+	runCx context.Context // Run's ctx: the userspace goroutines end with it
+	runWG *sync.WaitGroup // Run's: it waits for the userspace goroutines
 
 	table      atomic.Pointer[table] // the applied rules; nil before the first sync
 	generation atomic.Uint64
@@ -118,7 +128,15 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Proxier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
-	p := &Proxier{opts: opts, log: opts.Logger.With("component", "kube-proxy"), kick: make(chan struct{}, 1), applied: make(chan struct{})}
+	p := &Proxier{opts: opts, log: opts.Logger.With("component", "kube-proxy"), applied: make(chan struct{})}
+	p.dirty.Store(true) // the first sync is due at once
+	if p.ctl, err = reconcile.New("kube-proxy", reconcile.Func[struct{}](p.reconcile), reconcile.Options[struct{}]{
+		Logger: opts.Logger,
+		// kube-proxy waits for its caches as long as it takes.
+		CacheSyncTimeout: forever,
+	}); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
 	if p.services, err = informer.Shared(f, services.Resource(), source.ListWatcher[*api.Service](services), api.Key[*api.Service], informer.Options[*api.Service]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
@@ -137,65 +155,74 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Proxier, error) {
 	return p, nil
 }
 
-// register makes every change of inf mark the table dirty.
+// forever is a cache sync timeout that never runs out.
+const forever = time.Duration(math.MaxInt64)
+
+// syncTable is the one request of the proxy's controller: "sync the table".
+var syncTable = struct{}{}
+
+// register wires inf to the controller: every change marks the table
+// dirty (reconcile.Observe, so the mark precedes the request) and
+// enqueues the one request.
 func register[T api.Object](p *Proxier, inf *informer.Informer[T]) error {
-	reg, err := inf.AddEventHandler(informer.HandlerFuncs[T]{
-		AddFunc:    func(T, bool) { p.changed() },
-		UpdateFunc: func(T, T) { p.changed() },
-		DeleteFunc: func(T, bool) { p.changed() },
-	}, informer.HandlerOptions{Name: "kube-proxy"})
+	mark := informer.HandlerFuncs[T]{
+		AddFunc:    func(T, bool) { p.dirty.Store(true) },
+		UpdateFunc: func(T, T) { p.dirty.Store(true) },
+		DeleteFunc: func(T, bool) { p.dirty.Store(true) },
+	}
+	_, err := reconcile.Watch(p.ctl, reconcile.Observe(inf, informer.Handler[T](mark)),
+		func(T) []struct{} { return []struct{}{syncTable} },
+		reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: "kube-proxy"}})
 	if err != nil {
 		return fmt.Errorf("proxy: %w", err)
 	}
-	p.regs = append(p.regs, reg.HasSynced)
 	return nil
-}
-
-func (p *Proxier) changed() {
-	select {
-	case p.kick <- struct{}{}:
-	default: // a sync is already pending
-	}
 }
 
 // Run waits for the caches, then applies the rules — at once, then at
 // most once per MinSyncPeriod after changes, and every SyncPeriod in full
 // — until ctx ends; with Options.Userspace it also proxies. It returns
-// ctx.Err() after every goroutine it started has exited.
+// after every goroutine it started has exited, with the error of the
+// controller's drain (reconcile.Controller.Run): ctx.Err() after a clean
+// one. A second call returns an error.
 func (p *Proxier) Run(ctx context.Context) error {
-	if !informer.WaitForCacheSync(ctx, p.regs...) {
-		return ctx.Err()
+	if ctx == nil {
+		return errors.New("proxy: Run: context is nil")
+	}
+	if !p.started.CompareAndSwap(false, true) {
+		return errors.New("proxy: Run called twice")
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	if p.us != nil {
 		defer p.us.closeAll()
 	}
-	timer := time.NewTimer(0) // the first sync at once
-	defer timer.Stop()
-	var last time.Time
-	pending := true
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-p.kick:
-			if !pending {
-				// Coalesce: the next sync no earlier than MinSyncPeriod
-				// after the last one.
-				pending = true
-				timer.Reset(max(0, time.Until(last.Add(p.opts.MinSyncPeriod))))
+	p.runCx, p.runWG = ctx, &wg // read by the sync, which starts after this
+	p.ctl.Enqueue(syncTable)    // the first sync at once, even over empty caches
+	return p.ctl.Run(ctx)
+}
+
+// reconcile is the controller's one request: a sync if a change is
+// pending and MinSyncPeriod has passed since the last one, or if
+// SyncPeriod has; otherwise a requeue for when one is due. Each sync
+// requeues the request after SyncPeriod, the full resync.
+func (p *Proxier) reconcile(context.Context, struct{}) (reconcile.Result, error) {
+	now := time.Now()
+	if !p.last.IsZero() {
+		if !p.dirty.Load() {
+			if wait := p.last.Add(p.opts.SyncPeriod).Sub(now); wait > 0 {
+				return reconcile.Result{RequeueAfter: wait}, nil
 			}
-		case <-timer.C:
-			select {
-			case <-p.kick: // included in this sync, which reads the caches after it
-			default:
-			}
-			p.sync(ctx, &wg)
-			last, pending = time.Now(), false
-			timer.Reset(p.opts.SyncPeriod)
+		} else if wait := p.last.Add(p.opts.MinSyncPeriod).Sub(now); wait > 0 {
+			// Coalesce: the next sync no earlier than MinSyncPeriod
+			// after the last one.
+			return reconcile.Result{RequeueAfter: wait}, nil
 		}
 	}
+	p.dirty.Store(false) // before the caches are read: a later change syncs again
+	p.sync(p.runCx, p.runWG)
+	p.last = now
+	return reconcile.Result{RequeueAfter: p.opts.SyncPeriod}, nil
 }
 
 // sync builds the table from the caches and applies it: from now on

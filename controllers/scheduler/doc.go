@@ -45,8 +45,8 @@
 //     math/rand/v2 source (reservoir sampling, as kube-scheduler's
 //     selectHost); it returns the Explanation.
 //
-// The Scheduler is the shell: informers feed the cache and the queue, one
-// goroutine takes pods off the queue and decides (under the cache's
+// The Scheduler is the shell: informers feed the cache and the queue (see
+// Wiring), one goroutine takes pods off the queue and decides (under the cache's
 // mutex, so no event slips between the snapshot and parking a pod), binds
 // run concurrently through the Binder, and one timer expires assumptions.
 //
@@ -100,6 +100,30 @@
 // updates (including the condition the scheduler writes) do not. A pod
 // held by VolumeBinding (an unbound or missing claim) is retried when its
 // backoff ends, without waiting for an event (see Filters).
+//
+// # Wiring
+//
+// The scheduler is wired as every controller under controllers/ is,
+// with package reconcile, but keeps a queue of its own. Its informers
+// are watched with reconcile.Watch through reconcile.Observe: the
+// observers (the intake) take each pod and node event into the cache
+// and put the pods it concerns into the scheduling queue, with their
+// priority and backoff, under the scheduler's mutex; the map function
+// adds nothing. The loop is a reconcile.Controller with one worker over
+// that queue (reconcile.Options.Queue), whose Reconcile is one
+// scheduling attempt: Run waits for the caches (without a timeout, as
+// kube-scheduler), and drains as every controller does.
+//
+// Why a queue of its own and not the controller's: kube-scheduler's
+// scheduling queue is not a controller's work queue. It orders pods by
+// their spec.priority, strictly (a controller's queue ages requests, so
+// a low-priority pod would overtake a higher one after waiting), and a
+// pod's retries follow the scheduler's own backoff and its parking as
+// unschedulable, which depend on what the attempt found and on the
+// events since, not on a rate limiter fed by Reconcile's errors (an
+// attempt never returns one). What kube-scheduler calls the activeQ is
+// the queue's ready items, its backoffQ the delayed ones, and its
+// unschedulable pods the parked ones (see The queue).
 //
 // # Filters
 //
@@ -251,8 +275,11 @@
 //
 // # Concurrency
 //
-// New starts nothing; Run starts the informers, the scheduling goroutine,
-// the binds and the expiry timer, and returns ctx.Err() after all of them
-// have exited. Explain is safe to call from any goroutine. The pure types
+// New starts nothing; Run starts the informers, the scheduling goroutine
+// (the controller's worker), the binds and the expiry timer, and returns
+// after all of them have exited, with the controller's drain error:
+// ctx.Err() after a clean drain, else an error that also wraps
+// reconcile.ErrShutdownTimeout (an attempt in flight outlasted
+// reconcile.DefaultShutdownTimeout after ctx ended). Explain is safe to call from any goroutine. The pure types
 // (Cache, NodeInfo, PodInfo) are not safe for concurrent use.
 package scheduler

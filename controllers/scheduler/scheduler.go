@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
@@ -58,8 +60,8 @@ type Options struct {
 	Volumes VolumeLookup
 	// Synced are more HasSynced functions Run waits for before its first
 	// attempt: those of the informers behind Claims and Volumes, so that
-	// a claim not listed yet does not hold a pod for a backoff. Default:
-	// none.
+	// a claim not listed yet does not hold a pod for a backoff. A nil
+	// one is an error of New. Default: none.
 	Synced []func() bool
 
 	// SchedulerName is the spec.schedulerName served. Default
@@ -146,10 +148,16 @@ type Scheduler struct {
 	opts    Options
 	podInf  *informer.Informer[*api.Pod]
 	nodeInf *informer.Informer[*api.Node]
-	podReg  *informer.Registration
-	nodeReg *informer.Registration
-	queue   *workqueue.Queue[string]
-	kick    chan struct{} // wakes the expiry loop; buffered 1
+	queue   *workqueue.Queue[string] // the scheduling queue
+	// ctl runs the scheduling loop: one worker taking pod keys from
+	// queue (see Run and the package doc, "Wiring").
+	ctl  *reconcile.Controller[string]
+	kick chan struct{} // wakes the expiry loop; buffered 1
+
+	// Set by Run before ctl starts: the binds run with Run's ctx, and
+	// Run waits for them.
+	runCtx context.Context
+	runWG  *sync.WaitGroup
 
 	mu      sync.Mutex
 	cache   *Cache              // guarded by mu
@@ -188,30 +196,72 @@ func New(opts Options) (*Scheduler, error) {
 	if s.nodeInf, err = informer.New(opts.Nodes, api.Key[*api.Node], informer.Options[*api.Node]{Name: "scheduler-nodes", Logger: opts.Logger}); err != nil {
 		return nil, err
 	}
-	if s.podReg, err = s.podInf.AddEventHandler(informer.HandlerFuncs[*api.Pod]{
-		AddFunc:    func(p *api.Pod, _ bool) { s.onPod(nil, p) },
-		UpdateFunc: func(old, p *api.Pod) { s.onPod(old, p) },
-		DeleteFunc: func(p *api.Pod, _ bool) { s.onPodDelete(p) },
-	}, informer.HandlerOptions{Name: "scheduler"}); err != nil {
+	if s.ctl, err = reconcile.New("scheduler", reconcile.Func[string](s.reconcile), reconcile.Options[string]{
+		Queue:  s.queue,
+		Logger: opts.Logger,
+		// kube-scheduler waits for its caches as long as it takes.
+		CacheSyncTimeout: forever,
+	}); err != nil {
 		return nil, err
 	}
-	if s.nodeReg, err = s.nodeInf.AddEventHandler(informer.HandlerFuncs[*api.Node]{
-		AddFunc:    func(n *api.Node, _ bool) { s.onNode(nil, n) },
-		UpdateFunc: func(old, n *api.Node) { s.onNode(old, n) },
-		DeleteFunc: func(n *api.Node, _ bool) { s.onNodeDelete(n) },
-	}, informer.HandlerOptions{Name: "scheduler"}); err != nil {
+	// The intake observes each event (reconcile.Observe) and puts the
+	// pods it concerns into the scheduling queue itself, each with its
+	// priority and backoff; the map function adds nothing more.
+	watch := reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: "scheduler"}}
+	if _, err = reconcile.Watch(s.ctl, reconcile.Observe(s.podInf, informer.Handler[*api.Pod](podIntake{s})), intakeOnly[*api.Pod], watch); err != nil {
 		return nil, err
+	}
+	if _, err = reconcile.Watch(s.ctl, reconcile.Observe(s.nodeInf, informer.Handler[*api.Node](nodeIntake{s})), intakeOnly[*api.Node], watch); err != nil {
+		return nil, err
+	}
+	for _, synced := range opts.Synced {
+		if err := s.ctl.AddSyncCheck(synced); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
+
+// forever is a cache sync timeout that never runs out.
+const forever = time.Duration(math.MaxInt64)
+
+// intakeOnly is the map function of the scheduler's watches: the intake
+// (the observer) has enqueued what the event concerns.
+func intakeOnly[T any](T) []string { return nil }
+
+// podIntake takes the pod events into the cache and the scheduling
+// queue: the informer.Handler the scheduler's pod watch observes.
+type podIntake struct{ s *Scheduler }
+
+func (i podIntake) OnAdd(p *api.Pod, _ bool)    { i.s.onPod(nil, p) }
+func (i podIntake) OnUpdate(old, p *api.Pod)    { i.s.onPod(old, p) }
+func (i podIntake) OnDelete(p *api.Pod, _ bool) { i.s.onPodDelete(p) }
+
+// nodeIntake takes the node events into the cache: the informer.Handler
+// the scheduler's node watch observes.
+type nodeIntake struct{ s *Scheduler }
+
+func (i nodeIntake) OnAdd(n *api.Node, _ bool)    { i.s.onNode(nil, n) }
+func (i nodeIntake) OnUpdate(old, n *api.Node)    { i.s.onNode(old, n) }
+func (i nodeIntake) OnDelete(n *api.Node, _ bool) { i.s.onNodeDelete(n) }
 
 // ErrRunning is returned by a second Run.
 var ErrRunning = errors.New("scheduler: Run called twice")
 
 // Run runs the informers, the scheduling loop (one pod at a time, as
-// kube-scheduler) and the binds (concurrently) until ctx ends; it returns
-// ctx.Err() after every goroutine it started has exited.
+// kube-scheduler) and the binds (concurrently) until ctx ends. The loop
+// is a reconcile.Controller over the scheduling queue: it starts once
+// the informers (and Options.Synced) have synced, and when ctx ends the
+// attempt in flight finishes (for up to reconcile.DefaultShutdownTimeout)
+// while the pods still queued are dropped. Run returns after every
+// goroutine it started has exited, binds included, with the
+// controller's drain error (reconcile.Controller.Run): ctx.Err() after a
+// clean drain, else an error wrapping reconcile.ErrShutdownTimeout too.
+// A second Run returns ErrRunning; a nil ctx is an error.
 func (s *Scheduler) Run(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("scheduler: Run: context is nil")
+	}
 	s.mu.Lock()
 	if s.running {
 		s.mu.Unlock()
@@ -224,20 +274,15 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	defer wg.Wait()
 	wg.Go(func() { _ = s.podInf.Run(ctx) })
 	wg.Go(func() { _ = s.nodeInf.Run(ctx) })
-	wg.Go(func() { <-ctx.Done(); s.queue.ShutDown() })
-	if !informer.WaitForCacheSync(ctx, append([]func() bool{s.podReg.HasSynced, s.nodeReg.HasSynced}, s.opts.Synced...)...) {
-		return ctx.Err()
-	}
 	wg.Go(func() { s.expireLoop(ctx) })
-	for {
-		key, shutdown := s.queue.Get()
-		if shutdown {
-			break
-		}
-		s.scheduleOne(ctx, key, &wg)
-		s.queue.Done(key)
-	}
-	return ctx.Err()
+	s.runCtx, s.runWG = ctx, &wg // read by the worker, which starts after this
+	return s.ctl.Run(ctx)
+}
+
+// reconcile is one scheduling cycle, of the pod under key.
+func (s *Scheduler) reconcile(_ context.Context, key string) (reconcile.Result, error) {
+	s.scheduleOne(s.runCtx, key, s.runWG)
+	return reconcile.Result{}, nil
 }
 
 // Explain returns the last scheduling attempt of the pod under key, if it
