@@ -12,6 +12,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
@@ -75,10 +76,12 @@ type Collector struct {
 	// kinds holds one entry per kind (read-only after New).
 	kinds []kindAccess
 
-	// attemptToDelete holds the UIDs of items that may have to be
+	// attemptToDelete reconciles the UIDs of items that may have to be
 	// deleted (or, in foreground deletion, lose their finalizer);
-	// attemptToOrphan those of owners whose dependents are to be orphaned.
-	attemptToDelete, attemptToOrphan *workqueue.Queue[api.UID]
+	// attemptToOrphan those of owners whose dependents are to be
+	// orphaned. Each has kcm's queue name and Options.Workers workers; a
+	// failed attempt is retried with the queue's back-off.
+	attemptToDelete, attemptToOrphan *reconcile.Controller[api.UID]
 
 	mu    sync.Mutex
 	graph *graph // guarded by mu
@@ -102,12 +105,15 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Collector, error)
 		recorder: opts.Recorder,
 		workers:  opts.Workers,
 		graph:    newGraph(),
-		attemptToDelete: workqueue.New(workqueue.Options[api.UID]{
-			Name: "garbage_collector_attempt_to_delete", Logger: opts.Logger, Metrics: opts.QueueMetrics,
-		}),
-		attemptToOrphan: workqueue.New(workqueue.Options[api.UID]{
-			Name: "garbage_collector_attempt_to_orphan", Logger: opts.Logger, Metrics: opts.QueueMetrics,
-		}),
+	}
+	var err error
+	gc.attemptToDelete, err = gc.worker("garbage_collector_attempt_to_delete", gc.attemptToDeleteItem, opts)
+	if err != nil {
+		return nil, err
+	}
+	gc.attemptToOrphan, err = gc.worker("garbage_collector_attempt_to_orphan", gc.attemptToOrphanItem, opts)
+	if err != nil {
+		return nil, err
 	}
 	for _, w := range watchers {
 		k, err := w(gc)
@@ -115,52 +121,45 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Collector, error)
 			return nil, err
 		}
 		gc.kinds = append(gc.kinds, k)
+		for _, ctl := range []*reconcile.Controller[api.UID]{gc.attemptToDelete, gc.attemptToOrphan} {
+			if err := ctl.AddSyncCheck(k.hasSynced); err != nil {
+				return nil, fmt.Errorf("garbagecollector: %w", err)
+			}
+		}
 	}
 	return gc, nil
 }
 
-// Run waits for every informer of the collector to sync, then runs the
-// workers until ctx ends. It returns ctx.Err() once every worker has
-// exited. Run must be called once.
-func (gc *Collector) Run(ctx context.Context) error {
-	defer gc.attemptToDelete.ShutDown()
-	defer gc.attemptToOrphan.ShutDown()
-	synced := make([]func() bool, len(gc.kinds))
-	for i, k := range gc.kinds {
-		synced[i] = k.hasSynced
+// worker returns the reconcile loop named name over attempt.
+func (gc *Collector) worker(name string, attempt func(context.Context, api.UID) error, opts Options) (*reconcile.Controller[api.UID], error) {
+	r := reconcile.Func[api.UID](func(ctx context.Context, uid api.UID) (reconcile.Result, error) {
+		return reconcile.Result{}, attempt(ctx, uid)
+	})
+	ctl, err := reconcile.New(name, r, reconcile.Options[api.UID]{
+		Workers: opts.Workers, Logger: opts.Logger, QueueMetrics: opts.QueueMetrics,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("garbagecollector: %w", err)
 	}
-	if !informer.WaitForCacheSync(ctx, synced...) {
-		return ctx.Err()
-	}
-	gc.logger.Info("garbagecollector: all informers synced, collecting garbage")
-	var wg sync.WaitGroup
-	for range gc.workers {
-		wg.Go(func() { gc.work(ctx, gc.attemptToDelete, gc.attemptToDeleteItem) })
-		wg.Go(func() { gc.work(ctx, gc.attemptToOrphan, gc.attemptToOrphanItem) })
-	}
-	<-ctx.Done()
-	gc.attemptToDelete.ShutDown()
-	gc.attemptToOrphan.ShutDown()
-	wg.Wait()
-	return ctx.Err()
+	return ctl, nil
 }
 
-// work runs one worker of q: errors are retried with the queue's
-// rate-limited back-off, success forgets the item's failures.
-func (gc *Collector) work(ctx context.Context, q *workqueue.Queue[api.UID], fn func(context.Context, api.UID) error) {
-	for {
-		uid, shutdown := q.Get()
-		if shutdown {
-			return
-		}
-		if err := fn(ctx, uid); err != nil && ctx.Err() == nil {
-			gc.logger.Warn("garbagecollector: retrying", "uid", uid, "err", err)
-			q.AddRateLimited(uid)
-		} else {
-			q.Forget(uid)
-		}
-		q.Done(uid)
+// Run waits for every informer of the collector to sync, then runs the
+// workers of both loops until ctx ends. It returns once every worker has
+// exited: ctx's error, or the loops' drain errors
+// (reconcile.ErrShutdownTimeout when an attempt in flight outlasts the
+// shutdown timeout). Run must be called once.
+func (gc *Collector) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, ctl := range []*reconcile.Controller[api.UID]{gc.attemptToDelete, gc.attemptToOrphan} {
+		wg.Go(func() { errs[i] = ctl.Run(ctx) })
 	}
+	wg.Wait()
+	if errs[0] != nil && errs[1] != nil && errs[0].Error() == errs[1].Error() {
+		return errs[0] // the same error (ctx's), said once
+	}
+	return errors.Join(errs...)
 }
 
 // observe applies an informer's (or a live read's) event to the graph and
@@ -175,10 +174,10 @@ func (gc *Collector) observe(ev graphEvent) {
 		gc.reportInvalidNamespace(inv.dependent, inv.ref)
 	}
 	for _, uid := range fx.attemptToDelete {
-		gc.attemptToDelete.Add(uid)
+		gc.attemptToDelete.Enqueue(uid)
 	}
 	for _, uid := range fx.attemptToOrphan {
-		gc.attemptToOrphan.Add(uid)
+		gc.attemptToOrphan.Enqueue(uid)
 	}
 }
 
@@ -272,7 +271,7 @@ func (gc *Collector) attemptToDeleteItem(ctx context.Context, uid api.UID) error
 		return removeFinalizer(ctx, k, id, client.FinalizerDeleteDependents)
 	case actWait:
 		for _, dep := range d.enqueue {
-			gc.attemptToDelete.Add(dep)
+			gc.attemptToDelete.Enqueue(dep)
 		}
 	}
 	return nil

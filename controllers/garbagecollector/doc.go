@@ -13,8 +13,9 @@
 // New registers a handler on the shared informer of every kind the
 // cluster serves (one per kind of controllers/api, named after its
 // resource: "pods", "replicasets", …); the caller starts the factory.
-// Run waits for all of them to sync, runs the workers, and returns
-// ctx.Err() once they have exited.
+// Run waits for all of them to sync, runs the workers, and returns once
+// they have exited: ctx's error, or reconcile.ErrShutdownTimeout when an
+// attempt in flight outlasts the shutdown timeout.
 //
 // The collector depends on the client contract (package
 // controllers/client: New takes a client.Client and gets each kind with
@@ -76,8 +77,10 @@
 // For an owner with the orphan finalizer a worker removes the owner's
 // reference from every dependent the graph knows, then the finalizer.
 //
-// Both queues retry failures with workqueue.DefaultControllerRateLimiter;
-// each has Options.Workers workers (20, kcm's --concurrent-gc-syncs).
+// The two queues are two reconcile loops (reconcile.Controller keyed by
+// UID, named as kcm's queues): each retries failures with
+// workqueue.DefaultControllerRateLimiter and has Options.Workers workers
+// (20, kcm's --concurrent-gc-syncs).
 //
 // # Invalid references
 //
