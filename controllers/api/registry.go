@@ -6,12 +6,21 @@ import (
 	"time"
 )
 
+//go:generate go run ./internal/kindgen
+
 // KindInfo is the registration of one kind: every fact about it that the
 // API server's discovery, tables and routing, the decoder, the clients
 // and the cluster's stores need. Each built-in kind is registered once,
 // in this file; everything else derives from the registration (Kinds,
 // Registered, InfoFor, …), so adding a built-in kind is adding its type
-// and one registration here.
+// and one registration here, then running go generate in this
+// directory. Besides the deep copies, that writes the one thing Go cannot
+// derive at run time: in each package with generic code per kind (the
+// cluster's stores, the API server's handlers, the garbage collector's
+// watchers, the resource quota's counters, the namespace controller's
+// cleaners, the kube client's resources), the instantiation of that code
+// for the kind's Go type (internal/kindgen; a test fails while one is out
+// of date).
 type KindInfo struct {
 	// GroupVersionKind is the kind's current schema, the only version
 	// served.
