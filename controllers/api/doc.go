@@ -14,7 +14,8 @@
 //
 // Each kind is registered once, in registry.go: a KindInfo with its
 // group, version and kind, the older versions Decode accepts, its plural
-// resource name, scope, status and scale subresources, kubectl's short
+// resource name, scope, status and scale subresources (and where the
+// scale subresource finds its replicas and selector), kubectl's short
 // names and categories, and its printer columns (Columns and Cells, as
 // kubectl prints them; HumanDuration is their AGE). Registered, InfoOf,
 // InfoFor and InfoOfResource read the registrations; the API server's
