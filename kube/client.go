@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -120,58 +121,34 @@ func NewClient(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("kube: NewClient: %w", err)
 	}
 	cl := &Client{rest: rc, raw: newRawCache(opts.RawCacheBytes), opts: opts, kinds: map[api.GroupVersionKind]client.Untyped{}}
-	for _, gvk := range api.Kinds() {
-		obj, _ := api.New(gvk.Kind)
-		mk, ok := constructors[reflect.TypeOf(obj)]
-		if !ok {
-			return nil, fmt.Errorf("kube: NewClient: no resource for %s (%T)", gvk, obj)
+	for _, info := range api.Registered() {
+		i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == info.GoType() })
+		if i < 0 {
+			return nil, fmt.Errorf("kube: NewClient: no resource for %s (%v): run go generate in controllers/api", info.GroupVersionKind, info.GoType())
 		}
-		cl.kinds[gvk] = mk(cl, gvk)
+		cl.kinds[info.GroupVersionKind] = kindInstances[i].new(cl, info.GroupVersionKind)
 	}
 	cl.pods = newResource[*api.Pod](cl, (&api.Pod{}).GroupVersionKind())
 	return cl, nil
 }
 
-// constructors make the Resource of each Go type of controllers/api (Go
-// cannot instantiate newResource from a type known at run time, so
-// init lists the types, and nothing else about the kinds); NewClient
-// checks that every kind of api.Kinds has one.
-var constructors = map[reflect.Type]func(*Client, api.GroupVersionKind) client.Untyped{}
+// kindInstance makes the Resource of one Go type of controllers/api;
+// kindInstances (zz_generated_kinds.go, written by go generate in
+// controllers/api) holds one per registered kind, and NewClient serves
+// every kind of api.Registered through it.
+type kindInstance struct {
+	typ reflect.Type
+	new func(*Client, api.GroupVersionKind) client.Untyped
+}
 
-func register[T api.Object]() {
-	constructors[reflect.TypeFor[T]()] = func(c *Client, gvk api.GroupVersionKind) client.Untyped {
+func instantiate[T api.Object]() kindInstance {
+	return kindInstance{reflect.TypeFor[T](), func(c *Client, gvk api.GroupVersionKind) client.Untyped {
 		r := newResource[T](c, gvk)
 		if c.opts.OrderedVersions {
 			return &orderedResource[T]{r}
 		}
 		return r
-	}
-}
-
-func init() {
-	register[*api.Pod]()
-	register[*api.Node]()
-	register[*api.Service]()
-	register[*api.Endpoints]()
-	register[*api.ReplicaSet]()
-	register[*api.ReplicationController]()
-	register[*api.Deployment]()
-	register[*api.StatefulSet]()
-	register[*api.DaemonSet]()
-	register[*api.ControllerRevision]()
-	register[*api.Job]()
-	register[*api.CronJob]()
-	register[*api.Namespace]()
-	register[*api.ResourceQuota]()
-	register[*api.ServiceAccount]()
-	register[*api.ConfigMap]()
-	register[*api.Secret]()
-	register[*api.PersistentVolume]()
-	register[*api.PersistentVolumeClaim]()
-	register[*api.StorageClass]()
-	register[*api.HorizontalPodAutoscaler]()
-	register[*api.Lease]()
-	register[*api.Event]()
+	}}
 }
 
 // PluralOf returns the resource name of kind gvk as the API server's

@@ -14,13 +14,19 @@
 //
 // Each kind is registered once, in registry.go: a KindInfo with its
 // group, version and kind, the older versions Decode accepts, its plural
-// resource name, scope, status and scale subresources, kubectl's short
+// resource name, scope, status and scale subresources (and where the
+// scale subresource finds its replicas and selector), kubectl's short
 // names and categories, and its printer columns (Columns and Cells, as
 // kubectl prints them; HumanDuration is their AGE). Registered, InfoOf,
 // InfoFor and InfoOfResource read the registrations; the API server's
 // discovery, routing and tables, the decoder, the clients (package
 // kube's plurals) and the in-process cluster's stores all derive from
-// them, so a new built-in kind is its type and one registration. The
+// them, so a new built-in kind is its type and one registration, then
+// `go generate` here: besides the deep copies it writes, into each
+// package with code generic over the kinds (cluster, apiserver,
+// garbagecollector, resourcequota, namespace, kube), the instantiation
+// for the kind's Go type, which Go cannot make from a run-time type
+// (internal/kindgen; its test fails while one is out of date). The
 // table is fixed when the package initialises and read-only after.
 //
 // Each kind embeds TypeMeta inline and

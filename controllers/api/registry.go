@@ -6,12 +6,21 @@ import (
 	"time"
 )
 
+//go:generate go run ./internal/kindgen
+
 // KindInfo is the registration of one kind: every fact about it that the
 // API server's discovery, tables and routing, the decoder, the clients
 // and the cluster's stores need. Each built-in kind is registered once,
 // in this file; everything else derives from the registration (Kinds,
 // Registered, InfoFor, …), so adding a built-in kind is adding its type
-// and one registration here.
+// and one registration here, then running go generate in this
+// directory. Besides the deep copies, that writes the one thing Go cannot
+// derive at run time: in each package with generic code per kind (the
+// cluster's stores, the API server's handlers, the garbage collector's
+// watchers, the resource quota's counters, the namespace controller's
+// cleaners, the kube client's resources), the instantiation of that code
+// for the kind's Go type (internal/kindgen; a test fails while one is out
+// of date).
 type KindInfo struct {
 	// GroupVersionKind is the kind's current schema, the only version
 	// served.
@@ -30,6 +39,14 @@ type KindInfo struct {
 	// Scale is true for kinds with a scale subresource (autoscaling/v1
 	// Scale).
 	Scale bool
+	// ScaleFields returns where obj, an object of the kind, keeps what
+	// its scale subresource reads and writes: a pointer to its
+	// spec.replicas field, its status.replicas and its pod selector in
+	// label-selector syntax (what a CustomResourceDefinition's
+	// specReplicasPath, statusReplicasPath and labelSelectorPath name);
+	// set exactly when Scale is. specReplicas is nil for an object of
+	// another kind.
+	ScaleFields func(obj Object) (specReplicas **int32, statusReplicas int32, selector string)
 	// ShortNames are kubectl's short names of the resource ("po").
 	ShortNames []string
 	// Categories are the discovery categories of the resource ("all":
@@ -84,6 +101,30 @@ func register[T Object](info KindInfo) *KindInfo {
 	return &info
 }
 
+// scaleFields is the KindInfo.ScaleFields of a kind of Go type T, from
+// f, which reads them from a T.
+func scaleFields[T Object](f func(T) (**int32, int32, string)) func(Object) (**int32, int32, string) {
+	return func(obj Object) (**int32, int32, string) {
+		o, ok := obj.(T)
+		if !ok {
+			return nil, 0, ""
+		}
+		return f(o)
+	}
+}
+
+// selectorString is ls in label-selector syntax; "" for nil or invalid.
+func selectorString(ls *LabelSelector) string {
+	if ls == nil {
+		return ""
+	}
+	sel, err := ls.AsSelector()
+	if err != nil {
+		return ""
+	}
+	return sel.String()
+}
+
 // The groups and versions of the built-in kinds.
 func core(kind string) GroupVersionKind { return GroupVersionKind{Version: "v1", Kind: kind} }
 func apps(kind string) GroupVersionKind {
@@ -108,15 +149,27 @@ var (
 		ShortNames: []string{"ep"}, Columns: endpointsColumns, Cells: endpointsCells})
 	replicaSetKind = register[*ReplicaSet](KindInfo{GroupVersionKind: apps("ReplicaSet"),
 		OldVersions: []string{"apps/v1beta2", "extensions/v1beta1"}, Resource: "replicasets", Namespaced: true,
-		Status: true, Scale: true, ShortNames: []string{"rs"}, Categories: all, Columns: replicaSetColumns, Cells: replicaSetCells})
+		Status: true, Scale: true, ShortNames: []string{"rs"}, Categories: all, Columns: replicaSetColumns, Cells: replicaSetCells,
+		ScaleFields: scaleFields(func(o *ReplicaSet) (**int32, int32, string) {
+			return &o.Spec.Replicas, o.Status.Replicas, selectorString(o.Spec.Selector)
+		})})
 	replicationControllerKind = register[*ReplicationController](KindInfo{GroupVersionKind: core("ReplicationController"),
-		Resource: "replicationcontrollers", Namespaced: true, Status: true, Scale: true, ShortNames: []string{"rc"}, Categories: all})
+		Resource: "replicationcontrollers", Namespaced: true, Status: true, Scale: true, ShortNames: []string{"rc"}, Categories: all,
+		ScaleFields: scaleFields(func(o *ReplicationController) (**int32, int32, string) {
+			return &o.Spec.Replicas, o.Status.Replicas, SelectorFromSet(o.Spec.Selector).String()
+		})})
 	deploymentKind = register[*Deployment](KindInfo{GroupVersionKind: apps("Deployment"),
 		OldVersions: []string{"apps/v1beta1", "apps/v1beta2", "extensions/v1beta1"}, Resource: "deployments", Namespaced: true,
-		Status: true, Scale: true, ShortNames: []string{"deploy"}, Categories: all, Columns: deploymentColumns, Cells: deploymentCells})
+		Status: true, Scale: true, ShortNames: []string{"deploy"}, Categories: all, Columns: deploymentColumns, Cells: deploymentCells,
+		ScaleFields: scaleFields(func(o *Deployment) (**int32, int32, string) {
+			return &o.Spec.Replicas, o.Status.Replicas, selectorString(o.Spec.Selector)
+		})})
 	statefulSetKind = register[*StatefulSet](KindInfo{GroupVersionKind: apps("StatefulSet"),
 		OldVersions: []string{"apps/v1beta1", "apps/v1beta2"}, Resource: "statefulsets", Namespaced: true,
-		Status: true, Scale: true, ShortNames: []string{"sts"}, Categories: all, Columns: statefulSetColumns, Cells: statefulSetCells})
+		Status: true, Scale: true, ShortNames: []string{"sts"}, Categories: all, Columns: statefulSetColumns, Cells: statefulSetCells,
+		ScaleFields: scaleFields(func(o *StatefulSet) (**int32, int32, string) {
+			return &o.Spec.Replicas, o.Status.Replicas, selectorString(o.Spec.Selector)
+		})})
 	daemonSetKind = register[*DaemonSet](KindInfo{GroupVersionKind: apps("DaemonSet"),
 		OldVersions: []string{"apps/v1beta2", "extensions/v1beta1"}, Resource: "daemonsets", Namespaced: true,
 		Status: true, ShortNames: []string{"ds"}, Categories: all, Columns: daemonSetColumns, Cells: daemonSetCells})

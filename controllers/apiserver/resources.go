@@ -3,6 +3,7 @@ package apiserver
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -85,44 +86,27 @@ func register[T api.Object](s *Server, c *cluster.Cluster) error {
 	return nil
 }
 
-// handlers instantiates register for the Go type of every built-in kind:
-// Go cannot instantiate a generic function from a type known at run
-// time, so this is a bare list of types, with no facts about the kinds;
-// registerAll serves the kinds in the order and with the facts of
-// api.Registered, and fails if a registered kind is missing here.
-var handlers = func(hs ...instantiation) map[reflect.Type]func(*Server, *cluster.Cluster) error {
-	m := make(map[reflect.Type]func(*Server, *cluster.Cluster) error, len(hs))
-	for _, h := range hs {
-		m[h.typ] = h.register
-	}
-	return m
-}(
-	handle[*api.Pod](), handle[*api.Node](), handle[*api.Service](), handle[*api.Endpoints](),
-	handle[*api.ReplicaSet](), handle[*api.ReplicationController](), handle[*api.Deployment](),
-	handle[*api.StatefulSet](), handle[*api.DaemonSet](), handle[*api.ControllerRevision](), handle[*api.Job](),
-	handle[*api.CronJob](), handle[*api.Namespace](), handle[*api.ResourceQuota](),
-	handle[*api.ServiceAccount](), handle[*api.ConfigMap](), handle[*api.Secret](),
-	handle[*api.PersistentVolume](), handle[*api.PersistentVolumeClaim](), handle[*api.StorageClass](),
-	handle[*api.HorizontalPodAutoscaler](), handle[*api.Lease](), handle[*api.Event](),
-)
-
-// instantiation is register instantiated for one Go type.
-type instantiation struct {
+// kindInstance is register instantiated for the Go type of one kind;
+// kindInstances (zz_generated_kinds.go, written by go generate in
+// controllers/api) holds one per registered kind.
+type kindInstance struct {
 	typ      reflect.Type
 	register func(*Server, *cluster.Cluster) error
 }
 
-func handle[T api.Object]() instantiation { return instantiation{reflect.TypeFor[T](), register[T]} }
+func instantiate[T api.Object]() kindInstance {
+	return kindInstance{reflect.TypeFor[T](), register[T]}
+}
 
 // registerAll registers every kind of controllers/api, in the order of
 // api.Registered (the order of discovery).
 func registerAll(s *Server, c *cluster.Cluster) error {
 	for _, k := range api.Registered() {
-		f, ok := handlers[k.GoType()]
-		if !ok {
-			return fmt.Errorf("apiserver: no handler for %s (%v)", k.GroupVersionKind, k.GoType())
+		i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == k.GoType() })
+		if i < 0 {
+			return fmt.Errorf("apiserver: no handler for %s (%v): run go generate in controllers/api", k.GroupVersionKind, k.GoType())
 		}
-		if err := f(s, c); err != nil {
+		if err := kindInstances[i].register(s, c); err != nil {
 			return err
 		}
 	}

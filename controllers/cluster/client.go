@@ -102,31 +102,17 @@ func (s *Store[T]) Patch(ctx context.Context, key string, pt client.PatchType, d
 	}
 }
 
-// scaleOf returns pointers to the replicas of obj and its pod selector, or
-// false for a kind without a scale subresource.
+// scaleOf returns a pointer to the spec.replicas of obj, its
+// status.replicas and its pod selector, where its kind's registration
+// (api.KindInfo.ScaleFields) says they are, or false for a kind without
+// a scale subresource.
 func scaleOf(obj api.Object) (spec **int32, status int32, selector string, ok bool) {
-	switch o := obj.(type) {
-	case *api.Deployment:
-		return &o.Spec.Replicas, o.Status.Replicas, labelSelectorString(o.Spec.Selector), true
-	case *api.ReplicaSet:
-		return &o.Spec.Replicas, o.Status.Replicas, labelSelectorString(o.Spec.Selector), true
-	case *api.StatefulSet:
-		return &o.Spec.Replicas, o.Status.Replicas, labelSelectorString(o.Spec.Selector), true
-	case *api.ReplicationController:
-		return &o.Spec.Replicas, o.Status.Replicas, api.SelectorFromSet(o.Spec.Selector).String(), true
+	info, ok := api.InfoOf(obj.GroupVersionKind())
+	if !ok || info.ScaleFields == nil {
+		return nil, 0, "", false
 	}
-	return nil, 0, "", false
-}
-
-func labelSelectorString(ls *api.LabelSelector) string {
-	if ls == nil {
-		return ""
-	}
-	sel, err := ls.AsSelector()
-	if err != nil {
-		return ""
-	}
-	return sel.String()
+	spec, status, selector = info.ScaleFields(obj)
+	return spec, status, selector, spec != nil
 }
 
 // HasScale reports whether the kind has a scale subresource.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -127,11 +128,11 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	c := &Cluster{opts: opts, byType: map[reflect.Type]any{}, byKind: map[string]objectStore{}}
 	for _, k := range api.Registered() {
-		open, ok := openers[k.GoType()]
-		if !ok {
-			return nil, fmt.Errorf("cluster: New: no store for %s (%v)", k.GroupVersionKind, k.GoType())
+		i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == k.GoType() })
+		if i < 0 {
+			return nil, fmt.Errorf("cluster: New: no store for %s (%v): run go generate in controllers/api", k.GroupVersionKind, k.GoType())
 		}
-		if err := open(c); err != nil {
+		if err := kindInstances[i].open(c); err != nil {
 			return nil, err
 		}
 	}

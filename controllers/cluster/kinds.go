@@ -7,45 +7,63 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
-// openers opens the store of every built-in kind, with the kind's
-// strategy. Go cannot instantiate a generic function from a type known
-// at run time, so this is the one list of the kinds' Go types in the
-// cluster; the facts about each kind (resource, scope, subresources)
-// come from its registration in controllers/api, and New opens the
-// stores in the order of api.Registered and fails when a registered
-// kind has no opener here.
-var openers = openerTable(
-	opener(podKind), opener(nodeKind), opener(serviceKind), opener(newKind[*api.Endpoints]),
-	opener(replicaSetKind), opener(replicationControllerKind), opener(deploymentKind),
-	opener(statefulSetKind), opener(daemonSetKind), opener(newKind[*api.ControllerRevision]),
-	opener(jobKind), opener(cronJobKind), opener(namespaceKind), opener(newKind[*api.ResourceQuota]),
-	opener(newKind[*api.ServiceAccount]), opener(configMapKind), opener(secretKind),
-	opener(persistentVolumeKind), opener(persistentVolumeClaimKind), opener(newKind[*api.StorageClass]),
-	opener(newKind[*api.HorizontalPodAutoscaler]), opener(newKind[*api.Lease]), opener(eventKind),
-)
-
-// typedOpener opens the store of one Go type.
-type typedOpener struct {
+// kindInstance opens the store of one Go type; kindInstances
+// (zz_generated_kinds.go, written by go generate in controllers/api)
+// holds one per registered kind. New opens the stores in the order of
+// api.Registered, with the facts of each kind's registration (resource,
+// scope, subresources), and fails when a registered kind has no
+// instance.
+type kindInstance struct {
 	typ  reflect.Type
 	open func(*Cluster) error
 }
 
-// opener is the typedOpener of the kind strategy makes.
-func opener[T api.Object](strategy func() *kind[T]) typedOpener {
-	return typedOpener{reflect.TypeFor[T](), func(c *Cluster) error { return register(c, strategy()) }}
+func instantiate[T api.Object]() kindInstance {
+	return kindInstance{reflect.TypeFor[T](), func(c *Cluster) error { return register(c, strategyOf[T]()) }}
 }
 
-func openerTable(os ...typedOpener) map[reflect.Type]func(*Cluster) error {
-	m := make(map[reflect.Type]func(*Cluster) error, len(os))
-	for _, o := range os {
-		m[o.typ] = o.open
+// strategyOf returns T's strategy: the one strategies holds for T, else
+// newKind's generic metadata handling.
+func strategyOf[T api.Object]() *kind[T] {
+	if s, ok := strategies[reflect.TypeFor[T]()]; ok {
+		return s.(func() *kind[T])()
+	}
+	return newKind[T]()
+}
+
+// strategies are the strategies of the kinds with more than generic
+// metadata handling (defaulting, validation, field selectors, graceful
+// deletion), by Go type; the other kinds need nothing here. A test checks
+// that each is a registered kind's.
+var strategies = strategyTable(
+	strategy(podKind), strategy(nodeKind), strategy(serviceKind), strategy(replicaSetKind),
+	strategy(replicationControllerKind), strategy(deploymentKind), strategy(statefulSetKind),
+	strategy(daemonSetKind), strategy(jobKind), strategy(cronJobKind), strategy(namespaceKind),
+	strategy(configMapKind), strategy(secretKind), strategy(persistentVolumeKind),
+	strategy(persistentVolumeClaimKind), strategy(eventKind),
+)
+
+// typedStrategy is one kind's strategy constructor, a func() *kind[T].
+type typedStrategy struct {
+	typ reflect.Type
+	new any
+}
+
+func strategy[T api.Object](f func() *kind[T]) typedStrategy {
+	return typedStrategy{reflect.TypeFor[T](), f}
+}
+
+func strategyTable(ss ...typedStrategy) map[reflect.Type]any {
+	m := make(map[reflect.Type]any, len(ss))
+	for _, s := range ss {
+		m[s.typ] = s.new
 	}
 	return m
 }
 
 // The strategies of the kinds that have more than generic metadata
-// handling. Kinds opened with newKind alone get uid, generation,
-// metadata validation, status and deletion handling only.
+// handling. Kinds without one get newKind's: uid, generation, metadata
+// validation, status and deletion handling only.
 
 func podKind() *kind[*api.Pod] {
 	k := newKind[*api.Pod]()

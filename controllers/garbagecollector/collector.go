@@ -115,8 +115,12 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Collector, error)
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range watchers {
-		k, err := w(gc)
+	for _, info := range api.Registered() {
+		i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == info.GoType() })
+		if i < 0 {
+			return nil, fmt.Errorf("garbagecollector: no watcher for %s (%v): run go generate in controllers/api", info.GroupVersionKind, info.GoType())
+		}
+		k, err := kindInstances[i].watch(gc)
 		if err != nil {
 			return nil, err
 		}

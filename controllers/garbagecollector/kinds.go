@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -28,17 +29,16 @@ type kindAccess interface {
 	hasSynced() bool
 }
 
-// watchers lists one constructor per kind the cluster serves; a test
-// checks it against api.Kinds.
-var watchers = []func(*Collector) (kindAccess, error){
-	watch[*api.Pod], watch[*api.Node], watch[*api.Service], watch[*api.Endpoints],
-	watch[*api.ReplicaSet], watch[*api.ReplicationController], watch[*api.Deployment],
-	watch[*api.StatefulSet], watch[*api.DaemonSet], watch[*api.ControllerRevision],
-	watch[*api.Job], watch[*api.CronJob], watch[*api.Namespace], watch[*api.ResourceQuota],
-	watch[*api.ServiceAccount], watch[*api.ConfigMap], watch[*api.Secret],
-	watch[*api.PersistentVolume], watch[*api.PersistentVolumeClaim], watch[*api.StorageClass],
-	watch[*api.HorizontalPodAutoscaler], watch[*api.Lease], watch[*api.Event],
+// kindInstance is watch instantiated for the Go type of one kind;
+// kindInstances (zz_generated_kinds.go, written by go generate in
+// controllers/api) holds one per registered kind, and New watches every
+// kind of api.Registered through it.
+type kindInstance struct {
+	typ   reflect.Type
+	watch func(*Collector) (kindAccess, error)
 }
+
+func instantiate[T api.Object]() kindInstance { return kindInstance{reflect.TypeFor[T](), watch[T]} }
 
 // typedKind is the kindAccess of T.
 type typedKind[T api.Object] struct {

@@ -16,9 +16,11 @@
 //     estimates how long the pods may take (PodsEstimate: the longest
 //     terminationGracePeriodSeconds of pods not terminal, 0 once that
 //     long has passed since the namespace's deletion).
-//  2. Then every other namespaced resource: workloads, services,
-//     endpoints, claims, config maps, secrets, service accounts,
-//     quotas, leases, events.
+//  2. Then every other namespaced kind registered in controllers/api
+//     (api.Registered), in registration order (kcm's deleter walks the
+//     discovered resources in no set order): services, endpoints,
+//     workloads, quotas, service accounts, config maps, secrets, claims,
+//     autoscalers, leases, events.
 //  3. After its deletes a pass lists each resource again. Objects held
 //     by finalizers of their own count as waiting (FinalizerEstimate,
 //     kcm's 15 s); objects that remain for no known reason are a

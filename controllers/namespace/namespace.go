@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"time"
 
@@ -89,36 +90,39 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	}, reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: nc.ctl.Name()}}); err != nil {
 		return nil, fmt.Errorf("namespace: %w", err)
 	}
-	if nc.pods, err = kindContentFor[*api.Pod](c); err != nil {
-		return nil, err
-	}
-	for _, mk := range []func(client.Client) (content, error){
-		kindContentFor[*api.Deployment],
-		kindContentFor[*api.StatefulSet],
-		kindContentFor[*api.DaemonSet],
-		kindContentFor[*api.ReplicaSet],
-		kindContentFor[*api.ControllerRevision],
-		kindContentFor[*api.ReplicationController],
-		kindContentFor[*api.CronJob],
-		kindContentFor[*api.Job],
-		kindContentFor[*api.HorizontalPodAutoscaler],
-		kindContentFor[*api.Service],
-		kindContentFor[*api.Endpoints],
-		kindContentFor[*api.PersistentVolumeClaim],
-		kindContentFor[*api.ConfigMap],
-		kindContentFor[*api.Secret],
-		kindContentFor[*api.ServiceAccount],
-		kindContentFor[*api.ResourceQuota],
-		kindContentFor[*api.Lease],
-		kindContentFor[*api.Event],
-	} {
-		k, err := mk(c)
+	// Every namespaced kind of api.Registered, in its order; pods apart,
+	// as they go first.
+	for _, info := range api.Registered() {
+		if !info.Namespaced {
+			continue
+		}
+		i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == info.GoType() })
+		if i < 0 {
+			return nil, fmt.Errorf("namespace: no cleaner for %s (%v): run go generate in controllers/api", info.GroupVersionKind, info.GoType())
+		}
+		k, err := kindInstances[i].content(c)
 		if err != nil {
 			return nil, err
 		}
-		nc.others = append(nc.others, k)
+		if info.GoType() == reflect.TypeFor[*api.Pod]() {
+			nc.pods = k
+		} else {
+			nc.others = append(nc.others, k)
+		}
 	}
 	return nc, nil
+}
+
+// kindInstance is kindContentFor instantiated for the Go type of one
+// kind; kindInstances (zz_generated_kinds.go, written by go generate in
+// controllers/api) holds one per registered kind.
+type kindInstance struct {
+	typ     reflect.Type
+	content func(client.Client) (content, error)
+}
+
+func instantiate[T api.Object]() kindInstance {
+	return kindInstance{reflect.TypeFor[T](), kindContentFor[T]}
 }
 
 // kindContentFor is the content of T's kind in c, named "resource.group"

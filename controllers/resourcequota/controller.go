@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 
@@ -148,47 +149,30 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	return rc, nil
 }
 
-// track makes the informer of resource r and its replenishment handler.
+// track makes the informer of resource r, a key of Groups, and its
+// replenishment handler.
 func (rc *Controller) track(f *informer.Factory, r string) (tracked, error) {
-	switch r {
-	case "pods":
-		return trackKind[*api.Pod](rc, f, r)
-	case "services":
-		return trackKind[*api.Service](rc, f, r)
-	case "replicationcontrollers":
-		return trackKind[*api.ReplicationController](rc, f, r)
-	case "resourcequotas":
-		return trackKind[*api.ResourceQuota](rc, f, r)
-	case "secrets":
-		return trackKind[*api.Secret](rc, f, r)
-	case "configmaps":
-		return trackKind[*api.ConfigMap](rc, f, r)
-	case "persistentvolumeclaims":
-		return trackKind[*api.PersistentVolumeClaim](rc, f, r)
-	case "serviceaccounts":
-		return trackKind[*api.ServiceAccount](rc, f, r)
-	case "endpoints":
-		return trackKind[*api.Endpoints](rc, f, r)
-	case "deployments":
-		return trackKind[*api.Deployment](rc, f, r)
-	case "replicasets":
-		return trackKind[*api.ReplicaSet](rc, f, r)
-	case "statefulsets":
-		return trackKind[*api.StatefulSet](rc, f, r)
-	case "daemonsets":
-		return trackKind[*api.DaemonSet](rc, f, r)
-	case "controllerrevisions":
-		return trackKind[*api.ControllerRevision](rc, f, r)
-	case "jobs":
-		return trackKind[*api.Job](rc, f, r)
-	case "cronjobs":
-		return trackKind[*api.CronJob](rc, f, r)
-	case "horizontalpodautoscalers":
-		return trackKind[*api.HorizontalPodAutoscaler](rc, f, r)
-	case "leases":
-		return trackKind[*api.Lease](rc, f, r)
+	info, ok := api.InfoOfResource(Groups[r], r)
+	if !ok {
+		return tracked{}, fmt.Errorf("not a counted resource")
 	}
-	return tracked{}, fmt.Errorf("not a counted resource")
+	i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == info.GoType() })
+	if i < 0 {
+		return tracked{}, fmt.Errorf("no counter for %s (%v): run go generate in controllers/api", info.GroupVersionKind, info.GoType())
+	}
+	return kindInstances[i].track(rc, f, r)
+}
+
+// kindInstance is trackKind instantiated for the Go type of one kind;
+// kindInstances (zz_generated_kinds.go, written by go generate in
+// controllers/api) holds one per registered kind.
+type kindInstance struct {
+	typ   reflect.Type
+	track func(*Controller, *informer.Factory, string) (tracked, error)
+}
+
+func instantiate[T api.Object]() kindInstance {
+	return kindInstance{reflect.TypeFor[T](), trackKind[T]}
 }
 
 // trackKind is track for one type: kcm's replenishment controller. A

@@ -85,9 +85,9 @@
 // Deliberately not done: the admission configuration's limitedResources
 // (resources that need a covering quota), the CrossNamespacePodAffinity
 // and VolumeAttributesClass scopes, hugepages and extended resources,
-// pod resize, kcm's discovery of every API
-// resource for count/* (Groups lists the kinds controllers/api has), and
-// the admission's batching of a namespace's requests into one quota
+// pod resize, kcm's discovery of every API resource for count/* (Groups
+// holds the namespaced kinds registered in controllers/api), and the
+// admission's batching of a namespace's requests into one quota
 // write. As in Kubernetes, a charge whose write then fails (say, a taken
 // name) stays until the controller's next recount, and a recount from a
 // cache that has not yet seen the latest admitted objects may briefly

@@ -27,16 +27,19 @@ const (
 
 // Groups maps each resource the quota system counts to its API group
 // ("" for core): the names of count/<resource>.<group> quotas
-// (count/<resource> for core). Kinds not listed here are not counted.
-var Groups = map[string]string{
-	"pods": "", "services": "", "replicationcontrollers": "", "resourcequotas": "",
-	"secrets": "", "configmaps": "", "persistentvolumeclaims": "", "serviceaccounts": "",
-	"endpoints":   "",
-	"deployments": "apps", "replicasets": "apps", "statefulsets": "apps", "daemonsets": "apps",
-	"controllerrevisions": "apps",
-	"jobs":                "batch", "cronjobs": "batch",
-	"horizontalpodautoscalers": "autoscaling",
-	"leases":                   "coordination.k8s.io",
+// (count/<resource> for core). It derives from the registrations of
+// controllers/api: every namespaced kind but events, which kcm's quota
+// never counts (its ignoredResources). Kinds not in it are not counted.
+var Groups = countedGroups()
+
+func countedGroups() map[string]string {
+	m := map[string]string{}
+	for _, k := range api.Registered() {
+		if k.Namespaced && !(k.Group == "" && k.Resource == "events") {
+			m[k.Resource] = k.Group
+		}
+	}
+	return m
 }
 
 // legacyCounts are the resources also counted under their bare name
