@@ -125,10 +125,8 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Collector, error)
 			return nil, err
 		}
 		gc.kinds = append(gc.kinds, k)
-		for _, ctl := range []*reconcile.Controller[api.UID]{gc.attemptToDelete, gc.attemptToOrphan} {
-			if err := ctl.AddSyncCheck(k.hasSynced); err != nil {
-				return nil, fmt.Errorf("garbagecollector: %w", err)
-			}
+		if err := gc.attemptToOrphan.AddSyncCheck(k.hasSynced); err != nil {
+			return nil, fmt.Errorf("garbagecollector: %w", err)
 		}
 	}
 	return gc, nil
@@ -169,6 +167,15 @@ func (gc *Collector) Run(ctx context.Context) error {
 // observe applies an informer's (or a live read's) event to the graph and
 // queues the work it calls for.
 func (gc *Collector) observe(ev graphEvent) {
+	for _, uid := range gc.process(ev) {
+		gc.attemptToDelete.Enqueue(uid)
+	}
+}
+
+// process applies an event to the graph, queues the owners to orphan and
+// reports invalid references, and returns the items to attempt to
+// delete, for the caller to queue.
+func (gc *Collector) process(ev graphEvent) []api.UID {
 	gc.mu.Lock()
 	fx := gc.graph.process(ev)
 	gc.mu.Unlock()
@@ -177,12 +184,10 @@ func (gc *Collector) observe(ev graphEvent) {
 			"item", inv.dependent.String(), "owner", inv.ref.UID)
 		gc.reportInvalidNamespace(inv.dependent, inv.ref)
 	}
-	for _, uid := range fx.attemptToDelete {
-		gc.attemptToDelete.Enqueue(uid)
-	}
 	for _, uid := range fx.attemptToOrphan {
 		gc.attemptToOrphan.Enqueue(uid)
 	}
+	return fx.attemptToDelete
 }
 
 func (gc *Collector) reportInvalidNamespace(dep objectRef, ref api.OwnerReference) {

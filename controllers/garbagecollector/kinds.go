@@ -10,6 +10,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -70,11 +71,14 @@ func watch[T api.Object](gc *Collector) (kindAccess, error) {
 			finalizers: m.Finalizers,
 		}
 	}
-	k.reg, err = inf.AddEventHandler(informer.HandlerFuncs[T]{
-		AddFunc:    func(obj T, _ bool) { gc.observe(toEvent(addEvent, obj)) },
-		UpdateFunc: func(_, obj T) { gc.observe(toEvent(updateEvent, obj)) },
-		DeleteFunc: func(obj T, _ bool) { gc.observe(toEvent(deleteEvent, obj)) },
-	}, informer.HandlerOptions{})
+	// Every event goes through the graph (kcm's GraphBuilder), which
+	// says what to attempt to delete; the attempt-to-delete loop waits
+	// for the registration, the orphan loop is told in New.
+	k.reg, err = reconcile.WatchEvents(gc.attemptToDelete, inf, reconcile.Events[T, api.UID]{
+		Create: func(obj T) []api.UID { return gc.process(toEvent(addEvent, obj)) },
+		Update: func(_, obj T) []api.UID { return gc.process(toEvent(updateEvent, obj)) },
+		Delete: func(obj T) []api.UID { return gc.process(toEvent(deleteEvent, obj)) },
+	}, reconcile.WatchOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("garbagecollector: %s: %w", store.Resource(), err)
 	}
