@@ -7,7 +7,9 @@ import (
 )
 
 func TestCompare(t *testing.T) {
-	o := func(name, json string) Object { return Object{Kind: "ConfigMap", Namespace: "default", Name: name, JSON: json} }
+	o := func(name, json string) Object {
+		return Object{Kind: "ConfigMap", Namespace: "default", Name: name, JSON: json}
+	}
 	want := []Object{o("a", "1"), o("b", "1"), o("c-*", "1"), o("d", "1")}
 	got := []Object{o("a", "1"), o("b", "2"), o("c-*", "1"), o("c-*", "1"), o("e", "1")}
 	require.Equal(t, []string{

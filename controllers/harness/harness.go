@@ -45,7 +45,9 @@ type Step struct {
 // c (the control plane's client) and returns an error describing the
 // violation.
 type Invariant struct {
-	Name  string
+	// Name names the invariant in reports.
+	Name string
+	// Check returns nil when the invariant holds.
 	Check func(ctx context.Context, c client.Client) error
 }
 
@@ -113,7 +115,9 @@ var ErrInternal = errors.New("harness: injected internal server error (500)")
 // Perturbation is a Fault at the controller's Write-th write (counting
 // from 1, over every incarnation, every attempt: a failed write counts).
 type Perturbation struct {
+	// Write is the write's number, from 1.
 	Write int
+	// Fault is what happens to it.
 	Fault Fault
 }
 

@@ -81,7 +81,7 @@ func (o Object) id() string { return o.Kind + " " + api.NamespacedKey(o.Namespac
 var dropped = map[string]bool{
 	"uid": true, "resourceVersion": true, "creationTimestamp": true, "generation": true,
 	"observedGeneration": true, "managedFields": true, "deletionGracePeriodSeconds": true,
-	"podIP": true, "podIPs": true, "hostIP": true, "hostIPs": true,
+	"podIP": true, "podIPs": true, "hostIP": true, "hostIPs": true, "containerID": true,
 }
 
 // Normalize returns objs as the differential oracle compares them. A
@@ -90,7 +90,8 @@ var dropped = map[string]bool{
 // occurrence of it in the other objects' strings (an owner's record of
 // its child). The fields uid, resourceVersion, creationTimestamp,
 // generation, observedGeneration, managedFields,
-// deletionGracePeriodSeconds, podIP(s) and hostIP(s) are removed at any
+// deletionGracePeriodSeconds, podIP(s), hostIP(s) and containerID (the
+// runtime's, derived from the uid) are removed at any
 // depth (owner references lose their uid), and every string that is an
 // RFC 3339 time becomes "<time>". The result is sorted by identity, then
 // JSON.
