@@ -88,6 +88,14 @@
 // itself (two unperturbed runs must write the same number of times and
 // end in the same state) and returns an error otherwise.
 //
+// What virtual time does not order is which of two goroutines runnable
+// at one instant goes first: a controller that retries at once after a
+// write whose reply was lost (TimeoutWritten) may read its cache before
+// or after that write's event arrived. Such a failure is real (acting on
+// a cache older than one's own write) but does not replay every time;
+// Options.Replays replays each minimized failure and Failure.Reproduced
+// says how often it failed again.
+//
 // # Left out (later slices)
 //
 // Stale reads after a restart, unobserved states (coalesced events, cut

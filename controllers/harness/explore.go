@@ -28,6 +28,9 @@ type Options struct {
 	// All keeps exploring after the first failure (and minimizes each).
 	// Default: stop at the first.
 	All bool
+	// Replays is how many times a minimized failure is replayed to
+	// tell whether it reproduces (Failure.Reproduced). Default 0.
+	Replays int
 }
 
 // Failure is a failing run, minimized.
@@ -45,6 +48,11 @@ type Failure struct {
 	// (delta debugging).
 	Original []Perturbation
 	Outcome  *Outcome
+	// Reproduced counts how many of Options.Replays replays of the
+	// minimized perturbations failed too. Fewer than all means the
+	// failure depends on how goroutines were scheduled at one instant of
+	// virtual time (see the package documentation, Determinism).
+	Reproduced, Replays int
 }
 
 // Error formats the failure as a report: the seed, the minimized
@@ -58,6 +66,9 @@ func (f *Failure) Error() string {
 	}
 	if !slices.Equal(f.Original, f.Outcome.Perturbations) {
 		fmt.Fprintf(&b, ", minimized from %v", f.Original)
+	}
+	if f.Replays > 0 {
+		fmt.Fprintf(&b, ", reproduced by %d of %d replays", f.Reproduced, f.Replays)
 	}
 	b.WriteString(")\n")
 	for _, p := range f.Outcome.Problems {
@@ -149,7 +160,17 @@ func Explore(ctx context.Context, s Scenario, ctl Controller, opts Options) (*Re
 		if err != nil {
 			return false, err
 		}
-		res.Failures = append(res.Failures, &Failure{Scenario: s.Name, Seed: seed, Found: res.Runs, Original: ps, Outcome: min})
+		f := &Failure{Scenario: s.Name, Seed: seed, Found: res.Runs, Original: ps, Outcome: min, Replays: opts.Replays}
+		for range opts.Replays {
+			o, err := Replay(ctx, s, ctl, ref, min.Perturbations)
+			if err != nil {
+				return false, err
+			}
+			if o.Failed() {
+				f.Reproduced++
+			}
+		}
+		res.Failures = append(res.Failures, f)
 		return !opts.All, nil
 	}
 	for k := 1; k <= ref.Writes; k++ {
