@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 
@@ -62,7 +63,7 @@ func newLoop(c client.Client, sync func(ctx context.Context, cms client.Resource
 	}
 	ctl, err := reconcile.New("parents", reconcile.Func[string](func(ctx context.Context, key string) (reconcile.Result, error) {
 		return reconcile.Result{}, sync(ctx, cms, inf, key)
-	}), reconcile.Options[string]{Workers: 1})
+	}), reconcile.Options[string]{Workers: 1, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
 	}

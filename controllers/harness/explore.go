@@ -13,7 +13,8 @@ import (
 // Options configure Explore.
 type Options struct {
 	// Faults are the faults the exhaustive strategy puts at each write
-	// of the reference run, one per run. Default: Crash, then Faults.
+	// of the reference run, one per run. Default: Crash, then
+	// WriteFaults().
 	Faults []Fault
 	// Budget bounds the number of exhaustive runs. Default 500.
 	Budget int
@@ -94,13 +95,13 @@ type Result struct {
 
 // Generate returns the perturbations of the random run with seed: 1 to
 // max of them, at writes 1 to writes+1 (writes: the reference run's
-// count), each a Crash or one of Faults, at distinct writes.
+// count), each a Crash or one of WriteFaults(), at distinct writes.
 func Generate(seed uint64, writes, max int) []Perturbation {
 	rng := rand.New(rand.NewPCG(seed, 0x68617273))
 	if max < 1 {
 		max = 1
 	}
-	all := append([]Fault{Crash}, Faults...)
+	all := append([]Fault{Crash}, WriteFaults()...)
 	n := 1 + rng.IntN(max)
 	seen := map[int]bool{}
 	var ps []Perturbation
@@ -124,7 +125,7 @@ func Generate(seed uint64, writes, max int) []Perturbation {
 // minimized. Run it in a testing/synctest bubble (Check does).
 func Explore(ctx context.Context, s Scenario, ctl Controller, opts Options) (*Result, error) {
 	if opts.Faults == nil {
-		opts.Faults = append([]Fault{Crash}, Faults...)
+		opts.Faults = append([]Fault{Crash}, WriteFaults()...)
 	}
 	if opts.Budget <= 0 {
 		opts.Budget = 500

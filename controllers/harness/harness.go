@@ -104,9 +104,11 @@ const (
 	TimeoutLost Fault = "timeout-lost"
 )
 
-// Faults are the write faults (every Fault but Crash), in the order the
-// exhaustive strategy tries them.
-var Faults = []Fault{Conflict, Throttle, Internal, TimeoutWritten, TimeoutLost}
+// WriteFaults returns the write faults (every Fault but Crash), in the
+// order the exhaustive strategy tries them.
+func WriteFaults() []Fault {
+	return []Fault{Conflict, Throttle, Internal, TimeoutWritten, TimeoutLost}
+}
 
 // ErrInternal is the error of the Internal fault: a 500 that no
 // predicate of package client classifies.

@@ -2,7 +2,9 @@ package harness_test
 
 import (
 	"context"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -92,11 +94,11 @@ func TestCrashFindsDuplicateGenerateNameCreate(t *testing.T) {
 // The fixed twin survives every crash and every fault at every write.
 func TestFixedRecordChildSurvivesEveryPerturbation(t *testing.T) {
 	start := time.Now()
-	res := explore(t, recordScenario(), recordChild(true), harness.Options{All: true, Random: 4, Seed: 1})
+	res := explore(t, recordScenario(), recordChild(true), harness.Options{All: true, Random: randomRuns(t), Seed: 1})
 	for _, f := range res.Failures {
 		t.Error(f)
 	}
-	require.Equal(t, 4*6+4, res.Runs)
+	require.Equal(t, 4*6+randomRuns(t), res.Runs)
 	t.Logf("%d runs (and 2 reference runs) in %s", res.Runs, time.Since(start))
 }
 
@@ -118,11 +120,11 @@ func TestWriteFaultFindsExpectationsNeverLowered(t *testing.T) {
 
 func TestFixedReplicateSurvivesEveryPerturbation(t *testing.T) {
 	start := time.Now()
-	res := explore(t, replicateScenario(), replicate(true), harness.Options{All: true, Random: 4, Seed: 1})
+	res := explore(t, replicateScenario(), replicate(true), harness.Options{All: true, Random: randomRuns(t), Seed: 1})
 	for _, f := range res.Failures {
 		t.Error(f)
 	}
-	require.Equal(t, 3*6+4, res.Runs)
+	require.Equal(t, 3*6+randomRuns(t), res.Runs)
 	t.Logf("%d runs (and 2 reference runs) in %s", res.Runs, time.Since(start))
 }
 
@@ -224,4 +226,16 @@ func TestCheck(t *testing.T) {
 	require.Equal(t, 4, res.Runs)
 	require.Empty(t, res.Failures)
 	require.Len(t, res.Reference.End, 4, "two parents, two children")
+}
+
+// randomRuns is the number of random runs the fixed twins' tests add to
+// the exhaustive ones: 4 in CI, $CTRLKIT_HARNESS_RUNS for a long
+// exploration.
+func randomRuns(t *testing.T) int {
+	if v := os.Getenv("CTRLKIT_HARNESS_RUNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, "CTRLKIT_HARNESS_RUNS")
+		return n
+	}
+	return 4
 }
