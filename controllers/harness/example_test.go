@@ -23,7 +23,7 @@ func Example() {
 		Name:    "record-child",
 		Objects: []api.Object{parent("web", nil)},
 		Kinds:   []harness.Kind{harness.KindOf[*api.ConfigMap]()},
-		Quiet:   300 * time.Millisecond,
+		Quiet:   500 * time.Millisecond,
 	}
 	res, err := harness.Explore(ctx, s, recordChild(false), harness.Options{})
 	if err != nil {
