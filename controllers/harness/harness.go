@@ -190,6 +190,7 @@ type recorder struct {
 	n          int
 	timeline   []Entry
 	violations []string
+	broken     map[string]bool // the invariants' messages after the last write
 }
 
 // incarnation is one life of the controller between crashes.
@@ -249,9 +250,14 @@ func (r *recorder) intercept(inc *incarnation) client.InterceptFunc {
 		}
 		r.mu.Lock()
 		r.timeline = append(r.timeline, e)
+		now := map[string]bool{}
 		for _, b := range broken {
-			r.violations = append(r.violations, fmt.Sprintf("after write #%d: %s", k, b))
+			now[b] = true
+			if !r.broken[b] { // reported once, at the write that broke it
+				r.violations = append(r.violations, fmt.Sprintf("after write #%d: %s", k, b))
+			}
 		}
+		r.broken = now
 		r.mu.Unlock()
 		if f == Crash {
 			inc.mu.Lock()

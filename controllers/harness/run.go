@@ -181,7 +181,9 @@ type Outcome struct {
 	Timeline []Entry
 	// End is the normalized end state.
 	End []Object
-	// Problems are what the oracle found; none for a good run.
+	// Problems are what the oracle found; none for a good run. An
+	// invariant broken after a write is reported at the write that broke
+	// it, again only if it held in between.
 	Problems []string
 	// Elapsed is the run's virtual time.
 	Elapsed time.Duration
@@ -339,7 +341,7 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	out.Elapsed = time.Since(rec.start)
 	rec.mu.Lock()
 	out.Writes, out.Timeline = rec.n, rec.timeline
-	problems = append(problems, rec.violations...)
+	problems = slices.Concat(rec.violations, problems) // the writes' first
 	rec.mu.Unlock()
 	if out.End, err = normalize(byKind); err != nil {
 		return nil, err
