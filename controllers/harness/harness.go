@@ -1,0 +1,270 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// Runner is a started controller: Run blocks until ctx ends (or the
+// controller fails) and returns only after every goroutine it started has
+// exited.
+type Runner interface {
+	Run(ctx context.Context) error
+}
+
+// Controller builds a controller over c. The harness calls it once per
+// incarnation — at the start and after every crash — so everything the
+// controller keeps in memory (informers, caches, queues, expectations)
+// must be built here, anew, from c.
+type Controller func(c client.Client) (Runner, error)
+
+// Step is one step of a Scenario: Do (if set) runs over the control
+// plane's own client, not the controller's (it is the user, or another
+// component), then Sleep passes in virtual time, then the harness
+// settles.
+type Step struct {
+	// Name names the step in reports.
+	Name string
+	// Do changes the cluster.
+	Do func(ctx context.Context, c client.Client) error
+	// Sleep is time passing after Do.
+	Sleep time.Duration
+}
+
+// Invariant is a property of the cluster that must hold after every
+// write of the controller and at the end of a run. Check reads through
+// c (the control plane's client) and returns an error describing the
+// violation.
+type Invariant struct {
+	// Name names the invariant in reports.
+	Name string
+	// Check returns nil when the invariant holds.
+	Check func(ctx context.Context, c client.Client) error
+}
+
+// Scenario is what every run does: start a control plane with Options,
+// start the controller, apply Objects, settle, then each Step in turn,
+// settling after each.
+type Scenario struct {
+	// Name names the scenario in reports.
+	Name string
+	// Options configure the control plane. A nil
+	// Options.Manager.Controllers runs, of the manager's controllers,
+	// only the service account controller (beside the user's controller,
+	// the scheduler and the nodes); set it to run others.
+	Options controlplane.Options
+	// Objects are applied, in order, after the controller started.
+	Objects []api.Object
+	// Steps follow.
+	Steps []Step
+	// Invariants are checked after every write of the controller and at
+	// the end.
+	Invariants []Invariant
+	// Kinds are the kinds whose objects make the end state the
+	// differential oracle compares. Default: DefaultKinds.
+	Kinds []Kind
+	// Quiet is the quiet period of each Settle. Default 5 s.
+	Quiet time.Duration
+	// Converge bounds, in virtual time, how long the system may take to
+	// settle after the last step. Default 10 min.
+	Converge time.Duration
+}
+
+// Fault is what happens at a perturbed write.
+type Fault string
+
+// The faults.
+const (
+	// Crash stops the controller right after the write (which happens;
+	// its reply may or may not reach the controller) and starts a new
+	// incarnation with fresh caches.
+	Crash Fault = "crash"
+	// Conflict fails the write with a 409 Conflict; nothing is written.
+	Conflict Fault = "conflict"
+	// Throttle fails the write with a 429 Too Many Requests carrying
+	// Retry-After: 1s; nothing is written.
+	Throttle Fault = "429"
+	// Internal fails the write with a 500 Internal Server Error; nothing
+	// is written.
+	Internal Fault = "500"
+	// TimeoutWritten makes the write happen and then fail with a server
+	// timeout (the reply was lost).
+	TimeoutWritten Fault = "timeout-written"
+	// TimeoutLost fails the write with a server timeout; nothing is
+	// written.
+	TimeoutLost Fault = "timeout-lost"
+)
+
+// WriteFaults returns the write faults (every Fault but Crash), in the
+// order the exhaustive strategy tries them.
+func WriteFaults() []Fault {
+	return []Fault{Conflict, Throttle, Internal, TimeoutWritten, TimeoutLost}
+}
+
+// ErrInternal is the error of the Internal fault: a 500 that no
+// predicate of package client classifies.
+var ErrInternal = errors.New("harness: injected internal server error (500)")
+
+// Perturbation is a Fault at the controller's Write-th write (counting
+// from 1, over every incarnation, every attempt: a failed write counts).
+type Perturbation struct {
+	// Write is the write's number, from 1.
+	Write int
+	// Fault is what happens to it.
+	Fault Fault
+}
+
+// String returns "crash@3".
+func (p Perturbation) String() string { return fmt.Sprintf("%s@%d", p.Fault, p.Write) }
+
+// Entry is one write of the controller in a run's timeline.
+type Entry struct {
+	// Write is its number (from 1); Incarnation the controller's (from 0,
+	// one more after each crash).
+	Write, Incarnation int
+	// At is the virtual time since the run started.
+	At time.Duration
+	// Verb, Resource (with "/subresource") and Key of the call. For a
+	// create with metadata.generateName, Key is "namespace/prefix*" and
+	// Generated the name the store made, which differs from run to run.
+	Verb, Resource, Key, Generated string
+	// Fault injected at this write, if any.
+	Fault Fault
+	// Result is "ok" or the error the controller got.
+	Result string
+}
+
+// String formats the entry as a timeline line.
+func (e Entry) String() string {
+	f := ""
+	if e.Fault != "" {
+		f = " [" + string(e.Fault) + "]"
+	}
+	k := e.Key
+	if e.Generated != "" {
+		k += " (" + e.Generated + ")"
+	}
+	return fmt.Sprintf("#%d t=%s inc=%d %s %s %s -> %s%s", e.Write, e.At, e.Incarnation, e.Verb, e.Resource, k, e.Result, f)
+}
+
+// isWrite reports whether a call writes.
+func isWrite(verb string) bool {
+	switch verb {
+	case "create", "update", "delete", "patch":
+		return true
+	}
+	return false
+}
+
+// faultError returns the error a fault returns to the controller.
+func faultError(f Fault) error {
+	switch f {
+	case Conflict:
+		return fmt.Errorf("harness: injected conflict: %w", source.ErrConflict)
+	case Throttle:
+		return &client.RetryAfterError{Err: client.ErrTooManyRequests, After: time.Second}
+	case Internal:
+		return ErrInternal
+	case TimeoutWritten, TimeoutLost:
+		return fmt.Errorf("harness: injected timeout: %w", client.ErrServerTimeout)
+	}
+	return nil
+}
+
+// recorder is one run's view of the controller's writes.
+type recorder struct {
+	start  time.Time
+	faults map[int]Fault
+	check  func(ctx context.Context) []string // invariants
+
+	mu         sync.Mutex
+	n          int
+	timeline   []Entry
+	violations []string
+	broken     map[string]bool // the invariants' messages after the last write
+}
+
+// incarnation is one life of the controller between crashes.
+type incarnation struct {
+	n      int
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	dead   bool
+}
+
+// intercept returns the InterceptFunc of incarnation inc.
+func (r *recorder) intercept(inc *incarnation) client.InterceptFunc {
+	return func(ctx context.Context, call client.Call, next func(context.Context) error) error {
+		inc.mu.Lock()
+		dead := inc.dead
+		inc.mu.Unlock()
+		if dead {
+			return context.Canceled // a crashed controller reaches nothing
+		}
+		if !isWrite(call.Verb) {
+			return next(ctx)
+		}
+		r.mu.Lock()
+		r.n++
+		k := r.n
+		f := r.faults[k]
+		r.mu.Unlock()
+		var err error
+		switch f {
+		case "", Crash:
+			err = next(ctx)
+		case TimeoutWritten:
+			if err = next(ctx); err == nil {
+				err = faultError(f)
+			}
+		default:
+			err = faultError(f)
+		}
+		e := Entry{Write: k, Incarnation: inc.n, At: time.Since(r.start), Verb: call.Verb, Resource: call.Resource, Key: call.Key, Fault: f, Result: "ok"}
+		if call.Subresource != "" {
+			e.Resource += "/" + call.Subresource
+		}
+		if call.Verb == "create" && call.Object != nil {
+			if m := call.Object.GetObjectMeta(); m.GenerateName != "" && call.Name() == "" {
+				e.Key = api.NamespacedKey(m.Namespace, m.GenerateName+"*")
+				if strings.HasPrefix(m.Name, m.GenerateName) {
+					e.Generated = m.Name
+				}
+			}
+		}
+		if err != nil {
+			e.Result = err.Error()
+		}
+		var broken []string
+		if r.check != nil {
+			broken = r.check(ctx)
+		}
+		r.mu.Lock()
+		r.timeline = append(r.timeline, e)
+		now := map[string]bool{}
+		for _, b := range broken {
+			now[b] = true
+			if !r.broken[b] { // reported once, at the write that broke it
+				r.violations = append(r.violations, fmt.Sprintf("after write #%d: %s", k, b))
+			}
+		}
+		r.broken = now
+		r.mu.Unlock()
+		if f == Crash {
+			inc.mu.Lock()
+			inc.dead = true
+			inc.mu.Unlock()
+			inc.cancel()
+		}
+		return err
+	}
+}

@@ -1,0 +1,394 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/controllers/manager"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// Kind is a kind whose objects make part of a run's end state.
+type Kind struct {
+	// Name is the kind's name ("ConfigMap").
+	Name string
+	// List returns every object of the kind.
+	List func(ctx context.Context, c client.Client) ([]api.Object, error)
+}
+
+// KindOf returns the Kind of T: KindOf[*api.ConfigMap]().
+func KindOf[T api.Object]() Kind {
+	var zero T
+	name := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T).GroupVersionKind().Kind
+	return Kind{Name: name, List: func(ctx context.Context, c client.Client) ([]api.Object, error) {
+		r, err := client.For[T](c)
+		if err != nil {
+			return nil, err
+		}
+		var out []api.Object
+		opts := source.ListOptions{}
+		for {
+			l, err := r.List(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			for _, o := range l.Items {
+				out = append(out, o)
+			}
+			if l.Continue == "" {
+				return out, nil
+			}
+			opts.Continue = l.Continue
+		}
+	}}
+}
+
+// DefaultKinds are the kinds of the end state when Scenario.Kinds is
+// nil: the workload kinds, pods, services, config maps and secrets
+// (not nodes, leases or events, which heartbeats change).
+func DefaultKinds() []Kind {
+	return []Kind{
+		KindOf[*api.ConfigMap](), KindOf[*api.Secret](), KindOf[*api.Pod](), KindOf[*api.Service](),
+		KindOf[*api.Deployment](), KindOf[*api.ReplicaSet](), KindOf[*api.StatefulSet](),
+		KindOf[*api.DaemonSet](), KindOf[*api.Job](), KindOf[*api.CronJob](),
+	}
+}
+
+// Object is one object of an end state, normalized (see Normalize).
+type Object struct {
+	// Kind, Namespace and Name identify it; a name the store generated
+	// from metadata.generateName is the prefix followed by "*".
+	Kind, Namespace, Name string
+	// JSON is the normalized object.
+	JSON string
+}
+
+// id is the object's identity modulo generated names.
+func (o Object) id() string { return o.Kind + " " + api.NamespacedKey(o.Namespace, o.Name) }
+
+// dropped are the fields Normalize removes wherever they appear.
+var dropped = map[string]bool{
+	"uid": true, "resourceVersion": true, "creationTimestamp": true, "generation": true,
+	"observedGeneration": true, "managedFields": true, "deletionGracePeriodSeconds": true,
+	"podIP": true, "podIPs": true, "hostIP": true, "hostIPs": true, "containerID": true,
+}
+
+// Normalize returns objs as the differential oracle compares them. A
+// name generated from metadata.generateName (the name is the prefix and
+// five more characters) becomes the prefix and "*", and so does every
+// occurrence of it in the other objects' strings (an owner's record of
+// its child). The fields uid, resourceVersion, creationTimestamp,
+// generation, observedGeneration, managedFields,
+// deletionGracePeriodSeconds, podIP(s), hostIP(s) and containerID (the
+// runtime's, derived from the uid) are removed at any
+// depth (owner references lose their uid), and every string that is an
+// RFC 3339 time becomes "<time>". The result is sorted by identity, then
+// JSON.
+func Normalize(kind string, objs []api.Object) ([]Object, error) {
+	return normalize(map[string][]api.Object{kind: objs})
+}
+
+func normalize(byKind map[string][]api.Object) ([]Object, error) {
+	generated := map[string]string{}
+	for _, objs := range byKind {
+		for _, o := range objs {
+			m := o.GetObjectMeta()
+			if m.GenerateName != "" && strings.HasPrefix(m.Name, m.GenerateName) && len(m.Name) > len(m.GenerateName) {
+				generated[m.Name] = m.GenerateName + "*"
+			}
+		}
+	}
+	var out []Object
+	for kind, objs := range byKind {
+		for _, o := range objs {
+			data, err := json.Marshal(o)
+			if err != nil {
+				return nil, fmt.Errorf("harness: %s %s: %w", kind, api.Key(o), err)
+			}
+			var v any
+			if err := json.Unmarshal(data, &v); err != nil {
+				return nil, err
+			}
+			v = clean(v, generated)
+			data, err = json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			m := o.GetObjectMeta()
+			name := m.Name
+			if g, ok := generated[name]; ok {
+				name = g
+			}
+			out = append(out, Object{Kind: kind, Namespace: m.Namespace, Name: name, JSON: string(data)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if a, b := out[i].id(), out[j].id(); a != b {
+			return a < b
+		}
+		return out[i].JSON < out[j].JSON
+	})
+	return out, nil
+}
+
+// clean normalizes a decoded JSON value.
+func clean(v any, generated map[string]string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if dropped[k] {
+				delete(v, k)
+				continue
+			}
+			v[k] = clean(e, generated)
+		}
+		return v
+	case []any:
+		for i, e := range v {
+			v[i] = clean(e, generated)
+		}
+		return v
+	case string:
+		if _, err := time.Parse(time.RFC3339, v); err == nil {
+			return "<time>"
+		}
+		for name, g := range generated {
+			v = strings.ReplaceAll(v, name, g)
+		}
+		return v
+	}
+	return v
+}
+
+// Outcome is what one run did and what its oracle found.
+type Outcome struct {
+	// Perturbations are the run's, in write order.
+	Perturbations []Perturbation
+	// Writes counts the controller's writes (every attempt).
+	Writes int
+	// Timeline lists them.
+	Timeline []Entry
+	// End is the normalized end state.
+	End []Object
+	// Problems are what the oracle found; none for a good run. An
+	// invariant broken after a write is reported at the write that broke
+	// it, again only if it held in between.
+	Problems []string
+	// Elapsed is the run's virtual time.
+	Elapsed time.Duration
+}
+
+// Failed reports whether the oracle found a problem.
+func (o *Outcome) Failed() bool { return len(o.Problems) > 0 }
+
+// checkInvariants returns the violated invariants.
+func checkInvariants(ctx context.Context, c client.Client, invs []Invariant) []string {
+	var out []string
+	for _, inv := range invs {
+		if err := inv.Check(ctx, c); err != nil {
+			out = append(out, fmt.Sprintf("invariant %s: %v", inv.Name, err))
+		}
+	}
+	return out
+}
+
+// defaults fills in s's defaults.
+func (s Scenario) defaults() Scenario {
+	if s.Kinds == nil {
+		s.Kinds = DefaultKinds()
+	}
+	if s.Quiet <= 0 {
+		s.Quiet = 5 * time.Second
+	}
+	if s.Converge <= 0 {
+		s.Converge = 10 * time.Minute
+	}
+	if s.Options.Manager.Controllers == nil {
+		// Not none: the control plane's Settle never returns with no
+		// controller at all.
+		s.Options.Manager.Controllers = []string{manager.ServiceAccountController}
+	}
+	return s
+}
+
+// Replay runs scenario s with controller ctl once under perturbations ps
+// (none: the reference run) and returns its outcome; ref, when not nil,
+// is the reference outcome the differential oracle compares with. Run it
+// in a testing/synctest bubble: the control plane's time is the bubble's
+// virtual time, and a run replays exactly when the controller's writes
+// depend only on what it reads (one worker, no randomness of its own).
+// The error is the harness's own (a control plane that would not
+// start); what the controller did wrong is in Outcome.Problems.
+func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []Perturbation) (*Outcome, error) {
+	s = s.defaults()
+	ps = slices.Clone(ps)
+	slices.SortStableFunc(ps, func(a, b Perturbation) int { return a.Write - b.Write })
+	out := &Outcome{Perturbations: ps}
+	cp, err := controlplane.Start(ctx, s.Options)
+	if err != nil {
+		return nil, err
+	}
+	rec := &recorder{start: time.Now(), faults: map[int]Fault{}}
+	for _, p := range ps {
+		rec.faults[p.Write] = p.Fault
+	}
+	if len(s.Invariants) > 0 {
+		rec.check = func(ctx context.Context) []string {
+			return checkInvariants(context.WithoutCancel(ctx), cp.Cluster, s.Invariants)
+		}
+	}
+	var problems []string
+	var pmu sync.Mutex
+	problem := func(format string, args ...any) {
+		pmu.Lock()
+		problems = append(problems, fmt.Sprintf(format, args...))
+		pmu.Unlock()
+	}
+
+	runCtx, stopCtl := context.WithCancel(ctx)
+	ctlDone := make(chan struct{})
+	go func() {
+		defer close(ctlDone)
+		for i := 0; ; i++ {
+			ictx, cancel := context.WithCancel(runCtx)
+			inc := &incarnation{n: i, cancel: cancel}
+			r, err := ctl(client.Intercept(cp.Cluster, rec.intercept(inc)))
+			if err != nil {
+				cancel()
+				problem("controller incarnation %d could not be built: %v", i, err)
+				return
+			}
+			err = r.Run(ictx)
+			cancel()
+			if runCtx.Err() != nil {
+				return
+			}
+			inc.mu.Lock()
+			crashed := inc.dead
+			inc.mu.Unlock()
+			if !crashed {
+				problem("controller incarnation %d stopped by itself: %v", i, err)
+				return
+			}
+		}
+	}()
+
+	settle := func(what string) bool {
+		sctx, cancel := context.WithTimeout(ctx, s.Converge)
+		defer cancel()
+		if err := cp.Settle(sctx, s.Quiet); err != nil {
+			problem("no convergence within %s after %s: %v", s.Converge, what, err)
+			return false
+		}
+		return true
+	}
+	ok := true
+	if err := cp.Apply(ctx, s.Objects...); err != nil {
+		problem("apply: %v", err)
+		ok = false
+	}
+	ok = ok && settle("applying the objects")
+	for i, st := range s.Steps {
+		if !ok {
+			break
+		}
+		name := st.Name
+		if name == "" {
+			name = fmt.Sprintf("step %d", i+1)
+		}
+		if st.Do != nil {
+			if err := st.Do(ctx, cp.Cluster); err != nil {
+				problem("%s: %v", name, err)
+				ok = false
+				break
+			}
+		}
+		if st.Sleep > 0 {
+			time.Sleep(st.Sleep)
+		}
+		ok = settle(name)
+	}
+
+	// The end state, read while the controller still runs.
+	byKind := map[string][]api.Object{}
+	for _, k := range s.Kinds {
+		objs, err := k.List(ctx, cp.Cluster)
+		if err != nil {
+			problem("list %s: %v", k.Name, err)
+			continue
+		}
+		byKind[k.Name] = objs
+	}
+	for _, v := range checkInvariants(ctx, cp.Cluster, s.Invariants) {
+		problem("at the end: %s", v)
+	}
+	stopCtl()
+	<-ctlDone
+	if err := cp.Stop(); err != nil {
+		problem("control plane: %v", err)
+	}
+	out.Elapsed = time.Since(rec.start)
+	rec.mu.Lock()
+	out.Writes, out.Timeline = rec.n, rec.timeline
+	problems = slices.Concat(rec.violations, problems) // the writes' first
+	rec.mu.Unlock()
+	if out.End, err = normalize(byKind); err != nil {
+		return nil, err
+	}
+	if ref != nil {
+		problems = append(problems, compare(ref.End, out.End)...)
+	}
+	out.Problems = problems
+	return out, nil
+}
+
+// compare is the differential oracle: the problems of end state got
+// against the reference end state want.
+func compare(want, got []Object) []string {
+	group := func(objs []Object) (map[string][]string, []string) {
+		m := map[string][]string{}
+		var ids []string
+		for _, o := range objs {
+			if _, ok := m[o.id()]; !ok {
+				ids = append(ids, o.id())
+			}
+			m[o.id()] = append(m[o.id()], o.JSON)
+		}
+		return m, ids
+	}
+	w, wids := group(want)
+	g, gids := group(got)
+	var out []string
+	for _, id := range wids {
+		switch gs, ws := g[id], w[id]; {
+		case len(gs) == 0:
+			out = append(out, fmt.Sprintf("missing: %s (the reference run ends with it)", id))
+		case len(gs) > len(ws):
+			out = append(out, fmt.Sprintf("duplicate create: %d live %s where the reference run has %d", len(gs), id, len(ws)))
+		case len(gs) < len(ws):
+			out = append(out, fmt.Sprintf("missing: %d live %s where the reference run has %d", len(gs), id, len(ws)))
+		case !slices.Equal(gs, ws):
+			out = append(out, fmt.Sprintf("differs: %s\n\treference: %s\n\tthis run:  %s", id, strings.Join(ws, " "), strings.Join(gs, " ")))
+		}
+	}
+	for _, id := range gids {
+		if _, ok := w[id]; !ok {
+			out = append(out, fmt.Sprintf("extra: %s (absent from the reference run's end)", id))
+		}
+	}
+	return out
+}
+
+// errNotDeterministic is returned when two reference runs differ.
+var errNotDeterministic = errors.New("harness: two unperturbed runs of the scenario end differently or write differently; the harness needs a deterministic controller and scenario")
