@@ -14,9 +14,9 @@ import (
 // (recordChild, in this package's tests), crashes right after creating
 // the child: its next incarnation finds no record and creates a second
 // child. Its fixed twin names the child after its parent, and survives a
-// crash at each of its writes (and every write fault: see the tests). (Tests run this in
-// a testing/synctest bubble, see Check; this example runs in real time,
-// hence its short quiet period.)
+// crash at each of its writes (and every write fault: see the tests).
+// Tests run this in a testing/synctest bubble (see Check); this example
+// runs in real time, hence its short quiet period.
 func Example() {
 	ctx := context.Background()
 	s := harness.Scenario{
