@@ -11,6 +11,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/controllers/manager"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -175,4 +176,19 @@ func TestPodCIDRs(t *testing.T) {
 	for i, want := range map[int]string{1: "10.244.1.0/24", 255: "10.244.255.0/24", 256: "100.65.0.0/24", 5000: "100.83.136.0/24"} {
 		require.Equal(t, want, controlplane.PodCIDR(i))
 	}
+}
+
+// A control plane whose manager runs no controller (--controllers with
+// nothing selected) still settles: the manager leads, with nothing to
+// run, until it is stopped, as kube-controller-manager does.
+func TestSettleWithNoController(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: 1, Manager: manager.Options{Controllers: []string{}}})
+		require.NoError(t, err)
+		defer func() { require.NoError(t, cp.Stop()) }()
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		defer cancel()
+		require.NoError(t, cp.Settle(sctx, time.Minute))
+	})
 }

@@ -377,6 +377,9 @@ func (m *Manager) Run(ctx context.Context) error {
 			}
 		})
 	}
+	if len(m.runners) == 0 {
+		<-tctx.Done() // nothing to run: lead until the term or ctx ends, as kcm does
+	}
 	wg.Wait()
 	cancel()
 	m.leading.Store(false)
