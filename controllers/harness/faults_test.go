@@ -133,6 +133,15 @@ func TestConvergenceAndExitAreProblems(t *testing.T) {
 		require.Len(t, o.Problems, 1)
 		require.Contains(t, o.Problems[0], "no convergence within 2m0s after applying the objects")
 		require.Greater(t, o.Writes, 100)
+		require.Len(t, o.Timeline, o.Writes)
+
+		// A timeline is bounded; the count is not.
+		long := s
+		long.Converge = 20 * time.Minute
+		o, err = harness.Replay(t.Context(), long, func(c client.Client) (harness.Runner, error) { return &flapper{c: c}, nil }, nil, nil)
+		require.NoError(t, err)
+		require.Greater(t, o.Writes, harness.MaxTimeline)
+		require.Len(t, o.Timeline, harness.MaxTimeline)
 
 		o, err = harness.Replay(t.Context(), s, func(client.Client) (harness.Runner, error) { return quitter{}, nil }, nil, nil)
 		require.NoError(t, err)

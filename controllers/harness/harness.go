@@ -180,6 +180,12 @@ func faultError(f Fault) error {
 	return nil
 }
 
+// MaxTimeline is the most writes a run's timeline (Outcome.Timeline)
+// keeps: a controller that writes without end is stopped by the
+// convergence bound, and its timeline's first MaxTimeline writes tell
+// the story; Outcome.Writes still counts every write.
+const MaxTimeline = 1_000
+
 // recorder is one run's view of the controller's writes.
 type recorder struct {
 	start  time.Time
@@ -249,7 +255,9 @@ func (r *recorder) intercept(inc *incarnation) client.InterceptFunc {
 			broken = r.check(ctx)
 		}
 		r.mu.Lock()
-		r.timeline = append(r.timeline, e)
+		if len(r.timeline) < MaxTimeline {
+			r.timeline = append(r.timeline, e)
+		}
 		now := map[string]bool{}
 		for _, b := range broken {
 			now[b] = true

@@ -177,7 +177,7 @@ type Outcome struct {
 	Perturbations []Perturbation
 	// Writes counts the controller's writes (every attempt).
 	Writes int
-	// Timeline lists them.
+	// Timeline lists them, the first MaxTimeline only.
 	Timeline []Entry
 	// End is the normalized end state.
 	End []Object
