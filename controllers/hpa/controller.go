@@ -65,9 +65,6 @@ type Controller struct {
 	scalers map[string]scaler
 	hpas    *informer.Informer[*api.HorizontalPodAutoscaler]
 	pods    *informer.Informer[*api.Pod]
-	deps    *informer.Informer[*api.Deployment]
-	rss     *informer.Informer[*api.ReplicaSet]
-	stss    *informer.Informer[*api.StatefulSet]
 	ctl     *reconcile.Controller[string]
 	log     *slog.Logger
 
@@ -78,8 +75,8 @@ type Controller struct {
 }
 
 // New returns the autoscaler of c over the shared informers of f
-// ("horizontalpodautoscalers", "pods", "deployments", "replicasets",
-// "statefulsets"). Start f after New, then Run.
+// ("horizontalpodautoscalers", "pods"); its targets' scale subresources
+// are read live at each sync, as kcm's are. Start f after New, then Run.
 func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	switch {
 	case c == nil || f == nil:
@@ -136,15 +133,6 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	if h.pods, err = informer.Shared(f, "pods", source.ListWatcher[*api.Pod](pods), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: lo}); err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
 	}
-	if h.deps, err = informer.Shared(f, "deployments", source.ListWatcher[*api.Deployment](deps), api.Key[*api.Deployment], informer.Options[*api.Deployment]{Logger: lo}); err != nil {
-		return nil, fmt.Errorf("hpa: %w", err)
-	}
-	if h.rss, err = informer.Shared(f, "replicasets", source.ListWatcher[*api.ReplicaSet](rss), api.Key[*api.ReplicaSet], informer.Options[*api.ReplicaSet]{Logger: lo}); err != nil {
-		return nil, fmt.Errorf("hpa: %w", err)
-	}
-	if h.stss, err = informer.Shared(f, "statefulsets", source.ListWatcher[*api.StatefulSet](stss), api.Key[*api.StatefulSet], informer.Options[*api.StatefulSet]{Logger: lo}); err != nil {
-		return nil, fmt.Errorf("hpa: %w", err)
-	}
 	if h.ctl, err = reconcile.New("horizontal-pod-autoscaler", reconcile.Func[string](h.sync), reconcile.Options[string]{Metrics: opts.ReconcileMetrics, QueueMetrics: opts.QueueMetrics, Workers: opts.Workers, Logger: lo}); err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
 	}
@@ -161,10 +149,8 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	}, reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: h.ctl.Name()}}); err != nil {
 		return nil, fmt.Errorf("hpa: %w", err)
 	}
-	for _, synced := range []func() bool{h.pods.HasSynced, h.deps.HasSynced, h.rss.HasSynced, h.stss.HasSynced} {
-		if err := h.ctl.AddSyncCheck(synced); err != nil {
-			return nil, err
-		}
+	if err := h.ctl.AddSyncCheck(h.pods.HasSynced); err != nil {
+		return nil, err
 	}
 	return h, nil
 }
@@ -180,38 +166,29 @@ func (h *Controller) Run(ctx context.Context) error {
 	return h.ctl.Run(ctx)
 }
 
-// target is the scale subresource of a workload, read from the cache.
+// target is the scale subresource of a workload.
 type target struct {
-	replicas int32 // spec.replicas
-	status   int32 // status.replicas
-	selector *api.LabelSelector
+	replicas int32  // spec.replicas
+	selector string // status.selector, in string form
 }
 
-func (h *Controller) target(ns string, ref api.CrossVersionObjectReference) (target, error) {
-	key := api.NamespacedKey(ns, ref.Name)
-	one := func(p *int32) int32 {
-		if p == nil {
-			return 1
-		}
-		return *p
-	}
-	switch ref.Kind {
-	case "Deployment":
-		if d, ok := h.deps.Lister().Get(key); ok {
-			return target{one(d.Spec.Replicas), d.Status.Replicas, d.Spec.Selector}, nil
-		}
-	case "ReplicaSet":
-		if r, ok := h.rss.Lister().Get(key); ok {
-			return target{one(r.Spec.Replicas), r.Status.Replicas, r.Spec.Selector}, nil
-		}
-	case "StatefulSet":
-		if s, ok := h.stss.Lister().Get(key); ok {
-			return target{one(s.Spec.Replicas), s.Status.Replicas, s.Spec.Selector}, nil
-		}
-	default:
+// target reads the scale subresource of the autoscaler's target live, as
+// kcm's HPA does at every sync: a target created just before its
+// autoscaler is found even when its informer has not seen it yet.
+func (h *Controller) target(ctx context.Context, ns string, ref api.CrossVersionObjectReference) (target, error) {
+	s, ok := h.scalers[ref.Kind]
+	if !ok {
 		return target{}, fmt.Errorf("the HPA controller cannot scale a %s", ref.Kind)
 	}
-	return target{}, fmt.Errorf("%s %s not found", ref.Kind, key)
+	key := api.NamespacedKey(ns, ref.Name)
+	sc, err := s.GetScale(ctx, key)
+	if client.IsNotFound(err) {
+		return target{}, fmt.Errorf("%s %s not found", ref.Kind, key)
+	}
+	if err != nil {
+		return target{}, err
+	}
+	return target{replicas: sc.Spec.Replicas, selector: sc.Status.Selector}, nil
 }
 
 // scaler is the scale subresource of one kind.
@@ -263,7 +240,7 @@ func (h *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 	hpa := cached.DeepCopy()
 	now := time.Now()
 	st := &hpa.Status
-	tgt, err := h.target(hpa.Namespace, hpa.Spec.ScaleTargetRef)
+	tgt, err := h.target(ctx, hpa.Namespace, hpa.Spec.ScaleTargetRef)
 	if err != nil {
 		setCondition(st, AbleToScale, api.ConditionFalse, "FailedGetScale", "the HPA controller was unable to get the target's current scale: "+err.Error(), now)
 		return next, h.writeStatus(ctx, cached, hpa)
@@ -349,10 +326,10 @@ func (h *Controller) computeReplicas(ctx context.Context, hpa *api.HorizontalPod
 		metrics = []api.MetricSpec{{Type: "Resource", Resource: &api.ResourceMetricSource{Name: api.ResourceCPU,
 			Target: api.MetricTarget{Type: "Utilization", AverageUtilization: &eighty}}}}
 	}
-	if tgt.selector == nil {
+	if tgt.selector == "" {
 		return 0, "", nil, fmt.Errorf("the target has no selector")
 	}
-	sel, err := tgt.selector.AsSelector()
+	sel, err := api.ParseSelector(tgt.selector)
 	if err != nil {
 		return 0, "", nil, fmt.Errorf("the target's selector is invalid: %v", err)
 	}

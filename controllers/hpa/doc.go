@@ -66,8 +66,9 @@
 // Deliberately not done: Pods, Object, External and ContainerResource
 // metrics and the Value and AverageValue targets (a Resource metric with
 // an Utilization target is what the issue needs); the scale subresource
-// of arbitrary kinds (Deployment, ReplicaSet and StatefulSet are read
-// from informers and written with Update); events (SuccessfulRescale,
+// of arbitrary kinds (Deployment, ReplicaSet and StatefulSet are read and
+// written through their scale subresources, read live at each sync as
+// kcm does); events (SuccessfulRescale,
 // FailedGetResourceMetric — the controller logs instead); sidecar and
 // init container requests in the utilization; the v1 behavior-less
 // normalization (every autoscaler has a defaulted behavior, as
@@ -78,7 +79,7 @@
 // Its informer of autoscalers is wired with reconcile.WatchEvents: an
 // autoscaler's add and delete enqueue it, an update only when its
 // generation changed (the sync requeues itself every sync period); the
-// other informers are caches only, waited for by Run. Run returns once
+// pods' informer is a cache only, waited for by Run. Run returns once
 // every worker has exited: ctx's error after a clean drain, or the error
 // of a drain that did not end cleanly (it wraps
 // reconcile.ErrShutdownTimeout or workqueue.ErrDrainAborted), never
