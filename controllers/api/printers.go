@@ -329,6 +329,8 @@ func replicas(p *int32) int32 {
 	return *p
 }
 
+// labelSelectorString is ls in label-selector syntax; "" for nil or
+// invalid.
 func labelSelectorString(ls *LabelSelector) string {
 	if ls == nil {
 		return ""

@@ -113,18 +113,6 @@ func scaleFields[T Object](f func(T) (**int32, int32, string)) func(Object) (**i
 	}
 }
 
-// selectorString is ls in label-selector syntax; "" for nil or invalid.
-func selectorString(ls *LabelSelector) string {
-	if ls == nil {
-		return ""
-	}
-	sel, err := ls.AsSelector()
-	if err != nil {
-		return ""
-	}
-	return sel.String()
-}
-
 // The groups and versions of the built-in kinds.
 func core(kind string) GroupVersionKind { return GroupVersionKind{Version: "v1", Kind: kind} }
 func apps(kind string) GroupVersionKind {
@@ -151,7 +139,7 @@ var (
 		OldVersions: []string{"apps/v1beta2", "extensions/v1beta1"}, Resource: "replicasets", Namespaced: true,
 		Status: true, Scale: true, ShortNames: []string{"rs"}, Categories: all, Columns: replicaSetColumns, Cells: replicaSetCells,
 		ScaleFields: scaleFields(func(o *ReplicaSet) (**int32, int32, string) {
-			return &o.Spec.Replicas, o.Status.Replicas, selectorString(o.Spec.Selector)
+			return &o.Spec.Replicas, o.Status.Replicas, labelSelectorString(o.Spec.Selector)
 		})})
 	replicationControllerKind = register[*ReplicationController](KindInfo{GroupVersionKind: core("ReplicationController"),
 		Resource: "replicationcontrollers", Namespaced: true, Status: true, Scale: true, ShortNames: []string{"rc"}, Categories: all,
@@ -162,13 +150,13 @@ var (
 		OldVersions: []string{"apps/v1beta1", "apps/v1beta2", "extensions/v1beta1"}, Resource: "deployments", Namespaced: true,
 		Status: true, Scale: true, ShortNames: []string{"deploy"}, Categories: all, Columns: deploymentColumns, Cells: deploymentCells,
 		ScaleFields: scaleFields(func(o *Deployment) (**int32, int32, string) {
-			return &o.Spec.Replicas, o.Status.Replicas, selectorString(o.Spec.Selector)
+			return &o.Spec.Replicas, o.Status.Replicas, labelSelectorString(o.Spec.Selector)
 		})})
 	statefulSetKind = register[*StatefulSet](KindInfo{GroupVersionKind: apps("StatefulSet"),
 		OldVersions: []string{"apps/v1beta1", "apps/v1beta2"}, Resource: "statefulsets", Namespaced: true,
 		Status: true, Scale: true, ShortNames: []string{"sts"}, Categories: all, Columns: statefulSetColumns, Cells: statefulSetCells,
 		ScaleFields: scaleFields(func(o *StatefulSet) (**int32, int32, string) {
-			return &o.Spec.Replicas, o.Status.Replicas, selectorString(o.Spec.Selector)
+			return &o.Spec.Replicas, o.Status.Replicas, labelSelectorString(o.Spec.Selector)
 		})})
 	daemonSetKind = register[*DaemonSet](KindInfo{GroupVersionKind: apps("DaemonSet"),
 		OldVersions: []string{"apps/v1beta2", "extensions/v1beta1"}, Resource: "daemonsets", Namespaced: true,

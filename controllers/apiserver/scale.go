@@ -121,14 +121,3 @@ func (h *typed[T]) patchScale(req *request, cur *Scale, body []byte) ([]byte, er
 	}
 	return out, nil
 }
-
-func labelSelectorString(ls *api.LabelSelector) string {
-	if ls == nil {
-		return ""
-	}
-	sel, err := ls.AsSelector()
-	if err != nil {
-		return ""
-	}
-	return sel.String()
-}
