@@ -35,7 +35,7 @@ func TestRunReturnsDrainError(t *testing.T) {
 				p.Status.Phase = api.PodSucceeded
 				_, err = c.Pods().UpdateStatus(ctx, p)
 				require.NoError(t, err)
-				time.Sleep(time.Second) // distinct creation times
+				time.Sleep(time.Second) // distinct creation times (virtual: Drain runs Setup in a synctest bubble)
 			}
 			_, err := c.Nodes().Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "n1"}})
 			require.NoError(t, err)
