@@ -243,7 +243,7 @@ func (d *decoder) document(raw []byte, doc int) error {
 	}
 	var itemDefault TypeMeta
 	isList := head.Kind == "List"
-	if k, ok := strings.CutSuffix(head.Kind, "List"); ok && builtin.byKind[k] != nil {
+	if k, ok := strings.CutSuffix(head.Kind, "List"); ok && (builtin.byKind[k] != nil || lookupGroupKind(groupOf(head.APIVersion), k) != nil) {
 		isList, itemDefault = true, TypeMeta{APIVersion: head.APIVersion, Kind: k}
 	}
 	if !isList {

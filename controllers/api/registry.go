@@ -60,6 +60,24 @@ type KindInfo struct {
 	// Columns is.
 	Cells func(obj Object, now time.Time) []any
 
+	// Default, if set, fills in the unset fields of obj, an object of
+	// the kind, on every create and update, before validation (a
+	// defaulting function, as a kind's SetDefaults or a mutating
+	// webhook). The built-in kinds' defaulting lives in the cluster; this
+	// hook is for kinds registered with Register.
+	Default func(obj Object)
+	// Validate, if set, checks obj, an object of the kind, on every
+	// create and update, after Default, and returns every field error
+	// found (nil when valid); the write then fails with a 422 Invalid
+	// listing them. Metadata is validated by the cluster whatever this
+	// says. For kinds registered with Register.
+	Validate func(obj Object) []FieldError
+	// ValidateUpdate, if set, checks what may not change between old,
+	// the stored object, and obj, its replacement, on every update
+	// (immutable fields), besides Validate. For kinds registered with
+	// Register.
+	ValidateUpdate func(old, obj Object) []FieldError
+
 	typ reflect.Type
 	new func() Object
 }
@@ -99,6 +117,18 @@ func register[T Object](info KindInfo) *KindInfo {
 	elem := info.typ.Elem()
 	info.new = func() Object { return reflect.New(elem).Interface().(Object) }
 	return &info
+}
+
+// ScaleFieldsOf is the KindInfo.ScaleFields of a kind of Go type T, from
+// f, which returns where an object of the kind keeps its spec.replicas
+// (a pointer to the field), its status.replicas and its pod selector in
+// label-selector syntax:
+//
+//	ScaleFields: api.ScaleFieldsOf(func(w *Widget) (**int32, int32, string) {
+//		return &w.Spec.Replicas, w.Status.Replicas, "app=" + w.Name
+//	}),
+func ScaleFieldsOf[T Object](f func(T) (**int32, int32, string)) func(Object) (**int32, int32, string) {
+	return scaleFields(f)
 }
 
 // scaleFields is the KindInfo.ScaleFields of a kind of Go type T, from
@@ -286,17 +316,19 @@ func (*Event) GroupVersionKind() GroupVersionKind { return eventKind.GroupVersio
 // registry is a fixed table of kinds and its indexes, read-only once
 // built.
 type registry struct {
-	kinds      []*KindInfo
-	byKind     map[string]*KindInfo
-	byType     map[reflect.Type]*KindInfo
-	byResource map[[2]string]*KindInfo // group, resource
+	kinds       []*KindInfo
+	byKind      map[string]*KindInfo
+	byGroupKind map[[2]string]*KindInfo // group, kind
+	byType      map[reflect.Type]*KindInfo
+	byResource  map[[2]string]*KindInfo // group, resource
 }
 
 func newRegistry(kinds ...*KindInfo) *registry {
 	r := &registry{kinds: kinds, byKind: map[string]*KindInfo{}, byType: map[reflect.Type]*KindInfo{},
-		byResource: map[[2]string]*KindInfo{}}
+		byResource: map[[2]string]*KindInfo{}, byGroupKind: map[[2]string]*KindInfo{}}
 	for _, k := range kinds {
 		r.byKind[k.Kind] = k
+		r.byGroupKind[[2]string{k.Group, k.Kind}] = k
 		r.byType[k.typ] = k
 		r.byResource[[2]string{k.Group, k.Resource}] = k
 	}
@@ -307,6 +339,11 @@ func newRegistry(kinds ...*KindInfo) *registry {
 // is its current or one of its accepted older versions.
 func lookupKind(apiVersion, kind string) (info *KindInfo, versionOK bool) {
 	info = builtin.byKind[kind]
+	if info == nil || (info.APIVersion() != apiVersion && !slices.Contains(info.OldVersions, apiVersion)) {
+		if u := lookupGroupKind(groupOf(apiVersion), kind); u != nil {
+			return u, apiVersion == u.APIVersion()
+		}
+	}
 	if info == nil {
 		return nil, false
 	}
@@ -323,19 +360,40 @@ func copyInfo(k *KindInfo) KindInfo {
 	return c
 }
 
-// Registered returns the registration of every built-in kind, in the
-// order of Kinds. The KindInfos are copies: changing one changes nothing
+// lookupGroupKind returns the kind named group and kind, built-in or
+// registered with Register, or nil.
+func lookupGroupKind(group, kind string) *KindInfo {
+	if k := builtin.byKind[kind]; k != nil && k.Group == group {
+		return k
+	}
+	return registeredKinds().byGroupKind[[2]string{group, kind}]
+}
+
+// Registered returns the registration of every kind: the built-in ones,
+// in the order of Kinds, then those of Register, in the order they were
+// registered. The KindInfos are copies: changing one changes nothing
 // else.
 func Registered() []KindInfo {
-	out := make([]KindInfo, len(builtin.kinds))
-	for i, k := range builtin.kinds {
-		out[i] = copyInfo(k)
+	user := registeredKinds().kinds
+	out := make([]KindInfo, 0, len(builtin.kinds)+len(user))
+	for _, k := range builtin.kinds {
+		out = append(out, copyInfo(k))
+	}
+	for _, k := range user {
+		out = append(out, copyInfo(k))
 	}
 	return out
 }
 
-// Kinds returns the current GroupVersionKind of every kind this package
-// defines, in a fixed order.
+// IsBuiltin reports whether gvk is one of the built-in kinds of this
+// package (Kinds), not one added with Register.
+func IsBuiltin(gvk GroupVersionKind) bool {
+	k := builtin.byKind[gvk.Kind]
+	return k != nil && k.GroupVersionKind == gvk
+}
+
+// Kinds returns the current GroupVersionKind of every built-in kind this
+// package defines, in a fixed order.
 func Kinds() []GroupVersionKind {
 	out := make([]GroupVersionKind, len(builtin.kinds))
 	for i, k := range builtin.kinds {
@@ -347,7 +405,7 @@ func Kinds() []GroupVersionKind {
 // InfoOf returns the registration of the kind gvk names (group, version
 // and kind must all match its current schema), or false.
 func InfoOf(gvk GroupVersionKind) (KindInfo, bool) {
-	k := builtin.byKind[gvk.Kind]
+	k := lookupGroupKind(gvk.Group, gvk.Kind)
 	if k == nil || k.GroupVersionKind != gvk {
 		return KindInfo{}, false
 	}
@@ -359,6 +417,9 @@ func InfoOf(gvk GroupVersionKind) (KindInfo, bool) {
 func InfoFor[T Object]() (KindInfo, bool) {
 	k := builtin.byType[reflect.TypeFor[T]()]
 	if k == nil {
+		k = registeredKinds().byType[reflect.TypeFor[T]()]
+	}
+	if k == nil {
 		return KindInfo{}, false
 	}
 	return copyInfo(k), true
@@ -369,26 +430,45 @@ func InfoFor[T Object]() (KindInfo, bool) {
 func InfoOfResource(group, resource string) (KindInfo, bool) {
 	k := builtin.byResource[[2]string{group, resource}]
 	if k == nil {
+		k = registeredKinds().byResource[[2]string{group, resource}]
+	}
+	if k == nil {
 		return KindInfo{}, false
 	}
 	return copyInfo(k), true
 }
 
-// New returns a new zero object of the named kind (TypeMeta filled in), or
-// false if this package does not define the kind.
+// New returns a new zero object of the named kind (TypeMeta filled in),
+// or false if no kind has the name. A built-in kind wins over a kind
+// added with Register, and among those the first registered wins; InfoOf
+// names a kind with its group.
 func New(kind string) (Object, bool) {
-	info := builtin.byKind[kind]
+	info := byKindName(kind)
 	if info == nil {
 		return nil, false
 	}
 	return info.New(), true
 }
 
-// IsNamespaced reports whether objects of the kind live in a namespace; it
-// is false for unknown kinds.
+// IsNamespaced reports whether objects of the named kind (as New finds
+// it) live in a namespace; it is false for unknown kinds.
 func IsNamespaced(kind string) bool {
-	info := builtin.byKind[kind]
+	info := byKindName(kind)
 	return info != nil && info.Namespaced
+}
+
+// byKindName returns the built-in kind named kind, else the first kind
+// of that name added with Register, or nil.
+func byKindName(kind string) *KindInfo {
+	if info := builtin.byKind[kind]; info != nil {
+		return info
+	}
+	for _, k := range registeredKinds().kinds {
+		if k.Kind == kind {
+			return k
+		}
+	}
+	return nil
 }
 
 // typeMetaHolder is implemented by every kind through its embedded TypeMeta.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -107,57 +108,22 @@ func (e *RetryAfterError) Error() string {
 // Unwrap returns Err.
 func (e *RetryAfterError) Unwrap() error { return e.Err }
 
-// FieldErrorType says what is wrong with a field, in Kubernetes' words.
-type FieldErrorType string
+// FieldErrorType says what is wrong with a field (api.FieldErrorType).
+type FieldErrorType = api.FieldErrorType
 
-// The field error types.
+// The field error types (api's).
 const (
-	// FieldRequired: a required field is missing.
-	FieldRequired FieldErrorType = "Required value"
-	// FieldInvalid: the value is malformed or out of range.
-	FieldInvalid FieldErrorType = "Invalid value"
-	// FieldUnsupported: the value is not one of the allowed ones.
-	FieldUnsupported FieldErrorType = "Unsupported value"
-	// FieldForbidden: the field may not be set or changed here.
-	FieldForbidden FieldErrorType = "Forbidden"
-	// FieldDuplicate: the value repeats one that must be unique.
-	FieldDuplicate FieldErrorType = "Duplicate value"
-	// FieldTooLong: the value (or the sum of several) is longer than
-	// allowed.
-	FieldTooLong FieldErrorType = "Too long"
-	// FieldNotFound: the value refers to something that does not exist
-	// (a volume mount naming no volume of the pod).
-	FieldNotFound FieldErrorType = "Not found"
+	FieldRequired    = api.FieldRequired
+	FieldInvalid     = api.FieldInvalid
+	FieldUnsupported = api.FieldUnsupported
+	FieldForbidden   = api.FieldForbidden
+	FieldDuplicate   = api.FieldDuplicate
+	FieldTooLong     = api.FieldTooLong
+	FieldNotFound    = api.FieldNotFound
 )
 
-// FieldError is one validation failure, at a field path written as
-// Kubernetes writes it ("spec.template.spec.containers[0].image").
-type FieldError struct {
-	// Type says what is wrong.
-	Type FieldErrorType
-	// Field is the path of the field.
-	Field string
-	// Value is the offending value as text ("" when irrelevant).
-	Value string
-	// Detail explains the rule.
-	Detail string
-}
-
-// Error formats the field error as kube-apiserver does.
-func (e FieldError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Field)
-	b.WriteString(": ")
-	b.WriteString(string(e.Type))
-	if e.Value != "" && e.Type != FieldRequired && e.Type != FieldForbidden {
-		fmt.Fprintf(&b, ": %q", e.Value)
-	}
-	if e.Detail != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Detail)
-	}
-	return b.String()
-}
+// FieldError is one validation failure (api.FieldError).
+type FieldError = api.FieldError
 
 // InvalidError is the error of a write whose object failed validation. It
 // carries every field error found, not only the first;

@@ -193,6 +193,9 @@ func resolve[T api.Object](r Untyped, gvk api.GroupVersionKind) (Resource[T], er
 	}
 	typed, ok := r.(Resource[T])
 	if !ok {
+		if dyn, isDyn := r.(Resource[api.Object]); isDyn {
+			return newTypedView[T](dyn), nil // a kind served as api.Object
+		}
 		var zero T
 		return nil, fmt.Errorf("client: the resource of %s is a %T, not a Resource[%T]: %w", gvk, r, zero, ErrUnknownKind)
 	}

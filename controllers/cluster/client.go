@@ -28,7 +28,7 @@ func (c *Cluster) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) 
 	if c == nil {
 		return nil, fmt.Errorf("cluster: nil cluster serves no %s: %w", gvk, client.ErrUnknownKind)
 	}
-	s, ok := c.byKind[gvk.Kind]
+	s, ok := c.lookup(gvk)
 	if !ok || s.gvk() != gvk {
 		return nil, fmt.Errorf("cluster: %s is not served: %w", gvk, client.ErrUnknownKind)
 	}

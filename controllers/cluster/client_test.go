@@ -31,3 +31,14 @@ func TestClientConformanceShared(t *testing.T) {
 	c := newMemory(t, cluster.Options{})
 	clienttest.Run(t, func(*testing.T) client.Client { return c })
 }
+
+// TestOwnKinds runs the own-kinds suite (a user's Go types added with
+// api.Register) on the in-memory cluster and on the Backend path.
+func TestOwnKinds(t *testing.T) {
+	t.Run("Memory", func(t *testing.T) {
+		clienttest.RunOwnKinds(t, func(t *testing.T) client.Client { return newMemory(t, cluster.Options{}) })
+	})
+	t.Run("RawBackend", func(t *testing.T) {
+		clienttest.RunOwnKinds(t, func(t *testing.T) client.Client { return newMemory(t, cluster.Options{Backend: rawBackend{}}) })
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -71,17 +72,43 @@ type Cluster struct {
 	// same cluster IP or node port.
 	allocMu sync.Mutex
 
-	// byType and byKind index the stores (read-only after New).
+	// byType indexes the stores of the built-in kinds (read-only after
+	// New).
 	byType map[reflect.Type]any
-	byKind map[string]objectStore
+	// kinds indexes every store by group and kind; it is replaced, never
+	// changed, when kindsMu's holder opens the store of a kind registered
+	// after New.
+	kinds   atomic.Pointer[kindTable]
+	kindsMu sync.Mutex
+}
+
+// kindTable indexes the stores of a cluster by group and kind, and lists
+// them in the order they were opened.
+type kindTable struct {
+	byGroupKind map[[2]string]objectStore
+	order       []objectStore
+}
+
+// with returns a copy of t with s added.
+func (t *kindTable) with(s objectStore) *kindTable {
+	n := &kindTable{byGroupKind: make(map[[2]string]objectStore, len(t.byGroupKind)+1), order: append(slices.Clone(t.order), s)}
+	for k, v := range t.byGroupKind {
+		n.byGroupKind[k] = v
+	}
+	g := s.gvk()
+	n.byGroupKind[[2]string{g.Group, g.Kind}] = s
+	return n
 }
 
 // objectStore is a Store seen through api.Object, for CreateObject.
 type objectStore interface {
 	createObject(ctx context.Context, obj api.Object) (string, error)
 	gvk() api.GroupVersionKind
+	kindInfo() api.KindInfo
 	Resource() string
 }
+
+func (s *Store[T]) kindInfo() api.KindInfo { return s.kind.info }
 
 func (s *Store[T]) createObject(ctx context.Context, obj api.Object) (string, error) {
 	t, ok := obj.(T)
@@ -126,8 +153,15 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, fmt.Errorf("cluster: Options.Mutating[%d] is nil", i)
 		}
 	}
-	c := &Cluster{opts: opts, byType: map[reflect.Type]any{}, byKind: map[string]objectStore{}}
+	c := &Cluster{opts: opts, byType: map[reflect.Type]any{}}
+	c.kinds.Store(&kindTable{byGroupKind: map[[2]string]objectStore{}})
 	for _, k := range api.Registered() {
+		if !api.IsBuiltin(k.GroupVersionKind) {
+			if _, err := c.openDynamic(k); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == k.GoType() })
 		if i < 0 {
 			return nil, fmt.Errorf("cluster: New: no store for %s (%v): run go generate in controllers/api", k.GroupVersionKind, k.GoType())
@@ -148,27 +182,97 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 
 // register opens the storage of k and indexes its store.
 func register[T api.Object](c *Cluster, k *kind[T]) error {
+	_, err := open(c, k)
+	return err
+}
+
+// open opens the storage of k and indexes its store.
+func open[T api.Object](c *Cluster, k *kind[T]) (*Store[T], error) {
 	var st storage[T]
 	if c.opts.Backend == nil {
 		var err error
 		if st, err = memoryStorage[T](c.opts); err != nil {
-			return fmt.Errorf("cluster: New: %s: %w", k.resource, err)
+			return nil, fmt.Errorf("cluster: open %s: %w", k.resource, err)
 		}
 	} else {
-		raw, err := c.opts.Backend.Open(Resource{Name: k.resource, Kind: k.gvk.Kind, Namespaced: k.namespaced})
+		name := k.resource
+		if !api.IsBuiltin(k.gvk) {
+			name = k.gvk.Group + "/" + k.resource // kube-apiserver's /registry/<group>/<resource>
+		}
+		raw, err := c.opts.Backend.Open(Resource{Name: name, Kind: k.gvk.Kind, Namespaced: k.namespaced})
 		if err != nil {
-			return fmt.Errorf("cluster: New: open %s: %w", k.resource, err)
+			return nil, fmt.Errorf("cluster: open %s: %w", k.resource, err)
 		}
 		if raw == nil {
-			return fmt.Errorf("cluster: New: the backend opened %s as nil", k.resource)
+			return nil, fmt.Errorf("cluster: the backend opened %s as nil", k.resource)
 		}
 		st = &rawStorage[T]{raw: raw, kind: k, maxBytes: c.opts.MaxObjectBytes}
 	}
 	s := &Store[T]{c: c, kind: k, s: st}
-	var zero T
-	c.byType[reflect.TypeOf(zero)] = s
-	c.byKind[k.gvk.Kind] = s
-	return nil
+	if api.IsBuiltin(k.gvk) {
+		var zero T
+		c.byType[reflect.TypeOf(zero)] = s
+	}
+	c.kinds.Store(c.kinds.Load().with(s))
+	return s, nil
+}
+
+// openDynamic opens the store of info, a kind added with api.Register,
+// as a Store[api.Object]; the caller holds kindsMu or is New.
+func (c *Cluster) openDynamic(info api.KindInfo) (*Store[api.Object], error) {
+	return open(c, dynamicKind(info))
+}
+
+// lookup returns the store of the kind gvk names, opening the store of a
+// kind registered with api.Register after New; false when no such kind
+// is registered.
+func (c *Cluster) lookup(gvk api.GroupVersionKind) (objectStore, bool) {
+	key := [2]string{gvk.Group, gvk.Kind}
+	if s, ok := c.kinds.Load().byGroupKind[key]; ok {
+		return s, true
+	}
+	info, ok := api.InfoOf(gvk)
+	if !ok || api.IsBuiltin(gvk) {
+		return nil, false
+	}
+	c.kindsMu.Lock()
+	defer c.kindsMu.Unlock()
+	if s, ok := c.kinds.Load().byGroupKind[key]; ok {
+		return s, true
+	}
+	s, err := c.openDynamic(info)
+	if err != nil {
+		return nil, false
+	}
+	return s, true
+}
+
+// Kinds returns the registration of every kind c serves: the built-in
+// kinds and those added with api.Register, in the order their stores
+// were opened (api.Registered's, for the kinds registered before New).
+// A kind registered after New is served from its first use
+// (ResourceFor, CreateObject, DynamicStore).
+func (c *Cluster) Kinds() []api.KindInfo {
+	t := c.kinds.Load()
+	out := make([]api.KindInfo, len(t.order))
+	for i, s := range t.order {
+		out[i] = s.kindInfo()
+	}
+	return out
+}
+
+// DynamicStore returns the store of gvk, a kind added with api.Register,
+// whose objects it holds as api.Object (the objects are of the kind's
+// Go type); for code generic over kinds known only at run time, such as
+// an API server or a garbage collector. client.For gives a controller
+// the same store typed. The built-in kinds' stores are StoreFor's.
+func (c *Cluster) DynamicStore(gvk api.GroupVersionKind) (*Store[api.Object], bool) {
+	s, ok := c.lookup(gvk)
+	if !ok {
+		return nil, false
+	}
+	d, ok := s.(*Store[api.Object])
+	return d, ok && s.gvk() == gvk
 }
 
 // StoreFor returns c's store of objects of type T (for example
@@ -197,7 +301,7 @@ func (c *Cluster) CreateObject(ctx context.Context, obj api.Object) (string, err
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		return "", fmt.Errorf("cluster: create: nil object: %w", ErrBadRequest)
 	}
-	s, ok := c.byKind[obj.GroupVersionKind().Kind]
+	s, ok := c.lookup(obj.GroupVersionKind())
 	if !ok {
 		return "", fmt.Errorf("cluster: create: no store for %s: %w", obj.GroupVersionKind(), ErrBadRequest)
 	}

@@ -13,6 +13,10 @@ import (
 // Kubernetes strategy of the kind (kube-apiserver's rest.RESTCreateStrategy
 // and RESTUpdateStrategy), in plain functions. Every hook may be nil.
 type kind[T api.Object] struct {
+	// info is the kind's registration.
+	info api.KindInfo
+	// alloc returns a new zero object of the kind.
+	alloc func() T
 	// resource is the plural resource name, the etcd key segment.
 	resource string
 	// namespaced is true for namespaced kinds.
@@ -22,6 +26,10 @@ type kind[T api.Object] struct {
 	// hasSpec and hasStatus say whether the kind has Spec and Status
 	// fields: generation tracks Spec, Update ignores Status.
 	hasSpec, hasStatus bool
+	// generationAll says that the generation tracks every field but the
+	// metadata and the status, as kube-apiserver's strategy of custom
+	// resources does (the kinds added with api.Register), not only Spec.
+	generationAll bool
 	// scale says whether the kind has a scale subresource.
 	scale bool
 	// keepStatusOnCreate keeps the status a create carries (nodes, which
@@ -69,8 +77,11 @@ func newKind[T api.Object]() *kind[T] {
 		var zero T
 		panic(fmt.Sprintf("cluster: %T is not a registered kind", zero))
 	}
-	_, spec := reflect.TypeFor[T]().Elem().FieldByName("Spec")
+	elem := reflect.TypeFor[T]().Elem()
+	_, spec := elem.FieldByName("Spec")
 	return &kind[T]{
+		info:       info,
+		alloc:      func() T { return reflect.New(elem).Interface().(T) },
 		resource:   info.Resource,
 		namespaced: info.Namespaced,
 		gvk:        info.GroupVersionKind,
@@ -80,11 +91,36 @@ func newKind[T api.Object]() *kind[T] {
 	}
 }
 
-// newObject returns a new zero object of the kind.
-func (k *kind[T]) newObject() T {
-	var zero T
-	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+// dynamicKind returns the kind of info, a kind added with api.Register,
+// over api.Object: its strategy is the registration's Default, Validate
+// and ValidateUpdate.
+func dynamicKind(info api.KindInfo) *kind[api.Object] {
+	k := &kind[api.Object]{
+		info:       info,
+		alloc:      func() api.Object { return info.New() },
+		resource:   info.Resource,
+		namespaced: info.Namespaced,
+		gvk:        info.GroupVersionKind,
+		hasSpec:    true, // generation from 1, as a custom resource's
+		hasStatus:  info.Status,
+		scale:      info.Scale,
+
+		generationAll: true,
+	}
+	if info.Default != nil {
+		k.defaults = info.Default
+	}
+	if info.Validate != nil {
+		k.validate = func(obj api.Object, fs *fieldErrors) { *fs = append(*fs, info.Validate(obj)...) }
+	}
+	if info.ValidateUpdate != nil {
+		k.validateUpdate = func(old, obj api.Object, fs *fieldErrors) { *fs = append(*fs, info.ValidateUpdate(old, obj)...) }
+	}
+	return k
 }
+
+// newObject returns a new zero object of the kind.
+func (k *kind[T]) newObject() T { return k.alloc() }
 
 func deepCopy[T api.Object](obj T) T { return obj.DeepCopyObject().(T) }
 
@@ -105,10 +141,27 @@ func (k *kind[T]) setTypeMeta(obj T) {
 // specEqual reports whether a and b have the same spec (true for kinds
 // without one).
 func (k *kind[T]) specEqual(a, b T) bool {
+	if k.generationAll {
+		return jsonEqual(content(a), content(b))
+	}
 	if !k.hasSpec {
 		return true
 	}
 	return jsonEqual(field(a, "Spec").Interface(), field(b, "Spec").Interface())
+}
+
+// content returns a shallow copy of obj's struct without its TypeMeta,
+// ObjectMeta and Status: what a custom resource's generation tracks.
+func content(obj api.Object) any {
+	v := reflect.ValueOf(obj).Elem()
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	for _, name := range []string{"TypeMeta", "ObjectMeta", "Status"} {
+		if f := c.FieldByName(name); f.IsValid() {
+			f.SetZero()
+		}
+	}
+	return c.Interface()
 }
 
 // copyStatus sets dst's status to src's (dst and src are private copies).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -65,6 +66,37 @@ func TestClientConformance(t *testing.T) {
 		}
 		return c
 	})
+}
+
+// TestOwnKinds runs the suite of a user's kinds (api.Register) over
+// etcd: their objects are stored under /registry/<group>/<resource>/, as
+// kube-apiserver stores custom resources.
+func TestOwnKinds(t *testing.T) {
+	cli := newClient(t)
+	var n atomic.Int64
+	clienttest.RunOwnKinds(t, func(t *testing.T) client.Client {
+		prefix := fmt.Sprintf("/own%d/registry/", n.Add(1))
+		c, err := cluster.New(t.Context(), cluster.Options{
+			Backend: clusterstore.New(cli, clusterstore.Options{Prefix: prefix, Logger: quiet}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	resp, err := cli.Get(ctx, "/own", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, kv := range resp.Kvs {
+		found = found || strings.Contains(string(kv.Key), "/registry/example.ctrlkit.dev/widgets/")
+	}
+	if !found {
+		t.Fatal("no widget stored under /registry/example.ctrlkit.dev/widgets/")
+	}
 }
 
 // The keys are Kubernetes': /registry/<resource>/<namespace>/<name>, and
