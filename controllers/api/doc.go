@@ -29,6 +29,21 @@
 // (internal/kindgen; its test fails while one is out of date). The
 // table is fixed when the package initialises and read-only after.
 //
+// A user's own kinds join the same registry at run time: Register[T]
+// adds a Go type with its KindInfo — group, version, kind, plural,
+// scope, short names, categories, printer columns, the status and scale
+// subresources (ScaleFieldsOf) and a strategy (Default, Validate,
+// ValidateUpdate, returning FieldErrors) — after checking its names as
+// kube-apiserver checks a CustomResourceDefinition's (a group with a
+// dot, DNS-1035 version and plural, no collision with a registered kind:
+// ErrInvalidKind, ErrKindConflict). From then on the lookups, the
+// decoder and every cluster, API server and client built on the registry
+// serve the kind like a built-in one; its objects stay typed (no map in
+// a controller). DeepCopyOf is the deep copy of a type without generated
+// code. Registration is program-wide, like a type declaration: the same
+// type registered again under the same names returns the first
+// registration.
+//
 // Each kind embeds TypeMeta inline and
 // ObjectMeta as "metadata", as in k8s.io/api; optional scalars are pointers
 // where Kubernetes has pointers (spec.replicas is *int32), so "unset" and

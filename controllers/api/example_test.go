@@ -83,3 +83,49 @@ func ExampleParseQuantity() {
 	// Output:
 	// 2Gi 2147483648 100 0
 }
+
+// Gear is a user's kind: a Go type and one registration.
+type Gear struct {
+	api.TypeMeta   `json:",inline"`
+	api.ObjectMeta `json:"metadata"`
+	Spec           GearSpec `json:"spec"`
+}
+
+// GearSpec is a Gear's desired state.
+type GearSpec struct {
+	Teeth int32 `json:"teeth"`
+}
+
+var gearGVK = api.GroupVersionKind{Group: "gears.example.com", Version: "v1", Kind: "Gear"}
+
+func (*Gear) GroupVersionKind() api.GroupVersionKind { return gearGVK }
+func (g *Gear) DeepCopyObject() api.Object           { return api.DeepCopyOf(g) }
+
+// Register a Go type as a kind, then decode a manifest of it: the kind
+// joins the registry that clusters, API servers and clients serve.
+func ExampleRegister() {
+	info, err := api.Register[*Gear](api.KindInfo{
+		GroupVersionKind: gearGVK, Resource: "gears", Namespaced: true, ShortNames: []string{"gr"},
+		Validate: func(obj api.Object) []api.FieldError {
+			if obj.(*Gear).Spec.Teeth < 3 {
+				return []api.FieldError{{Type: api.FieldInvalid, Field: "spec.teeth", Detail: "must be at least 3"}}
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(info.QualifiedResource(), info.Namespaced)
+	objs, err := api.Decode([]byte("apiVersion: gears.example.com/v1\nkind: Gear\nmetadata: {name: g}\nspec: {teeth: 12}\n"), api.DecodeOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(objs[0].(*Gear).Spec.Teeth, info.Validate(&Gear{}))
+	_, err = api.Register[*Gear](api.KindInfo{GroupVersionKind: gearGVK, Resource: "cogs"})
+	fmt.Println(err != nil)
+	// Output:
+	// gears.gears.example.com true
+	// 12 [spec.teeth: Invalid value: must be at least 3]
+	// true
+}

@@ -2,8 +2,11 @@
 // sources: a Cluster holds one typed Store per kind registered in
 // controllers/api (api.Registered), under the resource name, scope and
 // subresources of its registration (c.Pods() is a *Store[*api.Pod],
-// StoreFor[T] finds one generically),
-// and every Store is a source.ListWatcher[T] for informers and a
+// StoreFor[T] finds one generically; the kinds a user adds with
+// api.Register are Store[api.Object]s holding objects of the kind's Go
+// type, DynamicStore finds them, client.For types them, and a kind
+// registered after New is opened at its first use; Kinds lists every
+// kind served), and every Store is a source.ListWatcher[T] for informers and a
 // source.Writer[T] for controllers, whose writes behave as Kubernetes'.
 //
 // # Usage
