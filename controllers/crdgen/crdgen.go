@@ -32,8 +32,9 @@ type Options struct {
 // lower-case plural of the kind), scope, short names, categories and
 // the status and scale subresources; the +kubebuilder:resource,
 // +kubebuilder:subresource and +kubebuilder:printcolumn markers of typ's
-// doc comment fill in what info leaves empty (see the package
-// documentation).
+// doc comment fill in what info leaves empty (the marker's scope, when
+// it has one, replaces info.Namespaced, whose zero value cannot say
+// "unset"; see the package documentation).
 func Generate(info api.KindInfo, typ reflect.Type, opts Options) (*api.CustomResourceDefinition, error) {
 	if typ == nil {
 		typ = info.GoType()
@@ -169,7 +170,7 @@ func fromMarkers(info *api.KindInfo, ms []marker) error {
 					if v != string(api.ClusterScoped) && v != string(api.NamespaceScoped) {
 						return fmt.Errorf("+kubebuilder:resource scope %q is neither Namespaced nor Cluster", v)
 					}
-					info.Namespaced = info.Namespaced || v == string(api.NamespaceScoped)
+					info.Namespaced = v == string(api.NamespaceScoped) // explicit: it wins
 				case "shortName":
 					if info.ShortNames == nil {
 						info.ShortNames = strings.Split(v, ";")

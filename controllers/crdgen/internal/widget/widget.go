@@ -78,7 +78,6 @@ type WidgetSpec struct {
 
 	// Secret is never serialized.
 	Secret string `json:"-"`
-	internal int
 }
 
 // Common fields of several specs.
