@@ -220,6 +220,41 @@ type recursive struct {
 	Next *recursive `json:"next,omitempty"`
 }
 
+// The clashing fields have no json tags (vet rejects clashing tags): their
+// JSON name is the Go name.
+
+type otherInner struct {
+	X bool
+}
+
+// dupName has two x at the same depth, which encoding/json would drop.
+type dupName struct {
+	inner      `json:",inline"`
+	otherInner `json:",inline"`
+}
+
+type inner struct {
+	X int
+	Y string `json:"y,omitempty"`
+}
+
+// shadowing has an x of its own, which hides inner's, as in encoding/json.
+type shadowing struct {
+	inner `json:",inline"`
+	X     *string
+}
+
+// An outer field hides an embedded one of the same JSON name, as
+// encoding/json decodes it.
+func TestGenerateShadowedField(t *testing.T) {
+	crd, err := crdgen.Generate(widgetInfo, reflect.TypeFor[shadowing](), crdgen.Options{})
+	require.NoError(t, err)
+	root := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+	require.Equal(t, "string", prop(t, root, "X").Type)
+	require.Equal(t, "string", prop(t, root, "y").Type)
+	require.Empty(t, root.Required, "inner's required X is hidden")
+}
+
 type badMap struct {
 	M map[int]string `json:"m"`
 }
@@ -236,6 +271,7 @@ func TestGenerateErrors(t *testing.T) {
 		{"no type", widgetInfo, nil, crdgen.Options{}, "no Go type"},
 		{"not a struct", widgetInfo, reflect.TypeFor[string](), crdgen.Options{}, "not a struct"},
 		{"recursive", widgetInfo, reflect.TypeFor[recursive](), crdgen.Options{}, "cannot be recursive"},
+		{"duplicate name", widgetInfo, reflect.TypeFor[dupName](), crdgen.Options{}, `have the JSON name "X"`},
 		{"map key", widgetInfo, reflect.TypeFor[badMap](), crdgen.Options{}, "m: map key type int is not a string"},
 		{"wrong dir", widgetInfo, reflect.TypeFor[recursive](), crdgen.Options{Dir: "internal/widget"}, "not declared in internal/widget"},
 		{"no dir", widgetInfo, reflect.TypeFor[widget.Widget](), crdgen.Options{Dir: "internal/nothing"}, "no Go files"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,15 +136,18 @@ func (w *walker) object(t reflect.Type, path string, root bool) (api.JSONSchemaP
 	w.stack = append(w.stack, t)
 	defer func() { w.stack = w.stack[:len(w.stack)-1] }()
 	s := api.JSONSchemaProps{Type: "object"}
-	if err := w.fields(t, path, root, &s); err != nil {
+	if err := w.fields(t, path, root, &s, 0, map[string]int{}); err != nil {
 		return s, err
 	}
 	return s, nil
 }
 
 // fields adds the properties of t's fields to s, inlining embedded
-// structs as encoding/json does.
-func (w *walker) fields(t reflect.Type, path string, root bool, s *api.JSONSchemaProps) error {
+// structs as encoding/json does: t is embedded depth levels deep, and
+// depths records the depth of each property added so far. As in
+// encoding/json, the shallower of two fields with one JSON name wins;
+// two at the same depth are an error (encoding/json would drop both).
+func (w *walker) fields(t reflect.Type, path string, root bool, s *api.JSONSchemaProps, depth int, depths map[string]int) error {
 	src := w.source(t)
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -157,7 +161,7 @@ func (w *walker) fields(t reflect.Type, path string, root bool, s *api.JSONSchem
 			ft = ft.Elem()
 		}
 		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-			if err := w.fields(ft, path, root, s); err != nil {
+			if err := w.fields(ft, path, root, s, depth+1, depths); err != nil {
 				return err
 			}
 			continue
@@ -196,6 +200,16 @@ func (w *walker) fields(t reflect.Type, path string, root bool, s *api.JSONSchem
 			required = false
 			fs = rootMeta(name)
 		}
+		if d, ok := depths[name]; ok {
+			if d == depth {
+				return fmt.Errorf("crdgen: %s: two fields of %s have the JSON name %q", fpath, t, name)
+			}
+			if d < depth {
+				continue // shadowed by a shallower field
+			}
+			s.Required = slices.DeleteFunc(s.Required, func(r string) bool { return r == name })
+		}
+		depths[name] = depth
 		if s.Properties == nil {
 			s.Properties = map[string]api.JSONSchemaProps{}
 		}
