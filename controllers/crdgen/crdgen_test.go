@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/crdgen"
+	"github.com/ctrlkit/ctrlkit/controllers/crdgen/internal/badlist"
 	"github.com/ctrlkit/ctrlkit/controllers/crdgen/internal/widget"
 )
 
@@ -288,4 +289,29 @@ func TestPlural(t *testing.T) {
 		"Ingress": "ingresses", "Box": "boxes", "Patch": "patches", "Mesh": "meshes"} {
 		require.Equal(t, want, crdgen.Plural(kind))
 	}
+}
+
+// List markers that kube-apiserver rejects, and a misspelt marker, are
+// errors naming the type, the field and the reason.
+func TestGenerateBadMarkers(t *testing.T) {
+	for _, tc := range []struct {
+		typ  reflect.Type
+		want string
+	}{
+		{reflect.TypeFor[badlist.OptionalKey](), "field OptionalKey.Items (items): +listMapKey=name must be required or have a default"},
+		{reflect.TypeFor[badlist.ObjectSet](), "+listType=set needs scalar items, not object"},
+		{reflect.TypeFor[badlist.NoKeys](), "+listType=map needs at least one +listMapKey"},
+		{reflect.TypeFor[badlist.BadType](), "+listType=bag is not atomic, set or map"},
+		{reflect.TypeFor[badlist.KeyWithoutMap](), "+listMapKey needs +listType=map"},
+		{reflect.TypeFor[badlist.NotAList](), `+listType on a field of type "string", not an array`},
+		{reflect.TypeFor[badlist.UnknownMarker](), "field UnknownMarker.N (n): unknown marker +kubebuilder:validation:Minimun"},
+	} {
+		_, err := crdgen.Generate(widgetInfo, tc.typ, crdgen.Options{Dir: "internal/badlist"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.typ.Name(), err, tc.want)
+		}
+	}
+	crd, err := crdgen.Generate(widgetInfo, reflect.TypeFor[badlist.Good](), crdgen.Options{Dir: "internal/badlist"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"port"}, prop(t, crd.Spec.Versions[0].Schema.OpenAPIV3Schema, "items").XListMapKeys)
 }

@@ -73,6 +73,12 @@
 // +optional, +required. Markers of other tools (+k8s:…, +genclient) are
 // ignored; an unknown +kubebuilder:validation marker or a malformed value
 // is an error naming the type and field, never a silently missing rule.
+// So are list markers kube-apiserver would reject: a list type other than
+// atomic, set or map, a set of objects or arrays, a map list without
+// keys, a key that is not a scalar field of the items that is required
+// or defaulted, a key without listType=map. Two fields with one JSON
+// name at the same embedding depth are an error too (encoding/json would
+// drop both); a shallower one hides a deeper one, as in encoding/json.
 //
 // The result is a structural schema (every node has a type, except
 // int-or-string and preserve-unknown-fields nodes) that api.Decode reads

@@ -2,6 +2,7 @@ package crdgen
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -189,6 +190,9 @@ func (w *walker) fields(t reflect.Type, path string, root bool, s *api.JSONSchem
 			if err := applyMarkers(&fs, fc.markers); err != nil {
 				return fmt.Errorf("crdgen: field %s.%s (%s): %w", t.Name(), f.Name, fpath, err)
 			}
+			if err := checkList(&fs); err != nil {
+				return fmt.Errorf("crdgen: field %s.%s (%s): %w", t.Name(), f.Name, fpath, err)
+			}
 			switch {
 			case fc.has("optional") || fc.has("kubebuilder:validation:Optional"):
 				required = false
@@ -364,6 +368,51 @@ func applyMarker(s *api.JSONSchemaProps, m marker) error {
 	}
 	if err != nil {
 		return fmt.Errorf("+%s=%s: %w", m.name, m.value, err)
+	}
+	return nil
+}
+
+// checkList checks the list markers of s as kube-apiserver validates
+// x-kubernetes-list-type and x-kubernetes-list-map-keys, so that a
+// definition it would reject is an error here.
+func checkList(s *api.JSONSchemaProps) error {
+	if s.XListType == nil {
+		if len(s.XListMapKeys) > 0 {
+			return errors.New("+listMapKey needs +listType=map")
+		}
+		return nil
+	}
+	if s.Type != "array" {
+		return fmt.Errorf("+listType on a field of type %q, not an array", s.Type)
+	}
+	items := s.Items.Schema
+	switch *s.XListType {
+	case "atomic":
+	case "set":
+		if items.Type == "object" || items.Type == "array" {
+			return fmt.Errorf("+listType=set needs scalar items, not %s", items.Type)
+		}
+	case "map":
+		if items.Type != "object" {
+			return fmt.Errorf("+listType=map needs object items, not %q", items.Type)
+		}
+		if len(s.XListMapKeys) == 0 {
+			return errors.New("+listType=map needs at least one +listMapKey")
+		}
+		for _, k := range s.XListMapKeys {
+			p, ok := items.Properties[k]
+			if !ok {
+				return fmt.Errorf("+listMapKey=%s is not a field of the items", k)
+			}
+			if p.Type == "object" || p.Type == "array" {
+				return fmt.Errorf("+listMapKey=%s is not a scalar", k)
+			}
+			if !slices.Contains(items.Required, k) && p.Default == nil {
+				return fmt.Errorf("+listMapKey=%s must be required or have a default", k)
+			}
+		}
+	default:
+		return fmt.Errorf("+listType=%s is not atomic, set or map", *s.XListType)
 	}
 	return nil
 }
