@@ -135,26 +135,28 @@ type CustomResourceConversion struct {
 // WebhookConversion configures a conversion webhook.
 type WebhookConversion struct {
 	// ClientConfig says how to reach the webhook.
-	ClientConfig *WebhookClientConfig `json:"clientConfig,omitempty"`
+	ClientConfig *ConversionWebhookClientConfig `json:"clientConfig,omitempty"`
 	// ConversionReviewVersions are the ConversionReview versions the
 	// webhook accepts, in order of preference.
 	ConversionReviewVersions []string `json:"conversionReviewVersions"`
 }
 
-// WebhookClientConfig says how to reach a webhook: a URL or a service,
-// with the CA bundle to trust.
-type WebhookClientConfig struct {
+// ConversionWebhookClientConfig says how to reach a conversion webhook:
+// a URL or a service, with the CA bundle to trust (apiextensions/v1
+// WebhookClientConfig; its JSON is admissionregistration/v1's).
+type ConversionWebhookClientConfig struct {
 	// URL is the webhook's https URL.
 	URL *string `json:"url,omitempty"`
 	// Service is the webhook's service.
-	Service *ServiceReference `json:"service,omitempty"`
+	Service *ConversionServiceReference `json:"service,omitempty"`
 	// CABundle is the PEM bundle of the CAs that sign the webhook's
 	// certificate (base64 in JSON).
 	CABundle []byte `json:"caBundle,omitempty"`
 }
 
-// ServiceReference names a service that serves a webhook.
-type ServiceReference struct {
+// ConversionServiceReference names the service of a conversion webhook
+// (apiextensions/v1 ServiceReference).
+type ConversionServiceReference struct {
 	// Namespace is the service's namespace.
 	Namespace string `json:"namespace"`
 	// Name is the service's name.

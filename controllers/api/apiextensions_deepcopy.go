@@ -180,7 +180,7 @@ func (in *WebhookConversion) DeepCopyInto(out *WebhookConversion) {
 	*out = *in
 	if in.ClientConfig != nil {
 		in, out := &in.ClientConfig, &out.ClientConfig
-		*out = new(WebhookClientConfig)
+		*out = new(ConversionWebhookClientConfig)
 		(*in).DeepCopyInto(*out)
 	}
 	if in.ConversionReviewVersions != nil {
@@ -201,7 +201,7 @@ func (in *WebhookConversion) DeepCopy() *WebhookConversion {
 }
 
 // DeepCopyInto copies in into out, which must not be nil; nothing is shared.
-func (in *WebhookClientConfig) DeepCopyInto(out *WebhookClientConfig) {
+func (in *ConversionWebhookClientConfig) DeepCopyInto(out *ConversionWebhookClientConfig) {
 	*out = *in
 	if in.URL != nil {
 		in, out := &in.URL, &out.URL
@@ -210,7 +210,7 @@ func (in *WebhookClientConfig) DeepCopyInto(out *WebhookClientConfig) {
 	}
 	if in.Service != nil {
 		in, out := &in.Service, &out.Service
-		*out = new(ServiceReference)
+		*out = new(ConversionServiceReference)
 		(*in).DeepCopyInto(*out)
 	}
 	if in.CABundle != nil {
@@ -221,17 +221,17 @@ func (in *WebhookClientConfig) DeepCopyInto(out *WebhookClientConfig) {
 }
 
 // DeepCopy returns a deep copy of in, or nil if in is nil.
-func (in *WebhookClientConfig) DeepCopy() *WebhookClientConfig {
+func (in *ConversionWebhookClientConfig) DeepCopy() *ConversionWebhookClientConfig {
 	if in == nil {
 		return nil
 	}
-	out := new(WebhookClientConfig)
+	out := new(ConversionWebhookClientConfig)
 	in.DeepCopyInto(out)
 	return out
 }
 
 // DeepCopyInto copies in into out, which must not be nil; nothing is shared.
-func (in *ServiceReference) DeepCopyInto(out *ServiceReference) {
+func (in *ConversionServiceReference) DeepCopyInto(out *ConversionServiceReference) {
 	*out = *in
 	if in.Path != nil {
 		in, out := &in.Path, &out.Path
@@ -246,11 +246,11 @@ func (in *ServiceReference) DeepCopyInto(out *ServiceReference) {
 }
 
 // DeepCopy returns a deep copy of in, or nil if in is nil.
-func (in *ServiceReference) DeepCopy() *ServiceReference {
+func (in *ConversionServiceReference) DeepCopy() *ConversionServiceReference {
 	if in == nil {
 		return nil
 	}
-	out := new(ServiceReference)
+	out := new(ConversionServiceReference)
 	in.DeepCopyInto(out)
 	return out
 }
