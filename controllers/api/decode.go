@@ -407,12 +407,24 @@ func duplicateFields(raw []byte) []string {
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
+// unionTyped is implemented by the types whose custom JSON is one of
+// several shapes (a schema or an array of schemas, …): unionType returns
+// the Go type that v, a decoded JSON value, decodes into, so that strict
+// decoding checks its fields too. The method is called on a nil pointer.
+type unionTyped interface {
+	unionType(v any) reflect.Type
+}
+
 // unknownFields appends to out the paths of the keys in v (a decoded JSON
 // value) that type t has no field for. Type mismatches are left to
 // json.Unmarshal, which reports them.
 func unknownFields(t reflect.Type, v any, path string, out *[]string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if u, ok := reflect.Zero(reflect.PointerTo(t)).Interface().(unionTyped); ok {
+		unknownFields(u.unionType(v), v, path, out)
+		return
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
 		return

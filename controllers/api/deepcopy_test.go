@@ -16,11 +16,38 @@ var (
 	microTimeType   = reflect.TypeFor[MicroTime]()
 	intOrStringType = reflect.TypeFor[IntOrString]()
 	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+
+	schemaType        = reflect.TypeFor[JSONSchemaProps]()
+	orArrayType       = reflect.TypeFor[JSONSchemaPropsOrArray]()
+	orBoolType        = reflect.TypeFor[JSONSchemaPropsOrBool]()
+	orStringArrayType = reflect.TypeFor[JSONSchemaPropsOrStringArray]()
 )
+
+// maxSchemaDepth is how deep filler fills the recursive JSONSchemaProps
+// (a schema and the schemas in it); below, schema fields stay nil.
+const maxSchemaDepth = 2
+
+// schemaBearing reports whether t, through pointers, slices and maps,
+// holds a JSONSchemaProps or one of its union types.
+func schemaBearing(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	return t == schemaType || t == orArrayType || t == orBoolType || t == orStringArrayType
+}
+
+// unionType reports whether t is a type that holds one of several shapes,
+// of which filler fills one.
+func unionType(t reflect.Type) bool {
+	return t == orArrayType || t == orBoolType || t == orStringArrayType
+}
 
 // filler sets every field reachable from a value to a non-zero value that
 // survives a JSON round trip; the same sequence of calls gives equal values.
-type filler struct{ n int }
+type filler struct {
+	n       int
+	schemas int // the JSONSchemaProps being filled, outermost first
+}
 
 func (f *filler) next() int { f.n++; return f.n }
 
@@ -43,6 +70,23 @@ func (f *filler) fill(v reflect.Value, depth int) {
 		return
 	case rawMessageType:
 		v.Set(reflect.ValueOf(json.RawMessage(fmt.Sprintf(`{"k":%d}`, f.next()))))
+		return
+	case schemaType:
+		f.schemas++
+		defer func() { f.schemas-- }()
+	case orArrayType, orStringArrayType, orBoolType:
+		// One shape, alternating, so that both are copied somewhere.
+		if v.Type() == orBoolType {
+			v.Field(0).SetBool(true)
+		}
+		if f.next()%2 == 0 || v.Type() == orBoolType {
+			f.fill(v.FieldByName("Schema"), depth+1)
+		} else {
+			f.fill(v.Field(1), depth+1)
+		}
+		return
+	}
+	if f.schemas >= maxSchemaDepth && v.Kind() != reflect.Struct && schemaBearing(v.Type()) {
 		return
 	}
 	switch v.Kind() {
@@ -75,6 +119,8 @@ func (f *filler) fill(v reflect.Value, depth int) {
 		v.SetInt(int64(f.next()))
 	case reflect.Uint8:
 		v.SetUint(uint64(f.next() % 250))
+	case reflect.Float64:
+		v.SetFloat(float64(f.next()) + 0.5)
 	default:
 		panic("fill: unsupported kind " + v.Kind().String() + " of " + v.Type().String())
 	}
@@ -131,14 +177,31 @@ func mutate(v reflect.Value) {
 		v.SetInt(v.Int() + 1)
 	case reflect.Uint8:
 		v.SetUint(v.Uint() + 1)
+	case reflect.Float64:
+		v.SetFloat(v.Float() + 1)
 	}
 }
 
 // zeroPaths lists the paths of zero values reachable from v, proving that
 // fill reached every field.
 func zeroPaths(v reflect.Value, path string, out *[]string) {
+	zeroPathsIn(v, path, 0, out)
+}
+
+// zeroPathsIn is zeroPaths inside schemas JSONSchemaProps: below
+// maxSchemaDepth of them, and in the shape of a union type that filler
+// did not fill, zero values are expected.
+func zeroPathsIn(v reflect.Value, path string, schemas int, out *[]string) {
+	if v.Type() == schemaType {
+		schemas++
+	}
 	if v.IsZero() {
-		*out = append(*out, path)
+		if v.Kind() == reflect.Struct && v.NumField() == 0 {
+			return // "status: {}" has nothing to fill
+		}
+		if schemas < maxSchemaDepth || !schemaBearing(v.Type()) {
+			*out = append(*out, path)
+		}
 		return
 	}
 	switch v.Type() {
@@ -148,17 +211,20 @@ func zeroPaths(v reflect.Value, path string, out *[]string) {
 	switch v.Kind() {
 	case reflect.Struct:
 		for i := range v.NumField() {
-			zeroPaths(v.Field(i), path+"."+v.Type().Field(i).Name, out)
+			if unionType(v.Type()) && v.Field(i).IsZero() {
+				continue
+			}
+			zeroPathsIn(v.Field(i), path+"."+v.Type().Field(i).Name, schemas, out)
 		}
 	case reflect.Pointer:
-		zeroPaths(v.Elem(), path, out)
+		zeroPathsIn(v.Elem(), path, schemas, out)
 	case reflect.Slice:
 		for i := range v.Len() {
-			zeroPaths(v.Index(i), fmt.Sprintf("%s[%d]", path, i), out)
+			zeroPathsIn(v.Index(i), fmt.Sprintf("%s[%d]", path, i), schemas, out)
 		}
 	case reflect.Map:
 		for _, k := range v.MapKeys() {
-			zeroPaths(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k), out)
+			zeroPathsIn(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k), schemas, out)
 		}
 	}
 }

@@ -9,8 +9,17 @@
 // Deployment, StatefulSet, DaemonSet, ControllerRevision, Job, CronJob,
 // Namespace, ResourceQuota, ServiceAccount, ConfigMap, Secret,
 // PersistentVolume, PersistentVolumeClaim, StorageClass,
-// HorizontalPodAutoscaler (autoscaling/v2), Lease and Event, at their
-// current versions (Kinds lists them).
+// HorizontalPodAutoscaler (autoscaling/v2), Lease, Event and
+// CustomResourceDefinition (apiextensions.k8s.io/v1), at their current
+// versions (Kinds lists them).
+//
+// CustomResourceDefinition's JSONSchemaProps has every field of kube's
+// and the same JSON: JSON keeps a raw value (a default, an enum value),
+// JSONSchemaPropsOrArray, JSONSchemaPropsOrBool and
+// JSONSchemaPropsOrStringArray decode each of their shapes and encode
+// them back, and strict decoding checks the fields of whichever shape a
+// document has; every CRD published for a real cluster decodes strictly
+// and encodes back to an equal JSON document.
 //
 // Each kind is registered once, in registry.go: a KindInfo with its
 // group, version and kind, the older versions Decode accepts, its plural

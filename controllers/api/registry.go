@@ -220,6 +220,8 @@ var (
 		OldVersions: []string{"coordination.k8s.io/v1beta1"}, Resource: "leases", Namespaced: true})
 	eventKind = register[*Event](KindInfo{GroupVersionKind: core("Event"), Resource: "events", Namespaced: true,
 		ShortNames: []string{"ev"}, Columns: eventColumns, Cells: eventCells})
+	customResourceDefinitionKind = register[*CustomResourceDefinition](KindInfo{GroupVersionKind: GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"},
+		Resource: "customresourcedefinitions", Status: true, ShortNames: []string{"crd", "crds"}})
 )
 
 // builtin is every built-in kind, in the order Kinds and Registered list
@@ -228,7 +230,7 @@ var builtin = newRegistry(podKind, nodeKind, serviceKind, endpointsKind, replica
 	replicationControllerKind, deploymentKind, statefulSetKind, daemonSetKind, controllerRevisionKind,
 	jobKind, cronJobKind, namespaceKind, resourceQuotaKind, serviceAccountKind, configMapKind, secretKind,
 	persistentVolumeKind, persistentVolumeClaimKind, storageClassKind, horizontalPodAutoscalerKind,
-	leaseKind, eventKind)
+	leaseKind, eventKind, customResourceDefinitionKind)
 
 // GroupVersionKind methods: each type's registration.
 
@@ -312,6 +314,11 @@ func (*Lease) GroupVersionKind() GroupVersionKind { return leaseKind.GroupVersio
 
 // GroupVersionKind returns v1, Kind=Event.
 func (*Event) GroupVersionKind() GroupVersionKind { return eventKind.GroupVersionKind }
+
+// GroupVersionKind returns apiextensions.k8s.io/v1, Kind=CustomResourceDefinition.
+func (*CustomResourceDefinition) GroupVersionKind() GroupVersionKind {
+	return customResourceDefinitionKind.GroupVersionKind
+}
 
 // registry is a fixed table of kinds and its indexes, read-only once
 // built.

@@ -33,4 +33,5 @@ var kindInstances = []kindInstance{
 	instantiate[*api.HorizontalPodAutoscaler](),
 	instantiate[*api.Lease](),
 	instantiate[*api.Event](),
+	instantiate[*api.CustomResourceDefinition](),
 }

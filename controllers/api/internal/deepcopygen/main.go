@@ -210,6 +210,8 @@ func (g *gen) plain(t ast.Expr) bool {
 		if u, ok := g.types[t.Name]; ok && !g.structs[t.Name] && !methodTypes[t.Name] {
 			return g.plain(u)
 		}
+	case *ast.StructType: // a struct with no fields
+		return len(t.Fields.List) == 0
 	}
 	return false
 }
