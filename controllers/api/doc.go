@@ -9,7 +9,9 @@
 // Deployment, StatefulSet, DaemonSet, ControllerRevision, Job, CronJob,
 // Namespace, ResourceQuota, ServiceAccount, ConfigMap, Secret,
 // PersistentVolume, PersistentVolumeClaim, StorageClass,
-// HorizontalPodAutoscaler (autoscaling/v2), Lease and Event, at their
+// HorizontalPodAutoscaler (autoscaling/v2), Lease, Event, and the
+// admission webhook configurations ValidatingWebhookConfiguration and
+// MutatingWebhookConfiguration (admissionregistration.k8s.io/v1), at their
 // current versions (Kinds lists them).
 //
 // Each kind is registered once, in registry.go: a KindInfo with its

@@ -121,6 +121,9 @@ func apps(kind string) GroupVersionKind {
 func batch(kind string) GroupVersionKind {
 	return GroupVersionKind{Group: "batch", Version: "v1", Kind: kind}
 }
+func admissionRegistration(kind string) GroupVersionKind {
+	return GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: kind}
+}
 
 // all is the category of what `kubectl get all` lists.
 var all = []string{"all"}
@@ -190,6 +193,12 @@ var (
 		OldVersions: []string{"coordination.k8s.io/v1beta1"}, Resource: "leases", Namespaced: true})
 	eventKind = register[*Event](KindInfo{GroupVersionKind: core("Event"), Resource: "events", Namespaced: true,
 		ShortNames: []string{"ev"}, Columns: eventColumns, Cells: eventCells})
+	validatingWebhookConfigurationKind = register[*ValidatingWebhookConfiguration](KindInfo{
+		GroupVersionKind: admissionRegistration("ValidatingWebhookConfiguration"),
+		OldVersions:      []string{"admissionregistration.k8s.io/v1beta1"}, Resource: "validatingwebhookconfigurations"})
+	mutatingWebhookConfigurationKind = register[*MutatingWebhookConfiguration](KindInfo{
+		GroupVersionKind: admissionRegistration("MutatingWebhookConfiguration"),
+		OldVersions:      []string{"admissionregistration.k8s.io/v1beta1"}, Resource: "mutatingwebhookconfigurations"})
 )
 
 // builtin is every built-in kind, in the order Kinds and Registered list
@@ -198,7 +207,7 @@ var builtin = newRegistry(podKind, nodeKind, serviceKind, endpointsKind, replica
 	replicationControllerKind, deploymentKind, statefulSetKind, daemonSetKind, controllerRevisionKind,
 	jobKind, cronJobKind, namespaceKind, resourceQuotaKind, serviceAccountKind, configMapKind, secretKind,
 	persistentVolumeKind, persistentVolumeClaimKind, storageClassKind, horizontalPodAutoscalerKind,
-	leaseKind, eventKind)
+	leaseKind, eventKind, validatingWebhookConfigurationKind, mutatingWebhookConfigurationKind)
 
 // GroupVersionKind methods: each type's registration.
 
@@ -282,6 +291,18 @@ func (*Lease) GroupVersionKind() GroupVersionKind { return leaseKind.GroupVersio
 
 // GroupVersionKind returns v1, Kind=Event.
 func (*Event) GroupVersionKind() GroupVersionKind { return eventKind.GroupVersionKind }
+
+// GroupVersionKind returns admissionregistration.k8s.io/v1,
+// Kind=ValidatingWebhookConfiguration.
+func (*ValidatingWebhookConfiguration) GroupVersionKind() GroupVersionKind {
+	return validatingWebhookConfigurationKind.GroupVersionKind
+}
+
+// GroupVersionKind returns admissionregistration.k8s.io/v1,
+// Kind=MutatingWebhookConfiguration.
+func (*MutatingWebhookConfiguration) GroupVersionKind() GroupVersionKind {
+	return mutatingWebhookConfigurationKind.GroupVersionKind
+}
 
 // registry is a fixed table of kinds and its indexes, read-only once
 // built.

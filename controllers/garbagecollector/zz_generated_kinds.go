@@ -33,4 +33,6 @@ var kindInstances = []kindInstance{
 	instantiate[*api.HorizontalPodAutoscaler](),
 	instantiate[*api.Lease](),
 	instantiate[*api.Event](),
+	instantiate[*api.ValidatingWebhookConfiguration](),
+	instantiate[*api.MutatingWebhookConfiguration](),
 }
