@@ -71,7 +71,9 @@ func TestWebhookConfigurationValidationPorted(t *testing.T) {
 		{"sideEffects required", func(w *api.ValidatingWebhook) { w.SideEffects = nil }, "webhooks[0].sideEffects", cluster.FieldRequired, "must specify one of None, NoneOnDryRun"},
 		{"sideEffects Some", func(w *api.ValidatingWebhook) { w.SideEffects = ptrTo(api.SideEffectClassSome) }, "webhooks[0].sideEffects", cluster.FieldUnsupported, `supported values: "None", "NoneOnDryRun"`},
 		{"neither url nor service", func(w *api.ValidatingWebhook) { w.ClientConfig.URL = nil }, "webhooks[0].clientConfig", cluster.FieldRequired, "exactly one of url or service is required"},
-		{"both url and service", func(w *api.ValidatingWebhook) { w.ClientConfig.Service = &api.ServiceReference{Namespace: "ns", Name: "n"} }, "webhooks[0].clientConfig", cluster.FieldRequired, "exactly one of url or service is required"},
+		{"both url and service", func(w *api.ValidatingWebhook) {
+			w.ClientConfig.Service = &api.ServiceReference{Namespace: "ns", Name: "n"}
+		}, "webhooks[0].clientConfig", cluster.FieldRequired, "exactly one of url or service is required"},
 		{"blank url", func(w *api.ValidatingWebhook) { w.ClientConfig.URL = ptrTo("") }, "webhooks[0].clientConfig.url", cluster.FieldInvalid, "'https' is the only allowed URL scheme; desired format: https://host[/path]"},
 		{"http url", func(w *api.ValidatingWebhook) { w.ClientConfig.URL = ptrTo("http://example.com") }, "webhooks[0].clientConfig.url", cluster.FieldInvalid, "'https' is the only allowed URL scheme"},
 		{"url with user", func(w *api.ValidatingWebhook) { w.ClientConfig.URL = ptrTo("https://u@example.com") }, "webhooks[0].clientConfig.url", cluster.FieldInvalid, "user information is not permitted in the URL"},
@@ -97,7 +99,9 @@ func TestWebhookConfigurationValidationPorted(t *testing.T) {
 		}, "webhooks[0].namespaceSelector", cluster.FieldInvalid, ""},
 		{"matchCondition name", func(w *api.ValidatingWebhook) { w.MatchConditions = []api.MatchCondition{{Expression: "true"}} }, "webhooks[0].matchConditions[0].name", cluster.FieldRequired, ""},
 		{"matchCondition expression", func(w *api.ValidatingWebhook) { w.MatchConditions = []api.MatchCondition{{Name: "a"}} }, "webhooks[0].matchConditions[0].expression", cluster.FieldRequired, ""},
-		{"matchCondition stored", func(w *api.ValidatingWebhook) { w.MatchConditions = []api.MatchCondition{{Name: "a", Expression: "true"}} }, "", "", ""},
+		{"matchCondition stored", func(w *api.ValidatingWebhook) {
+			w.MatchConditions = []api.MatchCondition{{Name: "a", Expression: "true"}}
+		}, "", "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
