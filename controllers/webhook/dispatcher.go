@@ -326,6 +326,9 @@ func (d *Dispatcher) call(ctx context.Context, w *api.ValidatingWebhook, a admis
 	if err := json.Unmarshal(patched, next); err != nil {
 		return false, fmt.Errorf("webhook: decode the object patched by admission webhook %q: %w", w.Name, err)
 	}
+	if m, n := a.Object.GetObjectMeta(), next.GetObjectMeta(); m.Name != n.Name || m.Namespace != n.Namespace || m.UID != n.UID {
+		return false, fmt.Errorf("webhook: admission webhook %q may not change the object's name, namespace or uid", w.Name)
+	}
 	before, _ := json.Marshal(a.Object)
 	reflect.ValueOf(a.Object).Elem().Set(reflect.ValueOf(next).Elem())
 	after, _ := json.Marshal(a.Object)

@@ -80,7 +80,10 @@
 // The in-process cluster runs admission on creates and updates only, so
 // DELETE rules are not yet called from it; it does not validate the
 // object again after the mutating phase, as kube-apiserver does, so a
-// patch must keep the object valid; it has no dry run and no user, so
+// patch must keep the object valid (and, on an update, a patch of the
+// spec does not bump metadata.generation, decided before admission); a
+// patch may not change the object's name, namespace or uid (the write
+// fails, 500); it has no dry run and no user, so
 // dryRun is false and userInfo empty in the reviews it causes. The API
 // server maps a refusal's code through the client contract's sentinels
 // (403, 404, 409, else 400) and prefixes the message with its own

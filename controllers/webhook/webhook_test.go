@@ -358,3 +358,25 @@ func TestDryRun(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, dry.Load())
 }
+
+// A patch that renames the object fails the write; one that is not a
+// valid JSON patch for the object too, whatever the failure policy (as
+// kube-apiserver answers an unappliable patch with an internal error).
+func TestBadPatches(t *testing.T) {
+	for name, p := range map[string]string{
+		"rename":       `[{"op":"replace","path":"/metadata/name","value":"other"}]`,
+		"missing path": `[{"op":"replace","path":"/spec/nothing/here","value":1}]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, ca := tlsServer(t, serve(t, func(*webhook.AdmissionRequest) *webhook.AdmissionResponse {
+				return &webhook.AdmissionResponse{Allowed: true, PatchType: ptr("JSONPatch"), Patch: []byte(p)}
+			}))
+			c := newCluster(t, webhook.Options{})
+			createMutating(t, c, "m", mutatingHook("m.example.com", s.URL, ca, func(w *api.MutatingWebhook) { w.FailurePolicy = ptr(api.Ignore) }))
+			_, err := c.Pods().Create(t.Context(), pod("default", "p", nil))
+			require.ErrorContains(t, err, `admission webhook "m.example.com"`)
+			_, _, err = c.Pods().Get(t.Context(), "default/p")
+			require.True(t, client.IsNotFound(err))
+		})
+	}
+}
