@@ -216,16 +216,19 @@ func (d *Dispatcher) Validate(ctx context.Context, a admission.Attributes) error
 		return err
 	}
 	nsLabels := &labelsOnce{c: c}
-	errs := make([]error, len(hooks))
-	var wg sync.WaitGroup
+	var calls []int
 	for i := range hooks {
 		ok, err := d.shouldCall(ctx, &hooks[i].w, a, nsLabels)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			continue
+		if ok {
+			calls = append(calls, i)
 		}
+	}
+	errs := make([]error, len(hooks))
+	var wg sync.WaitGroup
+	for _, i := range calls {
 		wg.Go(func() { _, errs[i] = d.call(ctx, &hooks[i].w, a, false) })
 	}
 	wg.Wait()
