@@ -15,11 +15,27 @@ const (
 	Create Operation = "CREATE"
 	// Update: an update, a status update, a binding, a patch, a scale.
 	Update Operation = "UPDATE"
+	// Delete: a deletion. The in-process cluster does not run admission
+	// on deletes yet, so no plugin sees it from there.
+	Delete Operation = "DELETE"
+	// Connect: a connect to a subresource (exec, attach,
+	// port-forward), which the in-process cluster does not serve.
+	Connect Operation = "CONNECT"
 )
+
+// UserInfo is who made a request (authentication/v1 UserInfo).
+type UserInfo struct {
+	// Username is the user's name ("system:serviceaccount:ns:name").
+	Username string
+	// UID is the user's unique id.
+	UID string
+	// Groups are the user's groups ("system:authenticated").
+	Groups []string
+}
 
 // Attributes describe a write to an admission plugin.
 type Attributes struct {
-	// Operation is CREATE or UPDATE.
+	// Operation is CREATE or UPDATE (the in-process cluster's writes).
 	Operation Operation
 	// Resource is the kind's resource name ("pods").
 	Resource string
@@ -31,6 +47,18 @@ type Attributes struct {
 	Object api.Object
 	// OldObject is the stored object an update replaces; nil on create.
 	OldObject api.Object
+	// Kind is the group, version and kind of Object (and OldObject).
+	Kind api.GroupVersionKind
+	// Namespace and Name are the object's ("" Namespace for a
+	// cluster-scoped kind); on a create with generateName, Name is the
+	// generated name.
+	Namespace, Name string
+	// DryRun is true for a request that stores nothing (?dryRun=All);
+	// a plugin with side effects must not perform them.
+	DryRun bool
+	// UserInfo is who made the request; zero when the writer is not
+	// known (the in-process cluster's own clients).
+	UserInfo UserInfo
 }
 
 // ValidatingFunc is a validating admission plugin: it sees each create

@@ -9,9 +9,11 @@
 // Deployment, StatefulSet, DaemonSet, ControllerRevision, Job, CronJob,
 // Namespace, ResourceQuota, ServiceAccount, ConfigMap, Secret,
 // PersistentVolume, PersistentVolumeClaim, StorageClass,
-// HorizontalPodAutoscaler (autoscaling/v2), Lease, Event and
-// CustomResourceDefinition (apiextensions.k8s.io/v1), at their current
-// versions (Kinds lists them).
+// HorizontalPodAutoscaler (autoscaling/v2), Lease, Event,
+// CustomResourceDefinition (apiextensions.k8s.io/v1) and the admission
+// webhook configurations ValidatingWebhookConfiguration and
+// MutatingWebhookConfiguration (admissionregistration.k8s.io/v1), at
+// their current versions (Kinds lists them).
 //
 // CustomResourceDefinition's JSONSchemaProps has every field of kube's
 // and the same JSON: JSON keeps a raw value (a default, an enum value),

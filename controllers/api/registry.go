@@ -151,6 +151,9 @@ func apps(kind string) GroupVersionKind {
 func batch(kind string) GroupVersionKind {
 	return GroupVersionKind{Group: "batch", Version: "v1", Kind: kind}
 }
+func admissionRegistration(kind string) GroupVersionKind {
+	return GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: kind}
+}
 
 // all is the category of what `kubectl get all` lists.
 var all = []string{"all"}
@@ -222,6 +225,12 @@ var (
 		ShortNames: []string{"ev"}, Columns: eventColumns, Cells: eventCells})
 	customResourceDefinitionKind = register[*CustomResourceDefinition](KindInfo{GroupVersionKind: GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"},
 		Resource: "customresourcedefinitions", Status: true, ShortNames: []string{"crd", "crds"}})
+	validatingWebhookConfigurationKind = register[*ValidatingWebhookConfiguration](KindInfo{
+		GroupVersionKind: admissionRegistration("ValidatingWebhookConfiguration"),
+		OldVersions:      []string{"admissionregistration.k8s.io/v1beta1"}, Resource: "validatingwebhookconfigurations"})
+	mutatingWebhookConfigurationKind = register[*MutatingWebhookConfiguration](KindInfo{
+		GroupVersionKind: admissionRegistration("MutatingWebhookConfiguration"),
+		OldVersions:      []string{"admissionregistration.k8s.io/v1beta1"}, Resource: "mutatingwebhookconfigurations"})
 )
 
 // builtin is every built-in kind, in the order Kinds and Registered list
@@ -230,7 +239,8 @@ var builtin = newRegistry(podKind, nodeKind, serviceKind, endpointsKind, replica
 	replicationControllerKind, deploymentKind, statefulSetKind, daemonSetKind, controllerRevisionKind,
 	jobKind, cronJobKind, namespaceKind, resourceQuotaKind, serviceAccountKind, configMapKind, secretKind,
 	persistentVolumeKind, persistentVolumeClaimKind, storageClassKind, horizontalPodAutoscalerKind,
-	leaseKind, eventKind, customResourceDefinitionKind)
+	leaseKind, eventKind, customResourceDefinitionKind,
+	validatingWebhookConfigurationKind, mutatingWebhookConfigurationKind)
 
 // GroupVersionKind methods: each type's registration.
 
@@ -318,6 +328,18 @@ func (*Event) GroupVersionKind() GroupVersionKind { return eventKind.GroupVersio
 // GroupVersionKind returns apiextensions.k8s.io/v1, Kind=CustomResourceDefinition.
 func (*CustomResourceDefinition) GroupVersionKind() GroupVersionKind {
 	return customResourceDefinitionKind.GroupVersionKind
+}
+
+// GroupVersionKind returns admissionregistration.k8s.io/v1,
+// Kind=ValidatingWebhookConfiguration.
+func (*ValidatingWebhookConfiguration) GroupVersionKind() GroupVersionKind {
+	return validatingWebhookConfigurationKind.GroupVersionKind
+}
+
+// GroupVersionKind returns admissionregistration.k8s.io/v1,
+// Kind=MutatingWebhookConfiguration.
+func (*MutatingWebhookConfiguration) GroupVersionKind() GroupVersionKind {
+	return mutatingWebhookConfigurationKind.GroupVersionKind
 }
 
 // registry is a fixed table of kinds and its indexes, read-only once

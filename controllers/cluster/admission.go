@@ -67,8 +67,10 @@ func (c *Cluster) admitUpdate(ctx context.Context, resource, op string, obj, old
 	return c.admit(ctx, a)
 }
 
-// admit runs the mutating phase, then the validating one.
+// admit fills in the object's kind, namespace and name, then runs the
+// mutating phase, then the validating one.
 func (c *Cluster) admit(ctx context.Context, a Attributes) error {
+	a.Kind, a.Namespace, a.Name = a.Object.GroupVersionKind(), a.Object.GetObjectMeta().Namespace, a.Object.GetObjectMeta().Name
 	for _, f := range c.opts.Mutating {
 		if err := f(ctx, a); err != nil {
 			return fmt.Errorf("cluster: %s %s %q: mutating admission: %w", a.Operation, a.Resource, api.Key(a.Object), err)

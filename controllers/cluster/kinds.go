@@ -40,7 +40,7 @@ var strategies = strategyTable(
 	strategy(replicationControllerKind), strategy(deploymentKind), strategy(statefulSetKind),
 	strategy(daemonSetKind), strategy(jobKind), strategy(cronJobKind), strategy(namespaceKind),
 	strategy(configMapKind), strategy(secretKind), strategy(persistentVolumeKind),
-	strategy(persistentVolumeClaimKind), strategy(eventKind),
+	strategy(persistentVolumeClaimKind), strategy(eventKind), strategy(validatingWebhookConfigurationKind), strategy(mutatingWebhookConfigurationKind),
 )
 
 // typedStrategy is one kind's strategy constructor, a func() *kind[T].

@@ -20,6 +20,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/resourcequota"
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/controllers/serviceaccount"
+	"github.com/ctrlkit/ctrlkit/controllers/webhook"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/leader"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -37,6 +38,14 @@ type Options struct {
 	Zones int
 	// Cluster configures the store (backend, admission).
 	Cluster cluster.Options
+	// Webhooks, when set, calls the admission webhooks of the cluster's
+	// ValidatingWebhookConfigurations and MutatingWebhookConfigurations
+	// (package controllers/webhook) with these options, as
+	// kube-apiserver's MutatingAdmissionWebhook and
+	// ValidatingAdmissionWebhook plugins do: after the mutating plugins
+	// of Cluster and the controllers, and before resource quota. Nil: no
+	// webhooks are called.
+	Webhooks *webhook.Options
 	// Manager configures the controller manager: which controllers,
 	// their workers, the leader election. Its Factory and Logger are
 	// set by Start.
@@ -138,6 +147,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	copts.Mutating = append([]cluster.MutatingFunc(nil), copts.Mutating...)
 	var quota *resourcequota.Admission
 	var accounts *serviceaccount.Admission
+	var hooks *webhook.Dispatcher
+	if opts.Webhooks != nil {
+		hooks = webhook.New(*opts.Webhooks)
+		copts.Admission = append(copts.Admission, hooks.Validate)
+	}
 	if slices.Contains(names, manager.ResourceQuotaController) {
 		quota = resourcequota.NewAdmission()
 		copts.Admission = append(copts.Admission, quota.Admit)
@@ -145,6 +159,9 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if slices.Contains(names, manager.ServiceAccountController) {
 		accounts = serviceaccount.NewAdmission()
 		copts.Mutating = append(copts.Mutating, accounts.Admit)
+	}
+	if hooks != nil {
+		copts.Mutating = append(copts.Mutating, hooks.Mutate)
 	}
 	copts.Admission = append(copts.Admission, cronjob.Admission)
 	if len(opts.Invariants) > 0 {
@@ -155,6 +172,9 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return fail(err)
 	}
 	cp.Cluster = c
+	if hooks != nil {
+		hooks.SetClient(c)
+	}
 	if quota != nil {
 		if err := quota.SetClient(c); err != nil {
 			return fail(err)

@@ -42,7 +42,11 @@
 // (resourcequota, charging usage at admission), service accounts
 // (serviceaccount, mutating: the default account; a pod is refused until
 // its namespace's account exists, and Apply retries such a pod for up to
-// 30 s) and cron schedules (cronjob).
+// 30 s) and cron schedules (cronjob). With Options.Webhooks it also calls
+// the admission webhooks of the cluster's webhook configurations
+// (package webhook), after the mutating plugins and before quota, as
+// kube-apiserver orders its MutatingAdmissionWebhook and
+// ValidatingAdmissionWebhook plugins; `ctrlkit up` turns them on.
 //
 // # Left out
 //

@@ -34,4 +34,6 @@ var kindInstances = []kindInstance{
 	instantiate[*api.Lease](),
 	instantiate[*api.Event](),
 	instantiate[*api.CustomResourceDefinition](),
+	instantiate[*api.ValidatingWebhookConfiguration](),
+	instantiate[*api.MutatingWebhookConfiguration](),
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
 	"github.com/ctrlkit/ctrlkit/controllers/manager"
+	"github.com/ctrlkit/ctrlkit/controllers/webhook"
 	"github.com/ctrlkit/ctrlkit/leader"
 	"github.com/ctrlkit/ctrlkit/manifests"
 	"github.com/ctrlkit/ctrlkit/reconcile"
@@ -241,6 +242,7 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		Nodes: cfg.nodes, Zones: cfg.zones, Cluster: copts, Logger: logger, ManagerOnly: cfg.nodes == 0,
 		Manager:    mopts,
+		Webhooks:   &webhook.Options{}, // admission webhooks, on as in kube-apiserver
 		Invariants: []controlplane.Invariant{controlplane.DeploymentSurge(), controlplane.NodeNotOvercommitted()},
 	})
 	if err != nil {
