@@ -197,7 +197,7 @@ func TestOwnKindInvalid(t *testing.T) {
 	d := bad.body["details"].(map[string]any)
 	require.Equal(t, "w", d["name"])
 	require.Equal(t, "example.ctrlkit.dev", d["group"])
-	require.Equal(t, "widgets", d["kind"])
+	require.Equal(t, "Widget", d["kind"], "the kind, as kube-apiserver's NewInvalid")
 	require.Equal(t, []any{
 		map[string]any{"reason": "FieldValueNotSupported", "field": "spec.color",
 			"message": `Unsupported value: "purple": supported values: "blue", "green", "red"`},
