@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -70,8 +71,12 @@ type Client struct {
 	rest  *rest.RESTClient
 	raw   *rawCache
 	opts  ClientOptions
-	kinds map[api.GroupVersionKind]client.Untyped
+	kinds map[api.GroupVersionKind]client.Untyped // the built-in kinds; read-only after NewClient
 	pods  *Resource[*api.Pod]
+	// dynamic holds the Resources of the kinds added with api.Register,
+	// made at their first use; dynMu guards it.
+	dynMu   sync.Mutex
+	dynamic map[api.GroupVersionKind]client.Untyped
 }
 
 var (
@@ -120,8 +125,12 @@ func NewClient(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube: NewClient: %w", err)
 	}
-	cl := &Client{rest: rc, raw: newRawCache(opts.RawCacheBytes), opts: opts, kinds: map[api.GroupVersionKind]client.Untyped{}}
+	cl := &Client{rest: rc, raw: newRawCache(opts.RawCacheBytes), opts: opts, kinds: map[api.GroupVersionKind]client.Untyped{},
+		dynamic: map[api.GroupVersionKind]client.Untyped{}}
 	for _, info := range api.Registered() {
+		if !api.IsBuiltin(info.GroupVersionKind) {
+			continue // ResourceFor makes them at their first use
+		}
 		i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == info.GoType() })
 		if i < 0 {
 			return nil, fmt.Errorf("kube: NewClient: no resource for %s (%v): run go generate in controllers/api", info.GroupVersionKind, info.GoType())
@@ -134,8 +143,10 @@ func NewClient(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 
 // kindInstance makes the Resource of one Go type of controllers/api;
 // kindInstances (zz_generated_kinds.go, written by go generate in
-// controllers/api) holds one per registered kind, and NewClient serves
-// every kind of api.Registered through it.
+// controllers/api) holds one per built-in kind, and NewClient serves
+// every built-in kind through it. The kinds added with api.Register are
+// served by a Resource[api.Object] that decodes into the kind's Go type
+// (see ResourceFor).
 type kindInstance struct {
 	typ reflect.Type
 	new func(*Client, api.GroupVersionKind) client.Untyped
@@ -143,12 +154,18 @@ type kindInstance struct {
 
 func instantiate[T api.Object]() kindInstance {
 	return kindInstance{reflect.TypeFor[T](), func(c *Client, gvk api.GroupVersionKind) client.Untyped {
-		r := newResource[T](c, gvk)
-		if c.opts.OrderedVersions {
-			return &orderedResource[T]{r}
-		}
-		return r
+		return newUntyped[T](c, gvk)
 	}}
+}
+
+// newUntyped returns the Resource[T] of kind gvk, ordered when the
+// options ask for it.
+func newUntyped[T api.Object](c *Client, gvk api.GroupVersionKind) client.Untyped {
+	r := newResource[T](c, gvk)
+	if c.opts.OrderedVersions {
+		return &orderedResource[T]{r}
+	}
+	return r
 }
 
 // PluralOf returns the resource name of kind gvk as the API server's
@@ -164,15 +181,27 @@ func PluralOf(gvk api.GroupVersionKind) string {
 }
 
 // ResourceFor implements client.Client: the *Resource[T] of kind gvk,
-// where T is its Go type in controllers/api; client.ErrUnknownKind for
-// any other kind, group or version. Use client.For.
+// where T is its Go type in controllers/api; for a kind added with
+// api.Register (before or after NewClient), a *Resource[api.Object]
+// whose objects are of the kind's Go type (client.For types it,
+// client.ForKind serves it as is); client.ErrUnknownKind for any other
+// kind, group or version. Use client.For.
 func (c *Client) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
 	if c == nil {
 		return nil, fmt.Errorf("kube: nil client serves no %s: %w", gvk, client.ErrUnknownKind)
 	}
-	r, ok := c.kinds[gvk]
-	if !ok {
+	if r, ok := c.kinds[gvk]; ok {
+		return r, nil
+	}
+	if _, ok := api.InfoOf(gvk); !ok || api.IsBuiltin(gvk) {
 		return nil, fmt.Errorf("kube: %s is not served: %w", gvk, client.ErrUnknownKind)
+	}
+	c.dynMu.Lock()
+	defer c.dynMu.Unlock()
+	r, ok := c.dynamic[gvk]
+	if !ok {
+		r = newUntyped[api.Object](c, gvk)
+		c.dynamic[gvk] = r
 	}
 	return r, nil
 }

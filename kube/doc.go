@@ -46,7 +46,10 @@
 //
 // Every kind of api.Kinds is served, under the plural and scope of its
 // registration in controllers/api (PluralOf, api.InfoOf), which are
-// those the API server's discovery gives it.
+// those the API server's discovery gives it; so is every kind a program
+// adds with api.Register (before or after NewClient), as the server
+// serves it (a CustomResourceDefinition on a real cluster): client.For
+// types its Resource, whose objects decode into the kind's Go type.
 // Requests go through one rest.RESTClient with raw JSON bodies, so
 // kubeconfig authentication, TLS, the token-bucket rate limit
 // (ClientOptions.QPS and Burst, kube-controller-manager's

@@ -39,7 +39,13 @@ func TestClientRoundTripsEveryRegisteredKind(t *testing.T) {
 		cl, _ := newServedClient(t, cluster.Options{}, kube.ClientOptions{})
 		samples, err := api.DecodeFile("../controllers/api/testdata/kinds.yaml", api.DecodeOptions{})
 		require.NoError(t, err)
-		require.Len(t, samples, len(api.Registered()))
+		builtin := 0
+		for _, k := range api.Registered() {
+			if api.IsBuiltin(k.GroupVersionKind) {
+				builtin++ // the kinds of Register (apitest's) have TestClientOwnKinds
+			}
+		}
+		require.Len(t, samples, builtin)
 		for _, s := range samples {
 			gvk := s.GroupVersionKind()
 			r, err := cl.ResourceFor(gvk)

@@ -38,11 +38,19 @@ func newResource[T api.Object](c *Client, gvk api.GroupVersionKind) *Resource[T]
 	if gvk.Group == "" {
 		base = "/api/" + gvk.Version
 	}
-	return &Resource[T]{
+	r := &Resource[T]{
 		c: c, gvk: gvk, resource: PluralOf(gvk), namespaced: api.IsNamespaced(gvk.Kind), base: base,
 		hasScale: gvk.Kind == "Deployment" || gvk.Kind == "ReplicaSet" || gvk.Kind == "StatefulSet" || gvk.Kind == "ReplicationController",
-		typ:      reflect.TypeFor[T]().Elem(),
 	}
+	if t := reflect.TypeFor[T](); t.Kind() == reflect.Pointer {
+		r.typ = t.Elem()
+	}
+	if info, ok := api.InfoOf(gvk); ok && !api.IsBuiltin(gvk) {
+		// A kind added with api.Register, whose Resource may be over
+		// api.Object: its objects are of its Go type.
+		r.namespaced, r.hasScale, r.typ = info.Namespaced, info.Scale, info.GoType().Elem()
+	}
+	return r
 }
 
 // Resource implements client.Resource: the plural resource name.

@@ -64,16 +64,29 @@ type apiGroupList struct {
 	Groups       []apiGroup `json:"groups"`
 }
 
-// groups returns the named groups served, in the order of api.Kinds.
+// groups returns the named groups served now, in the order of their
+// first kind (see served), each with its versions in kube-apiserver's
+// priority order (GA, beta, alpha) and the first preferred.
 func (s *Server) groups() []apiGroup {
 	var out []apiGroup
-	for _, h := range s.order {
+	for _, h := range s.served() {
 		info := h.info()
-		if info.group == "" || slices.ContainsFunc(out, func(g apiGroup) bool { return g.Name == info.group }) {
+		if info.group == "" {
 			continue
 		}
 		v := groupVersion{GroupVersion: info.groupVersion(), Version: info.version}
-		out = append(out, apiGroup{Name: info.group, Versions: []groupVersion{v}, PreferredVersion: v})
+		i := slices.IndexFunc(out, func(g apiGroup) bool { return g.Name == info.group })
+		if i < 0 {
+			out = append(out, apiGroup{Name: info.group, Versions: []groupVersion{v}})
+			continue
+		}
+		if !slices.Contains(out[i].Versions, v) {
+			out[i].Versions = append(out[i].Versions, v)
+		}
+	}
+	for i := range out {
+		slices.SortStableFunc(out[i].Versions, func(a, b groupVersion) int { return compareVersions(a.Version, b.Version) })
+		out[i].PreferredVersion = out[i].Versions[0]
 	}
 	return out
 }
@@ -121,7 +134,7 @@ var (
 func (s *Server) resources(gv string) ([]apiResource, bool) {
 	var out []apiResource
 	found := false
-	for _, h := range s.order {
+	for _, h := range s.served() {
 		info := h.info()
 		if info.groupVersion() != gv {
 			continue

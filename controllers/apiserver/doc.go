@@ -21,7 +21,16 @@
 // Every kind registered in controllers/api (api.Registered) is served, at
 // its current version, with the facts of its registration: resource
 // name, scope, short names, categories, status and scale subresources
-// and table columns. The server keeps no list of its own.
+// and table columns. The server keeps no list of its own. The built-in
+// kinds are served by handlers instantiated for their Go types; a kind
+// added with api.Register (a user's Go type) by the same handler code
+// over api.Object, on the cluster's dynamic store of it
+// (cluster.DynamicStore), decoding bodies into the kind's Go type. Such
+// a kind is looked up at each request and each discovery document, so a
+// kind registered after New is served (and listed) from then on, and
+// one the cluster stops serving is no longer; a group with several
+// versions lists them in kube-apiserver's priority order (v1, v1beta1,
+// v1alpha1), the first preferred.
 //
 //   - /version, /healthz, /livez, /readyz (and their /… checks, always
 //     "ok").
@@ -48,8 +57,8 @@
 //     subresource (GET, PUT, PATCH: cluster.Store.UpdateStatus) of every
 //     kind with a status; the scale subresource (autoscaling/v1 Scale,
 //     GET, PUT, PATCH: the store's GetScale and UpdateScale of
-//     client.Resource) of deployments, replica sets, stateful sets and
-//     replication controllers; the binding subresource of pods (POST a
+//     client.Resource) of deployments, replica sets, stateful sets,
+//     replication controllers and registered kinds with Scale; the binding subresource of pods (POST a
 //     core/v1 Binding: cluster.Bind, 201 with a Success Status, 409 for a
 //     pod already bound).
 //   - Watches stream JSON WatchEvents ({"type","object"}), one per line,
@@ -73,7 +82,9 @@
 //     resourceVersion is retried on a conflicting write, as kube-apiserver
 //     does. A malformed patch is 400; one that cannot be applied (a
 //     failed JSON patch operation or test) is 422, as upstream answers.
-//     Server-side apply (application/apply-patch+yaml) is 415.
+//     Server-side apply (application/apply-patch+yaml) is 415, and so is
+//     a strategic merge patch of a kind added with api.Register, as
+//     kube-apiserver answers for custom resources.
 //   - Request bodies must carry a Content-Type the endpoint accepts:
 //     application/json or application/yaml for POST, PUT and a
 //     DeleteOptions body, the three patch types for PATCH; anything else,

@@ -35,6 +35,17 @@ type typed[T api.Object] struct {
 
 func (h *typed[T]) info() *resourceInfo { return h.res }
 
+// current implements handler: a built-in kind's store is the cluster's
+// for good; a kind added with api.Register is current while the cluster
+// serves it from this store.
+func (h *typed[T]) current(c *cluster.Cluster) bool {
+	if h.res.builtin {
+		return true
+	}
+	st, ok := c.DynamicStore(h.res.gvk())
+	return ok && any(st) == any(h.store)
+}
+
 func (h *typed[T]) key(req *request) string { return api.NamespacedKey(req.namespace, req.name) }
 
 func (h *typed[T]) fail(req *request, err error) {
@@ -224,7 +235,7 @@ func (h *typed[T]) decode(req *request, b []byte) (T, error) {
 		return zero, badRequest("the request body holds %d objects, want one %s", len(objs), h.res.kind)
 	}
 	obj, ok := objs[0].(T)
-	if !ok {
+	if !ok || obj.GroupVersionKind() != h.res.gvk() {
 		return zero, badRequest("the body is a %s, the resource %s holds %s", objs[0].GroupVersionKind().Kind, h.res.name, h.res.kind)
 	}
 	return obj, nil
@@ -317,6 +328,15 @@ func (h *typed[T]) patch(req *request) {
 	}
 	mt, _, _ := strings.Cut(req.r.Header.Get("Content-Type"), ";")
 	pt := patch.Type(strings.TrimSpace(mt))
+	if pt == patch.StrategicMerge && !h.res.builtin {
+		// A kind added with api.Register has no patch strategies: a
+		// strategic merge patch is refused, as kube-apiserver refuses it
+		// for custom resources.
+		h.fail(req, newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
+			fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s",
+				patch.JSON, patch.Merge)))
+		return
+	}
 	for attempt := 0; ; attempt++ {
 		cur, rv, err := h.store.Get(req.r.Context(), h.key(req))
 		if err != nil {

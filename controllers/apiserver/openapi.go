@@ -20,7 +20,7 @@ import (
 // openAPIPaths returns "api/v1", "apis/apps/v1", ... in serving order.
 func (s *Server) openAPIPaths() []string {
 	var out []string
-	for _, h := range s.order {
+	for _, h := range s.served() {
 		p := "apis/" + h.info().groupVersion()
 		if h.info().group == "" {
 			p = "api/" + h.info().version
@@ -63,7 +63,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 		return false
 	}
 	paths := map[string]any{}
-	for _, h := range s.order {
+	for _, h := range s.served() {
 		info := h.info()
 		if ("apis/"+info.groupVersion() != gp) && ("api/"+info.version != gp || info.group != "") {
 			continue

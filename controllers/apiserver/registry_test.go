@@ -18,7 +18,9 @@ func TestServedIsRegistered(t *testing.T) {
 	_, ts := start(t, cluster.Options{})
 	paths := []string{"/api/v1"}
 	for _, g := range do(t, ts, "GET", "/apis", "", "").body["groups"].([]any) {
-		paths = append(paths, "/apis/"+g.(map[string]any)["preferredVersion"].(map[string]any)["groupVersion"].(string))
+		for _, v := range g.(map[string]any)["versions"].([]any) {
+			paths = append(paths, "/apis/"+v.(map[string]any)["groupVersion"].(string))
+		}
 	}
 	served := map[api.GroupVersionKind]map[string]any{}
 	subresources := map[string]bool{}

@@ -8,8 +8,10 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 )
 
@@ -124,15 +126,23 @@ type Server struct {
 	readOnly, mutating, lists chan struct{}
 	// encoded shares the encoding of watched objects among watches.
 	encoded *encodeCache
-	// handlers are keyed "groupVersion/resource" ("apps/v1/deployments");
-	// order lists them as api.Kinds does. Both are read-only after New.
-	handlers map[string]handler
-	order    []handler
+	// builtins are the handlers of the built-in kinds, in the order of
+	// api.Kinds, and builtinByPath the same keyed "groupVersion/resource"
+	// ("apps/v1/deployments"); both are read-only after New.
+	builtins      []handler
+	builtinByPath map[string]handler
+	// dynamic holds the handlers of the kinds added with api.Register,
+	// made at their first use (lookup, served); dynMu guards it.
+	dynMu   sync.Mutex
+	dynamic map[api.GroupVersionKind]handler
 }
 
 var _ http.Handler = (*Server)(nil)
 
-// New returns a Server for every kind of c.
+// New returns a Server for every kind of c: the built-in kinds and the
+// kinds added with api.Register, including those registered after New
+// (served from their first request, and listed by discovery from then
+// on).
 func New(c *cluster.Cluster, opts Options) (*Server, error) {
 	if c == nil {
 		return nil, errors.New("apiserver: New: nil cluster")
@@ -140,7 +150,7 @@ func New(c *cluster.Cluster, opts Options) (*Server, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, c: c, handlers: map[string]handler{},
+	s := &Server{opts: opts, c: c, builtinByPath: map[string]handler{}, dynamic: map[api.GroupVersionKind]handler{},
 		readOnly: semaphore(opts.MaxRequestsInFlight), mutating: semaphore(opts.MaxMutatingRequestsInFlight),
 		lists: semaphore(opts.MaxListsInFlight), encoded: newEncodeCache(encodeCacheBytes, encodeCacheEntries)}
 	if err := registerAll(s, c); err != nil {
@@ -311,7 +321,7 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, gv string, segs [
 	if len(segs) == 0 || len(segs) > 3 {
 		return nil, notFound()
 	}
-	h, ok := s.handlers[gv+"/"+segs[0]]
+	h, ok := s.lookup(gv, segs[0])
 	if !ok {
 		return nil, notFound()
 	}

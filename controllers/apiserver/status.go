@@ -140,7 +140,10 @@ func toStatus(err error, res *resourceInfo, name string) Status {
 		}
 		kindName := qualified
 		if res != nil {
-			kindName = res.qualifiedKind()
+			// kube-apiserver's NewInvalid names the kind, not the
+			// resource, in the details: kubectl prints `The Pod "x" is
+			// invalid: …` from it.
+			kindName, details.Kind = res.qualifiedKind(), res.kind
 		}
 		s.Message = fmt.Sprintf("%s %q is invalid: %s", kindName, name, strings.Join(parts, ", "))
 		if len(parts) > 1 {

@@ -160,7 +160,7 @@ func (h *typed[T]) watch(req *request) {
 			v = partialMetadata(obj)
 		}
 		m := obj.GetObjectMeta()
-		b, err := h.srv.encoded.get(encodeKey{resource: h.res.name, key: api.NamespacedKey(m.Namespace, m.Name),
+		b, err := h.srv.encoded.get(encodeKey{resource: h.res.qualified(), key: api.NamespacedKey(m.Namespace, m.Name),
 			rv: m.ResourceVersion, mode: mode}, v)
 		if err != nil {
 			return send(typ, v)
