@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
@@ -44,7 +45,17 @@ type Options struct {
 	// garbage_collector_attempt_to_delete and _orphan, as kcm's).
 	// Default: none.
 	QueueMetrics workqueue.MetricsProvider
+	// DiscoveryPeriod is how often Run looks for kinds added with
+	// api.Register since New (or that the client did not serve then) and
+	// starts watching them, as kube-controller-manager's collector
+	// re-reads discovery. Default DefaultDiscoveryPeriod (30 s); negative:
+	// never (the kinds of New only).
+	DiscoveryPeriod time.Duration
 }
+
+// DefaultDiscoveryPeriod is the default of Options.DiscoveryPeriod, the
+// period at which kube-controller-manager's collector re-reads discovery.
+const DefaultDiscoveryPeriod = 30 * time.Second
 
 func (o *Options) validate() error {
 	if o.Workers < 0 {
@@ -52,6 +63,9 @@ func (o *Options) validate() error {
 	}
 	if o.Workers == 0 {
 		o.Workers = DefaultWorkers
+	}
+	if o.DiscoveryPeriod == 0 {
+		o.DiscoveryPeriod = DefaultDiscoveryPeriod
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -72,8 +86,13 @@ type Collector struct {
 	logger   *slog.Logger
 	recorder events.Recorder
 	workers  int
+	// discovery is Options.DiscoveryPeriod.
+	discovery time.Duration
 
-	// kinds holds one entry per kind (read-only after New).
+	kindsMu sync.RWMutex
+	// kinds holds one entry per watched kind: every built-in kind, then
+	// the registered kinds in the order they were first watched. It
+	// only grows. Guarded by kindsMu.
 	kinds []kindAccess
 
 	// attemptToDelete reconciles the UIDs of items that may have to be
@@ -99,12 +118,13 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Collector, error)
 		return nil, err
 	}
 	gc := &Collector{
-		client:   c,
-		factory:  f,
-		logger:   opts.Logger,
-		recorder: opts.Recorder,
-		workers:  opts.Workers,
-		graph:    newGraph(),
+		client:    c,
+		factory:   f,
+		logger:    opts.Logger,
+		recorder:  opts.Recorder,
+		workers:   opts.Workers,
+		discovery: opts.DiscoveryPeriod,
+		graph:     newGraph(),
 	}
 	var err error
 	gc.attemptToDelete, err = gc.worker("garbage_collector_attempt_to_delete", gc.attemptToDeleteItem, opts)
@@ -116,6 +136,13 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Collector, error)
 		return nil, err
 	}
 	for _, info := range api.Registered() {
+		if !api.IsBuiltin(info.GroupVersionKind) {
+			if _, err := gc.addRegistered(info, nil); err != nil {
+				// The client may not serve it yet: Run looks again.
+				gc.logger.Info("garbagecollector: not watching a registered kind yet", "kind", info.GroupVersionKind.String(), "err", err)
+			}
+			continue
+		}
 		i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == info.GoType() })
 		if i < 0 {
 			return nil, fmt.Errorf("garbagecollector: no watcher for %s (%v): run go generate in controllers/api", info.GroupVersionKind, info.GoType())
@@ -130,6 +157,75 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Collector, error)
 		}
 	}
 	return gc, nil
+}
+
+// addRegistered watches info, a kind added with api.Register, unless it
+// is watched already (see watchRegistered for start), and reports
+// whether it started watching it.
+func (gc *Collector) addRegistered(info api.KindInfo, start func(run func(context.Context) error)) (bool, error) {
+	if _, ok := gc.lookupKind(info.APIVersion(), info.Kind); ok {
+		return false, nil
+	}
+	k, err := watchRegistered(gc, info, start)
+	if err != nil {
+		return false, err
+	}
+	gc.kindsMu.Lock()
+	gc.kinds = append(gc.kinds, k)
+	gc.kindsMu.Unlock()
+	if start == nil {
+		if err := gc.attemptToOrphan.AddSyncCheck(k.hasSynced); err != nil {
+			return false, fmt.Errorf("garbagecollector: %w", err)
+		}
+	}
+	return true, nil
+}
+
+// discover watches the kinds added with api.Register that the collector
+// does not watch yet, each with an informer of its own run under ctx
+// (in wg), and has the dependents of owners of such a kind looked at
+// again: an owner reference to a kind it did not watch was left alone.
+func (gc *Collector) discover(ctx context.Context, wg *sync.WaitGroup) {
+	for _, info := range api.Registered() {
+		if api.IsBuiltin(info.GroupVersionKind) {
+			continue
+		}
+		added, err := gc.addRegistered(info, func(run func(context.Context) error) {
+			wg.Go(func() {
+				if err := run(ctx); err != nil && ctx.Err() == nil {
+					gc.logger.Error("garbagecollector: informer stopped", "kind", info.GroupVersionKind.String(), "err", err)
+				}
+			})
+		})
+		if err != nil {
+			gc.logger.Debug("garbagecollector: not watching a registered kind yet", "kind", info.GroupVersionKind.String(), "err", err)
+			continue
+		}
+		if !added {
+			continue
+		}
+		gc.logger.Info("garbagecollector: watching a newly registered kind", "kind", info.GroupVersionKind.String())
+		for _, uid := range gc.dependentsOfKind(info.APIVersion(), info.Kind) {
+			gc.attemptToDelete.Enqueue(uid)
+		}
+	}
+}
+
+// dependentsOfKind returns the dependents of the graph's owners of that
+// kind.
+func (gc *Collector) dependentsOfKind(apiVersion, kind string) []api.UID {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	var out []api.UID
+	for _, n := range gc.graph.nodes {
+		if n.id.APIVersion != apiVersion || n.id.Kind != kind {
+			continue
+		}
+		for uid := range n.dependents {
+			out = append(out, uid)
+		}
+	}
+	return out
 }
 
 // worker returns the reconcile loop named name over attempt.
@@ -147,17 +243,34 @@ func (gc *Collector) worker(name string, attempt func(context.Context, api.UID) 
 }
 
 // Run waits for every informer of the collector to sync, then runs the
-// workers of both loops until ctx ends. It returns once every worker has
-// exited: ctx's error, or the loops' drain errors
-// (reconcile.ErrShutdownTimeout when an attempt in flight outlasts the
-// shutdown timeout). Run must be called once.
+// workers of both loops until ctx ends. Every Options.DiscoveryPeriod it
+// also starts watching the kinds added with api.Register since New (see
+// the package documentation). It returns once every worker has exited:
+// ctx's error, or the loops' drain errors (reconcile.ErrShutdownTimeout
+// when an attempt in flight outlasts the shutdown timeout). Run must be
+// called once.
 func (gc *Collector) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
+	var wg, informers sync.WaitGroup
 	errs := make([]error, 2)
 	for i, ctl := range []*reconcile.Controller[api.UID]{gc.attemptToDelete, gc.attemptToOrphan} {
 		wg.Go(func() { errs[i] = ctl.Run(ctx) })
 	}
+	if gc.discovery > 0 {
+		wg.Go(func() {
+			t := time.NewTicker(gc.discovery)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					gc.discover(ctx, &informers)
+				}
+			}
+		})
+	}
 	wg.Wait()
+	informers.Wait()
 	if errs[0] != nil && errs[1] != nil && errs[0].Error() == errs[1].Error() {
 		return errs[0] // the same error (ctx's), said once
 	}
@@ -297,7 +410,7 @@ func (gc *Collector) classify(ctx context.Context, id objectRef, refs []api.Owne
 			out[i].state = ownerUnknownKind
 			continue
 		}
-		namespaced := api.IsNamespaced(r.Kind)
+		namespaced := k.namespaced()
 		if namespaced && id.Namespace == "" {
 			out[i].state = ownerInvalidScope
 			continue

@@ -11,17 +11,29 @@
 //	err = gc.Run(ctx) // until ctx ends
 //
 // New registers a handler on the shared informer of every kind the
-// cluster serves (one per kind of controllers/api, named after its
-// resource: "pods", "replicasets", …); the caller starts the factory.
-// Run waits for all of them to sync, runs the workers, and returns once
-// they have exited: ctx's error, or reconcile.ErrShutdownTimeout when an
-// attempt in flight outlasts the shutdown timeout.
+// cluster serves (one per built-in kind of controllers/api, named after
+// its resource: "pods", "replicasets", …; one per kind added with
+// api.Register, named "<resource>.<group>": "widgets.example.com"); the
+// caller starts the factory. Run waits for all of them to sync, runs the
+// workers, and returns once they have exited: ctx's error, or
+// reconcile.ErrShutdownTimeout when an attempt in flight outlasts the
+// shutdown timeout.
+//
+// The kinds added with api.Register are owners and dependents like the
+// built-in ones (a Widget owning Deployments and Pods; a Widget owned by
+// a ConfigMap or by another Widget): their objects are watched and
+// written through client.ForKind, as api.Objects of the kind's Go type.
+// A kind registered after New (or that the client did not serve then)
+// is found by Run, which every Options.DiscoveryPeriod (30 s, as kcm
+// re-reads discovery) looks for registered kinds it does not watch yet
+// and watches them with informers of its own; the dependents of owners
+// of such a kind are then checked again.
 //
 // The collector depends on the client contract (package
 // controllers/client: New takes a client.Client and gets each kind with
-// client.For) and informers only; the in-process cluster is one
-// implementation. New fails when the client does not serve one of the
-// kinds.
+// client.For or client.ForKind) and informers only; the in-process
+// cluster is one implementation. New fails when the client does not
+// serve one of the built-in kinds.
 //
 // # The graph
 //
@@ -107,11 +119,12 @@
 //
 // # Left out, or different
 //
-//   - Discovery and resync of the monitored kinds: the kinds are fixed
-//     (those of controllers/api). kcm retries an item whose reference
-//     names an unknown kind with back-off, since discovery may learn it
-//     later; here it never can, so the item is logged and left alone
-//     until something queues it again.
+//   - Discovery of the monitored kinds reads the registry
+//     (api.Registered), not the API's discovery, and kinds are never
+//     unwatched. kcm retries an item whose reference names an unknown
+//     kind with back-off; here it is logged and left alone until
+//     something queues it again — the discovery of its owner's kind
+//     does.
 //   - The absentOwnerCache: every check reads its owners live.
 //   - kcm's handling of virtual owner nodes whose dependents disagree on
 //     their coordinates (partitionDependents): a virtual owner is never

@@ -180,7 +180,7 @@ func (g *graph) addDependentToOwners(n *node, refs []api.OwnerReference, fx *gra
 		o, ok := g.nodes[r.UID]
 		if !ok {
 			ns := n.id.Namespace
-			if !api.IsNamespaced(r.Kind) && knownKind(r.APIVersion, r.Kind) {
+			if clusterScoped(r.APIVersion, r.Kind) {
 				ns = ""
 			}
 			o = &node{

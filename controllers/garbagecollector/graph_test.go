@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/api/apitest"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/informer"
 )
@@ -170,7 +171,8 @@ func TestGraph(t *testing.T) {
 }
 
 // TestNewWatchesEveryKind checks that New watches every kind
-// controllers/api defines, so that no owner goes unobserved.
+// controllers/api defines and every kind added with api.Register
+// (apitest's, among others), so that no owner goes unobserved.
 func TestNewWatchesEveryKind(t *testing.T) {
 	c, err := cluster.New(context.Background(), cluster.Options{})
 	if err != nil {
@@ -180,12 +182,16 @@ func TestNewWatchesEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range api.Kinds() {
+	kinds := api.Registered()
+	for _, k := range kinds {
 		if _, ok := gc.lookupKind(k.APIVersion(), k.Kind); !ok {
-			t.Errorf("%s is not watched", k)
+			t.Errorf("%s is not watched", k.GroupVersionKind)
 		}
 	}
-	if len(gc.kinds) != len(api.Kinds()) {
-		t.Errorf("%d kinds watched, want %d", len(gc.kinds), len(api.Kinds()))
+	if !slices.ContainsFunc(kinds, func(k api.KindInfo) bool { return k.GroupVersionKind == apitest.WidgetGVK }) {
+		t.Error("apitest's Widget is not registered")
+	}
+	if len(gc.kinds) != len(kinds) {
+		t.Errorf("%d kinds watched, want %d", len(gc.kinds), len(kinds))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
@@ -18,6 +19,8 @@ import (
 // only: the type erasure stops here, inside the package.
 type kindAccess interface {
 	gvk() api.GroupVersionKind
+	// namespaced reports whether the kind's objects live in a namespace.
+	namespaced() bool
 	// get reads the object's metadata live from the store (a copy).
 	get(ctx context.Context, namespace, name string) (*api.ObjectMeta, error)
 	// delete deletes the object with a UID precondition.
@@ -30,10 +33,12 @@ type kindAccess interface {
 	hasSynced() bool
 }
 
-// kindInstance is watch instantiated for the Go type of one kind;
-// kindInstances (zz_generated_kinds.go, written by go generate in
-// controllers/api) holds one per registered kind, and New watches every
-// kind of api.Registered through it.
+// kindInstance is watch instantiated for the Go type of one built-in
+// kind; kindInstances (zz_generated_kinds.go, written by go generate in
+// controllers/api) holds one per built-in kind, and New watches every
+// built-in kind through it. The kinds added with api.Register are
+// watched through the same generic code instantiated once, for
+// api.Object (watchRegistered).
 type kindInstance struct {
 	typ   reflect.Type
 	watch func(*Collector) (kindAccess, error)
@@ -43,7 +48,7 @@ func instantiate[T api.Object]() kindInstance { return kindInstance{reflect.Type
 
 // typedKind is the kindAccess of T.
 type typedKind[T api.Object] struct {
-	kind  api.GroupVersionKind
+	info  api.KindInfo
 	store client.Resource[T]
 	reg   *informer.Registration
 }
@@ -51,6 +56,10 @@ type typedKind[T api.Object] struct {
 // watch gets T's shared informer from the collector's factory (named
 // after the resource, "pods") and feeds its changes to the graph.
 func watch[T api.Object](gc *Collector) (kindAccess, error) {
+	info, ok := api.InfoFor[T]()
+	if !ok {
+		return nil, fmt.Errorf("garbagecollector: %v is not a registered kind", reflect.TypeFor[T]())
+	}
 	store, err := client.For[T](gc.client)
 	if err != nil {
 		return nil, fmt.Errorf("garbagecollector: %w", err)
@@ -59,13 +68,49 @@ func watch[T api.Object](gc *Collector) (kindAccess, error) {
 	if err != nil {
 		return nil, fmt.Errorf("garbagecollector: %w", err)
 	}
-	var zero T
-	k := &typedKind[T]{kind: zero.GroupVersionKind(), store: store}
+	return watchInformer(gc, info, store, inf)
+}
+
+// watchRegistered watches info, a kind added with api.Register, through
+// client.ForKind: its objects are api.Objects of the kind's Go type. With
+// a nil start, the informer is the factory's shared one, named
+// "<resource>.<group>" ("widgets.example.com"), which the factory's
+// owner starts; otherwise the informer is the collector's own, and start
+// runs it (a kind that appeared after the factory started).
+func watchRegistered(gc *Collector, info api.KindInfo, start func(run func(context.Context) error)) (kindAccess, error) {
+	store, err := client.ForKind(gc.client, info.GroupVersionKind)
+	if err != nil {
+		return nil, fmt.Errorf("garbagecollector: %w", err)
+	}
+	opts := informer.Options[api.Object]{Logger: gc.logger, Name: info.QualifiedResource()}
+	var inf *informer.Informer[api.Object]
+	if start == nil {
+		inf, err = informer.Shared(gc.factory, info.QualifiedResource(), source.ListWatcher[api.Object](store), api.Key[api.Object], opts)
+	} else {
+		inf, err = informer.New(source.ListWatcher[api.Object](store), api.Key[api.Object], opts)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("garbagecollector: %w", err)
+	}
+	k, err := watchInformer(gc, info, store, inf)
+	if err != nil {
+		return nil, err
+	}
+	if start != nil {
+		start(inf.Run)
+	}
+	return k, nil
+}
+
+// watchInformer feeds inf's changes of objects of the kind info to the
+// graph; store reads and writes them live.
+func watchInformer[T api.Object](gc *Collector, info api.KindInfo, store client.Resource[T], inf *informer.Informer[T]) (kindAccess, error) {
+	k := &typedKind[T]{info: info, store: store}
 	toEvent := func(typ eventType, obj T) graphEvent {
 		m := obj.GetObjectMeta()
 		return graphEvent{
 			typ:        typ,
-			id:         objectRef{APIVersion: k.kind.APIVersion(), Kind: k.kind.Kind, Namespace: m.Namespace, Name: m.Name, UID: m.UID},
+			id:         objectRef{APIVersion: info.APIVersion(), Kind: info.Kind, Namespace: m.Namespace, Name: m.Name, UID: m.UID},
 			owners:     m.OwnerReferences,
 			deleting:   m.DeletionTimestamp != nil,
 			finalizers: m.Finalizers,
@@ -74,6 +119,7 @@ func watch[T api.Object](gc *Collector) (kindAccess, error) {
 	// Every event goes through the graph (kcm's GraphBuilder), which
 	// says what to attempt to delete; the attempt-to-delete loop waits
 	// for the registration, the orphan loop is told in New.
+	var err error
 	k.reg, err = reconcile.WatchEvents(gc.attemptToDelete, inf, reconcile.Events[T, api.UID]{
 		Create: func(obj T) []api.UID { return gc.process(toEvent(addEvent, obj)) },
 		Update: func(_, obj T) []api.UID { return gc.process(toEvent(updateEvent, obj)) },
@@ -85,7 +131,8 @@ func watch[T api.Object](gc *Collector) (kindAccess, error) {
 	return k, nil
 }
 
-func (k *typedKind[T]) gvk() api.GroupVersionKind { return k.kind }
+func (k *typedKind[T]) gvk() api.GroupVersionKind { return k.info.GroupVersionKind }
+func (k *typedKind[T]) namespaced() bool          { return k.info.Namespaced }
 func (k *typedKind[T]) hasSynced() bool           { return k.reg.HasSynced() }
 
 func (k *typedKind[T]) get(ctx context.Context, namespace, name string) (*api.ObjectMeta, error) {
@@ -136,10 +183,13 @@ func (k *typedKind[T]) patch(ctx context.Context, id objectRef, mutate func(m *a
 }
 
 // lookupKind finds the kind an owner reference names, by apiVersion and
-// kind. The cluster serves each kind at its current version only, so a
-// reference at another version ("extensions/v1beta1") is unresolvable,
-// as kcm's REST mapper finds it in a cluster that no longer serves it.
+// kind, among those the collector watches. The cluster serves each kind
+// at its current version only, so a reference at another version
+// ("extensions/v1beta1") is unresolvable, as kcm's REST mapper finds it
+// in a cluster that no longer serves it.
 func (gc *Collector) lookupKind(apiVersion, kind string) (kindAccess, bool) {
+	gc.kindsMu.RLock()
+	defer gc.kindsMu.RUnlock()
 	i := slices.IndexFunc(gc.kinds, func(k kindAccess) bool {
 		return k.gvk().Kind == kind && k.gvk().APIVersion() == apiVersion
 	})
@@ -149,10 +199,13 @@ func (gc *Collector) lookupKind(apiVersion, kind string) (kindAccess, bool) {
 	return gc.kinds[i], true
 }
 
-// knownKind reports whether controllers/api defines the kind at that
-// apiVersion.
-func knownKind(apiVersion, kind string) bool {
-	return slices.ContainsFunc(api.Kinds(), func(g api.GroupVersionKind) bool {
-		return g.Kind == kind && g.APIVersion() == apiVersion
-	})
+// clusterScoped reports whether the registry knows the kind at that
+// apiVersion (built-in or added with api.Register) as cluster-scoped.
+func clusterScoped(apiVersion, kind string) bool {
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		group, version = "", apiVersion
+	}
+	info, known := api.InfoOf(api.GroupVersionKind{Group: group, Version: version, Kind: kind})
+	return known && !info.Namespaced
 }

@@ -20,7 +20,11 @@
 //     (api.Registered), in registration order (kcm's deleter walks the
 //     discovered resources in no set order): services, endpoints,
 //     workloads, quotas, service accounts, config maps, secrets, claims,
-//     autoscalers, leases, events.
+//     autoscalers, leases, events; then the namespaced kinds added with
+//     api.Register ("widgets.example.com"), read from the registry at
+//     each pass, so a kind registered after New is deleted too. Those
+//     are reached through client.ForKind; a kind the client does not
+//     serve is skipped, as kcm skips what discovery does not list.
 //  3. After its deletes a pass lists each resource again. Objects held
 //     by finalizers of their own count as waiting (FinalizerEstimate,
 //     kcm's 15 s); objects that remain for no known reason are a
@@ -42,11 +46,11 @@
 //
 // The controller depends on the client contract (package
 // controllers/client: New takes a client.Client and gets the kinds it
-// deletes with client.For) and on informers only; the in-process cluster
+// deletes with client.For and client.ForKind) and on informers only; the in-process cluster
 // is one implementation of that contract.
 //
-// Left out, deliberately: API discovery (the namespaced kinds are the
-// fixed list of those ctrlkit models), deletecollection (objects are deleted one by
+// Left out, deliberately: API discovery (the namespaced kinds are those
+// of the registry, api.Registered), deletecollection (objects are deleted one by
 // one), the discovery and group version parsing failure conditions,
 // finalizers other than "kubernetes" in spec.finalizers (they are left to
 // whoever owns them), and the periodic resync of every namespace

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -53,9 +54,13 @@ type Controller struct {
 	opts       Options
 	namespaces *informer.Informer[*api.Namespace]
 	pods       content
-	others     []content
+	others     []content // the built-in kinds but pods
 	ctl        *reconcile.Controller[string]
 	log        *slog.Logger
+	client     client.Client
+
+	ownMu sync.Mutex
+	own   map[api.GroupVersionKind]content // guarded by ownMu
 }
 
 // New returns the namespace controller of c over the shared informer
@@ -73,7 +78,7 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	nc := &Controller{opts: opts, log: opts.Logger.With("controller", "namespace-controller")}
+	nc := &Controller{opts: opts, log: opts.Logger.With("controller", "namespace-controller"), client: c, own: map[api.GroupVersionKind]content{}}
 	var err error
 	if nc.nsRes, err = client.For[*api.Namespace](c); err != nil {
 		return nil, fmt.Errorf("namespace: %w", err)
@@ -90,10 +95,11 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	}, reconcile.WatchOptions{Handler: informer.HandlerOptions{Name: nc.ctl.Name()}}); err != nil {
 		return nil, fmt.Errorf("namespace: %w", err)
 	}
-	// Every namespaced kind of api.Registered, in its order; pods apart,
-	// as they go first.
+	// Every namespaced built-in kind, in the order of api.Registered;
+	// pods apart, as they go first. The kinds added with api.Register
+	// are looked up at each sync (ownContents).
 	for _, info := range api.Registered() {
-		if !info.Namespaced {
+		if !info.Namespaced || !api.IsBuiltin(info.GroupVersionKind) {
 			continue
 		}
 		i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == info.GoType() })
@@ -113,9 +119,42 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	return nc, nil
 }
 
+// ownContents returns the content of every namespaced kind added with
+// api.Register that the client serves, in the order of api.Registered:
+// read at each sync, so that a kind registered after New is cleaned up
+// too (kcm reads discovery at each namespace deletion). A kind the
+// client does not serve is skipped, as kcm skips a resource discovery
+// does not list.
+func (nc *Controller) ownContents() []content {
+	var out []content
+	for _, info := range api.Registered() {
+		if !info.Namespaced || api.IsBuiltin(info.GroupVersionKind) {
+			continue
+		}
+		nc.ownMu.Lock()
+		k, ok := nc.own[info.GroupVersionKind]
+		nc.ownMu.Unlock()
+		if !ok {
+			s, err := client.ForKind(nc.client, info.GroupVersionKind)
+			if err != nil {
+				nc.log.Debug("namespace: the client does not serve a registered kind", "kind", info.GroupVersionKind.String(), "err", err)
+				continue
+			}
+			k = kindContent(s, info.Resource+"."+info.Group)
+			nc.ownMu.Lock()
+			nc.own[info.GroupVersionKind] = k
+			nc.ownMu.Unlock()
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
 // kindInstance is kindContentFor instantiated for the Go type of one
-// kind; kindInstances (zz_generated_kinds.go, written by go generate in
-// controllers/api) holds one per registered kind.
+// built-in kind; kindInstances (zz_generated_kinds.go, written by go
+// generate in controllers/api) holds one per built-in kind. The kinds
+// added with api.Register go through kindContent instantiated for
+// api.Object, over client.ForKind.
 type kindInstance struct {
 	typ     reflect.Type
 	content func(client.Client) (content, error)
@@ -192,7 +231,7 @@ func (nc *Controller) sync(ctx context.Context, name string) (reconcile.Result, 
 	// since 1.33): the rest goes only once every pod is gone, so that no
 	// pod outlives the objects it uses.
 	if rem.Objects[nc.pods.name] == 0 && err == nil {
-		for _, k := range nc.others {
+		for _, k := range append(slices.Clone(nc.others), nc.ownContents()...) {
 			est, err := nc.deleteContent(ctx, k, name, cached.DeletionTimestamp.Time, now, &rem)
 			if err != nil {
 				rem.Errors = append(rem.Errors, err.Error())

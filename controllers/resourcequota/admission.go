@@ -124,7 +124,7 @@ func (a *Admission) lock(ns string) func() {
 // Evaluator.Handles): creates of every counted resource; updates (not
 // of a subresource) of services and claims, whose usage can grow.
 func handles(attr admission.Attributes) bool {
-	if _, ok := Groups[attr.Resource]; !ok || attr.Subresource != "" {
+	if _, ok := countedKind(resourceOf(attr.Resource, attr.Object)); !ok || attr.Subresource != "" {
 		return false
 	}
 	switch attr.Operation {
@@ -196,7 +196,7 @@ func Check(quotas []*api.ResourceQuota, attr admission.Attributes, now time.Time
 	if !handles(attr) {
 		return nil, nil
 	}
-	resource, obj := attr.Resource, attr.Object
+	resource, obj := resourceOf(attr.Resource, attr.Object), attr.Object
 	var matching []*api.ResourceQuota
 	for _, q := range quotas {
 		if !matches(q, names(q.Status.Hard), resource, obj) {

@@ -45,8 +45,10 @@ type Options struct {
 	// Workers is the number of quotas synced concurrently. Default
 	// DefaultWorkers; negative is an error.
 	Workers int
-	// Resources are the resources counted, keys of Groups. Default: all
-	// of Groups. Each gets a shared informer named after it.
+	// Resources are the resources counted, keys of Counted. Default: all
+	// of Counted at New, and the kinds registered with api.Register
+	// after New too (see the package documentation). Each resource
+	// counted at New gets a shared informer named after it.
 	Resources []string
 	// Logger receives the controller's logs. Default slog.Default().
 	Logger *slog.Logger
@@ -63,10 +65,10 @@ func (o *Options) validate() error {
 		o.Workers = DefaultWorkers
 	}
 	if o.Resources == nil {
-		o.Resources = slices.Sorted(maps.Keys(Groups))
+		o.Resources = slices.Sorted(maps.Keys(Counted()))
 	}
 	for _, r := range o.Resources {
-		if _, ok := Groups[r]; !ok {
+		if _, ok := countedKind(r); !ok {
 			return fmt.Errorf("resourcequota: Options.Resources: %q is not a counted resource", r)
 		}
 	}
@@ -93,6 +95,9 @@ type Controller struct {
 	tracked []tracked
 	ctl     *reconcile.Controller[string]
 	log     *slog.Logger
+	// all is true when Options.Resources was left to its default: the
+	// kinds registered after New are then counted too.
+	all bool
 }
 
 // New returns the resource quota controller of c over the shared
@@ -102,10 +107,11 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	if c == nil || f == nil {
 		return nil, errors.New("resourcequota: client and factory are required")
 	}
+	all := opts.Resources == nil
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	rc := &Controller{c: c, opts: opts, log: opts.Logger.With("controller", "resourcequota-controller")}
+	rc := &Controller{c: c, opts: opts, all: all, log: opts.Logger.With("controller", "resourcequota-controller")}
 	var err error
 	if rc.quotaR, err = client.For[*api.ResourceQuota](c); err != nil {
 		return nil, fmt.Errorf("resourcequota: %w", err)
@@ -149,12 +155,19 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	return rc, nil
 }
 
-// track makes the informer of resource r, a key of Groups, and its
+// track makes the informer of resource r, a key of Counted, and its
 // replenishment handler.
 func (rc *Controller) track(f *informer.Factory, r string) (tracked, error) {
-	info, ok := api.InfoOfResource(Groups[r], r)
+	info, ok := countedKind(r)
 	if !ok {
 		return tracked{}, fmt.Errorf("not a counted resource")
+	}
+	if !api.IsBuiltin(info.GroupVersionKind) {
+		store, err := client.ForKind(rc.c, info.GroupVersionKind)
+		if err != nil {
+			return tracked{}, err
+		}
+		return trackResource(rc, f, r, store)
 	}
 	i := slices.IndexFunc(kindInstances, func(i kindInstance) bool { return i.typ == info.GoType() })
 	if i < 0 {
@@ -163,9 +176,11 @@ func (rc *Controller) track(f *informer.Factory, r string) (tracked, error) {
 	return kindInstances[i].track(rc, f, r)
 }
 
-// kindInstance is trackKind instantiated for the Go type of one kind;
-// kindInstances (zz_generated_kinds.go, written by go generate in
-// controllers/api) holds one per registered kind.
+// kindInstance is trackKind instantiated for the Go type of one
+// built-in kind; kindInstances (zz_generated_kinds.go, written by go
+// generate in controllers/api) holds one per built-in kind. The kinds
+// added with api.Register go through trackResource instantiated for
+// api.Object, over client.ForKind.
 type kindInstance struct {
 	typ   reflect.Type
 	track func(*Controller, *informer.Factory, string) (tracked, error)
@@ -184,6 +199,11 @@ func trackKind[T api.Object](rc *Controller, f *informer.Factory, r string) (tra
 	if err != nil {
 		return tracked{}, err
 	}
+	return trackResource(rc, f, r, store)
+}
+
+// trackResource is trackKind over store, the resource r.
+func trackResource[T api.Object](rc *Controller, f *informer.Factory, r string, store client.Resource[T]) (tracked, error) {
 	inf, err := informer.Shared(f, r, source.ListWatcher[T](store), api.Key[T], informer.Options[T]{Logger: rc.opts.Logger})
 	if err != nil {
 		return tracked{}, err
@@ -248,6 +268,38 @@ func (rc *Controller) Run(ctx context.Context) error {
 	return rc.ctl.Run(ctx)
 }
 
+// listLate adds to objs the objects of q's namespace of the counted
+// resources q limits that have no informer — the kinds registered after
+// New — listed live through client.ForKind. A kind the client does not
+// serve has no objects.
+func (rc *Controller) listLate(ctx context.Context, q *api.ResourceQuota, objs Objects) error {
+	hard := names(q.Spec.Hard)
+	for r := range Counted() {
+		if _, ok := objs[r]; ok || len(MatchingResources(r, hard)) == 0 ||
+			slices.ContainsFunc(rc.tracked, func(t tracked) bool { return t.resource == r }) {
+			continue
+		}
+		info, ok := countedKind(r)
+		if !ok {
+			continue
+		}
+		store, err := client.ForKind(rc.c, info.GroupVersionKind)
+		if err != nil {
+			continue
+		}
+		sel, err := store.Select(client.SelectOptions{Namespace: q.Namespace})
+		if err != nil {
+			return fmt.Errorf("resourcequota: %s: %w", r, err)
+		}
+		l, err := sel.List(ctx, source.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("resourcequota: list %s: %w", r, err)
+		}
+		objs[r] = l.Items
+	}
+	return nil
+}
+
 // sync recounts one quota (kcm's syncResourceQuota) and writes its
 // status when Status says it is dirty; it comes back after the resync
 // period (the full resync of every quota).
@@ -260,6 +312,11 @@ func (rc *Controller) sync(ctx context.Context, key string) (reconcile.Result, e
 	for _, t := range rc.tracked {
 		if len(MatchingResources(t.resource, names(q.Spec.Hard))) > 0 {
 			objs[t.resource] = t.list(q.Namespace)
+		}
+	}
+	if rc.all {
+		if err := rc.listLate(ctx, q, objs); err != nil {
+			return reconcile.Result{}, err
 		}
 	}
 	st, dirty := Status(q, objs, time.Now())

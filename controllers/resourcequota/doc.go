@@ -8,8 +8,11 @@
 // # What is counted
 //
 // Usage (kcm's quota evaluators, pkg/quota/v1/evaluator/core) charges
-// every object of a counted resource (Groups) to count/<resource> — or
-// count/<resource>.<group>, e.g. count/deployments.apps — and services,
+// every object of a counted resource (Counted: the built-in ones of
+// Groups, and the namespaced kinds added with api.Register, by kcm's
+// generic object count evaluator) to count/<resource> — or
+// count/<resource>.<group>, e.g. count/deployments.apps,
+// count/widgets.example.com — and services,
 // replicationcontrollers, resourcequotas, secrets, configmaps and
 // persistentvolumeclaims also to their bare names. A pod is charged
 // "pods" and its requests and limits (cpu, memory, ephemeral-storage;
@@ -85,8 +88,9 @@
 // Deliberately not done: the admission configuration's limitedResources
 // (resources that need a covering quota), the CrossNamespacePodAffinity
 // and VolumeAttributesClass scopes, hugepages and extended resources,
-// pod resize, kcm's discovery of every API resource for count/* (Groups
-// holds the namespaced kinds registered in controllers/api), and the
+// pod resize, kcm's discovery of every API resource for count/* (Counted
+// holds the namespaced kinds registered in controllers/api, read from
+// the registry at each use), and the
 // admission's batching of a namespace's requests into one quota
 // write. As in Kubernetes, a charge whose write then fails (say, a taken
 // name) stays until the controller's next recount, and a recount from a
@@ -100,7 +104,12 @@
 // recounts; the delete of a counted object, or an update that lowers its
 // usage, enqueues the quotas of its namespace that count its resource
 // (kube-controller-manager's replenishment). Run waits for every
-// registration to sync. Run returns once every worker has exited: ctx's
+// registration to sync. A kind registered after New has no informer:
+// with the default Options.Resources its objects are listed live at
+// each recount of a quota that limits it (the spec.hard change, or the
+// resync period), and their deletes do not replenish before then;
+// until the first such recount admission refuses them as "status
+// unknown", as kube-apiserver does for a resource new to a quota. Run returns once every worker has exited: ctx's
 // error after a clean drain, or the error of a drain that did not end
 // cleanly (it wraps reconcile.ErrShutdownTimeout or
 // workqueue.ErrDrainAborted), never reduced to ctx's error.

@@ -25,21 +25,78 @@ const (
 	ResourceLimitsEphemeral        api.ResourceName = "limits.ephemeral-storage"
 )
 
-// Groups maps each resource the quota system counts to its API group
-// ("" for core): the names of count/<resource>.<group> quotas
-// (count/<resource> for core). It derives from the registrations of
-// controllers/api: every namespaced kind but events, which kcm's quota
-// never counts (its ignoredResources). Kinds not in it are not counted.
-var Groups = countedGroups()
+// Groups maps each built-in resource the quota system counts to its API
+// group ("" for core): the names of count/<resource>.<group> quotas
+// (count/<resource> for core). It derives from the registrations of the
+// built-in kinds of controllers/api: every namespaced kind but events,
+// which kcm's quota never counts (its ignoredResources). It is fixed at
+// initialization and must not be changed; Counted adds the kinds of
+// api.Register.
+var Groups = builtinGroups()
 
-func countedGroups() map[string]string {
+func builtinGroups() map[string]string {
 	m := map[string]string{}
 	for _, k := range api.Registered() {
-		if k.Namespaced && !(k.Group == "" && k.Resource == "events") {
+		if api.IsBuiltin(k.GroupVersionKind) && k.Namespaced && !(k.Group == "" && k.Resource == "events") {
 			m[k.Resource] = k.Group
 		}
 	}
 	return m
+}
+
+// Counted returns every resource the quota system counts now, each to
+// its API group, keyed as this package's functions name a resource: the
+// built-in ones by their resource name, as in Groups ("pods",
+// "deployments"), and the namespaced kinds added with api.Register by
+// their resource and group ("widgets.example.com"), which is also what
+// their object-count quota names (count/widgets.example.com, kcm's
+// generic object count evaluator). It reads the registry at each call,
+// so it sees kinds registered at any time; the map is the caller's.
+func Counted() map[string]string {
+	m := make(map[string]string, len(Groups))
+	for r, g := range Groups {
+		m[r] = g
+	}
+	for _, k := range api.Registered() {
+		if !api.IsBuiltin(k.GroupVersionKind) && k.Namespaced {
+			m[k.QualifiedResource()] = k.Group
+		}
+	}
+	return m
+}
+
+// countedKind returns the registration of resource r, a key of Counted,
+// or false when r is not counted.
+func countedKind(r string) (api.KindInfo, bool) {
+	if g, ok := Groups[r]; ok {
+		return api.InfoOfResource(g, r)
+	}
+	res, group, ok := strings.Cut(r, ".")
+	if !ok {
+		return api.KindInfo{}, false
+	}
+	info, ok := api.InfoOfResource(group, res)
+	if !ok || !info.Namespaced || api.IsBuiltin(info.GroupVersionKind) {
+		return api.KindInfo{}, false
+	}
+	return info, true
+}
+
+// resourceOf returns the key of Counted for obj, an object of the
+// resource named resource: resource itself for a built-in kind,
+// "<resource>.<group>" for a kind added with api.Register.
+func resourceOf(resource string, obj api.Object) string {
+	if obj == nil {
+		return resource
+	}
+	gvk := obj.GroupVersionKind()
+	if api.IsBuiltin(gvk) {
+		return resource
+	}
+	if info, ok := api.InfoOf(gvk); ok {
+		return info.QualifiedResource()
+	}
+	return resource
 }
 
 // legacyCounts are the resources also counted under their bare name
@@ -50,8 +107,9 @@ var legacyCounts = map[string]bool{
 	"configmaps": true, "persistentvolumeclaims": true,
 }
 
-// CountName is the object-count resource name of resource:
-// count/pods, count/deployments.apps.
+// CountName is the object-count resource name of resource, a key of
+// Counted: count/pods, count/deployments.apps,
+// count/widgets.example.com.
 func CountName(resource string) api.ResourceName {
 	if g := Groups[resource]; g != "" {
 		return api.ResourceName("count/" + resource + "." + g)
@@ -282,7 +340,8 @@ func matches(q *api.ResourceQuota, hard []api.ResourceName, resource string, obj
 	return true
 }
 
-// Objects are a namespace's objects per resource ("pods" → its pods),
+// Objects are a namespace's objects per resource, a key of Counted
+// ("pods" → its pods),
 // what CalculateUsage counts.
 type Objects map[string][]api.Object
 
@@ -292,7 +351,7 @@ type Objects map[string][]api.Object
 func CalculateUsage(q *api.ResourceQuota, objs Objects, now time.Time) api.ResourceList {
 	hard := names(q.Spec.Hard)
 	used := api.ResourceList{}
-	for resource := range Groups {
+	for resource := range Counted() {
 		matched := MatchingResources(resource, hard)
 		if len(matched) == 0 {
 			continue

@@ -20,3 +20,16 @@ func TestConformance(t *testing.T) {
 		return fakeclient.New(c)
 	})
 }
+
+// The fake serves the kinds added with api.Register (client.For and
+// client.ForKind), recorded, with the own-kinds conformance suite's
+// semantics.
+func TestOwnKindsConformance(t *testing.T) {
+	clienttest.RunOwnKinds(t, func(t *testing.T) client.Client {
+		c, err := cluster.New(t.Context(), cluster.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fakeclient.New(c)
+	})
+}

@@ -10,7 +10,10 @@
 // generations, status and scale subresources, finalizers and graceful
 // deletion, selectors, watches) — so a controller under test meets the
 // behaviour it meets in production, and the test asserts what the
-// controller asked for.
+// controller asked for. The kinds added with api.Register are served as
+// the inner client serves them (client.For and client.ForKind), their
+// calls recorded under the kind's resource name ("widgets") and open to
+// reactors like a built-in kind's.
 //
 // # Usage
 //
