@@ -65,6 +65,15 @@ func IsForbidden(err error) bool { return errors.Is(err, ErrForbidden) }
 // IsBadRequest reports whether err means the request was malformed (400).
 func IsBadRequest(err error) bool { return errors.Is(err, ErrBadRequest) }
 
+// IgnoreNotFound returns nil when err IsNotFound, and err otherwise: for
+// a deletion or a finalizer's last update racing the object's removal.
+func IgnoreNotFound(err error) error {
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
 // IsGone reports whether err means a resourceVersion or continue token
 // is older than the server keeps (410 Gone, source.ErrExpired): list
 // again.

@@ -90,6 +90,16 @@ func watchActivity(ctx context.Context, c *cluster.Cluster, f *informer.Factory)
 		follow(a, f, c.StorageClasses(), nil),
 		follow(a, f, c.HorizontalPodAutoscalers(), nil),
 	}
+	// The kinds a user registered (api.Register) before Start: their
+	// controllers' writes are activity too.
+	for _, k := range c.Kinds() {
+		if api.IsBuiltin(k.GroupVersionKind) {
+			continue
+		}
+		if s, ok := c.DynamicStore(k.GroupVersionKind); ok {
+			errs = append(errs, follow(a, f, s, nil))
+		}
+	}
 	return a, errors.Join(errs...)
 }
 
@@ -146,8 +156,10 @@ func nodeChanged(old, new *api.Node) bool {
 // synced, the controllers lead (this replica's, or another replica's
 // when this one stands by: see below), no object is being deleted (a
 // graceful deletion or a finalizer pending), and no component has
-// changed the cluster for quiet (DefaultQuiet if ≤ 0) — no object
-// created, deleted or updated other than heartbeats, so that no queue
+// changed the cluster for quiet (DefaultQuiet if ≤ 0) — no object (of a
+// built-in kind, or of a kind registered with api.Register before Start,
+// so that a user's controller counts too) created, deleted or updated
+// other than heartbeats, so that no queue
 // item, retry or timer due within quiet of the last change wrote
 // anything. It does not poll: it waits on the informers' events and one
 // timer.
