@@ -91,7 +91,9 @@ func website(name, host string, replicas int32) *operator.Website {
 		Spec: operator.WebsiteSpec{Host: host, Image: "nginx:1.27", Replicas: &replicas}}
 }
 
-func ready(w *operator.Website) *api.Condition { return api.FindCondition(w.Status.Conditions, "Ready") }
+func ready(w *operator.Website) *api.Condition {
+	return api.FindCondition(w.Status.Conditions, "Ready")
+}
 
 // The whole life of a Website on the in-process control plane, in
 // virtual time: created, ready, scaled through its scale subresource, a
