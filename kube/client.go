@@ -8,7 +8,9 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -184,8 +186,11 @@ func PluralOf(gvk api.GroupVersionKind) string {
 // where T is its Go type in controllers/api; for a kind added with
 // api.Register (before or after NewClient), a *Resource[api.Object]
 // whose objects are of the kind's Go type (client.For types it,
-// client.ForKind serves it as is); client.ErrUnknownKind for any other
-// kind, group or version. Use client.For.
+// client.ForKind serves it as is) once the server's discovery lists it
+// (until its CustomResourceDefinition is installed it is
+// client.ErrUnknownKind, asked again at the next call);
+// client.ErrUnknownKind for any other kind, group or version. Use
+// client.For.
 func (c *Client) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
 	if c == nil {
 		return nil, fmt.Errorf("kube: nil client serves no %s: %w", gvk, client.ErrUnknownKind)
@@ -200,10 +205,55 @@ func (c *Client) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
 	defer c.dynMu.Unlock()
 	r, ok := c.dynamic[gvk]
 	if !ok {
+		// The program knows the kind; the server may not (its CRD not
+		// installed): ask discovery, as kube-controller-manager does
+		// before it watches a resource. A kind not served is not
+		// remembered, so a later call sees it once it is.
+		info, _ := api.InfoOf(gvk)
+		if err := c.served(gvk, info.Resource); err != nil {
+			return nil, err
+		}
 		r = newUntyped[api.Object](c, gvk)
 		c.dynamic[gvk] = r
 	}
 	return r, nil
+}
+
+// discoveryTimeout bounds the discovery request of served.
+const discoveryTimeout = 10 * time.Second
+
+// served asks the server's discovery whether it serves resource in gvk's
+// group and version: nil if it does, an error wrapping
+// client.ErrUnknownKind if it does not, another error if discovery fails.
+func (c *Client) served(gvk api.GroupVersionKind, resource string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), discoveryTimeout)
+	defer cancel()
+	path := []string{"/apis", gvk.Group, gvk.Version}
+	if gvk.Group == "" {
+		path = []string{"/api", gvk.Version}
+	}
+	raw, err := c.rest.Get().AbsPath(path...).Do(ctx).Raw()
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("kube: the server does not serve %s: %w", gvk.APIVersion(), client.ErrUnknownKind)
+		}
+		return fmt.Errorf("kube: discovery of %s: %w", gvk.APIVersion(), err)
+	}
+	var list struct {
+		Resources []struct {
+			Name string `json:"name"`
+			Kind string `json:"kind"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return fmt.Errorf("kube: discovery of %s: %w", gvk.APIVersion(), err)
+	}
+	for _, r := range list.Resources {
+		if r.Name == resource && r.Kind == gvk.Kind {
+			return nil
+		}
+	}
+	return fmt.Errorf("kube: the server does not serve %s in %s: %w", resource, gvk.APIVersion(), client.ErrUnknownKind)
 }
 
 // RateLimit returns the QPS of the Client's rate limiter and the burst

@@ -1,9 +1,13 @@
 package kube_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/api/apitest"
@@ -46,4 +50,35 @@ func TestClientOwnKindViews(t *testing.T) {
 
 	_, err = cl.ResourceFor(api.GroupVersionKind{Group: "example.ctrlkit.dev", Version: "v2", Kind: "Widget"})
 	require.ErrorIs(t, err, client.ErrUnknownKind)
+}
+
+// A kind the program registered but the server does not serve (its CRD
+// not installed) is client.ErrUnknownKind, as kube-controller-manager
+// watches only what discovery lists; once the server serves it, the next
+// call finds it.
+func TestClientOwnKindNotServed(t *testing.T) {
+	var serve atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/apis/example.ctrlkit.dev/v1" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		list := `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"example.ctrlkit.dev/v1","resources":[]}`
+		if serve.Load() {
+			list = `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"example.ctrlkit.dev/v1","resources":[{"name":"widgets","namespaced":true,"kind":"Widget","verbs":["get","list"]}]}`
+		}
+		_, _ = w.Write([]byte(list))
+	}))
+	defer srv.Close()
+	cl, err := kube.NewClient(&rest.Config{Host: srv.URL}, kube.ClientOptions{})
+	require.NoError(t, err)
+	_, err = client.For[*apitest.Gizmo](cl)
+	require.ErrorIs(t, err, client.ErrUnknownKind, "a group version the server does not serve")
+	_, err = client.For[*apitest.Widget](cl)
+	require.ErrorIs(t, err, client.ErrUnknownKind, "a resource its group version does not list")
+	serve.Store(true)
+	w, err := client.For[*apitest.Widget](cl)
+	require.NoError(t, err)
+	require.Equal(t, "widgets", w.Resource())
 }

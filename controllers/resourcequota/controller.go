@@ -147,6 +147,12 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	}
 	for _, r := range opts.Resources {
 		t, err := rc.track(f, r)
+		if errors.Is(err, client.ErrUnknownKind) {
+			// A registered kind the server does not serve (yet: its CRD
+			// is not installed), as kcm counts only what discovery
+			// lists; a recount lists it live once it is served.
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("resourcequota: %s: %w", r, err)
 		}

@@ -2,6 +2,7 @@ package resourcequota_test
 
 import (
 	"errors"
+	"log/slog"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -9,7 +10,9 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/api/apitest"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/resourcequota"
+	"github.com/ctrlkit/ctrlkit/informer"
 )
 
 // doohickey is a namespaced kind registered after the controller's New.
@@ -113,4 +116,30 @@ func TestCountsOwnKinds(t *testing.T) {
 			t.Errorf("used %s after a resync = %s, want 1", late, got)
 		}
 	})
+}
+
+// notServing is a client whose server does not serve Widgets (their CRD
+// not installed on a real cluster).
+type notServing struct{ client.Client }
+
+func (n notServing) ResourceFor(gvk api.GroupVersionKind) (client.Untyped, error) {
+	if gvk == apitest.WidgetGVK {
+		return nil, client.ErrUnknownKind
+	}
+	return n.Client.ResourceFor(gvk)
+}
+
+// A registered kind the server does not serve is not counted, and does
+// not keep the controller from starting (kcm counts what discovery
+// lists): `ctrlkit manager` on a real cluster without the CRD.
+func TestOwnKindNotServedIsSkipped(t *testing.T) {
+	c, err := cluster.New(t.Context(), cluster.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := informer.NewFactory(informer.FactoryOptions{})
+	defer f.Shutdown()
+	if _, err := resourcequota.New(notServing{c}, f, resourcequota.Options{Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		t.Fatalf("New with a registered kind the server does not serve: %v", err)
+	}
 }
