@@ -21,6 +21,9 @@ func TestClientServesEveryRegisteredKind(t *testing.T) {
 	require.NoError(t, err)
 	for _, k := range api.Registered() {
 		require.Equal(t, k.Resource, kube.PluralOf(k.GroupVersionKind), k.Kind)
+		if !api.IsBuiltin(k.GroupVersionKind) {
+			continue // served once discovery lists it: TestClientOwnKindNotServed
+		}
 		r, err := c.ResourceFor(k.GroupVersionKind)
 		require.NoError(t, err, k.Kind)
 		require.Equal(t, k.Resource, r.Resource(), k.Kind)
