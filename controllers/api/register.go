@@ -117,6 +117,15 @@ func IsDNS1123Subdomain(s string) bool { return len(s) <= 253 && dns1123Subdomai
 
 // checkRegistration checks info and T's type on their own.
 func checkRegistration(typ reflect.Type, info *KindInfo) error {
+	errs := append(checkInfo(info), checkGoType(typ, info)...)
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrInvalidKind, errors.Join(errs...))
+	}
+	return nil
+}
+
+// checkInfo checks the names and fields of a registration.
+func checkInfo(info *KindInfo) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	g := info.GroupVersionKind
@@ -158,11 +167,7 @@ func checkRegistration(typ reflect.Type, info *KindInfo) error {
 	if (info.Columns == nil) != (info.Cells == nil) {
 		bad("Columns and Cells must be set together")
 	}
-	errs = append(errs, checkGoType(typ, info)...)
-	if len(errs) > 0 {
-		return fmt.Errorf("%w: %w", ErrInvalidKind, errors.Join(errs...))
-	}
-	return nil
+	return errs
 }
 
 // checkGoType checks that typ is a kind's Go type: a pointer to a struct
@@ -236,4 +241,21 @@ func checkNames(r *registry, info *KindInfo) error {
 func groupOf(apiVersion string) string {
 	g, _ := splitAPIVersion(apiVersion)
 	return g
+}
+
+// UnstructuredKind returns the registration of a kind served as
+// Unstructured objects — a CustomResourceDefinition's, which a cluster
+// serves while the definition exists — without adding it to the
+// program-wide registry: a cluster (or API server) keeps such kinds for
+// itself. info's names are checked as Register checks them (an error
+// wrapping ErrInvalidKind); Scale needs ScaleFields as there, and its
+// New returns an *Unstructured with the kind's apiVersion and kind.
+func UnstructuredKind(info KindInfo) (KindInfo, error) {
+	typ := reflect.TypeFor[*Unstructured]()
+	if errs := checkInfo(&info); len(errs) > 0 {
+		return KindInfo{}, fmt.Errorf("api: kind %s: %w: %w", info.GroupVersionKind, ErrInvalidKind, errors.Join(errs...))
+	}
+	info.typ = typ
+	info.new = func() Object { return &Unstructured{Content: map[string]any{}} }
+	return copyInfo(&info), nil
 }

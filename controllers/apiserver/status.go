@@ -164,6 +164,9 @@ func toStatus(err error, res *resourceInfo, name string) Status {
 	case errors.Is(err, cluster.ErrForbidden):
 		s.Code, s.Reason = http.StatusForbidden, "Forbidden"
 		s.Message = fmt.Sprintf("%s %q is forbidden: %v", qualified, name, err)
+	case errors.Is(err, cluster.ErrMethodNotAllowed):
+		s.Code, s.Reason = http.StatusMethodNotAllowed, "MethodNotAllowed"
+		s.Message = clusterMessage(err)
 	case errors.Is(err, source.ErrFutureVersion):
 		s.Code, s.Reason = http.StatusGatewayTimeout, "Timeout"
 		s.Message = "Too large resource version: " + err.Error()
@@ -219,4 +222,22 @@ func writeError(w http.ResponseWriter, err error, res *resourceInfo, name string
 		w.Header().Set("Retry-After", fmt.Sprint(s.Details.RetryAfterSeconds))
 	}
 	writeJSON(w, s.Code, s)
+}
+
+// clusterMessage returns err's message without the cluster's context
+// prefixes and the sentinel's suffix: the words kube-apiserver would say.
+func clusterMessage(err error) string {
+	msg := err.Error()
+	for {
+		rest, ok := strings.CutPrefix(msg, "cluster: ")
+		if !ok {
+			break
+		}
+		if i := strings.Index(rest, ": "); i >= 0 && strings.Count(rest[:i], " ") <= 2 {
+			msg = rest[i+2:]
+			continue
+		}
+		msg = rest
+	}
+	return strings.TrimSuffix(msg, ": "+cluster.ErrMethodNotAllowed.Error())
 }

@@ -152,8 +152,23 @@ func (s *Store[T]) GetScale(ctx context.Context, key string) (*api.Scale, error)
 		return nil, err
 	}
 	obj.SetResourceVersion(rv)
-	sc, _ := ScaleOf(obj)
-	return sc, nil
+	return s.scale(obj), nil
+}
+
+// scale returns the Scale of obj, an object of the kind.
+func (s *Store[T]) scale(obj T) *api.Scale {
+	f, _ := s.kind.scaleOf(obj)
+	m := obj.GetObjectMeta()
+	sc := &api.Scale{
+		TypeMeta: api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+		ObjectMeta: api.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
+			ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp},
+		Status: api.ScaleStatus{Replicas: f.status, Selector: f.selector},
+	}
+	if f.spec != nil {
+		sc.Spec.Replicas = *f.spec
+	}
+	return sc
 }
 
 // UpdateScale sets the replicas of the object under key to
@@ -180,9 +195,11 @@ func (s *Store[T]) UpdateScale(ctx context.Context, key string, scale *api.Scale
 			return nil, fmt.Errorf("cluster: update %s %q scale: the object has been modified (resource version %s, now %s): %w",
 				s.kind.resource, key, scale.ResourceVersion, rv, source.ErrConflict)
 		}
-		spec, _, _, _ := scaleOf(obj)
-		n := scale.Spec.Replicas
-		*spec = &n
+		f, ok := s.kind.scaleOf(obj)
+		if !ok {
+			return nil, fmt.Errorf("cluster: %s %q has no scale fields: %w", s.kind.resource, key, ErrBadRequest)
+		}
+		f.set(scale.Spec.Replicas)
 		obj.SetResourceVersion(rv)
 		_, err = s.Update(ctx, obj, rv)
 		if errors.Is(err, source.ErrConflict) && scale.ResourceVersion == "" && attempt < maxRetries {
@@ -191,7 +208,6 @@ func (s *Store[T]) UpdateScale(ctx context.Context, key string, scale *api.Scale
 		if err != nil {
 			return nil, err
 		}
-		sc, _ := ScaleOf(obj)
-		return sc, nil
+		return s.scale(obj), nil
 	}
 }

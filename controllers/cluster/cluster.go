@@ -80,6 +80,11 @@ type Cluster struct {
 	// after New.
 	kinds   atomic.Pointer[kindTable]
 	kindsMu sync.Mutex
+
+	// crds are the kinds CustomResourceDefinitions define, by group and
+	// kind (see crd.go); crdMu guards it and is taken before kindsMu.
+	crds  map[[2]string]*crdServe
+	crdMu sync.Mutex
 }
 
 // kindTable indexes the stores of a cluster by group and kind, and lists
@@ -100,6 +105,30 @@ func (t *kindTable) with(s objectStore) *kindTable {
 	return n
 }
 
+// withCRD returns a copy of t in which the stores of the kind key are
+// views (none: the kind is no longer served); views[0] is the one
+// lookups by group and kind find.
+func (t *kindTable) withCRD(key [2]string, views []*Store[api.Object]) *kindTable {
+	n := &kindTable{byGroupKind: make(map[[2]string]objectStore, len(t.byGroupKind)+1)}
+	for k, v := range t.byGroupKind {
+		if k != key {
+			n.byGroupKind[k] = v
+		}
+	}
+	for _, s := range t.order {
+		if g := s.gvk(); [2]string{g.Group, g.Kind} != key {
+			n.order = append(n.order, s)
+		}
+	}
+	for i, v := range views {
+		if i == 0 {
+			n.byGroupKind[key] = v
+		}
+		n.order = append(n.order, v)
+	}
+	return n
+}
+
 // objectStore is a Store seen through api.Object, for CreateObject.
 type objectStore interface {
 	createObject(ctx context.Context, obj api.Object) (string, error)
@@ -108,7 +137,12 @@ type objectStore interface {
 	Resource() string
 }
 
-func (s *Store[T]) kindInfo() api.KindInfo { return s.kind.info }
+func (s *Store[T]) kindInfo() api.KindInfo {
+	if s.kind.infoFn != nil {
+		return s.kind.infoFn()
+	}
+	return s.kind.info
+}
 
 func (s *Store[T]) createObject(ctx context.Context, obj api.Object) (string, error) {
 	t, ok := obj.(T)
@@ -153,7 +187,7 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, fmt.Errorf("cluster: Options.Mutating[%d] is nil", i)
 		}
 	}
-	c := &Cluster{opts: opts, byType: map[reflect.Type]any{}}
+	c := &Cluster{opts: opts, byType: map[reflect.Type]any{}, crds: map[[2]string]*crdServe{}}
 	c.kinds.Store(&kindTable{byGroupKind: map[[2]string]objectStore{}})
 	for _, k := range api.Registered() {
 		if !api.IsBuiltin(k.GroupVersionKind) {
@@ -176,6 +210,14 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		if _, err := namespaces.Create(ctx, ns); err != nil && !errors.Is(err, source.ErrAlreadyExists) {
 			return nil, fmt.Errorf("cluster: New: %w", err)
 		}
+	}
+	// Serve the kinds of the definitions a backend already holds.
+	crds, err := storeOf[*api.CustomResourceDefinition](c).List(ctx, source.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: New: %w", err)
+	}
+	for _, crd := range crds.Items {
+		c.crdChanged(ctx, crd.Name)
 	}
 	return c, nil
 }
@@ -207,6 +249,9 @@ func open[T api.Object](c *Cluster, k *kind[T]) (*Store[T], error) {
 			return nil, fmt.Errorf("cluster: the backend opened %s as nil", k.resource)
 		}
 		st = &rawStorage[T]{raw: raw, kind: k, maxBytes: c.opts.MaxObjectBytes}
+	}
+	if k.wrapStorage != nil {
+		st = k.wrapStorage(c, st)
 	}
 	s := &Store[T]{c: c, kind: k, s: st}
 	if api.IsBuiltin(k.gvk) {
@@ -272,7 +317,27 @@ func (c *Cluster) DynamicStore(gvk api.GroupVersionKind) (*Store[api.Object], bo
 		return nil, false
 	}
 	d, ok := s.(*Store[api.Object])
-	return d, ok && s.gvk() == gvk
+	if ok && s.gvk() != gvk {
+		return c.crdVersionStore(gvk)
+	}
+	return d, ok
+}
+
+// crdVersionStore returns the store of a served version of a kind a
+// definition defines.
+func (c *Cluster) crdVersionStore(gvk api.GroupVersionKind) (*Store[api.Object], bool) {
+	c.crdMu.Lock()
+	defer c.crdMu.Unlock()
+	s, ok := c.crds[[2]string{gvk.Group, gvk.Kind}]
+	if !ok {
+		return nil, false
+	}
+	for _, v := range s.views {
+		if v.kind.gvk == gvk {
+			return v, true
+		}
+	}
+	return nil, false
 }
 
 // StoreFor returns c's store of objects of type T (for example

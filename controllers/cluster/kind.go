@@ -67,6 +67,35 @@ type kind[T api.Object] struct {
 	// onDelete changes an object that enters graceful deletion (a
 	// namespace turns Terminating).
 	onDelete func(obj T)
+
+	// unstructured says that the objects are *api.Unstructured: status
+	// and content are entries of their Content map, not struct fields.
+	unstructured bool
+	// typeMeta, if set, writes apiVersion and kind into an object on
+	// create and update instead of the kind's gvk (a custom resource
+	// keeps the served version it was written at until its storage
+	// converts it).
+	typeMeta func(obj T)
+	// prepareStatus, if set, prepares and validates the object a status
+	// update writes (a custom resource's status against its schema).
+	prepareStatus func(obj T, fs *fieldErrors)
+	// scaleAccess, if set, reads and writes the scale subresource's
+	// fields instead of info.ScaleFields.
+	scaleAccess func(obj T) (scaleFields, bool)
+	// wrapStorage, if set, wraps the storage the store is opened over.
+	wrapStorage func(c *Cluster, st storage[T]) storage[T]
+	// infoFn, if set, returns the kind's registration as it is now (a
+	// custom resource's changes with its definition).
+	infoFn func() api.KindInfo
+}
+
+// scaleFields is where an object keeps what its scale subresource reads
+// and writes.
+type scaleFields struct {
+	spec     *int32 // spec.replicas, nil when unset
+	status   int32
+	selector string
+	set      func(int32)
 }
 
 // newKind returns the kind of T as its registration in controllers/api
@@ -135,12 +164,19 @@ func field[T api.Object](obj T, name string) reflect.Value {
 
 // setTypeMeta writes the kind's current apiVersion and kind into obj.
 func (k *kind[T]) setTypeMeta(obj T) {
+	if k.typeMeta != nil {
+		k.typeMeta(obj)
+		return
+	}
 	field(obj, "TypeMeta").Set(reflect.ValueOf(k.gvk.TypeMeta()))
 }
 
 // specEqual reports whether a and b have the same spec (true for kinds
 // without one).
 func (k *kind[T]) specEqual(a, b T) bool {
+	if k.unstructured {
+		return jsonEqual(withoutStatus(any(a).(*api.Unstructured)), withoutStatus(any(b).(*api.Unstructured)))
+	}
 	if k.generationAll {
 		return jsonEqual(content(a), content(b))
 	}
@@ -164,8 +200,57 @@ func content(obj api.Object) any {
 	return c.Interface()
 }
 
+// withoutStatus returns u's content without its status: what a custom
+// resource's generation tracks.
+func withoutStatus(u *api.Unstructured) map[string]any {
+	if _, ok := u.Content["status"]; !ok {
+		return u.Content
+	}
+	m := make(map[string]any, len(u.Content))
+	for k, v := range u.Content {
+		if k != "status" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// clearStatus empties obj's status.
+func (k *kind[T]) clearStatus(obj T) {
+	if k.unstructured {
+		delete(any(obj).(*api.Unstructured).Content, "status")
+		return
+	}
+	field(obj, "Status").SetZero()
+}
+
+// scaleOf returns where obj keeps its scale subresource's fields, and
+// false for a kind without one.
+func (k *kind[T]) scaleOf(obj T) (scaleFields, bool) {
+	if k.scaleAccess != nil {
+		return k.scaleAccess(obj)
+	}
+	spec, status, selector, ok := scaleOf(obj)
+	if !ok {
+		return scaleFields{}, false
+	}
+	return scaleFields{spec: *spec, status: status, selector: selector, set: func(n int32) { *spec = &n }}, true
+}
+
 // copyStatus sets dst's status to src's (dst and src are private copies).
 func (k *kind[T]) copyStatus(dst, src T) {
+	if k.hasStatus && k.unstructured {
+		d, s := any(dst).(*api.Unstructured), any(src).(*api.Unstructured)
+		if d.Content == nil {
+			d.Content = map[string]any{}
+		}
+		if st, ok := s.Content["status"]; ok {
+			d.Content["status"] = st
+		} else {
+			delete(d.Content, "status")
+		}
+		return
+	}
 	if k.hasStatus {
 		field(dst, "Status").Set(field(src, "Status"))
 	}

@@ -41,6 +41,7 @@ var strategies = strategyTable(
 	strategy(daemonSetKind), strategy(jobKind), strategy(cronJobKind), strategy(namespaceKind),
 	strategy(configMapKind), strategy(secretKind), strategy(persistentVolumeKind),
 	strategy(persistentVolumeClaimKind), strategy(eventKind), strategy(validatingWebhookConfigurationKind), strategy(mutatingWebhookConfigurationKind),
+	strategy(crdDefinitionKind),
 )
 
 // typedStrategy is one kind's strategy constructor, a func() *kind[T].

@@ -122,7 +122,7 @@ func (s *Store[T]) prepareCreate(obj T) (generated bool, err error) {
 	}
 	s.kind.setTypeMeta(obj)
 	if s.kind.hasStatus && !s.kind.keepStatusOnCreate {
-		field(obj, "Status").SetZero()
+		s.kind.clearStatus(obj)
 	}
 	if s.kind.defaults != nil {
 		s.kind.defaults(obj)
@@ -199,7 +199,12 @@ func (s *Store[T]) UpdateStatus(ctx context.Context, obj T) (string, error) {
 	return s.write(ctx, "update status", api.Key(obj), obj.GetResourceVersion(), obj, func(cur T) (T, error) {
 		next := deepCopy(cur)
 		s.kind.copyStatus(next, deepCopy(obj))
-		return next, nil
+		if s.kind.prepareStatus == nil {
+			return next, nil
+		}
+		var fs fieldErrors
+		s.kind.prepareStatus(next, &fs)
+		return next, fs.err(s.kind.resource, next.GetObjectMeta().Name)
 	})
 }
 

@@ -1,0 +1,241 @@
+package cluster_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// shirtsCRD defines shirts.stable.example.com (served at v1, stored, and
+// v1beta1, served) with the status and scale subresources.
+const shirtsCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: shirts.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names:
+    plural: shirts
+    singular: shirt
+    kind: Shirt
+    shortNames: [sh]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale:
+        specReplicasPath: .spec.replicas
+        statusReplicasPath: .status.replicas
+        labelSelectorPath: .status.selector
+    additionalPrinterColumns:
+    - name: Color
+      type: string
+      jsonPath: .spec.color
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              color: {type: string}
+              size: {type: string, default: M}
+              replicas: {type: integer}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+              selector: {type: string}
+  - name: v1beta1
+    served: true
+    storage: false
+    subresources:
+      status: {}
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`
+
+var shirtV1 = api.GroupVersionKind{Group: "stable.example.com", Version: "v1", Kind: "Shirt"}
+
+func applyCRD(t *testing.T, c *cluster.Cluster, doc string) *api.CustomResourceDefinition {
+	t.Helper()
+	objs, err := api.Decode([]byte(doc), api.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := objs[0].(*api.CustomResourceDefinition)
+	crds, err := client.For[*api.CustomResourceDefinition](c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := crds.Create(t.Context(), crd); err != nil {
+		t.Fatal(err)
+	}
+	return crd
+}
+
+func shirt(name string, spec map[string]any) *api.Unstructured {
+	return &api.Unstructured{
+		TypeMeta:   api.TypeMeta{APIVersion: "stable.example.com/v1", Kind: "Shirt"},
+		ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name},
+		Content:    map[string]any{"spec": spec},
+	}
+}
+
+func condition(crd *api.CustomResourceDefinition, typ api.CustomResourceDefinitionConditionType) api.ConditionStatus {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == typ {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+// TestCRDServesItsKind checks that a stored definition is served at once:
+// its status (names accepted, established, stored versions, the cleanup
+// finalizer), its kind among Kinds, and custom resources with the
+// generation, status and scale semantics of kube-apiserver.
+func TestCRDServesItsKind(t *testing.T) {
+	for name, opts := range map[string]cluster.Options{"memory": {}, "raw backend": {Backend: rawBackend{}}} {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			c := newMemory(t, opts)
+			crd := applyCRD(t, c, shirtsCRD)
+			if condition(crd, api.Established) != api.ConditionTrue || condition(crd, api.NamesAccepted) != api.ConditionTrue {
+				t.Fatalf("conditions %+v", crd.Status.Conditions)
+			}
+			if !slices.Equal(crd.Status.StoredVersions, []string{"v1"}) || crd.Status.AcceptedNames.Kind != "Shirt" {
+				t.Fatalf("status %+v", crd.Status)
+			}
+			if !slices.Contains(crd.Finalizers, cluster.FinalizerCustomResourceCleanup) {
+				t.Fatalf("finalizers %v", crd.Finalizers)
+			}
+			var versions []string
+			for _, k := range c.Kinds() {
+				if k.Group == "stable.example.com" {
+					versions = append(versions, k.Version)
+				}
+			}
+			if !slices.Equal(versions, []string{"v1", "v1beta1"}) {
+				t.Fatalf("served versions %v", versions)
+			}
+			st, ok := c.DynamicStore(shirtV1)
+			if !ok {
+				t.Fatal("no store of Shirt v1")
+			}
+			s := shirt("a", map[string]any{"color": "red", "replicas": int64(2)})
+			s.Content["status"] = map[string]any{"replicas": int64(9)}
+			if _, err := st.Create(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Generation != 1 || s.UID == "" || s.Content["status"] != nil {
+				t.Fatalf("created %+v", s)
+			}
+			s.Content["spec"].(map[string]any)["color"] = "blue"
+			if _, err := st.Update(ctx, s, ""); err != nil {
+				t.Fatal(err)
+			}
+			if s.Generation != 2 {
+				t.Fatalf("generation after a spec change %d, want 2", s.Generation)
+			}
+			s.Content["status"] = map[string]any{"replicas": int64(2), "selector": "app=a"}
+			if _, err := st.UpdateStatus(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Generation != 2 {
+				t.Fatalf("generation after a status write %d, want 2", s.Generation)
+			}
+			sc, err := st.GetScale(ctx, "default/a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.Spec.Replicas != 2 || sc.Status.Replicas != 2 || sc.Status.Selector != "app=a" {
+				t.Fatalf("scale %+v", sc)
+			}
+			sc.Spec.Replicas = 5
+			if _, err := st.UpdateScale(ctx, "default/a", sc); err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := st.Get(ctx, "default/a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := got.(*api.Unstructured).Field("spec", "replicas"); r != int64(5) {
+				t.Fatalf("spec.replicas after scaling %v (%T), want 5", r, r)
+			}
+
+			// The v1beta1 store reads the same object at its version.
+			beta, ok := c.DynamicStore(api.GroupVersionKind{Group: "stable.example.com", Version: "v1beta1", Kind: "Shirt"})
+			if !ok {
+				t.Fatal("no store of Shirt v1beta1")
+			}
+			b, _, err := beta.Get(ctx, "default/a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if av := b.(*api.Unstructured).APIVersion; av != "stable.example.com/v1beta1" {
+				t.Fatalf("read at v1beta1: apiVersion %s", av)
+			}
+		})
+	}
+}
+
+// TestCRDDeletionDeletesItsObjects checks kube-apiserver's cleanup: a
+// deleted definition is Terminating while its objects are deleted
+// (creates refused with MethodNotAllowed), and goes with its kind once
+// the last object's finalizers are removed.
+func TestCRDDeletionDeletesItsObjects(t *testing.T) {
+	ctx := t.Context()
+	c := newMemory(t, cluster.Options{})
+	applyCRD(t, c, shirtsCRD)
+	st, _ := c.DynamicStore(shirtV1)
+	kept := shirt("kept", map[string]any{"color": "red"})
+	kept.Finalizers = []string{"example.com/keep"}
+	for _, s := range []*api.Unstructured{shirt("plain", map[string]any{}), kept} {
+		if _, err := st.Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crds, _ := client.For[*api.CustomResourceDefinition](c)
+	if _, err := crds.Delete(ctx, "shirts.stable.example.com", ""); err != nil {
+		t.Fatal(err)
+	}
+	crd, _, err := crds.Get(ctx, "shirts.stable.example.com")
+	if err != nil {
+		t.Fatalf("the definition went before its objects: %v", err)
+	}
+	if crd.DeletionTimestamp == nil || condition(crd, api.Terminating) != api.ConditionTrue {
+		t.Fatalf("definition being deleted: %+v", crd.Status.Conditions)
+	}
+	if _, _, err := st.Get(ctx, "default/plain"); !errors.Is(err, source.ErrNotFound) {
+		t.Fatalf("object without finalizers: %v, want deleted", err)
+	}
+	k, _, err := st.Get(ctx, "default/kept")
+	if err != nil || k.GetObjectMeta().DeletionTimestamp == nil {
+		t.Fatalf("object with a finalizer: %v %+v", err, k)
+	}
+	if _, err := st.Create(ctx, shirt("late", map[string]any{})); !errors.Is(err, cluster.ErrMethodNotAllowed) {
+		t.Fatalf("create while terminating: %v, want ErrMethodNotAllowed", err)
+	}
+	k.GetObjectMeta().Finalizers = nil
+	if _, err := st.Update(ctx, k, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := crds.Get(ctx, "shirts.stable.example.com"); !errors.Is(err, source.ErrNotFound) {
+		t.Fatalf("definition after its last object went: %v, want gone", err)
+	}
+	if _, ok := c.DynamicStore(shirtV1); ok {
+		t.Fatal("the kind is still served")
+	}
+}
