@@ -42,6 +42,11 @@ type DecodeOptions struct {
 	// Source names the input in errors, e.g. its file name. DecodeFile
 	// sets it to the path when empty.
 	Source string
+	// Unstructured decodes an object of a kind the registry does not
+	// know into an *Unstructured instead of failing with ErrUnknownKind:
+	// a custom resource, whose CustomResourceDefinition a server may
+	// serve (the manifests of an operator hold both).
+	Unstructured bool
 }
 
 // DecodeError reports where in a stream a document failed to decode.
@@ -300,6 +305,15 @@ func (d *decoder) object(raw []byte, doc, item int, def TypeMeta) error {
 		return d.fail(doc, item, tm.Kind, name, ErrMissingTypeMeta)
 	}
 	info, versionOK := lookupKind(tm.APIVersion, tm.Kind)
+	if info == nil && d.opts.Unstructured && strings.Contains(tm.APIVersion, "/") {
+		u := &Unstructured{}
+		if err := json.Unmarshal(raw, u); err != nil {
+			return d.fail(doc, item, tm.Kind, name, err)
+		}
+		u.TypeMeta = tm
+		d.out = append(d.out, u)
+		return nil
+	}
 	if info == nil {
 		return d.fail(doc, item, tm.Kind, name, fmt.Errorf("%w %q (apiVersion %q)", ErrUnknownKind, tm.Kind, tm.APIVersion))
 	}

@@ -227,6 +227,9 @@ func isTimeout(err error) bool {
 func (h *typed[T]) decode(req *request, b []byte) (T, error) {
 	var zero T
 	strict := req.r.URL.Query().Get("fieldValidation") == "Strict"
+	if h.res.unstructured {
+		return h.decodeUnstructured(b, strict)
+	}
 	objs, err := api.Decode(b, api.DecodeOptions{Lenient: !strict, Source: "request body"})
 	if err != nil {
 		return zero, badRequest("%v", err)
@@ -239,6 +242,51 @@ func (h *typed[T]) decode(req *request, b []byte) (T, error) {
 		return zero, badRequest("the body is a %s, the resource %s holds %s", objs[0].GroupVersionKind().Kind, h.res.name, h.res.kind)
 	}
 	return obj, nil
+}
+
+// decodeUnstructured decodes one object of a kind served as
+// api.Unstructured (a CustomResourceDefinition's): any JSON or YAML
+// object of the kind, whose fields the kind's schema does not know are
+// an error when strict (kube-apiserver's fieldValidation=Strict) and
+// pruned by the store otherwise.
+func (h *typed[T]) decodeUnstructured(b []byte, strict bool) (T, error) {
+	var zero T
+	j, err := yaml.YAMLToJSON(b)
+	if err != nil {
+		return zero, badRequest("the request body is not JSON or YAML: %v", err)
+	}
+	u := &api.Unstructured{}
+	if err := json.Unmarshal(j, u); err != nil {
+		return zero, badRequest("the request body is not a JSON object: %v", err)
+	}
+	if u.Kind == "" {
+		return zero, badRequest("Object 'Kind' is missing in '%s'", truncate(j, 200))
+	}
+	if u.APIVersion != h.res.groupVersion() || u.Kind != h.res.kind {
+		return zero, badRequest("the API version in the data (%s) does not match the expected API version (%s)", u.APIVersion, h.res.groupVersion())
+	}
+	obj, ok := any(u).(T)
+	if !ok {
+		return zero, badRequest("the resource %s holds %s", h.res.name, h.res.kind)
+	}
+	if strict {
+		if unknown := h.store.UnknownFields(obj); len(unknown) > 0 {
+			parts := make([]string, len(unknown))
+			for i, f := range unknown {
+				parts[i] = fmt.Sprintf("unknown field %q", f)
+			}
+			return zero, badRequest("strict decoding error: %s", strings.Join(parts, ", "))
+		}
+	}
+	return obj, nil
+}
+
+// truncate returns b as a string of at most n bytes.
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
 }
 
 func (h *typed[T]) checkNamespace(req *request, obj T) error {

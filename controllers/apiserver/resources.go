@@ -29,6 +29,9 @@ type resourceInfo struct {
 	builtin bool
 	// printer is the columns and cells of the resource's tables.
 	printer printer
+	// unstructured says that the kind's objects are api.Unstructured
+	// (a CustomResourceDefinition's kind).
+	unstructured bool
 }
 
 func (r *resourceInfo) gvk() api.GroupVersionKind {
@@ -83,6 +86,8 @@ func newResourceInfo(ki *api.KindInfo) *resourceInfo {
 		hasScale:   ki.Scale,
 		builtin:    api.IsBuiltin(ki.GroupVersionKind),
 		printer:    printerOf(ki),
+
+		unstructured: ki.GoType() == reflect.TypeFor[*api.Unstructured](),
 	}
 }
 

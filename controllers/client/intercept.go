@@ -523,3 +523,8 @@ func copyOf[T api.Object](obj T) (T, bool) {
 func copyInto[T api.Object](dst, src T) {
 	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src).Elem())
 }
+
+// ServedKinds implements KindLister: the inner client's kinds.
+func (c *interceptedClient) ServedKinds(ctx context.Context) ([]api.KindInfo, error) {
+	return ServedKinds(ctx, c.inner)
+}

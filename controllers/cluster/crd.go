@@ -492,6 +492,12 @@ func crdVersionKind(s *crdServe, state *crdState, v string) *kind[api.Object] {
 			*fs = append(*fs, ver.schema.Validate(obj.(*api.Unstructured).Map())...)
 		}
 	}
+	k.unknownFields = func(obj api.Object) []string {
+		if ver.schema == nil {
+			return nil
+		}
+		return ver.schema.Prune(obj.(*api.Unstructured).DeepCopy().Map())
+	}
 	k.prepareStatus = func(obj api.Object, fs *fieldErrors) {
 		u := obj.(*api.Unstructured)
 		pruneAndDefault(ver, u)
@@ -684,4 +690,32 @@ func (s *crStorage) Watch(ctx context.Context, opts source.WatchOptions) (<-chan
 
 func (s *crStorage) CompareResourceVersions(a, b string) (int, error) {
 	return s.base.CompareResourceVersions(a, b)
+}
+
+// UnknownFields returns the fields of obj that the schema of its kind
+// does not specify and a write would prune ("spec.colour"), for an API
+// server's fieldValidation; nil for kinds with Go types, whose decoding
+// finds them.
+func (s *Store[T]) UnknownFields(obj T) []string {
+	if s.kind.unknownFields == nil {
+		return nil
+	}
+	return s.kind.unknownFields(obj)
+}
+
+// ServedKinds implements client.KindLister: every kind c serves now, one
+// per group and kind — the built-in kinds, those added with api.Register
+// and those of the CustomResourceDefinitions stored (at their storage
+// version).
+func (c *Cluster) ServedKinds(context.Context) ([]api.KindInfo, error) {
+	seen := map[[2]string]bool{}
+	var out []api.KindInfo
+	for _, k := range c.Kinds() {
+		key := [2]string{k.Group, k.Kind}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }

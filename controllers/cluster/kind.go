@@ -84,6 +84,9 @@ type kind[T api.Object] struct {
 	scaleAccess func(obj T) (scaleFields, bool)
 	// wrapStorage, if set, wraps the storage the store is opened over.
 	wrapStorage func(c *Cluster, st storage[T]) storage[T]
+	// unknownFields, if set, returns the fields of obj the kind's schema
+	// does not know, which a write prunes.
+	unknownFields func(obj T) []string
 	// infoFn, if set, returns the kind's registration as it is now (a
 	// custom resource's changes with its definition).
 	infoFn func() api.KindInfo

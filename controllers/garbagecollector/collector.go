@@ -181,12 +181,19 @@ func (gc *Collector) addRegistered(info api.KindInfo, start func(run func(contex
 	return true, nil
 }
 
-// discover watches the kinds added with api.Register that the collector
+// discover watches the kinds not built in that the client serves
+// (client.ServedKinds: added with api.Register or defined by a
+// CustomResourceDefinition) and that the collector
 // does not watch yet, each with an informer of its own run under ctx
 // (in wg), and has the dependents of owners of such a kind looked at
 // again: an owner reference to a kind it did not watch was left alone.
 func (gc *Collector) discover(ctx context.Context, wg *sync.WaitGroup) {
-	for _, info := range api.Registered() {
+	kinds, err := client.ServedKinds(ctx, gc.client)
+	if err != nil {
+		gc.logger.Debug("garbagecollector: discovery failed", "err", err)
+		return
+	}
+	for _, info := range kinds {
 		if api.IsBuiltin(info.GroupVersionKind) {
 			continue
 		}

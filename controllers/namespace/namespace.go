@@ -119,15 +119,21 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	return nc, nil
 }
 
-// ownContents returns the content of every namespaced kind added with
-// api.Register that the client serves, in the order of api.Registered:
-// read at each sync, so that a kind registered after New is cleaned up
-// too (kcm reads discovery at each namespace deletion). A kind the
-// client does not serve is skipped, as kcm skips a resource discovery
-// does not list.
-func (nc *Controller) ownContents() []content {
+// ownContents returns the content of every namespaced kind that is not
+// built in — added with api.Register or defined by a
+// CustomResourceDefinition — that the client serves
+// (client.ServedKinds): read at each sync, so that a kind that appeared
+// after New is cleaned up too (kcm reads discovery at each namespace
+// deletion). A kind the client does not serve is skipped, as kcm skips a
+// resource discovery does not list.
+func (nc *Controller) ownContents(ctx context.Context) []content {
 	var out []content
-	for _, info := range api.Registered() {
+	kinds, err := client.ServedKinds(ctx, nc.client)
+	if err != nil {
+		nc.log.Debug("namespace: discovery failed; cleaning up the program's registered kinds", "err", err)
+		kinds = api.Registered()
+	}
+	for _, info := range kinds {
 		if !info.Namespaced || api.IsBuiltin(info.GroupVersionKind) {
 			continue
 		}
@@ -231,7 +237,7 @@ func (nc *Controller) sync(ctx context.Context, name string) (reconcile.Result, 
 	// since 1.33): the rest goes only once every pod is gone, so that no
 	// pod outlives the objects it uses.
 	if rem.Objects[nc.pods.name] == 0 && err == nil {
-		for _, k := range append(slices.Clone(nc.others), nc.ownContents()...) {
+		for _, k := range append(slices.Clone(nc.others), nc.ownContents(ctx)...) {
 			est, err := nc.deleteContent(ctx, k, name, cached.DeletionTimestamp.Time, now, &rem)
 			if err != nil {
 				rem.Errors = append(rem.Errors, err.Error())

@@ -409,7 +409,7 @@ func load(files []string) ([]api.Object, error) {
 			o, err = manifests.LoadFS(os.DirFS(f))
 			err = prefix(f, err)
 		} else {
-			o, err = api.DecodeFile(f, api.DecodeOptions{})
+			o, err = api.DecodeFile(f, api.DecodeOptions{Unstructured: true})
 			manifests.DefaultNamespace(o, "default")
 		}
 		objs = append(objs, o...)
