@@ -51,13 +51,21 @@ func cvWidgetCRD() *api.CustomResourceDefinition {
 			SelectableFields: []api.SelectableField{{JSONPath: ".spec.color"}},
 		}
 	}
+	// The versions differ in every per-version field: kube-apiserver,
+	// converting v1 to its internal form, moves fields all versions share
+	// to the top level and reports their errors there.
+	beta := version("v1beta1", false)
+	beta.Schema.OpenAPIV3Schema.Properties["spec"].Properties["legacy"] = api.JSONSchemaProps{Type: "string"}
+	beta.Subresources.Scale.LabelSelectorPath = nil
+	beta.AdditionalPrinterColumns = append(beta.AdditionalPrinterColumns, api.CustomResourceColumnDefinition{Name: "Legacy", Type: "string", JSONPath: ".spec.legacy"})
+	beta.SelectableFields = []api.SelectableField{{JSONPath: ".spec.legacy"}}
 	crd := &api.CustomResourceDefinition{
 		Spec: api.CustomResourceDefinitionSpec{
 			Group: "example.com",
 			Names: api.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget", ShortNames: []string{"wd"}, Categories: []string{"all"}},
 			Scope: api.NamespaceScoped,
 			Versions: []api.CustomResourceDefinitionVersion{
-				version("v1", true), version("v1beta1", false),
+				version("v1", true), beta,
 			},
 		},
 	}

@@ -454,6 +454,10 @@ func jpEvalStep(in []any, s *jpStep) ([]any, error) {
 	case stepFilter:
 		return jpEvalFilter(in, s)
 	case stepLiteral:
+		if _, ok := s.lit.(string); ok {
+			// client-go's text node: one value, whatever the input.
+			return []any{s.lit}, nil
+		}
 		out := make([]any, len(in))
 		for i := range out {
 			out[i] = s.lit

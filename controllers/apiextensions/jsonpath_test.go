@@ -127,6 +127,13 @@ func TestJSONPathFind(t *testing.T) {
 		{`...address`, `["127.0.0.1","127.0.0.2","127.0.0.3"]`},
 		{`.users..username`, `["admin"]`},
 		{`.hello`, `[]`},
+		// A string literal is client-go's text node, one value whatever
+		// the input; a number or boolean literal is one value per input.
+		{`.hello "q"`, `["q"]`},
+		{`.hello"q"`, `[]`}, // a quote does not end a key
+		{`.ints[*]"q"`, `["q"]`},
+		{`.ints[*]7`, `[7,7,7,7]`},
+		{`.ints[*]true`, `[true,true,true,true]`},
 		{`.nullField`, `[null]`},
 		{`.nullField.x`, `[]`},
 		{`.kind.x`, `[]`},

@@ -9,6 +9,11 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
+// metav1NameDescription is metav1.ObjectMeta's name documentation
+// (k8s.io/apimachinery v0.37.2 types_swagger_doc_generated.go), the Name
+// column's description.
+const metav1NameDescription = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
+
 var tableNow = time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
 
 // Cell values per column type, ported from apiextensions-apiserver
@@ -116,7 +121,7 @@ func TestTableDefaultColumns(t *testing.T) {
 		t.Errorf("Columns() = %v, want %v", got, want)
 	}
 	defs := tab.Definitions()
-	if defs[0].Format != "name" || defs[1].JSONPath != ".metadata.creationTimestamp" || !strings.HasPrefix(defs[1].Description, "CreationTimestamp is a timestamp") {
+	if defs[0].Format != "name" || defs[0].Description != metav1NameDescription || defs[1].JSONPath != ".metadata.creationTimestamp" || !strings.HasPrefix(defs[1].Description, "CreationTimestamp is a timestamp") {
 		t.Errorf("Definitions() = %+v", defs)
 	}
 	obj := map[string]any{"metadata": map[string]any{"name": "w", "creationTimestamp": "2026-12-06T11:00:00Z"}}
