@@ -133,22 +133,30 @@ func crdEstablished(crd *api.CustomResourceDefinition) bool {
 
 func validateCRDName(fs *crdErrors, crd *api.CustomResourceDefinition) {
 	want := crd.Spec.Names.Plural + "." + crd.Spec.Group
-	check := func(field, name string) {
-		for _, msg := range crdDNS1123Subdomain(name) {
+	// ValidateObjectMeta's name function for a CRD: a DNS subdomain that
+	// is <plural>.<group>. A generateName prefix's trailing dash is
+	// masked as kube masks it (its last two characters become "a").
+	check := func(field, name string, prefix bool) {
+		dns := name
+		if prefix && len(dns) > 1 && strings.HasSuffix(dns, "-") {
+			dns = dns[:len(dns)-2] + "a"
+		}
+		for _, msg := range crdDNS1123Subdomain(dns) {
 			fs.invalid(field, name, msg)
 		}
 		if name != want {
 			fs.invalid(field, name, `must be spec.names.plural+"."+spec.group`)
 		}
 	}
-	switch {
-	case crd.Name != "":
-		check("metadata.name", crd.Name)
-	case crd.GenerateName != "":
-		check("metadata.generateName", strings.TrimSuffix(crd.GenerateName, "-"))
-	default:
-		fs.required("metadata.name", "name or generateName is required")
+	if crd.GenerateName != "" {
+		check("metadata.generateName", crd.GenerateName, true)
 	}
+	// The store generates a name from generateName before validation.
+	if crd.Name == "" {
+		fs.required("metadata.name", "name or generateName is required")
+		return
+	}
+	check("metadata.name", crd.Name, false)
 }
 
 func validateSpec(fs *crdErrors, spec *api.CustomResourceDefinitionSpec) {

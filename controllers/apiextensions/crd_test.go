@@ -165,6 +165,15 @@ func TestValidateCRDMessages(t *testing.T) {
 		mutate: func(c *api.CustomResourceDefinition) { c.Name = "" },
 		want:   []string{"metadata.name: Required value: name or generateName is required"},
 	}, {
+		name: "generateName",
+		mutate: func(c *api.CustomResourceDefinition) {
+			c.GenerateName = "Widgets.example.com-"
+		},
+		want: []string{
+			`metadata.generateName: Invalid value: "Widgets.example.com-": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+			`metadata.generateName: Invalid value: "Widgets.example.com-": must be spec.names.plural+"."+spec.group`,
+		},
+	}, {
 		name: "group without a dot",
 		mutate: func(c *api.CustomResourceDefinition) {
 			c.Spec.Group, c.Name = "example", "widgets.example"
