@@ -75,11 +75,15 @@ func DefaultCRD(crd *api.CustomResourceDefinition) {
 //
 // As kube-apiserver does, ValidateCRD does not check a conversion
 // webhook's CA bundle on create. The checks of the schema itself are
-// CheckStructural's.
+// CheckStructural's; the generic metadata checks (labels, annotations,
+// namespace) are the cluster's. Errors come at the per-version paths of
+// the v1 object (kube-apiserver, validating its internal form, reports a
+// field that every version sets identically at a top-level path such as
+// spec.validation instead).
 func ValidateCRD(crd *api.CustomResourceDefinition) []api.FieldError {
 	var fs crdErrors
 	validateCRDName(&fs, crd)
-	validateSpec(&fs, &crd.Spec)
+	validateSpec(&fs, &crd.Spec, createOptions)
 	validateNames(&fs, &crd.Status.AcceptedNames, "status.acceptedNames")
 	validateStoredVersions(&fs, crd.Status.StoredVersions, crd.Spec.Versions)
 	validateAPIApproval(&fs, crd, nil)
@@ -95,10 +99,13 @@ func ValidateCRD(crd *api.CustomResourceDefinition) []api.FieldError {
 // change (they make the name), scope and names.kind may not change once
 // old is Established, status.storedVersions must stay listed in
 // spec.versions until a storage migration removes them, and
-// preserveUnknownFields may stay true only where old had it true.
+// preserveUnknownFields may stay true only where old had it true. Once
+// old is established a conversion webhook's CA bundle must parse (unless
+// old's did not), and its review versions must include v1 or v1beta1
+// unless old's did not.
 func ValidateCRDUpdate(old, crd *api.CustomResourceDefinition) []api.FieldError {
 	var fs crdErrors
-	validateSpec(&fs, &crd.Spec)
+	validateSpec(&fs, &crd.Spec, updateOptions(old))
 	if crdEstablished(old) {
 		if crd.Spec.Scope != old.Spec.Scope {
 			fs.invalid("spec.scope", string(crd.Spec.Scope), "field is immutable")
@@ -159,7 +166,38 @@ func validateCRDName(fs *crdErrors, crd *api.CustomResourceDefinition) {
 	check("metadata.name", crd.Name, false)
 }
 
-func validateSpec(fs *crdErrors, spec *api.CustomResourceDefinitionSpec) {
+// specOptions are what kube-apiserver relaxes on update for a CRD that
+// was accepted under older rules.
+type specOptions struct {
+	// knownReviewVersions requires a conversion webhook's review versions
+	// to include v1 or v1beta1.
+	knownReviewVersions bool
+	// invalidCABundle lets a conversion webhook's CA bundle fail to
+	// parse.
+	invalidCABundle bool
+}
+
+// createOptions are the rules of a create: a CRD not yet established may
+// carry a CA bundle that does not parse.
+var createOptions = specOptions{knownReviewVersions: true, invalidCABundle: true}
+
+// updateOptions are the rules of an update of old: review versions must
+// be known unless old's were not; the CA bundle must parse once old is
+// established, unless old's did not.
+func updateOptions(old *api.CustomResourceDefinition) specOptions {
+	opts := specOptions{knownReviewVersions: true, invalidCABundle: !crdEstablished(old)}
+	if c := old.Spec.Conversion; c != nil && c.Webhook != nil {
+		if r := c.Webhook.ConversionReviewVersions; len(r) > 0 && !crdContains(r, "v1") && !crdContains(r, "v1beta1") {
+			opts.knownReviewVersions = false
+		}
+		if cc := c.Webhook.ClientConfig; cc != nil && len(cc.CABundle) > 0 && caBundleError(cc.CABundle) != "" {
+			opts.invalidCABundle = true
+		}
+	}
+	return opts
+}
+
+func validateSpec(fs *crdErrors, spec *api.CustomResourceDefinitionSpec, opts specOptions) {
 	switch {
 	case spec.Group == "":
 		fs.required("spec.group", "")
@@ -227,7 +265,7 @@ func validateSpec(fs *crdErrors, spec *api.CustomResourceDefinitionSpec) {
 	if c := spec.Conversion; c != nil && c.Strategy != api.NoneConverter && spec.PreserveUnknownFields {
 		fs.invalid("spec.conversion.strategy", string(c.Strategy), "must be None if spec.preserveUnknownFields is true")
 	}
-	validateConversion(fs, spec.Conversion)
+	validateConversion(fs, spec.Conversion, opts)
 }
 
 // validateNames checks a CRD's names (ValidateCustomResourceDefinitionNames).

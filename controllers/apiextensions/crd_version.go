@@ -1,6 +1,8 @@
 package apiextensions
 
 import (
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -243,7 +245,7 @@ func crdSchemaChild(s *api.JSONSchemaProps, key string) (*api.JSONSchemaProps, e
 // at kube's field paths: kube validates its internal form, where the
 // webhook's clientConfig is spec.conversion.webhookClientConfig and its
 // review versions spec.conversion.conversionReviewVersions.
-func validateConversion(fs *crdErrors, c *api.CustomResourceConversion) {
+func validateConversion(fs *crdErrors, c *api.CustomResourceConversion, opts specOptions) {
 	if c == nil {
 		return
 	}
@@ -279,6 +281,11 @@ func validateConversion(fs *crdErrors, c *api.CustomResourceConversion) {
 	default:
 		validateWebhookService(fs, path+".webhookClientConfig.service", cc.Service)
 	}
+	if cc != nil && len(cc.CABundle) > 0 && !opts.invalidCABundle {
+		if msg := caBundleError(cc.CABundle); msg != "" {
+			fs.invalid(path+".webhookClientConfig.caBundle", "", msg)
+		}
+	}
 	rpath := path + ".conversionReviewVersions"
 	if len(reviews) == 0 {
 		fs.required(rpath, "")
@@ -299,9 +306,33 @@ func validateConversion(fs *crdErrors, c *api.CustomResourceConversion) {
 			known = true
 		}
 	}
-	if !known {
+	if !known && opts.knownReviewVersions {
 		fs.invalid(rpath, strings.Join(reviews, ","), "must include at least one of v1, v1beta1")
 	}
+}
+
+// caBundleError returns client-go's message when b adds no certificate
+// to a pool (transport.TLSConfigFor, as kube-apiserver checks a
+// bundle), or "".
+func caBundleError(b []byte) string {
+	if x509.NewCertPool().AppendCertsFromPEM(b) {
+		return ""
+	}
+	const prefix = "unable to load root certificates: "
+	for len(b) > 0 {
+		var block *pem.Block
+		block, b = pem.Decode(b)
+		if block == nil {
+			return prefix + "unable to parse bytes as PEM block"
+		}
+		if block.Type != "CERTIFICATE" || len(block.Headers) != 0 {
+			continue
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return prefix + "failed to parse certificate: " + err.Error()
+		}
+	}
+	return prefix + "no valid certificate authority data seen"
 }
 
 // validateWebhookURL checks a webhook's URL (apiserver's ValidateWebhookURL).
