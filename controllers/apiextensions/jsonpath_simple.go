@@ -40,7 +40,7 @@ func WritePath(obj map[string]any, path string, value any) error {
 	for i, k := range keys[:len(keys)-1] {
 		next, ok := m[k]
 		if !ok || next == nil {
-			// Check the rest can be created before creating anything.
+			// Nothing below can fail: create the missing maps.
 			for _, k := range keys[i : len(keys)-1] {
 				child := map[string]any{}
 				m[k] = child
