@@ -150,6 +150,11 @@ func (h *typed[T]) serve(req *request) {
 // writeObject writes obj as JSON, as a Table or as metadata, as the
 // request's Accept header asks.
 func (h *typed[T]) writeObject(req *request, code int, obj T) {
+	if crd, ok := any(obj).(*api.CustomResourceDefinition); ok && req.r.Method != http.MethodGet {
+		for _, w := range celWarnings(crd) {
+			req.w.Header().Add("Warning", `299 - "`+strings.ReplaceAll(w, `"`, `'`)+`"`)
+		}
+	}
 	switch acceptedAs(req.r) {
 	case asTable:
 		writeJSON(req.w, code, h.table(req, []T{obj}, "", ""))
@@ -624,4 +629,47 @@ func (h *typed[T]) serveBinding(req *request) {
 		return
 	}
 	writeJSON(req.w, http.StatusCreated, Status{TypeMeta: statusTypeMeta, Status: "Success", Code: http.StatusCreated})
+}
+
+// celWarnings returns the warnings of a write of crd: one per version
+// whose schema has x-kubernetes-validations rules, which this server
+// does not evaluate (kubectl prints them as "Warning: ...").
+func celWarnings(crd *api.CustomResourceDefinition) []string {
+	var out []string
+	for i, v := range crd.Spec.Versions {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			continue
+		}
+		if n := countValidationRules(v.Schema.OpenAPIV3Schema); n > 0 {
+			out = append(out, fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema: %d x-kubernetes-validations rules (CEL) are not evaluated by this server: objects of version %s are not checked against them", i, n, v.Name))
+		}
+	}
+	return out
+}
+
+// countValidationRules counts the x-kubernetes-validations rules of s and
+// the schemas under it.
+func countValidationRules(s *api.JSONSchemaProps) int {
+	if s == nil {
+		return 0
+	}
+	n := len(s.XValidations)
+	for _, p := range s.Properties {
+		n += countValidationRules(&p)
+	}
+	if s.Items != nil {
+		n += countValidationRules(s.Items.Schema)
+		for i := range s.Items.JSONSchemas {
+			n += countValidationRules(&s.Items.JSONSchemas[i])
+		}
+	}
+	if s.AdditionalProperties != nil {
+		n += countValidationRules(s.AdditionalProperties.Schema)
+	}
+	for _, list := range [][]api.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
+		for i := range list {
+			n += countValidationRules(&list[i])
+		}
+	}
+	return n
 }

@@ -565,7 +565,7 @@ func unstructuredScale(u *api.Unstructured, sc api.CustomResourceSubresourceScal
 		if u.Content == nil {
 			u.Content = map[string]any{}
 		}
-		_ = apiextensions.WritePath(u.Content, strings.TrimPrefix(sc.SpecReplicasPath, "."), int64(n))
+		_ = apiextensions.WritePath(u.Content, sc.SpecReplicasPath, int64(n))
 	}
 	return f, true
 }

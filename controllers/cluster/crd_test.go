@@ -239,3 +239,47 @@ func TestCRDDeletionDeletesItsObjects(t *testing.T) {
 		t.Fatal("the kind is still served")
 	}
 }
+
+// keptBackend is a Backend whose resources outlive the cluster, so that
+// a second cluster over it starts from what the first stored, as a
+// restarted kube-apiserver starts from etcd.
+type keptBackend struct{ sources map[string]cluster.RawStorage }
+
+func (b *keptBackend) Open(r cluster.Resource) (cluster.RawStorage, error) {
+	if s, ok := b.sources[r.Name]; ok {
+		return s, nil
+	}
+	s, err := rawBackend{}.Open(r)
+	if err == nil {
+		b.sources[r.Name] = s
+	}
+	return s, err
+}
+
+// A cluster started over a backend that holds a definition serves its
+// kind, and its objects, from the start.
+func TestCRDServedAfterRestart(t *testing.T) {
+	ctx := t.Context()
+	b := &keptBackend{sources: map[string]cluster.RawStorage{}}
+	first := newMemory(t, cluster.Options{Backend: b})
+	applyCRD(t, first, shirtsCRD)
+	st, _ := first.DynamicStore(shirtV1)
+	if _, err := st.Create(ctx, shirt("a", map[string]any{"color": "red"})); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.sources["stable.example.com/shirts"]; !ok {
+		t.Fatalf("the shirts were not stored under stable.example.com/shirts: %v", b.sources)
+	}
+	second := newMemory(t, cluster.Options{Backend: b})
+	st, ok := second.DynamicStore(shirtV1)
+	if !ok {
+		t.Fatal("the restarted cluster does not serve Shirt")
+	}
+	got, _, err := st.Get(ctx, "default/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := got.(*api.Unstructured).Field("spec", "color"); c != "red" {
+		t.Fatalf("spec.color %v", c)
+	}
+}
