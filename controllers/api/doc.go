@@ -55,6 +55,13 @@
 // type registered again under the same names returns the first
 // registration.
 //
+// A kind a CustomResourceDefinition defines has no Go type: its objects
+// are *Unstructured — typed TypeMeta and ObjectMeta, every other field in
+// a JSON map (numbers as int64 or float64) — and its registration,
+// UnstructuredKind, belongs to the cluster that serves the definition,
+// not to the program's registry. DecodeOptions.Unstructured decodes a
+// manifest's custom resources into them.
+//
 // Each kind embeds TypeMeta inline and
 // ObjectMeta as "metadata", as in k8s.io/api; optional scalars are pointers
 // where Kubernetes has pointers (spec.replicas is *int32), so "unset" and

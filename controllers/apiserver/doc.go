@@ -28,7 +28,15 @@
 // (cluster.DynamicStore), decoding bodies into the kind's Go type. Such
 // a kind is looked up at each request and each discovery document, so a
 // kind registered after New is served (and listed) from then on, and
-// one the cluster stops serving is no longer; a group with several
+// one the cluster stops serving is no longer. The kinds of
+// CustomResourceDefinitions are served the same way, every served
+// version of them, bodies decoded as api.Unstructured: a field the
+// version's schema does not know is a 400 with fieldValidation=Strict
+// (kubectl's default: `strict decoding error: unknown field
+// "spec.colour"`) and pruned otherwise; tables follow the version's
+// additionalPrinterColumns; a write of a definition whose schemas have
+// x-kubernetes-validations rules warns (a Warning header, which kubectl
+// prints) that they are not evaluated. A group with several
 // versions lists them in kube-apiserver's priority order (v1, v1beta1,
 // v1alpha1), the first preferred.
 //
@@ -162,8 +170,8 @@
 // Authentication, authorization, admission webhooks and audit;
 // server-side apply and managedFields; dryRun (400); protobuf and CBOR
 // (requests and responses are JSON, so client-go's clientset needs
-// rest.Config.ContentType "application/json"); CustomResourceDefinitions,
-// aggregated APIs and aggregated discovery; API versions other than each
+// rest.Config.ContentType "application/json"); conversion webhooks of
+// CustomResourceDefinitions, CEL validation rules, aggregated APIs and aggregated discovery; API versions other than each
 // kind's current one (no conversion: apps/v1beta1 is not served); the
 // exec, attach, log, port-forward, proxy, eviction and
 // ephemeralcontainers subresources (so kubectl logs and exec do not work);

@@ -9,6 +9,34 @@
 // kind served), and every Store is a source.ListWatcher[T] for informers and a
 // source.Writer[T] for controllers, whose writes behave as Kubernetes'.
 //
+// # CustomResourceDefinitions
+//
+// A stored CustomResourceDefinition serves its kind at once — where
+// kube-apiserver's controllers take a moment — as *api.Unstructured
+// objects (crd.go): each write of a definition is defaulted and validated
+// as kube-apiserver's (controllers/apiextensions), gets the
+// customresourcecleanup.apiextensions.k8s.io finalizer, and its status
+// is written with it: the accepted names, NamesAccepted (False when
+// another kind of the group holds a name), Established, the storage
+// version among status.storedVersions. Every served version has its own
+// store (DynamicStore with that version) over one storage at
+// /registry/<group>/<plural>: objects are stored at the storage version
+// and read at the served one (None conversion: only apiVersion changes),
+// with that version's defaults applied on read. A write prunes the fields
+// the version's schema does not know (UnknownFields lists them, for an
+// API server's fieldValidation), sets its defaults and validates it
+// against the schema (a 422 listing every violation); the status
+// subresource is pruned, defaulted and validated too; generation counts
+// every change but metadata and status; the scale subresource reads and
+// writes the version's specReplicasPath, statusReplicasPath and
+// labelSelectorPath; selectableFields are field selectors. Deleting the
+// definition marks it Terminating, deletes its objects (those with
+// finalizers wait for them; creates are refused with
+// ErrMethodNotAllowed) and, once none is left, drops the finalizer, so
+// the definition goes and its kind is no longer served. A cluster over a
+// backend that holds definitions serves their kinds from New.
+// x-kubernetes-validations (CEL) rules are not evaluated.
+//
 // # Usage
 //
 //	c, err := cluster.New(ctx, cluster.Options{})          // in memory

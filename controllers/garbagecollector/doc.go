@@ -119,9 +119,12 @@
 //
 // # Left out, or different
 //
-//   - Discovery of the monitored kinds reads the registry
-//     (api.Registered), not the API's discovery, and kinds are never
-//     unwatched. kcm retries an item whose reference names an unknown
+//   - The built-in kinds are watched from New; the others (added with
+//     api.Register or defined by a CustomResourceDefinition) as the
+//     client lists them (client.ServedKinds, the registry for a client
+//     without discovery) at each discovery period. Kinds are never
+//     unwatched: the informer of a kind whose definition was deleted
+//     retries its list with back-off. kcm retries an item whose reference names an unknown
 //     kind with back-off; here it is logged and left alone until
 //     something queues it again — the discovery of its owner's kind
 //     does.

@@ -20,11 +20,13 @@
 //     (api.Registered), in registration order (kcm's deleter walks the
 //     discovered resources in no set order): services, endpoints,
 //     workloads, quotas, service accounts, config maps, secrets, claims,
-//     autoscalers, leases, events; then the namespaced kinds added with
-//     api.Register ("widgets.example.com"), read from the registry at
-//     each pass, so a kind registered after New is deleted too. Those
-//     are reached through client.ForKind; a kind the client does not
-//     serve is skipped, as kcm skips what discovery does not list.
+//     autoscalers, leases, events; then the namespaced kinds that are
+//     not built in — added with api.Register ("widgets.example.com") or
+//     defined by a CustomResourceDefinition — as the client lists them
+//     (client.ServedKinds, the registry for a client without discovery)
+//     at each pass, so a kind that appeared after New is deleted too.
+//     Those are reached through client.ForKind; a kind the client does
+//     not serve is skipped, as kcm skips what discovery does not list.
 //  3. After its deletes a pass lists each resource again. Objects held
 //     by finalizers of their own count as waiting (FinalizerEstimate,
 //     kcm's 15 s); objects that remain for no known reason are a
