@@ -40,6 +40,10 @@ func crdDefinitionKind() *kind[*api.CustomResourceDefinition] {
 	}
 	k.validate = func(crd *api.CustomResourceDefinition, fs *fieldErrors) {
 		*fs = append(*fs, apiextensions.ValidateCRD(crd)...)
+		if cv := crd.Spec.Conversion; cv != nil && cv.Strategy == api.WebhookConverter && len(crd.Spec.Versions) > 1 {
+			fs.add(FieldUnsupported, "spec.conversion.strategy", string(cv.Strategy),
+				"conversion webhooks are not supported by this server: use the None strategy, or define one version")
+		}
 	}
 	k.validateUpdate = func(old, crd *api.CustomResourceDefinition, fs *fieldErrors) {
 		*fs = append(*fs, apiextensions.ValidateCRDUpdate(old, crd)...)

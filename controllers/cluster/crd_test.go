@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -281,5 +282,28 @@ func TestCRDServedAfterRestart(t *testing.T) {
 	}
 	if c, _ := got.(*api.Unstructured).Field("spec", "color"); c != "red" {
 		t.Fatalf("spec.color %v", c)
+	}
+}
+
+// A definition whose versions a conversion webhook would convert is
+// refused with a clear 422: this server calls no conversion webhook.
+func TestCRDConversionWebhookRefused(t *testing.T) {
+	c := newMemory(t, cluster.Options{})
+	objs, err := api.Decode([]byte(shirtsCRD), api.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := objs[0].(*api.CustomResourceDefinition)
+	url := "https://convert.example.com/shirts"
+	crd.Spec.Conversion = &api.CustomResourceConversion{Strategy: api.WebhookConverter, Webhook: &api.WebhookConversion{
+		ClientConfig: &api.ConversionWebhookClientConfig{URL: &url}, ConversionReviewVersions: []string{"v1"}}}
+	crds, _ := client.For[*api.CustomResourceDefinition](c)
+	_, err = crds.Create(t.Context(), crd)
+	if !errors.Is(err, cluster.ErrInvalid) {
+		t.Fatalf("create: %v, want ErrInvalid", err)
+	}
+	want := `spec.conversion.strategy: Unsupported value: "Webhook": conversion webhooks are not supported by this server`
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("create: %v\nwant %s", err, want)
 	}
 }
