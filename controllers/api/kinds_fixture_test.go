@@ -18,7 +18,11 @@ func TestKindsFixtureCoversRegistry(t *testing.T) {
 	var got []api.GroupVersionKind
 	for _, o := range objs {
 		got = append(got, o.GroupVersionKind())
-		require.Equal(t, "sample", o.GetObjectMeta().Name)
+		want := "sample"
+		if _, ok := o.(*api.CustomResourceDefinition); ok {
+			want = "samples.example.com" // a CRD's name is <plural>.<group>
+		}
+		require.Equal(t, want, o.GetObjectMeta().Name)
 	}
 	require.Equal(t, api.Kinds(), got, "testdata/kinds.yaml has one sample of every registered kind, in order")
 }

@@ -51,12 +51,13 @@ func TestEveryRegisteredKindIsServed(t *testing.T) {
 		}
 		created := do(t, ts, "POST", coll, "application/json", string(body))
 		require.Equal(t, 201, created.code, "%s: create: %s", k.Kind, created.raw)
-		got := do(t, ts, "GET", coll+"/sample", "", "")
+		name := sample.GetObjectMeta().Name // "sample", but a CRD's is <plural>.<group>
+		got := do(t, ts, "GET", coll+"/"+name, "", "")
 		require.Equal(t, 200, got.code, "%s: get: %s", k.Kind, got.raw)
 		require.Equal(t, k.Kind, got.body["kind"])
 		require.Equal(t, k.APIVersion(), got.body["apiVersion"])
 		meta := got.body["metadata"].(map[string]any)
-		require.Equal(t, "sample", meta["name"], k.Kind)
+		require.Equal(t, name, meta["name"], k.Kind)
 		require.Equal(t, created.body["metadata"].(map[string]any)["uid"], meta["uid"], k.Kind)
 
 		r, err := c.ResourceFor(k.GroupVersionKind)

@@ -159,7 +159,8 @@ func (s *Server) dynamicHandler(ki api.KindInfo) (handler, bool) {
 		delete(s.dynamic, key)
 		return nil, false
 	}
-	h := &typed[api.Object]{srv: s, store: st, res: newResourceInfo(&ki)}
+	info := st.KindInfo() // the kind as the cluster serves it (a CRD's, maybe)
+	h := &typed[api.Object]{srv: s, store: st, res: newResourceInfo(&info)}
 	s.dynamic[key] = h
 	return h, true
 }
@@ -202,16 +203,13 @@ func (s *Server) lookup(gv, resource string) (handler, bool) {
 	if !ok {
 		group, version = "", gv
 	}
-	if ki, ok := api.InfoOfResource(group, resource); ok && !api.IsBuiltin(ki.GroupVersionKind) {
-		if ki.Version != version {
-			return nil, false
-		}
-		return s.dynamicHandler(ki)
-	}
 	for _, ki := range s.c.Kinds() {
 		if ki.Group == group && ki.Version == version && ki.Resource == resource && !api.IsBuiltin(ki.GroupVersionKind) {
 			return s.dynamicHandler(ki)
 		}
+	}
+	if ki, ok := api.InfoOfResource(group, resource); ok && !api.IsBuiltin(ki.GroupVersionKind) && ki.Version == version {
+		return s.dynamicHandler(ki) // registered after the cluster was made: opened now
 	}
 	return nil, false
 }

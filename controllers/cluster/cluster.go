@@ -59,6 +59,12 @@ type Options struct {
 	// NodePortRange is the range node ports are allocated from
 	// (--service-node-port-range). Default 30000-32767.
 	NodePortRange PortRange
+	// BuiltinKindsOnly serves the built-in kinds and those of the
+	// CustomResourceDefinitions stored, not the kinds this program added
+	// with api.Register: the cluster a separate kube-apiserver (or
+	// `ctrlkit up`) is, where an operator's kind exists once its CRD is
+	// applied. Default false: registered kinds are served.
+	BuiltinKindsOnly bool
 }
 
 // Cluster holds one Store per kind registered in controllers/api
@@ -137,6 +143,11 @@ type objectStore interface {
 	Resource() string
 }
 
+// KindInfo returns the registration of the store's kind as the cluster
+// serves it: a built-in kind's, a registered Go type's, or the one a
+// CustomResourceDefinition's version makes.
+func (s *Store[T]) KindInfo() api.KindInfo { return s.kindInfo() }
+
 func (s *Store[T]) kindInfo() api.KindInfo {
 	if s.kind.infoFn != nil {
 		return s.kind.infoFn()
@@ -191,6 +202,9 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	c.kinds.Store(&kindTable{byGroupKind: map[[2]string]objectStore{}})
 	for _, k := range api.Registered() {
 		if !api.IsBuiltin(k.GroupVersionKind) {
+			if opts.BuiltinKindsOnly {
+				continue
+			}
 			if _, err := c.openDynamic(k); err != nil {
 				return nil, err
 			}
@@ -277,7 +291,7 @@ func (c *Cluster) lookup(gvk api.GroupVersionKind) (objectStore, bool) {
 		return s, true
 	}
 	info, ok := api.InfoOf(gvk)
-	if !ok || api.IsBuiltin(gvk) {
+	if !ok || api.IsBuiltin(gvk) || c.opts.BuiltinKindsOnly {
 		return nil, false
 	}
 	c.kindsMu.Lock()
