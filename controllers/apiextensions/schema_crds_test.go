@@ -12,7 +12,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/apiextensions"
 )
 
-// sharedCRDDir is the folder of real CustomResourceDefinitions: 
+// sharedCRDDir is the folder of real CustomResourceDefinitions:
 // $CTRLKIT_SHARED/crds when that is set, else ../shared/crds beside the
 // repository root (the directory of the core module's go.mod), as in CI.
 // The CRDs are read in place, never copied into the project.
