@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -97,5 +99,171 @@ func TestRealCRDsAreStructural(t *testing.T) {
 				t.Errorf("%s %s: %v", file, v.Name, err)
 			}
 		}
+	}
+}
+
+// Sensible objects of each real CRD validate clean; objects with mistakes
+// fail at the fields kube-apiserver names; pruning and defaulting do what
+// the CRDs' authors rely on.
+func TestRealCRDObjects(t *testing.T) {
+	tests := []struct {
+		file, version, name, obj string
+		fields                   []string // fields of the errors, sorted
+	}{
+		{"cert-manager.io_certificates.yaml", "v1", "valid", `
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: web}
+spec:
+  secretName: web-tls
+  dnsNames: [example.com]
+  issuerRef: {name: letsencrypt, kind: ClusterIssuer}
+  privateKey: {algorithm: ECDSA, size: 256}
+`, nil},
+		{"cert-manager.io_certificates.yaml", "v1", "invalid", `
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: web}
+spec:
+  issuerRef: {kind: Issuer}
+  privateKey: {algorithm: DSA}
+  renewBeforePercentage: 3000000000
+status:
+  conditions: [{type: Ready, status: "True"}, {type: Ready, status: "False"}]
+`, []string{"spec.issuerRef.name", "spec.privateKey.algorithm", "spec.renewBeforePercentage", "spec.secretName", "status.conditions[1]"}},
+		{"monitoring.coreos.com_servicemonitors.yaml", "v1", "valid", `
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: app}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: http, interval: 30s, targetPort: 8080}]
+`, nil},
+		{"monitoring.coreos.com_servicemonitors.yaml", "v1", "invalid", `
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: app}
+spec:
+  endpoints: [{interval: soon, scheme: gopher}]
+  scrapeProtocols: [PrometheusProto, PrometheusProto]
+  sampleLimit: -1
+`, []string{"spec.endpoints[0].interval", "spec.endpoints[0].scheme", "spec.sampleLimit", "spec.scrapeProtocols[1]", "spec.selector"}},
+		{"monitoring.coreos.com_prometheusrules.yaml", "v1", "valid", `
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata: {name: r}
+spec:
+  groups: [{name: g, rules: [{alert: A, expr: up == 0, for: 5m}, {record: r, expr: 1}]}]
+`, nil},
+		{"monitoring.coreos.com_prometheusrules.yaml", "v1", "invalid", `
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata: {name: r}
+spec:
+  groups: [{name: g, rules: [{alert: A}]}, {name: g}]
+`, []string{"spec.groups[0].rules[0].expr", "spec.groups[1]"}},
+		{"gateway.networking.k8s.io_gatewayclasses.yaml", "v1", "valid", `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gc}
+spec: {controllerName: example.com/gateway}
+`, nil},
+		{"gateway.networking.k8s.io_gatewayclasses.yaml", "v1", "invalid", `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gc}
+spec: {controllerName: no-slash}
+`, []string{"spec.controllerName"}},
+		{"gateway.networking.k8s.io_gateways.yaml", "v1", "valid", `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw}
+spec:
+  gatewayClassName: gc
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+`, nil},
+		{"gateway.networking.k8s.io_gateways.yaml", "v1", "invalid", `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw}
+spec:
+  gatewayClassName: gc
+  listeners: [{name: http, port: 0, protocol: HTTP}, {name: http, port: 80}]
+`, []string{"spec.listeners[0].port", "spec.listeners[1]", "spec.listeners[1].protocol"}},
+		{"argoproj.io_rollouts.yaml", "v1alpha1", "valid", `
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: r}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: r}}
+  strategy: {canary: {maxSurge: 25%, steps: [{setWeight: 20}, {pause: {}}]}}
+  template:
+    metadata: {labels: {app: r}}
+    spec: {containers: [{name: app, image: nginx}]}
+`, nil},
+		{"argoproj.io_rollouts.yaml", "v1alpha1", "invalid", `
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: r}
+spec:
+  replicas: three
+  template:
+    spec: {containers: [{image: nginx}]}
+`, []string{"spec.replicas", "spec.template.spec.containers[0].name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+"/"+tt.name, func(t *testing.T) {
+			s := compileVersion(t, tt.file, tt.version)
+			errs := s.Validate(object(t, tt.obj))
+			var fields []string
+			for _, e := range errs {
+				fields = append(fields, e.Field)
+			}
+			slices.Sort(fields)
+			fields = slices.Compact(fields)
+			if !slices.Equal(fields, tt.fields) {
+				t.Errorf("error fields = %q, want %q\n%v", fields, tt.fields, errs)
+			}
+		})
+	}
+}
+
+// The Gateway's nested defaults and the ServiceMonitor's relabeling default
+// apply; the Rollout's pod template is pruned but keeps what is under
+// x-kubernetes-preserve-unknown-fields.
+func TestRealCRDDefaultsAndPruning(t *testing.T) {
+	gw := compileVersion(t, "gateway.networking.k8s.io_gateways.yaml", "v1")
+	obj := object(t, `{spec: {gatewayClassName: gc, listeners: [{name: https, port: 443, protocol: HTTPS, tls: {certificateRefs: [{name: c}]}}]}}`)
+	gw.Default(obj)
+	l := obj["spec"].(map[string]any)["listeners"].([]any)[0].(map[string]any)
+	if got := l["allowedRoutes"]; !reflect.DeepEqual(got, map[string]any{"namespaces": map[string]any{"from": "Same"}}) {
+		t.Errorf("allowedRoutes = %v", got)
+	}
+	tls := l["tls"].(map[string]any)
+	if tls["mode"] != "Terminate" {
+		t.Errorf("tls.mode = %v", tls["mode"])
+	}
+	ref := tls["certificateRefs"].([]any)[0].(map[string]any)
+	if ref["group"] != "" || ref["kind"] != "Secret" {
+		t.Errorf("certificateRef = %v", ref)
+	}
+
+	sm := compileVersion(t, "monitoring.coreos.com_servicemonitors.yaml", "v1")
+	obj = object(t, `{spec: {selector: {}, endpoints: [{relabelings: [{targetLabel: x}]}]}}`)
+	sm.Default(obj)
+	rl := obj["spec"].(map[string]any)["endpoints"].([]any)[0].(map[string]any)["relabelings"].([]any)[0].(map[string]any)
+	if rl["action"] != "replace" {
+		t.Errorf("relabeling action = %v", rl["action"])
+	}
+
+	ro := compileVersion(t, "argoproj.io_rollouts.yaml", "v1alpha1")
+	obj = object(t, `{apiVersion: argoproj.io/v1alpha1, kind: Rollout, metadata: {name: r, x: 1}, spec: {bogus: 1, template: {spec: {containers: [{name: a, image: b, bogus: 2}]}}}}`)
+	removed := ro.Prune(obj)
+	if want := []string{"spec.bogus", "spec.template.spec.containers[0].bogus"}; !slices.Equal(removed, want) {
+		t.Errorf("Prune = %q, want %q", removed, want)
+	}
+	if obj["metadata"].(map[string]any)["x"] != int64(1) {
+		t.Error("metadata was pruned")
 	}
 }
