@@ -676,3 +676,144 @@ func upstreamSchemaErrors(t *testing.T, s *apiextv1.JSONSchemaProps) field.Error
 	}
 	return out
 }
+
+// A schema of one's own that uses what the six CRDs do not: value
+// validations under allOf/anyOf/oneOf/not, formats, number formats and
+// bounds, nullable, defaults under items and additionalProperties, embedded
+// resources, list-type set of objects, maps of lists.
+const ownSchema = `
+type: object
+properties:
+  apiVersion: {type: string}
+  kind: {type: string}
+  metadata: {type: object}
+  spec:
+    type: object
+    required: [size]
+    anyOf: [{required: [a]}, {required: [b]}]
+    not: {required: [forbidden]}
+    properties:
+      a: {type: string}
+      b: {type: string}
+      forbidden: {type: string}
+      size: {type: integer, format: int32, minimum: -5, exclusiveMinimum: true, maximum: 10, multipleOf: 2}
+      big: {type: integer, format: int64, maximum: 1.5}
+      ratio: {type: number, format: float, multipleOf: 0.25, minimum: 0.5}
+      dbl: {type: number, format: double}
+      choice: {type: string, oneOf: [{pattern: "^a"}, {pattern: "b$"}]}
+      all: {type: string, allOf: [{minLength: 2}, {maxLength: 4}, {pattern: "^x"}]}
+      nums: {type: array, items: {type: integer, enum: [1, 2, 3]}}
+      when: {type: string, format: date-time}
+      day: {type: string, format: date}
+      ip: {type: string, format: ipv4}
+      id: {type: string, format: uuid}
+      host: {type: string, format: hostname}
+      data: {type: string, format: byte}
+      mail: {type: string, format: email}
+      ttl: {type: string, format: duration}
+      mac: {type: string, format: mac}
+      net: {type: string, format: cidr}
+      odd: {type: string, format: made-up}
+      fmtarr: {type: array, items: {type: string}, format: date}
+      nn: {type: string, nullable: true, enum: [x, y]}
+      nd: {type: string, default: d}
+      ndn: {type: string, nullable: true, default: d}
+      nod: {type: integer}
+      objs: {type: array, x-kubernetes-list-type: set, items: {type: object, x-kubernetes-map-type: atomic, properties: {k: {type: string}}}}
+      composite:
+        type: array
+        x-kubernetes-list-type: map
+        x-kubernetes-list-map-keys: [name, proto]
+        items:
+          type: object
+          required: [name]
+          properties:
+            name: {type: string}
+            proto: {type: string, default: TCP}
+            port: {type: integer}
+      listmap:
+        type: object
+        additionalProperties: {type: array, items: {type: object, default: {v: 1}, properties: {v: {type: integer}, w: {type: integer, default: 7}}}}
+      strmap: {type: object, additionalProperties: {type: string, default: filled}, minProperties: 1}
+      props: {type: object, minProperties: 2, maxProperties: 3, x-kubernetes-preserve-unknown-fields: true}
+      items: {type: array, minItems: 2, maxItems: 3, items: {type: string}}
+      embedded:
+        type: object
+        x-kubernetes-embedded-resource: true
+        properties:
+          spec: {type: object, properties: {x: {type: integer, default: 3}}}
+      rawembedded: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}
+      embeddedlist: {type: array, items: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}}
+      ios: {x-kubernetes-int-or-string: true}
+      free: {x-kubernetes-preserve-unknown-fields: true}
+`
+
+var ownObjects = []struct{ name, doc string }{
+	{"valid", `{apiVersion: x/v1, kind: Own, metadata: {name: o}, spec: {a: s, size: 4, big: 1, ratio: 0.75, choice: abc, all: xyz, nums: [1, 3], when: "2026-01-01T00:00:00Z", day: "2026-01-01", ip: 1.2.3.4, id: 123e4567-e89b-12d3-a456-426614174000, host: example.com, data: aGk=, mail: a@b.c, ttl: 5m, mac: "01:23:45:67:89:ab", net: 10.0.0.0/8, odd: whatever, nn: null, ios: 5, free: {anything: [1, {x: y}]}, embedded: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, spec: {}}, rawembedded: {apiVersion: apps/v1, kind: Deployment, spec: {replicas: 1}}, props: {p: 1, q: 2}, items: [a, b]}}`},
+	{"anyOf none and not", `{spec: {size: 2, forbidden: yes}}`},
+	{"number bounds and formats", `{spec: {a: s, size: -5, big: 2, ratio: 0.3, dbl: 1e300}}`},
+	{"size edges", `{spec: {b: s, size: 11}}`},
+	{"odd size", `{spec: {b: s, size: 3}}`},
+	{"float for int32", `{spec: {b: s, size: 2.5}}`},
+	{"integral float for integer", `{spec: {b: s, size: 4.0}}`},
+	{"huge integer", `{spec: {b: s, size: 2, big: 99999999999999999999}}`},
+	{"oneOf both and none", `{spec: {a: s, size: 2, choice: ab}}`},
+	{"oneOf none", `{spec: {a: s, size: 2, choice: zzz}}`},
+	{"allOf", `{spec: {a: s, size: 2, all: abcdef}}`},
+	{"enum in items", `{spec: {a: s, size: 2, nums: [1, 4, "1", 2.0]}}`},
+	{"bad formats", `{spec: {a: s, size: 2, when: "2026-01-01", day: "2026-02-30", ip: "1.2.3", id: nope, host: "-x-", data: "!!", mail: nope, ttl: soon, mac: "01:23", net: "10.0.0.0", odd: 5}}`},
+	{"format on an array node", `{spec: {a: s, size: 2, fmtarr: [not-a-date], when: [1], day: 5}}`},
+	{"nullable enum null", `{spec: {a: s, size: 2, nn: null, nd: null, ndn: null, nod: null}}`},
+	{"nullable enum bad", `{spec: {a: s, size: 2, nn: z}}`},
+	{"set of objects", `{spec: {a: s, size: 2, objs: [{k: a}, {k: b}, {k: a}, {k: a}]}}`},
+	{"composite keys", `{spec: {a: s, size: 2, composite: [{name: a, proto: TCP}, {name: a, proto: UDP}, {name: a, proto: TCP, port: 1}, {name: b}, {name: b}, {proto: TCP}]}}`},
+	{"defaults under additionalProperties and items", `{spec: {a: s, size: 2, listmap: {one: [{}, null, {v: 2}], two: []}, strmap: {k: null, j: s}}}`},
+	{"min max properties and items", `{spec: {a: s, size: 2, props: {p: 1}, items: [a], strmap: {}}}`},
+	{"too many", `{spec: {a: s, size: 2, props: {p: 1, q: 2, r: 3, s: 4}, items: [a, b, c, d]}}`},
+	{"embedded resources", `{spec: {a: s, size: 2, embedded: {kind: "", metadata: {name: "..", labels: {a: b}}, spec: {}, junk: 1}, rawembedded: {apiVersion: "", kind: 5}, embeddedlist: [{apiVersion: v1, kind: Pod}, {kind: Bad_Kind}, {apiVersion: v1, kind: X, metadata: {name: "a%b"}}]}}`},
+	{"embedded metadata not an object", `{spec: {a: s, size: 2, rawembedded: {apiVersion: v1, kind: X, metadata: [1]}}}`},
+	{"embedded metadata fields", `{spec: {a: s, size: 2, embeddedlist: [{apiVersion: v1, kind: X, metadata: {name: 5}}, {apiVersion: v1, kind: X, metadata: {labels: {"bad key!": x, ok: "bad value!", fine: "yes"}, annotations: {"a/b/c": x}, namespace: "Bad_NS", generateName: "x/"}}, {apiVersion: v1, kind: X, metadata: {labels: {a: 1}}}]}}`},
+	{"embedded metadata more", `{spec: {a: s, size: 2, embeddedlist: [{apiVersion: v1, kind: X, metadata: {generation: 1.5}}, {apiVersion: v1, kind: X, metadata: {finalizers: [a, 1]}}, {apiVersion: v1, kind: X, metadata: {namespace: a.b, labels: {"example.com/ok": v, "/x": y, "Bad_Prefix/x": z, "x": "0123456789012345678901234567890123456789012345678901234567890123456789"}}}, {apiVersion: v1, kind: X, metadata: {labels: [a]}}, {apiVersion: v1, kind: X, metadata: "m"}, {apiVersion: v1, kind: X, metadata: {name: 1, labels: 2}}]}}`},
+	{"int-or-string and free", `{spec: {a: s, size: 2, ios: 1.5, free: null}}`},
+	{"wrong types everywhere", `{spec: {a: 1, b: true, size: "2", items: {a: 1}, strmap: [1], listmap: {x: {v: 1}}, embedded: [], ios: {}}}`},
+	{"spec null", `{spec: null}`},
+	{"unknown everywhere", `{spec: {a: s, size: 2, junk: 1, embedded: {apiVersion: v1, kind: K, metadata: {anything: 1}, spec: {x: 1, y: 2}, other: 3}, composite: [{name: a, bogus: 1}]}, status: {x: 1}, extra: [1]}`},
+}
+
+func TestCRDSchemaDifferentialOwnSchema(t *testing.T) {
+	j, err := yaml.YAMLToJSON([]byte(ownSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours api.JSONSchemaProps
+	if err := json.Unmarshal(j, &ours); err != nil {
+		t.Fatal(err)
+	}
+	var v1 apiextv1.JSONSchemaProps
+	if err := json.Unmarshal(j, &v1); err != nil {
+		t.Fatal(err)
+	}
+	if errs := upstreamSchemaErrors(t, &v1); len(errs) > 0 {
+		t.Fatalf("kube rejects the schema: %v", errs)
+	}
+	internal := new(apiextinternal.JSONSchemaProps)
+	if err := apiextv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := structuralschema.NewStructural(internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validator, _, err := apiservervalidation.NewSchemaValidator(internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := apiextensions.Compile(&ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &crdVersion{file: "own", version: "v1", ours: s, upstream: ss, validator: validator, oursProps: &ours, internalProps: internal}
+	for _, o := range ownObjects {
+		t.Run(o.name, func(t *testing.T) { compareObject(t, v, o.doc) })
+	}
+}

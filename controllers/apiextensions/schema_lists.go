@@ -183,20 +183,7 @@ func embeddedResource(x map[string]any, path string) []api.FieldError {
 		}
 	}
 	if v, ok := x["metadata"]; ok && v != nil {
-		meta, isMap := v.(map[string]any)
-		if !isMap {
-			bad("metadata", v, "must be an object")
-			return errs
-		}
-		for _, f := range []string{"name", "generateName"} {
-			name, ok := meta[f].(string)
-			if !ok || name == "" {
-				continue
-			}
-			for _, msg := range pathSegment(name, f == "generateName") {
-				errs = append(errs, api.FieldError{Type: api.FieldInvalid, Field: childPath(path, "metadata."+f), Value: name, Detail: msg})
-			}
-		}
+		errs = append(errs, embeddedMetadata(v, childPath(path, "metadata"))...)
 	}
 	return errs
 }
@@ -221,17 +208,17 @@ func dns1035Label(s string) []string {
 	return msgs
 }
 
-// pathSegment returns why a name cannot be a path segment of a URL (kube's
-// IsPathSegmentName; a generateName prefix may end up as "." or "..").
-func pathSegment(name string, prefix bool) []string {
-	var msgs []string
-	if !prefix && (name == "." || name == "..") {
-		msgs = append(msgs, fmt.Sprintf("may not be '%s'", name))
+// jsonKind names a JSON value's kind as encoding/json's errors do.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case int64, float64:
+		return "number"
 	}
-	for _, c := range []string{"/", "%"} {
-		if strings.Contains(name, c) {
-			msgs = append(msgs, fmt.Sprintf("may not contain '%s'", c))
-		}
-	}
-	return msgs
+	return "object"
 }
