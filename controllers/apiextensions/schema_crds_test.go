@@ -18,7 +18,7 @@ import (
 // $CTRLKIT_SHARED/crds when that is set, else ../shared/crds beside the
 // repository root (the directory of the core module's go.mod), as in CI.
 // The CRDs are read in place, never copied into the project.
-func sharedCRDDir(t *testing.T) string {
+func sharedCRDDir(t testing.TB) string {
 	t.Helper()
 	if s := os.Getenv("CTRLKIT_SHARED"); s != "" {
 		return filepath.Join(s, "crds")
@@ -50,7 +50,7 @@ var realCRDs = []string{
 	"argoproj.io_rollouts.yaml",
 }
 
-func loadCRD(t *testing.T, file string) *api.CustomResourceDefinition {
+func loadCRD(t testing.TB, file string) *api.CustomResourceDefinition {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(sharedCRDDir(t), file))
 	if err != nil {
@@ -64,7 +64,7 @@ func loadCRD(t *testing.T, file string) *api.CustomResourceDefinition {
 }
 
 // compileVersion compiles the schema of the CRD's version v.
-func compileVersion(t *testing.T, file, v string) *apiextensions.Schema {
+func compileVersion(t testing.TB, file, v string) *apiextensions.Schema {
 	t.Helper()
 	crd := loadCRD(t, file)
 	for _, ver := range crd.Spec.Versions {
@@ -265,5 +265,45 @@ func TestRealCRDDefaultsAndPruning(t *testing.T) {
 	}
 	if obj["metadata"].(map[string]any)["x"] != int64(1) {
 		t.Error("metadata was pruned")
+	}
+}
+
+// BenchmarkRollout measures the work of one write of an Argo Rollout (the
+// largest of the six schemas): default, prune and validate.
+func BenchmarkRollout(b *testing.B) {
+	s := compileVersion(b, "argoproj.io_rollouts.yaml", "v1alpha1")
+	doc := `
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: r}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: r}}
+  strategy: {canary: {maxSurge: 25%, steps: [{setWeight: 20}, {pause: {}}]}}
+  template:
+    metadata: {labels: {app: r}}
+    spec: {containers: [{name: app, image: nginx, ports: [{containerPort: 80}], resources: {limits: {cpu: "1"}}}]}
+`
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		obj := object(b, doc)
+		b.StartTimer()
+		s.Default(obj)
+		s.Prune(obj)
+		if errs := s.Validate(obj); len(errs) > 0 {
+			b.Fatal(errs)
+		}
+	}
+}
+
+// BenchmarkCompileRollout measures checking and compiling the Rollout's
+// 574 kB CRD schema, once per CRD version when it is applied.
+func BenchmarkCompileRollout(b *testing.B) {
+	crd := loadCRD(b, "argoproj.io_rollouts.yaml")
+	for b.Loop() {
+		if _, err := apiextensions.Compile(crd.Spec.Versions[0].Schema.OpenAPIV3Schema); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -36,7 +36,7 @@ func compile(t *testing.T, doc string) *apiextensions.Schema {
 
 // object decodes YAML as kube's unstructured decoding does: integers as
 // int64, other numbers as float64.
-func object(t *testing.T, doc string) map[string]any {
+func object(t testing.TB, doc string) map[string]any {
 	t.Helper()
 	j, err := yaml.YAMLToJSON([]byte(doc))
 	if err != nil {
