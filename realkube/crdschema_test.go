@@ -722,7 +722,9 @@ properties:
       net: {type: string, format: cidr}
       odd: {type: string, format: made-up}
       fmtarr: {type: array, items: {type: string}, format: date}
-      nn: {type: string, nullable: true, enum: [x, y]}
+      nn: {type: string, nullable: true, enum: [x, "y"]}
+      ne: {type: string, nullable: true, enum: [x, null]}
+      nums2: {type: array, items: {type: number, enum: [1.5, 2]}}
       nd: {type: string, default: d}
       ndn: {type: string, nullable: true, default: d}
       nod: {type: integer}
@@ -772,6 +774,8 @@ var ownObjects = []struct{ name, doc string }{
 	{"format on an array node", `{spec: {a: s, size: 2, fmtarr: [not-a-date], when: [1], day: 5}}`},
 	{"nullable enum null", `{spec: {a: s, size: 2, nn: null, nd: null, ndn: null, nod: null}}`},
 	{"nullable enum bad", `{spec: {a: s, size: 2, nn: z}}`},
+	{"enum with null", `{spec: {a: s, size: 2, ne: null, nums2: [1.5, 2, 2.0, 3, "2"]}}`},
+	{"enum with null, value", `{spec: {a: s, size: 2, ne: x}}`},
 	{"set of objects", `{spec: {a: s, size: 2, objs: [{k: a}, {k: b}, {k: a}, {k: a}]}}`},
 	{"composite keys", `{spec: {a: s, size: 2, composite: [{name: a, proto: TCP}, {name: a, proto: UDP}, {name: a, proto: TCP, port: 1}, {name: b}, {name: b}, {proto: TCP}]}}`},
 	{"defaults under additionalProperties and items", `{spec: {a: s, size: 2, listmap: {one: [{}, null, {v: 2}], two: []}, strmap: {k: null, j: s}}}`},

@@ -139,6 +139,10 @@ func compileNode(p *api.JSONSchemaProps, cel *bool) (*node, error) {
 		n.def, n.hasDef = v, true
 	}
 	for _, e := range p.Enum {
+		if len(e.Raw) == 0 { // null
+			n.enum = append(n.enum, nil)
+			continue
+		}
 		v, err := decodeJSON(e.Raw)
 		if err != nil {
 			return nil, fmt.Errorf("apiextensions: enum: %w", err)

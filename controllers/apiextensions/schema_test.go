@@ -432,3 +432,16 @@ func TestSchemaConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// An enum may list null (nullable enums often do); kube-openapi never
+// matches a null value against it, so null is still reported.
+func TestEnumWithNull(t *testing.T) {
+	s := compile(t, `{type: object, properties: {e: {type: string, nullable: true, enum: [x, null]}}}`)
+	if errs := s.Validate(map[string]any{"e": "x"}); len(errs) > 0 {
+		t.Errorf("x: %v", errs)
+	}
+	got := messages(s.Validate(map[string]any{"e": nil}))
+	if want := []string{`e: Unsupported value: "null": supported values: "x", "null"`}; !slices.Equal(got, want) {
+		t.Errorf("null: %q, want %q", got, want)
+	}
+}
