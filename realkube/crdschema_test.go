@@ -482,6 +482,13 @@ func TestCRDSchemaDifferential(t *testing.T) {
 			if errs := structuralschema.ValidateStructural(nil, v.upstream); len(errs) > 0 {
 				t.Errorf("%s %s: not structural upstream: %v", file, v.version, errs)
 			}
+			var v1 apiextv1.JSONSchemaProps
+			if err := apiextv1.Convert_apiextensions_JSONSchemaProps_To_v1_JSONSchemaProps(v.internalProps, &v1, nil); err != nil {
+				t.Fatal(err)
+			}
+			if errs := upstreamSchemaErrors(t, &v1); len(errs) > 0 {
+				t.Errorf("%s %s: kube's CRD validation rejects the schema: %v", file, v.version, errs)
+			}
 			if got := v.ours.HasValidationRules(); got != hasRules(v.internalProps) {
 				t.Errorf("%s %s: HasValidationRules = %v", file, v.version, got)
 			}
