@@ -9,7 +9,8 @@
 //
 //   - validates an object (Validate: kube-openapi's validation with
 //     kube-apiserver's messages and field paths, x-kubernetes-list-type
-//     duplicates, embedded resources' apiVersion, kind and metadata name);
+//     duplicates, embedded resources' apiVersion, kind and metadata: name,
+//     generateName, namespace, labels, annotations);
 //   - prunes the fields the schema does not specify (Prune, returning their
 //     paths for fieldValidation Strict and Warn);
 //   - sets the defaults of absent fields (Default).
@@ -27,6 +28,15 @@
 // k8s-long-name); other formats are ignored, as kube does. CEL rules
 // (x-kubernetes-validations) are not evaluated: HasValidationRules says
 // whether a schema has any, so the server can warn.
+//
+// Differences from kube-apiserver, each deliberate or not yet done: the
+// anyOf/oneOf/allOf/not summaries and the "Checked value must be of type
+// integer …" range errors are reported at the field they are about (kube
+// says "<nil>"); an update is validated as a create (no validation
+// ratcheting of unchanged fields); an embedded resource's owner
+// references, finalizers and managed fields are not validated, nor are
+// defaults inside embedded metadata; CEL rules are checked for their shape
+// only, not compiled.
 //
 // The semantics follow apiextensions-apiserver (pkg/apiserver/schema,
 // .../pruning, .../defaulting, .../listtype, .../objectmeta) and
