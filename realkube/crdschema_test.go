@@ -38,7 +38,7 @@ import (
 
 // crdDir is $CTRLKIT_SHARED/crds, else ../shared/crds beside the repository
 // root (the parent of this module).
-func crdDir(t *testing.T) string {
+func crdDir(t testing.TB) string {
 	if s := os.Getenv("CTRLKIT_SHARED"); s != "" {
 		return filepath.Join(s, "crds")
 	}
@@ -54,7 +54,7 @@ type crdVersion struct {
 	internalProps *apiextinternal.JSONSchemaProps
 }
 
-func loadVersions(t *testing.T, file string) []*crdVersion {
+func loadVersions(t testing.TB, file string) []*crdVersion {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(crdDir(t), file))
 	if err != nil {
@@ -94,7 +94,7 @@ func loadVersions(t *testing.T, file string) []*crdVersion {
 
 // decode decodes YAML as kube's unstructured decoding does (int64 for
 // integers): once for each side, so neither sees the other's changes.
-func decode(t *testing.T, doc string) map[string]any {
+func decode(t testing.TB, doc string) map[string]any {
 	t.Helper()
 	j, err := yaml.YAMLToJSON([]byte(doc))
 	if err != nil {
@@ -834,4 +834,37 @@ func TestCRDSchemaDifferentialOwnSchema(t *testing.T) {
 	for _, o := range ownObjects {
 		t.Run(o.name, func(t *testing.T) { compareObject(t, v, o.doc) })
 	}
+}
+
+// BenchmarkCRDSchemaRollout compares one write of a Rollout (default, prune,
+// validate) with ctrlkit and with apiextensions-apiserver.
+func BenchmarkCRDSchemaRollout(b *testing.B) {
+	v := loadVersions(b, "argoproj.io_rollouts.yaml")[0]
+	var doc string
+	for _, c := range crdSchemaCorpus {
+		if c.file == "argoproj.io_rollouts.yaml" && c.name == "valid" {
+			doc = c.doc
+		}
+	}
+	b.Run("ctrlkit", func(b *testing.B) {
+		for b.Loop() {
+			obj := decode(b, doc)
+			v.ours.Default(obj)
+			v.ours.Prune(obj)
+			if errs := v.ours.Validate(obj); len(errs) > 0 {
+				b.Fatal(errs)
+			}
+		}
+	})
+	b.Run("kube", func(b *testing.B) {
+		for b.Loop() {
+			obj := decode(b, doc)
+			structuraldefaulting.Default(obj, v.upstream)
+			pruning.Prune(obj, v.upstream, true)
+			structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, v.upstream)
+			if errs := v.upstreamErrors(obj); len(errs) > 0 {
+				b.Fatal(errs)
+			}
+		}
+	})
 }
