@@ -462,7 +462,5 @@ func validateSchemaRoot(fs *crdErrors, s *api.JSONSchemaProps, statusOn bool, pa
 			}
 		}
 	}
-	if s.Nullable {
-		fs.forbidden(path+".nullable", "nullable cannot be true at the root")
-	}
+	// nullable at the root: CheckStructural, which ValidateCRD calls next.
 }

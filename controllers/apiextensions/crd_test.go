@@ -357,6 +357,9 @@ func TestValidateCRDMessages(t *testing.T) {
 			"spec.versions[0].schema.openAPIV3Schema: Invalid value: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled",
 			"spec.versions[0].schema.openAPIV3Schema.nullable: Forbidden: nullable cannot be true at the root",
 			`spec.versions[1].schema.openAPIV3Schema.type: Invalid value: "array": only "object" is allowed as the type at the root of the schema if the status subresource is enabled`,
+			// CheckStructural's, as kube-apiserver's structural checks add them.
+			"spec.versions[1].schema.openAPIV3Schema.items: Required value: must be specified",
+			`spec.versions[1].schema.openAPIV3Schema.type: Invalid value: "array": must be object at the root`,
 		},
 	}, {
 		name: "deprecation warning",
