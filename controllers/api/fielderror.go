@@ -37,6 +37,10 @@ type FieldError struct {
 	Field string
 	// Value is the offending value as text ("" when irrelevant).
 	Value string
+	// BadValue, if set, is the offending value itself; a number or a
+	// boolean is then printed bare, as kube-apiserver prints it
+	// (`Invalid value: 70000`), where Value alone is printed quoted.
+	BadValue any
 	// Detail explains the rule.
 	Detail string
 }
@@ -48,7 +52,12 @@ func (e FieldError) Error() string {
 	b.WriteString(": ")
 	b.WriteString(string(e.Type))
 	if e.Value != "" && e.Type != FieldRequired && e.Type != FieldForbidden {
-		fmt.Fprintf(&b, ": %q", e.Value)
+		switch e.BadValue.(type) {
+		case int, int32, int64, uint32, uint64, float32, float64, bool:
+			fmt.Fprintf(&b, ": %s", e.Value)
+		default:
+			fmt.Fprintf(&b, ": %q", e.Value)
+		}
 	}
 	if e.Detail != "" {
 		b.WriteString(": ")

@@ -133,12 +133,12 @@ func TestValidateMessages(t *testing.T) {
 		{"wrong type", `{spec: {replicas: "string"}}`, []string{
 			`spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`}},
 		{"int32 range and bounds", `{spec: {replicas: 11}}`, []string{
-			`spec.replicas: Invalid value: "11": spec.replicas in body should be less than or equal to 10`}},
+			`spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10`}},
 		{"int32 overflow", `{spec: {replicas: 3000000000}}`, []string{
 			`spec.replicas: Invalid value: Checked value must be of type integer with format int32 in spec.replicas`,
-			`spec.replicas: Invalid value: "3000000000": spec.replicas in body should be less than or equal to 10`}},
+			`spec.replicas: Invalid value: 3000000000: spec.replicas in body should be less than or equal to 10`}},
 		{"minimum", `{spec: {replicas: -1}}`, []string{
-			`spec.replicas: Invalid value: "-1": spec.replicas in body should be greater than or equal to 0`}},
+			`spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0`}},
 		{"enum", `{spec: {replicas: 1, color: pink}}`, []string{
 			`spec.color: Unsupported value: "pink": supported values: "red", "green", "blue"`}},
 		{"pattern", `{spec: {replicas: 1, name: ABC}}`, []string{
@@ -148,8 +148,8 @@ func TestValidateMessages(t *testing.T) {
 		{"too short", `{spec: {replicas: 1, name: a}}`, []string{
 			`spec.name: Invalid value: "a": spec.name in body should be at least 2 chars long`}},
 		{"multipleOf and exclusive maximum", `{spec: {replicas: 1, ratio: 2.25}}`, []string{
-			`spec.ratio: Invalid value: "2.25": spec.ratio in body should be a multiple of 0.5`,
-			`spec.ratio: Invalid value: "2.25": spec.ratio in body should be less than 2`}},
+			`spec.ratio: Invalid value: 2.25: spec.ratio in body should be a multiple of 0.5`,
+			`spec.ratio: Invalid value: 2.25: spec.ratio in body should be less than 2`}},
 		{"int-or-string", `{spec: {replicas: 1, port: true}}`, []string{
 			`spec.port: Invalid value: "spec.port" must validate at least one schema (anyOf)`,
 			`spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"`,
@@ -225,7 +225,7 @@ func TestCheckStructuralMessages(t *testing.T) {
 			root + ".properties[l].items.properties[k].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"}},
 		{"default out of bounds", `{type: object, properties: {spec: {type: object, properties: {num: {type: integer, maximum: 3, default: 5}}}}}`, []string{
 			// kube-openapi names the default itself "", hence the leading space.
-			root + `.properties[spec].properties[num].default: Invalid value: "5":  in body should be less than or equal to 3`}},
+			root + `.properties[spec].properties[num].default: Invalid value: 5:  in body should be less than or equal to 3`}},
 		{"default with unknown field", `{type: object, properties: {spec: {type: object, properties: {o: {type: object, properties: {a: {type: string}}, default: {a: x, b: z}}}}}}`, []string{
 			root + `.properties[spec].properties[o].default: Invalid value: "{\"a\":\"x\",\"b\":\"z\"}": must not have unknown fields`}},
 		{"nullable root", `{type: object, nullable: true}`, []string{

@@ -84,7 +84,7 @@ func formatValue(v any) string {
 }
 
 func invalid(name string, value any, format string, args ...any) api.FieldError {
-	return api.FieldError{Type: api.FieldInvalid, Field: fieldOf(name), Value: formatValue(value), Detail: fmt.Sprintf(format, args...)}
+	return api.FieldError{Type: api.FieldInvalid, Field: fieldOf(name), Value: formatValue(value), BadValue: value, Detail: fmt.Sprintf(format, args...)}
 }
 
 // summary is a composite error (anyOf, oneOf, allOf, not, a range check):
@@ -500,7 +500,7 @@ func checkEnum(n *node, data any, name string) []api.FieldError {
 		}
 		quoted[i] = strconv.Quote(s)
 	}
-	return []api.FieldError{{Type: api.FieldUnsupported, Field: fieldOf(name), Value: formatValue(data), Detail: "supported values: " + strings.Join(quoted, ", ")}}
+	return []api.FieldError{{Type: api.FieldUnsupported, Field: fieldOf(name), Value: formatValue(data), BadValue: data, Detail: "supported values: " + strings.Join(quoted, ", ")}}
 }
 
 func enumEqual(data, e any) bool {
