@@ -20,6 +20,8 @@ const (
 	OperationCreate = admission.Create
 	// OperationUpdate: Update, UpdateStatus, Patch, UpdateScale and Bind.
 	OperationUpdate = admission.Update
+	// OperationDelete: Delete and DeleteWith.
+	OperationDelete = admission.Delete
 )
 
 // Attributes describe a write to an admission function
@@ -28,7 +30,9 @@ type Attributes = admission.Attributes
 
 // AdmissionFunc is a validating admission plugin (admission.ValidatingFunc):
 // it sees each create and update after defaulting, validation and the
-// namespace lifecycle check, and a non-nil error aborts the write.
+// namespace lifecycle check, and each delete (Object nil, OldObject the
+// stored object) once its preconditions hold; a non-nil error aborts the
+// write.
 type AdmissionFunc = admission.ValidatingFunc
 
 // MutatingFunc is a mutating admission plugin (admission.MutatingFunc),
@@ -67,18 +71,31 @@ func (c *Cluster) admitUpdate(ctx context.Context, resource, op string, obj, old
 	return c.admit(ctx, a)
 }
 
-// admit fills in the object's kind, namespace and name, then runs the
-// mutating phase, then the validating one.
+// admitDelete runs Options.Mutating and Options.Admission on a delete of
+// cur, as kube-apiserver's delete validation does: operation DELETE, no
+// object, a copy of the stored object as the old one, and the delete's
+// options.
+func (c *Cluster) admitDelete(ctx context.Context, resource string, cur api.Object, opts DeleteOptions) error {
+	return c.admit(ctx, Attributes{Operation: OperationDelete, Resource: resource, OldObject: cur.DeepCopyObject(), DeleteOptions: &opts})
+}
+
+// admit fills in the object's kind, namespace and name (from the old
+// object on a delete), then runs the mutating phase, then the validating
+// one.
 func (c *Cluster) admit(ctx context.Context, a Attributes) error {
-	a.Kind, a.Namespace, a.Name = a.Object.GroupVersionKind(), a.Object.GetObjectMeta().Namespace, a.Object.GetObjectMeta().Name
+	obj := a.Object
+	if a.Operation == OperationDelete {
+		obj = a.OldObject
+	}
+	a.Kind, a.Namespace, a.Name = obj.GroupVersionKind(), obj.GetObjectMeta().Namespace, obj.GetObjectMeta().Name
 	for _, f := range c.opts.Mutating {
 		if err := f(ctx, a); err != nil {
-			return fmt.Errorf("cluster: %s %s %q: mutating admission: %w", a.Operation, a.Resource, api.Key(a.Object), err)
+			return fmt.Errorf("cluster: %s %s %q: mutating admission: %w", a.Operation, a.Resource, api.Key(obj), err)
 		}
 	}
 	for _, f := range c.opts.Admission {
 		if err := f(ctx, a); err != nil {
-			return fmt.Errorf("cluster: %s %s %q: admission: %w", a.Operation, a.Resource, api.Key(a.Object), err)
+			return fmt.Errorf("cluster: %s %s %q: admission: %w", a.Operation, a.Resource, api.Key(obj), err)
 		}
 	}
 	return nil

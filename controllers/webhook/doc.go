@@ -70,6 +70,13 @@
 //     call was followed by another webhook's change is called once more,
 //     after the first round. Validating webhooks run next, in parallel;
 //     the error reported is the first in their order.
+//   - DELETE: the cluster runs admission on a delete once its
+//     preconditions hold; the review has operation DELETE, object null,
+//     the stored object as oldObject and the DeleteOptions as options. A
+//     refusal fails the delete and keeps the object. A mutating webhook
+//     is called too, but its patch is refused, `admission webhook "NAME"
+//     attempted to modify the object, which is not supported for this
+//     operation` (500), as kube-apiserver refuses it.
 //   - Dry run: a request with Attributes.DryRun set is refused (400,
 //     `admission webhook "NAME" does not support dry run`) by a matching
 //     webhook whose sideEffects are neither None nor NoneOnDryRun; others
@@ -77,8 +84,7 @@
 //
 // # Limits
 //
-// The in-process cluster runs admission on creates and updates only, so
-// DELETE rules are not yet called from it; it does not validate the
+// The in-process cluster does not validate the
 // object again after the mutating phase, as kube-apiserver does, so a
 // patch must keep the object valid (and, on an update, a patch of the
 // spec does not bump metadata.generation, decided before admission); a
