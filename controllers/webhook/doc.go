@@ -21,6 +21,14 @@
 // in-process store answers from memory), so a configuration applies from
 // the write after its create.
 //
+// # Serving
+//
+// Validating[T] is the other side: the http.Handler of a validating
+// webhook for kind T, typed (its ValidateFunc gets the object and the old
+// one as T) and answering AdmissionReviews as the dispatcher and
+// kube-apiserver expect; serve it over HTTPS and name it, with its CA
+// bundle, in a ValidatingWebhookConfiguration.
+//
 // # Contract
 //
 //   - Matching: a webhook is called when one of its rules matches the
