@@ -85,10 +85,9 @@ type ValidatingFunc func(ctx context.Context, a Attributes) error
 // runs the mutating phase before the validating one), and it may change
 // a.Object in place — that object is what the validating functions see and
 // what is stored. A non-nil error aborts the write, wrapped as a
-// ValidatingFunc's is. The server does not validate again after the
-// mutating phase (kube-apiserver does): a MutatingFunc must keep the
-// object valid, and on an update it must not change fields the kind makes
-// immutable or the spec (generation was decided before it ran). It must
-// not change a.OldObject. It runs on the writer's goroutine, holding no
+// ValidatingFunc's is. The in-process cluster validates an object the
+// mutating phase changed again, as kube-apiserver does (an invalid
+// result fails the write with the kind's 422), and bumps the generation
+// of an update whose spec it changed. It must not change a.OldObject. It runs on the writer's goroutine, holding no
 // lock of the store, and may read and write the cluster.
 type MutatingFunc func(ctx context.Context, a Attributes) error
