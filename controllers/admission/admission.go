@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 )
 
 // Operation is the kind of write an admission plugin sees.
@@ -15,8 +16,8 @@ const (
 	Create Operation = "CREATE"
 	// Update: an update, a status update, a binding, a patch, a scale.
 	Update Operation = "UPDATE"
-	// Delete: a deletion. The in-process cluster does not run admission
-	// on deletes yet, so no plugin sees it from there.
+	// Delete: a deletion (Object is nil, OldObject the stored object,
+	// DeleteOptions the delete's options).
 	Delete Operation = "DELETE"
 	// Connect: a connect to a subresource (exec, attach,
 	// port-forward), which the in-process cluster does not serve.
@@ -35,7 +36,8 @@ type UserInfo struct {
 
 // Attributes describe a write to an admission plugin.
 type Attributes struct {
-	// Operation is CREATE or UPDATE (the in-process cluster's writes).
+	// Operation is CREATE, UPDATE or DELETE (the in-process cluster's
+	// writes).
 	Operation Operation
 	// Resource is the kind's resource name ("pods").
 	Resource string
@@ -43,9 +45,11 @@ type Attributes struct {
 	// binding, "" otherwise.
 	Subresource string
 	// Object is the object about to be stored: defaulted and valid.
-	// A MutatingFunc may change it; a ValidatingFunc must not.
+	// A MutatingFunc may change it; a ValidatingFunc must not. It is nil
+	// on DELETE, as in kube-apiserver.
 	Object api.Object
-	// OldObject is the stored object an update replaces; nil on create.
+	// OldObject is the stored object an update replaces or a delete
+	// removes (or marks for deletion); nil on create.
 	OldObject api.Object
 	// Kind is the group, version and kind of Object (and OldObject).
 	Kind api.GroupVersionKind
@@ -53,6 +57,9 @@ type Attributes struct {
 	// cluster-scoped kind); on a create with generateName, Name is the
 	// generated name.
 	Namespace, Name string
+	// DeleteOptions are the options of a DELETE (propagation policy,
+	// grace period, preconditions); nil for other operations.
+	DeleteOptions *client.DeleteOptions
 	// DryRun is true for a request that stores nothing (?dryRun=All);
 	// a plugin with side effects must not perform them.
 	DryRun bool
@@ -63,7 +70,9 @@ type Attributes struct {
 
 // ValidatingFunc is a validating admission plugin: it sees each create
 // and update after defaulting, validation and the namespace lifecycle
-// check, and a non-nil error aborts the write (the server returns it
+// check, and each delete (once its preconditions hold, before the object
+// is removed or marked for deletion; a.Object is nil then), and a
+// non-nil error aborts the write (the server returns it
 // wrapped, so errors.Is finds the plugin's own sentinels). It runs on the
 // writer's goroutine and may read the cluster.
 type ValidatingFunc func(ctx context.Context, a Attributes) error
@@ -71,14 +80,14 @@ type ValidatingFunc func(ctx context.Context, a Attributes) error
 // MutatingFunc is a mutating admission plugin, such as kube-apiserver's
 // ServiceAccount plugin that sets a pod's spec.serviceAccountName: it sees
 // each create and update after defaulting, validation and the namespace
-// lifecycle check and before every ValidatingFunc (kube-apiserver, too,
+// lifecycle check, and each delete (with nothing to change: a.Object is
+// nil), and before every ValidatingFunc (kube-apiserver, too,
 // runs the mutating phase before the validating one), and it may change
 // a.Object in place — that object is what the validating functions see and
 // what is stored. A non-nil error aborts the write, wrapped as a
-// ValidatingFunc's is. The server does not validate again after the
-// mutating phase (kube-apiserver does): a MutatingFunc must keep the
-// object valid, and on an update it must not change fields the kind makes
-// immutable or the spec (generation was decided before it ran). It must
-// not change a.OldObject. It runs on the writer's goroutine, holding no
+// ValidatingFunc's is. The in-process cluster validates an object the
+// mutating phase changed again, as kube-apiserver does (an invalid
+// result fails the write with the kind's 422), and bumps the generation
+// of an update whose spec it changed. It must not change a.OldObject. It runs on the writer's goroutine, holding no
 // lock of the store, and may read and write the cluster.
 type MutatingFunc func(ctx context.Context, a Attributes) error

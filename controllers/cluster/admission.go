@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -20,6 +22,8 @@ const (
 	OperationCreate = admission.Create
 	// OperationUpdate: Update, UpdateStatus, Patch, UpdateScale and Bind.
 	OperationUpdate = admission.Update
+	// OperationDelete: Delete and DeleteWith.
+	OperationDelete = admission.Delete
 )
 
 // Attributes describe a write to an admission function
@@ -28,7 +32,9 @@ type Attributes = admission.Attributes
 
 // AdmissionFunc is a validating admission plugin (admission.ValidatingFunc):
 // it sees each create and update after defaulting, validation and the
-// namespace lifecycle check, and a non-nil error aborts the write.
+// namespace lifecycle check, and each delete (Object nil, OldObject the
+// stored object) once its preconditions hold; a non-nil error aborts the
+// write.
 type AdmissionFunc = admission.ValidatingFunc
 
 // MutatingFunc is a mutating admission plugin (admission.MutatingFunc),
@@ -67,21 +73,86 @@ func (c *Cluster) admitUpdate(ctx context.Context, resource, op string, obj, old
 	return c.admit(ctx, a)
 }
 
-// admit fills in the object's kind, namespace and name, then runs the
-// mutating phase, then the validating one.
+// admitDelete runs Options.Mutating and Options.Admission on a delete of
+// cur, as kube-apiserver's delete validation does: operation DELETE, no
+// object, a copy of the stored object as the old one, and the delete's
+// options.
+func (c *Cluster) admitDelete(ctx context.Context, resource string, cur api.Object, opts DeleteOptions) error {
+	return c.admit(ctx, Attributes{Operation: OperationDelete, Resource: resource, OldObject: cur.DeepCopyObject(), DeleteOptions: &opts})
+}
+
+// admit fills in the object's kind, namespace and name (from the old
+// object on a delete), then runs the mutating phase, then the validating
+// one. An object the mutating phase changed is validated again, as
+// kube-apiserver validates after mutating admission, and on an update
+// its generation is bumped if the spec changed (see afterMutation).
 func (c *Cluster) admit(ctx context.Context, a Attributes) error {
-	a.Kind, a.Namespace, a.Name = a.Object.GroupVersionKind(), a.Object.GetObjectMeta().Namespace, a.Object.GetObjectMeta().Name
+	obj := a.Object
+	if a.Operation == OperationDelete {
+		obj = a.OldObject
+	}
+	a.Kind, a.Namespace, a.Name = obj.GroupVersionKind(), obj.GetObjectMeta().Namespace, obj.GetObjectMeta().Name
+	var before []byte
+	if a.Object != nil && len(c.opts.Mutating) > 0 {
+		before, _ = json.Marshal(a.Object)
+	}
 	for _, f := range c.opts.Mutating {
 		if err := f(ctx, a); err != nil {
-			return fmt.Errorf("cluster: %s %s %q: mutating admission: %w", a.Operation, a.Resource, api.Key(a.Object), err)
+			return fmt.Errorf("cluster: %s %s %q: mutating admission: %w", a.Operation, a.Resource, api.Key(obj), err)
+		}
+	}
+	if before != nil {
+		if after, _ := json.Marshal(a.Object); !bytes.Equal(before, after) {
+			if r, ok := c.kinds.Load().byGroupKind[[2]string{a.Kind.Group, a.Kind.Kind}].(afterMutation); ok {
+				if err := r.afterMutation(a); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	for _, f := range c.opts.Admission {
 		if err := f(ctx, a); err != nil {
-			return fmt.Errorf("cluster: %s %s %q: admission: %w", a.Operation, a.Resource, api.Key(a.Object), err)
+			return fmt.Errorf("cluster: %s %s %q: admission: %w", a.Operation, a.Resource, api.Key(obj), err)
 		}
 	}
 	return nil
+}
+
+// afterMutation is a store that checks an object the mutating phase
+// changed.
+type afterMutation interface {
+	afterMutation(a Attributes) error
+}
+
+// afterMutation validates a.Object again after the mutating phase changed
+// it: the metadata and the kind's validation, and on an update the
+// kind's update validation and the rules of an object being deleted;
+// before that, on an update of the object itself (no subresource) whose
+// spec the mutating phase changed, it bumps metadata.generation unless
+// the write already did.
+func (s *Store[T]) afterMutation(a Attributes) error {
+	obj, ok := a.Object.(T)
+	if !ok {
+		return nil
+	}
+	old, hasOld := a.OldObject.(T)
+	m := obj.GetObjectMeta()
+	if hasOld && a.Operation == OperationUpdate && a.Subresource == "" && !s.kind.specEqual(old, obj) &&
+		m.Generation == old.GetObjectMeta().Generation {
+		m.Generation++
+	}
+	var fs fieldErrors
+	validateMeta(m, s.kind.resource, s.kind.namespaced, &fs)
+	if s.kind.validate != nil {
+		s.kind.validate(obj, &fs)
+	}
+	if hasOld && s.kind.validateUpdate != nil {
+		s.kind.validateUpdate(old, obj, &fs)
+	}
+	if hasOld {
+		s.validateDeleting(old, obj, &fs)
+	}
+	return fs.err(s.kind.resource, m.Name)
 }
 
 // Bind assigns the pod namespace/name to nodeName, as a scheduler's

@@ -22,13 +22,15 @@ type Options struct {
 	// returns.
 	Backend Backend
 	// Mutating runs, in order, on every create and update that passed
-	// validation and the namespace lifecycle check, before Admission,
+	// validation and the namespace lifecycle check, and on every delete
+	// whose preconditions hold (see AdmissionFunc), before Admission,
 	// and may change the object (see MutatingFunc); the first error
 	// aborts the write. The ServiceAccount admission plugs in here.
 	// Default: none.
 	Mutating []MutatingFunc
 	// Admission runs, in order, on every create and update that passed
-	// validation, after the namespace lifecycle check; the first error
+	// validation, after the namespace lifecycle check, and on every
+	// delete whose preconditions hold; the first error
 	// aborts the write and is returned wrapped. The quota admission
 	// plugs in here. Default: none.
 	Admission []AdmissionFunc

@@ -52,7 +52,9 @@ func (s *Store[T]) Delete(ctx context.Context, key, ifVersion string) (string, e
 // is deleted again with grace period 0. A second delete may shorten a
 // pending grace period, never lengthen it. Deleting a namespace marks it
 // Terminating until its spec.finalizers are removed; deleting "default",
-// "kube-system" or "kube-public" is ErrForbidden.
+// "kube-system" or "kube-public" is ErrForbidden. Once the preconditions
+// hold, Options.Mutating and Options.Admission see the delete (operation
+// DELETE, the stored object as OldObject) and may refuse it.
 //
 // It returns the resourceVersion of its write: the removal, or the update
 // that marked the object. A missing object is ErrNotFound, a failed
@@ -97,6 +99,9 @@ func (s *Store[T]) deleteOnce(ctx context.Context, key string, opts DeleteOption
 	}
 	if p.ResourceVersion != "" && p.ResourceVersion != curRV {
 		return fail(fmt.Errorf("precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s: %w", p.ResourceVersion, curRV, source.ErrConflict))
+	}
+	if err := s.c.admitDelete(ctx, s.kind.resource, cur, opts); err != nil {
+		return "", false, err
 	}
 	next := deepCopy(cur)
 	nm := next.GetObjectMeta()

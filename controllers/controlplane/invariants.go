@@ -59,6 +59,9 @@ func (cp *ControlPlane) Violations() []Violation {
 
 func (cp *ControlPlane) checkInvariants(invs []Invariant) cluster.AdmissionFunc {
 	return func(ctx context.Context, a cluster.Attributes) error {
+		if a.Operation == cluster.OperationDelete {
+			return nil // invariants check creates and updates
+		}
 		for _, inv := range invs {
 			if inv.Check == nil {
 				continue

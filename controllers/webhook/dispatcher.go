@@ -318,6 +318,9 @@ func (d *Dispatcher) call(ctx context.Context, w *api.ValidatingWebhook, a admis
 	if !mutating || len(resp.Patch) == 0 {
 		return false, nil
 	}
+	if !present(a.Object) {
+		return false, fmt.Errorf("webhook: admission webhook %q attempted to modify the object, which is not supported for this operation", w.Name)
+	}
 	patched, err := patch.Apply(patch.JSON, a.Kind.Kind, object, resp.Patch)
 	if err != nil {
 		return false, fmt.Errorf("webhook: apply the patch of admission webhook %q: %w", w.Name, err)
@@ -356,6 +359,57 @@ func encodeObject(obj api.Object, gvk api.GroupVersionKind) (json.RawMessage, er
 	return json.Marshal(m)
 }
 
+// deleteOptions is meta.k8s.io/v1 DeleteOptions as an AdmissionRequest
+// carries it.
+type deleteOptions struct {
+	api.TypeMeta       `json:",inline"`
+	GracePeriodSeconds *int64         `json:"gracePeriodSeconds,omitempty"`
+	Preconditions      *preconditions `json:"preconditions,omitempty"`
+	PropagationPolicy  *string        `json:"propagationPolicy,omitempty"`
+	DryRun             []string       `json:"dryRun,omitempty"`
+}
+
+type preconditions struct {
+	UID             *string `json:"uid,omitempty"`
+	ResourceVersion *string `json:"resourceVersion,omitempty"`
+}
+
+// encodeOptions returns the request's options: CreateOptions,
+// UpdateOptions, or the DeleteOptions of a delete.
+func encodeOptions(a admission.Attributes) (json.RawMessage, error) {
+	switch a.Operation {
+	case admission.Create:
+		return json.RawMessage(`{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}`), nil
+	case admission.Update:
+		return json.RawMessage(`{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1"}`), nil
+	case admission.Delete:
+	default:
+		return nil, nil
+	}
+	o := deleteOptions{TypeMeta: api.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions"}}
+	if a.DryRun {
+		o.DryRun = []string{"All"}
+	}
+	if d := a.DeleteOptions; d != nil {
+		o.GracePeriodSeconds = d.GracePeriodSeconds
+		if d.PropagationPolicy != "" {
+			p := string(d.PropagationPolicy)
+			o.PropagationPolicy = &p
+		}
+		if p := d.Preconditions; p.UID != "" || p.ResourceVersion != "" {
+			o.Preconditions = &preconditions{}
+			if p.UID != "" {
+				uid := string(p.UID)
+				o.Preconditions.UID = &uid
+			}
+			if p.ResourceVersion != "" {
+				o.Preconditions.ResourceVersion = &p.ResourceVersion
+			}
+		}
+	}
+	return json.Marshal(o)
+}
+
 // reviewVersion is the AdmissionReview version to send w: the first of
 // its admissionReviewVersions this server speaks.
 func reviewVersion(w *api.ValidatingWebhook) (string, bool) {
@@ -385,11 +439,12 @@ func (d *Dispatcher) post(ctx context.Context, w *api.ValidatingWebhook, a admis
 	uid := newUID()
 	gvk := GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
 	gvr := GroupVersionResource{Group: a.Kind.Group, Version: a.Kind.Version, Resource: a.Resource}
-	options := `{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}`
-	if a.Operation == admission.Update {
-		options = `{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1"}`
-	} else if a.Operation == admission.Delete {
-		options = `{"kind":"DeleteOptions","apiVersion":"meta.k8s.io/v1"}`
+	options, err := encodeOptions(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	if object == nil && a.Operation == admission.Delete {
+		object = json.RawMessage("null") // kube-apiserver sends "object": null
 	}
 	dryRun := a.DryRun
 	review := AdmissionReview{TypeMeta: api.TypeMeta{APIVersion: version, Kind: "AdmissionReview"}, Request: &AdmissionRequest{
@@ -397,7 +452,7 @@ func (d *Dispatcher) post(ctx context.Context, w *api.ValidatingWebhook, a admis
 		RequestKind: &gvk, RequestResource: &gvr, RequestSubResource: a.Subresource,
 		Name: a.Name, Namespace: a.Namespace, Operation: string(a.Operation),
 		UserInfo: UserInfo{Username: a.UserInfo.Username, UID: a.UserInfo.UID, Groups: a.UserInfo.Groups},
-		Object:   object, OldObject: old, DryRun: &dryRun, Options: json.RawMessage(options),
+		Object:   object, OldObject: old, DryRun: &dryRun, Options: options,
 	}}
 	body, err := json.Marshal(review)
 	if err != nil {

@@ -21,6 +21,14 @@
 // in-process store answers from memory), so a configuration applies from
 // the write after its create.
 //
+// # Serving
+//
+// Validating[T] is the other side: the http.Handler of a validating
+// webhook for kind T, typed (its ValidateFunc gets the object and the old
+// one as T) and answering AdmissionReviews as the dispatcher and
+// kube-apiserver expect; serve it over HTTPS and name it, with its CA
+// bundle, in a ValidatingWebhookConfiguration.
+//
 // # Contract
 //
 //   - Matching: a webhook is called when one of its rules matches the
@@ -68,8 +76,18 @@
 //     (RFC 6902) is applied to the object the next webhook sees and the
 //     cluster stores. A webhook with reinvocationPolicy IfNeeded whose
 //     call was followed by another webhook's change is called once more,
-//     after the first round. Validating webhooks run next, in parallel;
+//     after the first round. An object a patch changed is validated
+//     again (422 when the patch made it invalid) and, on an update whose
+//     spec a patch changed, its metadata.generation is bumped, as
+//     kube-apiserver does. Validating webhooks run next, in parallel;
 //     the error reported is the first in their order.
+//   - DELETE: the cluster runs admission on a delete once its
+//     preconditions hold; the review has operation DELETE, object null,
+//     the stored object as oldObject and the DeleteOptions as options. A
+//     refusal fails the delete and keeps the object. A mutating webhook
+//     is called too, but its patch is refused, `admission webhook "NAME"
+//     attempted to modify the object, which is not supported for this
+//     operation` (500), as kube-apiserver refuses it.
 //   - Dry run: a request with Attributes.DryRun set is refused (400,
 //     `admission webhook "NAME" does not support dry run`) by a matching
 //     webhook whose sideEffects are neither None nor NoneOnDryRun; others
@@ -77,13 +95,8 @@
 //
 // # Limits
 //
-// The in-process cluster runs admission on creates and updates only, so
-// DELETE rules are not yet called from it; it does not validate the
-// object again after the mutating phase, as kube-apiserver does, so a
-// patch must keep the object valid (and, on an update, a patch of the
-// spec does not bump metadata.generation, decided before admission); a
-// patch may not change the object's name, namespace or uid (the write
-// fails, 500); it has no dry run and no user, so
+// A patch may not change the object's name, namespace or uid (the write
+// fails, 500). The in-process cluster has no dry run and no user, so
 // dryRun is false and userInfo empty in the reviews it causes. The API
 // server maps a refusal's code through the client contract's sentinels
 // (403, 404, 409, else 400) and prefixes the message with its own

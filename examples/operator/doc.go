@@ -17,9 +17,19 @@
 //     observedGeneration, written only when it changes;
 //   - events (Created, Unlisted, DeploymentExists).
 //
+// Its validating webhook (Webhook, served over HTTPS, and
+// WebhookConfiguration, which names it with its CA bundle) refuses what
+// the kind's Validate, seeing one object, cannot: a new Website whose
+// host another Website already serves, and the deletion of a Website
+// labelled ProtectedLabel=true (403).
+//
 // Its tests run it beside the whole in-process control plane in a
 // testing/synctest bubble: created and ready, scaled through the scale
 // subresource, a node lost (its pods evicted after the 300 s toleration
 // and replaced, in virtual time), deleted behind the finalizer; adoption
-// and release; validation — in milliseconds of wall time.
+// and release; validation; the webhook, served on an in-memory network
+// (webhooktest) and called by the cluster on creates and deletes — in
+// milliseconds of wall time. The same code runs against a real
+// kube-apiserver, its CRD generated from the Go type by crdgen
+// (realkube's TestOperatorOnRealServer).
 package operator

@@ -13,6 +13,8 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/controllers/webhook"
+	"github.com/ctrlkit/ctrlkit/controllers/webhook/webhooktest"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/examples/operator"
 	"github.com/ctrlkit/ctrlkit/informer"
@@ -30,9 +32,19 @@ type env struct {
 
 func start(t *testing.T, nodes int) *env {
 	ctx := t.Context()
-	cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: nodes})
+	// The operator's webhook, served over HTTPS on an in-memory network,
+	// called by the cluster through its configuration.
+	hook := webhooktest.Start(t, nil)
+	cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: nodes, Webhooks: &webhook.Options{DialContext: hook.Dial}})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, cp.Stop()) })
+	h, err := operator.Webhook(cp.Cluster)
+	require.NoError(t, err)
+	hook.Handle(h)
+	configs, err := client.For[*api.ValidatingWebhookConfiguration](cp.Cluster)
+	require.NoError(t, err)
+	_, err = configs.Create(ctx, operator.WebhookConfiguration(hook.URL, hook.CABundle))
+	require.NoError(t, err)
 	f := informer.NewFactory(informer.FactoryOptions{})
 	rec := events.NewMemory()
 	op, err := operator.New(cp.Cluster, f, operator.Options{Recorder: rec})
@@ -210,5 +222,44 @@ func TestWebsiteValidation(t *testing.T) {
 		w.Spec.Host = "other.example.com"
 		_, err = e.sites.Update(e.ctx, w, "")
 		require.True(t, client.IsInvalid(err), "host is immutable: %v", err)
+	})
+}
+
+// The operator's validating webhook refuses what the kind's strategy,
+// seeing one object, cannot: a host another Website already serves, and
+// the deletion of a protected Website (until its label goes).
+func TestWebsiteWebhook(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, 1)
+		_, err := e.sites.Create(e.ctx, website("blog", "blog.example.com", 1))
+		require.NoError(t, err)
+		_, err = e.sites.Create(e.ctx, website("blog2", "blog.example.com", 1))
+		var denied *webhook.DeniedError
+		require.True(t, errors.As(err, &denied), "%v", err)
+		require.Equal(t, `admission webhook "`+operator.WebhookName+
+			`" denied the request: spec.host "blog.example.com" is already served by website default/blog`, denied.Error())
+		require.True(t, client.IsBadRequest(err), "%v", err)
+
+		shop := website("shop", "shop.example.com", 1)
+		shop.Labels = map[string]string{operator.ProtectedLabel: "true"}
+		_, err = e.sites.Create(e.ctx, shop)
+		require.NoError(t, err)
+		e.settle(time.Second)
+		_, err = e.sites.Delete(e.ctx, "default/shop", "")
+		require.True(t, client.IsForbidden(err), "%v", err)
+		require.ErrorContains(t, err, `admission webhook "`+operator.WebhookName+`" denied the request: website default/shop is protected`)
+		w := e.site("shop")
+		require.Nil(t, w.DeletionTimestamp, "a refused delete does not mark the site")
+		require.Equal(t, api.ConditionTrue, ready(w).Status)
+
+		delete(w.Labels, operator.ProtectedLabel)
+		_, err = e.sites.Update(e.ctx, w, "")
+		require.NoError(t, err)
+		_, err = e.sites.Delete(e.ctx, "default/shop", "")
+		require.NoError(t, err)
+		e.settle(time.Second)
+		_, _, err = e.sites.Get(e.ctx, "default/shop")
+		require.True(t, client.IsNotFound(err), "%v", err)
+		require.Equal(t, map[string]string{"blog.example.com": "default/blog"}, e.directory())
 	})
 }
