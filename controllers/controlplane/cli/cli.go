@@ -219,7 +219,11 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		}
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
 	}
-	var copts cluster.Options
+	// ctrlkit up is a cluster as a kube-apiserver is one: a kind of
+	// yours exists there once its CustomResourceDefinition is applied,
+	// whatever Go types the program (or a test linking this package)
+	// registered.
+	copts := cluster.Options{BuiltinKindsOnly: true}
 	if cfg.etcd != "" {
 		b, closeFn, err := opts.Backend(cfg.etcd)
 		if err != nil {
