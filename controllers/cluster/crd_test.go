@@ -307,3 +307,26 @@ func TestCRDConversionWebhookRefused(t *testing.T) {
 		t.Fatalf("create: %v\nwant %s", err, want)
 	}
 }
+
+// A second definition of a kind its group already has is stored but not
+// served: NamesAccepted and Established are False, as kube-apiserver's
+// naming controller says, and the first keeps its kind.
+func TestCRDNameConflict(t *testing.T) {
+	c := newMemory(t, cluster.Options{})
+	applyCRD(t, c, shirtsCRD)
+	other := strings.NewReplacer("shirts.stable.example.com", "tees.stable.example.com", "plural: shirts", "plural: tees",
+		"singular: shirt", "singular: tee", "shortNames: [sh]", "shortNames: [te]").Replace(shirtsCRD)
+	crd := applyCRD(t, c, other)
+	if condition(crd, api.NamesAccepted) != api.ConditionFalse || condition(crd, api.Established) != api.ConditionFalse {
+		t.Fatalf("conditions %+v", crd.Status.Conditions)
+	}
+	for _, k := range c.Kinds() {
+		if k.Resource == "tees" {
+			t.Fatalf("the conflicting kind is served: %+v", k)
+		}
+	}
+	st, ok := c.DynamicStore(shirtV1)
+	if !ok || st.Resource() != "shirts" {
+		t.Fatal("the first definition lost its kind")
+	}
+}

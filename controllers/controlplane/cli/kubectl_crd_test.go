@@ -142,6 +142,42 @@ spec: {color: red, replicas: 1}
 	require.Error(t, err)
 	require.Contains(t, out, "application/strategic-merge-patch+json is not supported by stable.example.com/v1, Kind=Shirt")
 
+	desc := run("describe", "shirt", "tee")
+	require.Regexp(t, `(?m)^Name:\s+tee$`, desc)
+	require.Regexp(t, `(?m)^API Version:\s+stable.example.com/v1$`, desc)
+	require.Regexp(t, `(?m)^\s+Color:\s+blue$`, desc)
+
+	// Bad input gets kube-apiserver's answers: a field of the wrong type
+	// (422), an unknown field under kubectl's strict validation (400), a
+	// definition whose schema is not structural (422).
+	out, err = kubectlRun("patch", "shirt", "tee", "--type=merge", "-p", `{"spec":{"replicas":"many"}}`)
+	require.Error(t, err)
+	require.Contains(t, out, `The Shirt "tee" is invalid: spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`)
+	bad := manifest("bad.yaml", "apiVersion: stable.example.com/v1\nkind: Shirt\nmetadata: {name: bad}\nspec: {colour: red}\n")
+	out, err = kubectlRun("apply", "-f", bad)
+	require.Error(t, err)
+	require.Contains(t, out, `strict decoding error: unknown field "spec.colour"`)
+	nonStructural := manifest("ns.yaml", `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: hats.stable.example.com}
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: hats, kind: Hat}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {properties: {size: {type: integer}}}
+`)
+	out, err = kubectlRun("apply", "-f", nonStructural)
+	require.Error(t, err)
+	require.Contains(t, out, `The CustomResourceDefinition "hats.stable.example.com" is invalid: spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields`)
+
 	require.Contains(t, run("delete", "crd", "shirts.stable.example.com"), "deleted")
 	out, err = kubectlRun("get", "shirts")
 	require.Error(t, err, out)
