@@ -150,7 +150,7 @@ func (h *typed[T]) serve(req *request) {
 // writeObject writes obj as JSON, as a Table or as metadata, as the
 // request's Accept header asks.
 func (h *typed[T]) writeObject(req *request, code int, obj T) {
-	if crd, ok := any(obj).(*api.CustomResourceDefinition); ok && req.r.Method != http.MethodGet {
+	if crd, ok := any(obj).(*api.CustomResourceDefinition); ok && req.r.Method != http.MethodGet && !h.srv.c.EvaluatesValidationRules() {
 		for _, w := range celWarnings(crd) {
 			req.w.Header().Add("Warning", `299 - "`+strings.ReplaceAll(w, `"`, `'`)+`"`)
 		}

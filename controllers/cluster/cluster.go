@@ -67,7 +67,34 @@ type Options struct {
 	// `ctrlkit up`) is, where an operator's kind exists once its CRD is
 	// applied. Default false: registered kinds are served.
 	BuiltinKindsOnly bool
+	// ValidationRules, if set, compiles the x-kubernetes-validations (CEL)
+	// rules of each CustomResourceDefinition version's schema; the
+	// cluster then checks every write of a custom resource against them
+	// (transition rules with the stored object on updates), and a
+	// definition whose rules do not compile is refused (422). The
+	// github.com/ctrlkit/ctrlkit/crdcel module provides it, with
+	// kube-apiserver's CEL environment. Default nil: the rules are not
+	// evaluated (an API server warns on a definition's write).
+	ValidationRules ValidationRules
 }
+
+// ValidationRules compiles the x-kubernetes-validations rules of schema,
+// a CustomResourceDefinition version's openAPIV3Schema, into a check;
+// the errors are the rules that do not compile, at field paths under the
+// schema's root ("spec.x-kubernetes-validations[0].rule"). A schema
+// without rules may return a nil check.
+type ValidationRules func(schema *api.JSONSchemaProps) (RuleCheck, []api.FieldError)
+
+// RuleCheck checks obj, a whole custom resource as a JSON map, against
+// the compiled rules; old is the stored object on an update (for
+// transition rules, oldSelf) and nil on a create. It returns the rules
+// that fail, as kube-apiserver reports them.
+type RuleCheck func(ctx context.Context, obj, old map[string]any) []api.FieldError
+
+// EvaluatesValidationRules reports whether c checks the
+// x-kubernetes-validations (CEL) rules of custom resources
+// (Options.ValidationRules).
+func (c *Cluster) EvaluatesValidationRules() bool { return c.opts.ValidationRules != nil }
 
 // Cluster holds one Store per kind registered in controllers/api
 // (api.Registered) and applies

@@ -32,6 +32,7 @@ var ErrMethodNotAllowed = errors.New("method not allowed")
 // stored (see crdStorage).
 func crdDefinitionKind() *kind[*api.CustomResourceDefinition] {
 	k := newKind[*api.CustomResourceDefinition]()
+	var c *Cluster // set by wrapStorage, when the cluster opens the store
 	k.defaults = apiextensions.DefaultCRD
 	k.prepareCreate = func(crd *api.CustomResourceDefinition) {
 		if !slices.Contains(crd.Finalizers, FinalizerCustomResourceCleanup) {
@@ -40,6 +41,18 @@ func crdDefinitionKind() *kind[*api.CustomResourceDefinition] {
 	}
 	k.validate = func(crd *api.CustomResourceDefinition, fs *fieldErrors) {
 		*fs = append(*fs, apiextensions.ValidateCRD(crd)...)
+		if c != nil && c.opts.ValidationRules != nil {
+			for i, v := range crd.Spec.Versions {
+				if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+					continue
+				}
+				_, errs := c.opts.ValidationRules(v.Schema.OpenAPIV3Schema)
+				for _, e := range errs {
+					e.Field = fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema", i) + dotted(e.Field)
+					*fs = append(*fs, e)
+				}
+			}
+		}
 		if cv := crd.Spec.Conversion; cv != nil && cv.Strategy == api.WebhookConverter && len(crd.Spec.Versions) > 1 {
 			fs.add(FieldUnsupported, "spec.conversion.strategy", string(cv.Strategy),
 				"conversion webhooks are not supported by this server: use the None strategy, or define one version")
@@ -48,8 +61,9 @@ func crdDefinitionKind() *kind[*api.CustomResourceDefinition] {
 	k.validateUpdate = func(old, crd *api.CustomResourceDefinition, fs *fieldErrors) {
 		*fs = append(*fs, apiextensions.ValidateCRDUpdate(old, crd)...)
 	}
-	k.wrapStorage = func(c *Cluster, st storage[*api.CustomResourceDefinition]) storage[*api.CustomResourceDefinition] {
-		return &crdStorage{storage: st, c: c}
+	k.wrapStorage = func(cl *Cluster, st storage[*api.CustomResourceDefinition]) storage[*api.CustomResourceDefinition] {
+		c = cl
+		return &crdStorage{storage: st, c: cl}
 	}
 	return k
 }
@@ -212,8 +226,6 @@ type crdState struct {
 	crd      *api.CustomResourceDefinition
 	storage  string
 	versions map[string]*crdVersion
-	// warnings are told on every write (validation rules not checked).
-	warnings []string
 }
 
 // crdVersion is one served version compiled.
@@ -224,10 +236,11 @@ type crdVersion struct {
 	status     bool
 	scale      *api.CustomResourceSubresourceScale
 	selectable []string
+	rules      RuleCheck // the x-kubernetes-validations rules, or nil
 }
 
 // compileCRD compiles crd's served versions.
-func compileCRD(crd *api.CustomResourceDefinition) (*crdState, error) {
+func compileCRD(crd *api.CustomResourceDefinition, rules ValidationRules) (*crdState, error) {
 	st := &crdState{crd: crd, storage: storageVersion(crd), versions: map[string]*crdVersion{}}
 	if st.storage == "" {
 		return nil, errors.New("no storage version")
@@ -243,8 +256,12 @@ func compileCRD(crd *api.CustomResourceDefinition) (*crdState, error) {
 				return nil, fmt.Errorf("version %s: %w", v.Name, err)
 			}
 			cv.schema = s
-			if s.HasValidationRules() {
-				st.warnings = append(st.warnings, fmt.Sprintf("version %s of %s has x-kubernetes-validations rules, which this server does not evaluate", v.Name, crd.Name))
+			if rules != nil && s.HasValidationRules() {
+				check, errs := rules(v.Schema.OpenAPIV3Schema)
+				if len(errs) > 0 {
+					return nil, fmt.Errorf("version %s: %v", v.Name, errs[0])
+				}
+				cv.rules = check
 			}
 		}
 		cols := v.AdditionalPrinterColumns
@@ -303,7 +320,7 @@ func (c *Cluster) crdChanged(ctx context.Context, name string) {
 
 // serveCRD serves crd's kind, or serves it anew after a change.
 func (c *Cluster) serveCRD(crd *api.CustomResourceDefinition) (*crdServe, error) {
-	state, err := compileCRD(crd)
+	state, err := compileCRD(crd, c.opts.ValidationRules)
 	if err != nil {
 		return nil, err
 	}
@@ -492,8 +509,26 @@ func crdVersionKind(s *crdServe, state *crdState, v string) *kind[api.Object] {
 	}
 	k.defaults = func(obj api.Object) { pruneAndDefault(ver, obj.(*api.Unstructured)) }
 	k.validate = func(obj api.Object, fs *fieldErrors) {
-		if ver.schema != nil {
-			*fs = append(*fs, ver.schema.Validate(obj.(*api.Unstructured).Map())...)
+		if ver.schema == nil {
+			return
+		}
+		*fs = append(*fs, ver.schema.Validate(obj.(*api.Unstructured).Map())...)
+	}
+	if ver.rules != nil {
+		// The CEL rules run once the schema holds, as kube-apiserver's:
+		// on create without an old object, on update with the stored one
+		// (transition rules).
+		k.validateCreate = func(obj api.Object, fs *fieldErrors) {
+			if len(*fs) > 0 {
+				return
+			}
+			*fs = append(*fs, ver.rules(context.Background(), obj.(*api.Unstructured).Map(), nil)...)
+		}
+		k.validateUpdate = func(old, obj api.Object, fs *fieldErrors) {
+			if len(*fs) > 0 {
+				return
+			}
+			*fs = append(*fs, ver.rules(context.Background(), obj.(*api.Unstructured).Map(), old.(*api.Unstructured).Map())...)
 		}
 	}
 	k.unknownFields = func(obj api.Object) []string {
@@ -722,4 +757,12 @@ func (c *Cluster) ServedKinds(context.Context) ([]api.KindInfo, error) {
 		}
 	}
 	return out, nil
+}
+
+// dotted returns "."+f, or "" for an empty f.
+func dotted(f string) string {
+	if f == "" {
+		return ""
+	}
+	return "." + f
 }

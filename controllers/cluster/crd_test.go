@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -328,5 +329,62 @@ func TestCRDNameConflict(t *testing.T) {
 	st, ok := c.DynamicStore(shirtV1)
 	if !ok || st.Resource() != "shirts" {
 		t.Fatal("the first definition lost its kind")
+	}
+}
+
+// With Options.ValidationRules, the x-kubernetes-validations rules of a
+// definition are compiled when it is written (a rule that does not
+// compile is a 422) and every write of its objects is checked against
+// them once the schema holds, with the stored object on an update.
+func TestCRDValidationRules(t *testing.T) {
+	ctx := t.Context()
+	var olds []map[string]any
+	rules := func(s *api.JSONSchemaProps) (cluster.RuleCheck, []api.FieldError) {
+		spec := s.Properties["spec"]
+		if len(spec.XValidations) == 0 {
+			return nil, nil
+		}
+		if r := spec.XValidations[0].Rule; r != "self.color != 'black'" {
+			return nil, []api.FieldError{{Type: api.FieldInvalid, Field: "properties[spec].x-kubernetes-validations[0].rule", Value: r, Detail: "compilation failed"}}
+		}
+		return func(_ context.Context, obj, old map[string]any) []api.FieldError {
+			olds = append(olds, old)
+			if c, _ := obj["spec"].(map[string]any)["color"].(string); c == "black" {
+				return []api.FieldError{{Type: api.FieldInvalid, Field: "spec", Value: "object", Detail: "no black shirts"}}
+			}
+			return nil
+		}, nil
+	}
+	c := newMemory(t, cluster.Options{ValidationRules: rules})
+	if !c.EvaluatesValidationRules() {
+		t.Fatal("EvaluatesValidationRules is false")
+	}
+	withRule := func(rule string) string {
+		return strings.Replace(shirtsCRD, "          spec:\n            type: object\n", "          spec:\n            type: object\n            x-kubernetes-validations: [{rule: \""+rule+"\"}]\n", 1)
+	}
+	objs, err := api.Decode([]byte(withRule("self.colour")), api.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, _ := client.For[*api.CustomResourceDefinition](c)
+	if _, err := crds.Create(ctx, objs[0].(*api.CustomResourceDefinition)); !errors.Is(err, cluster.ErrInvalid) ||
+		!strings.Contains(err.Error(), `spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: "self.colour": compilation failed`) {
+		t.Fatalf("a rule that does not compile: %v", err)
+	}
+	applyCRD(t, c, withRule("self.color != 'black'"))
+	st, _ := c.DynamicStore(shirtV1)
+	if _, err := st.Create(ctx, shirt("b", map[string]any{"color": "black"})); !errors.Is(err, cluster.ErrInvalid) || !strings.Contains(err.Error(), "no black shirts") {
+		t.Fatalf("create breaking the rule: %v", err)
+	}
+	s := shirt("w", map[string]any{"color": "white"})
+	if _, err := st.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	s.Content["spec"].(map[string]any)["color"] = "black"
+	if _, err := st.Update(ctx, s, ""); !errors.Is(err, cluster.ErrInvalid) {
+		t.Fatalf("update breaking the rule: %v", err)
+	}
+	if len(olds) < 3 || olds[len(olds)-1] == nil || olds[len(olds)-2] != nil {
+		t.Fatalf("old objects seen by the rules: %v (want nil on creates, the stored object on the update)", olds)
 	}
 }

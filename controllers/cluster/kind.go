@@ -44,6 +44,9 @@ type kind[T api.Object] struct {
 	prepareCreate func(obj T)
 	// validate checks an object, on create and on update.
 	validate func(obj T, fs *fieldErrors)
+	// validateCreate, if set, checks an object on create only, after
+	// validate.
+	validateCreate func(obj T, fs *fieldErrors)
 	// validateUpdate checks what may not change between old and obj.
 	validateUpdate func(old, obj T, fs *fieldErrors)
 	// fields returns the kind's field-selector fields beyond

@@ -135,6 +135,9 @@ func (s *Store[T]) prepareCreate(obj T) (generated bool, err error) {
 	if s.kind.validate != nil {
 		s.kind.validate(obj, &fs)
 	}
+	if s.kind.validateCreate != nil {
+		s.kind.validateCreate(obj, &fs)
+	}
 	return generated, fs.err(s.kind.resource, m.Name)
 }
 
