@@ -131,6 +131,30 @@ func TestGatewayRules(t *testing.T) {
 	}
 }
 
+// Every real definition of the shared folder installs with its rules
+// compiled (kube-apiserver accepts them all).
+func TestSharedCRDsInstall(t *testing.T) {
+	c := newCluster(t)
+	for _, file := range []string{
+		"argoproj.io_rollouts.yaml",
+		"cert-manager.io_certificates.yaml",
+		"gateway.networking.k8s.io_gatewayclasses.yaml",
+		"gateway.networking.k8s.io_gateways.yaml",
+		"monitoring.coreos.com_prometheusrules.yaml",
+		"monitoring.coreos.com_servicemonitors.yaml",
+	} {
+		crd := sharedCRD(t, file)
+		for _, v := range crd.Spec.Versions {
+			if _, errs := crdcel.Rules(v.Schema.OpenAPIV3Schema); len(errs) > 0 {
+				t.Errorf("%s version %s: %v", file, v.Name, errs)
+			}
+		}
+		if err := createCRD(t, c, crd); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+}
+
 // widgetsCRD has a transition rule on spec.size and a plain rule on
 // spec.
 const widgetsCRD = `
