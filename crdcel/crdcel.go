@@ -13,9 +13,11 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 )
 
 // Rules is a cluster.ValidationRules with kube-apiserver's own CEL
@@ -25,7 +27,8 @@ import (
 // (compile errors, the per-rule and per-schema cost limits, oldSelf on
 // uncorrelatable parts), and returns a check that evaluates them on a
 // custom resource with kube-apiserver's runtime cost budget; transition
-// rules (oldSelf) run only on updates. The errors are at field paths
+// rules (oldSelf) run only on updates, and an update is not refused for
+// a value it leaves unchanged (kube's validation ratcheting). The errors are at field paths
 // under the schema's root ("properties[spec].x-kubernetes-validations[0].rule").
 // A schema without rules returns a nil check and no errors.
 func Rules(schema *api.JSONSchemaProps) (cluster.RuleCheck, []api.FieldError) {
@@ -48,11 +51,14 @@ func Rules(schema *api.JSONSchemaProps) (cluster.RuleCheck, []api.FieldError) {
 		return nil, nil
 	}
 	return func(ctx context.Context, obj, old map[string]any) []api.FieldError {
-		var oldObj any
-		if old != nil {
-			oldObj = old
+		if old == nil {
+			errs, _ := v.Validate(ctx, nil, ss, obj, nil, celconfig.RuntimeCELCostBudget)
+			return fieldErrors(errs, "")
 		}
-		errs, _ := v.Validate(ctx, nil, ss, obj, oldObj, celconfig.RuntimeCELCostBudget)
+		// kube-apiserver ratchets (CRDValidationRatcheting, locked on
+		// since 1.33): a rule does not fail on a value left unchanged.
+		ratchet := cel.WithRatcheting(common.NewCorrelatedObject(obj, old, &model.Structural{Structural: ss}))
+		errs, _ := v.Validate(ctx, nil, ss, obj, old, celconfig.RuntimeCELCostBudget, ratchet)
 		return fieldErrors(errs, "")
 	}, nil
 }

@@ -6,7 +6,8 @@
 // per-schema cost limits, and checks of oldSelf) and evaluates them on
 // every write of a custom resource with its schema/cel Validator and
 // kube-apiserver's runtime cost budget; transition rules (oldSelf) run
-// on updates only, as kube-apiserver runs them.
+// on updates only, and an update is not refused for a value it leaves
+// unchanged (validation ratcheting), as kube-apiserver runs them.
 //
 // It lives in its own module because it brings k8s.io/apiextensions-apiserver
 // (v0.37.2) and with it github.com/google/cel-go; the core module keeps

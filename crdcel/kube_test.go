@@ -193,3 +193,34 @@ func TestCheckAsKube(t *testing.T) {
 		}
 	}
 }
+
+// On an update, a rule is not held against a value the update does not
+// change (kube-apiserver's validation ratcheting, on for good since
+// Kubernetes 1.33): an object stored before its definition gained a
+// rule may still be updated elsewhere.
+func TestCheckRatchets(t *testing.T) {
+	crd := decodeCRD(t, crdWithSpec(`
+            type: object
+            properties:
+              label: {type: string}
+              replicas: {type: integer, x-kubernetes-validations: [{rule: "self <= 10", message: "at most 10"}]}
+`))
+	check, errs := crdcel.Rules(crd.Spec.Versions[0].Schema.OpenAPIV3Schema)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	thing := func(replicas int64, label string) map[string]any {
+		return map[string]any{"apiVersion": "example.com/v1", "kind": "Thing",
+			"metadata": map[string]any{"name": "t", "namespace": "default"},
+			"spec":     map[string]any{"replicas": replicas, "label": label}}
+	}
+	if errs := check(t.Context(), thing(11, "a"), nil); len(errs) != 1 || errs[0].Error() != "spec.replicas: Invalid value: 11: at most 10" {
+		t.Fatalf("create: %v", errs)
+	}
+	if errs := check(t.Context(), thing(11, "b"), thing(11, "a")); len(errs) > 0 {
+		t.Fatalf("update leaving replicas as they were: %v", errs)
+	}
+	if errs := check(t.Context(), thing(12, "a"), thing(11, "a")); len(errs) != 1 {
+		t.Fatalf("update changing replicas: %v", errs)
+	}
+}
