@@ -88,8 +88,9 @@ const schemaPath = "spec.validation.openAPIV3Schema"
 // compileErrors runs kube-apiserver's validation of a definition whose
 // only schema is schema and keeps its errors about the
 // x-kubernetes-validations rules (compilation, cost, oldSelf), at paths
-// under the schema's root. The other errors of the schema are the
-// cluster's own validation's to report.
+// under the schema's root. The other errors of the schema, and those of
+// an empty rule or a bad message, are the cluster's own validation's to
+// report.
 func compileErrors(schema *apiextensions.JSONSchemaProps) []api.FieldError {
 	if !hasRules(schema) {
 		return nil
@@ -113,6 +114,11 @@ func compileErrors(schema *apiextensions.JSONSchemaProps) []api.FieldError {
 	var keep field.ErrorList
 	for _, e := range validation.ValidateCustomResourceDefinition(context.Background(), crd) {
 		switch {
+		case strings.HasSuffix(e.Field, ".message"),
+			strings.HasSuffix(e.Field, ".rule") && e.Type == field.ErrorTypeRequired:
+			// The cluster's own validation of the definition reports
+			// an empty rule and a bad message.
+			continue
 		case strings.Contains(e.Field, "x-kubernetes-validations"):
 		case e.Field == schemaPath && strings.Contains(e.Detail, "x-kubernetes-validations"):
 		default:

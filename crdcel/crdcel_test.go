@@ -235,3 +235,14 @@ func TestRuleDoesNotCompile(t *testing.T) {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 }
+
+// A definition with an empty rule is refused once, with kube's message.
+func TestEmptyRuleOnce(t *testing.T) {
+	c := newCluster(t)
+	err := createCRD(t, c, decodeCRD(t, strings.Replace(widgetsCRD, "self.replicas <= 10", "", 1)))
+	var invalid *cluster.InvalidError
+	if !errors.As(err, &invalid) || len(invalid.Errors) != 1 ||
+		invalid.Errors[0].Error() != "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Required value: rule is not specified" {
+		t.Fatalf("an empty rule: %v", err)
+	}
+}

@@ -126,6 +126,16 @@ func TestCompileErrorsAsKube(t *testing.T) {
             properties: {replicas: {type: integer}}
             x-kubernetes-validations: [{rule: "self.replicas >= 0", messageExpression: "'replicas is ' + string(self.replicas)"}]
 `, "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget"},
+		{"fieldPath not in the schema", `
+            type: object
+            properties: {a: {type: string}}
+            x-kubernetes-validations: [{rule: "has(self.a)", fieldPath: ".b"}]
+`, "must be a valid path"},
+		{"unknown reason", `
+            type: object
+            properties: {a: {type: string}}
+            x-kubernetes-validations: [{rule: "has(self.a)", reason: Wrong}]
+`, "supported values"},
 		{"optionalOldSelf without oldSelf", `
             type: object
             properties: {a: {type: string}}
