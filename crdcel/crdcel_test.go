@@ -17,7 +17,7 @@ import (
 // place: $CTRLKIT_SHARED/crds, else ../../shared/crds (the shared folder
 // beside the repository checkout, as in CI). The test fails, not skips,
 // when it is missing: it is part of its input.
-func sharedCRD(t *testing.T, file string) *api.CustomResourceDefinition {
+func sharedCRD(t testing.TB, file string) *api.CustomResourceDefinition {
 	t.Helper()
 	dir := filepath.Join("..", "..", "shared", "crds")
 	if s := os.Getenv("CTRLKIT_SHARED"); s != "" {
