@@ -12,12 +12,16 @@
 // It lives in its own module because it brings k8s.io/apiextensions-apiserver
 // (v0.37.2) and with it github.com/google/cel-go; the core module keeps
 // to the standard library and a few small dependencies. Plug it in with
-// cluster.Options{ValidationRules: crdcel.Rules}, or for `ctrlkit up`
-// style control planes through controlplane.Options.Cluster. Without
-// it the cluster does not evaluate the rules and the API server warns on
-// a definition's write that they are not checked.
+// cluster.Options{ValidationRules: crdcel.Rules}, or for an in-process
+// control plane controlplane.Options{Cluster: cluster.Options{ValidationRules:
+// crdcel.Rules}}. Without it (as in the core module's `ctrlkit up`) the
+// cluster does not evaluate the rules and the API server warns on a
+// definition's write that they are not checked.
 //
 // The errors are the cluster's api.FieldError: kube's type, field path
-// and detail; a compile error's value is the rule's expression (kube
-// prints the whole rule).
+// (under the schema's root for a definition, from the object's root for
+// a custom resource) and detail; a compile error's value is the rule's
+// expression (kube prints the whole rule as JSON). The errors the
+// cluster's own validation of a definition reports already (an empty
+// rule, a bad message) are left to it, so that each is reported once.
 package crdcel
