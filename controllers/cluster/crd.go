@@ -537,10 +537,13 @@ func crdVersionKind(s *crdServe, state *crdState, v string) *kind[api.Object] {
 		}
 		return ver.schema.Prune(obj.(*api.Unstructured).DeepCopy().Map())
 	}
-	k.prepareStatus = func(obj api.Object, fs *fieldErrors) {
+	k.prepareStatus = func(old, obj api.Object, fs *fieldErrors) {
 		u := obj.(*api.Unstructured)
 		pruneAndDefault(ver, u)
 		k.validate(u, fs)
+		if k.validateUpdate != nil {
+			k.validateUpdate(old, u, fs) // the CEL rules, as kube's status strategy
+		}
 	}
 	if ver.scale != nil {
 		sc := *ver.scale

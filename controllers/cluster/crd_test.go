@@ -352,6 +352,9 @@ func TestCRDValidationRules(t *testing.T) {
 			if c, _ := obj["spec"].(map[string]any)["color"].(string); c == "black" {
 				return []api.FieldError{{Type: api.FieldInvalid, Field: "spec", Value: "object", Detail: "no black shirts"}}
 			}
+			if st, ok := obj["status"].(map[string]any); ok && st["replicas"] == int64(1000) {
+				return []api.FieldError{{Type: api.FieldInvalid, Field: "status", Value: "object", Detail: "too many"}}
+			}
 			return nil
 		}, nil
 	}
@@ -384,6 +387,13 @@ func TestCRDValidationRules(t *testing.T) {
 	if _, err := st.Update(ctx, s, ""); !errors.Is(err, cluster.ErrInvalid) {
 		t.Fatalf("update breaking the rule: %v", err)
 	}
+	// A status write is checked too, as kube's status strategy does.
+	s.Content["spec"].(map[string]any)["color"] = "white"
+	s.Content["status"] = map[string]any{"replicas": int64(1000)}
+	if _, err := st.UpdateStatus(ctx, s); !errors.Is(err, cluster.ErrInvalid) || !strings.Contains(err.Error(), "too many") {
+		t.Fatalf("status write breaking the rule: %v", err)
+	}
+	olds = olds[:len(olds)-1]
 	if len(olds) < 3 || olds[len(olds)-1] == nil || olds[len(olds)-2] != nil {
 		t.Fatalf("old objects seen by the rules: %v (want nil on creates, the stored object on the update)", olds)
 	}

@@ -79,9 +79,10 @@ type kind[T api.Object] struct {
 	// keeps the served version it was written at until its storage
 	// converts it).
 	typeMeta func(obj T)
-	// prepareStatus, if set, prepares and validates the object a status
-	// update writes (a custom resource's status against its schema).
-	prepareStatus func(obj T, fs *fieldErrors)
+	// prepareStatus, if set, prepares and validates obj, the object a
+	// status update writes over old (a custom resource's status against
+	// its schema and validation rules).
+	prepareStatus func(old, obj T, fs *fieldErrors)
 	// scaleAccess, if set, reads and writes the scale subresource's
 	// fields instead of info.ScaleFields.
 	scaleAccess func(obj T) (scaleFields, bool)

@@ -206,7 +206,7 @@ func (s *Store[T]) UpdateStatus(ctx context.Context, obj T) (string, error) {
 			return next, nil
 		}
 		var fs fieldErrors
-		s.kind.prepareStatus(next, &fs)
+		s.kind.prepareStatus(cur, next, &fs)
 		return next, fs.err(s.kind.resource, next.GetObjectMeta().Name)
 	})
 }
