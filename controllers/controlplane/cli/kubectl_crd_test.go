@@ -35,20 +35,7 @@ func kubectlOn(t *testing.T, ctx context.Context) func(args ...string) (string, 
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(kc, []byte(`apiVersion: v1
-kind: Config
-clusters:
-- name: ctrlkit
-  cluster: {server: "`+ts.URL+`"}
-contexts:
-- name: ctrlkit
-  context: {cluster: ctrlkit, user: nobody}
-current-context: ctrlkit
-users:
-- name: nobody
-  user: {}
-`), 0o600))
+	kc := writeKubeconfig(t, ts.URL)
 	cache := t.TempDir()
 	return func(args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kc, "--cache-dir", cache}, args...)...)

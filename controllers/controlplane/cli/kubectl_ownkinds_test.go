@@ -133,6 +133,13 @@ func serveCluster(t *testing.T, ctx context.Context) string {
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), "serving ")
 	require.True(t, ok, "the child's first line: %q", line)
 	go io.Copy(io.Discard, stdout)
+	return writeKubeconfig(t, url)
+}
+
+// writeKubeconfig writes a kubeconfig for the plain-HTTP API server at
+// url (no credentials) and returns its path.
+func writeKubeconfig(t *testing.T, url string) string {
+	t.Helper()
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(kc, []byte(`apiVersion: v1
 kind: Config
