@@ -55,8 +55,10 @@ func TestOperatorOnRealServer(t *testing.T) {
 		}
 		for _, c := range got.Status.Conditions {
 			if c.Type == "Established" && c.Status == "True" {
-				_, err := client.For[*operator.Website](kc) // and discovery lists it
-				return "established", err == nil
+				if _, err := client.For[*operator.Website](kc); err != nil { // and discovery lists it
+					return "established, not in discovery: " + err.Error(), false
+				}
+				return "established", true
 			}
 		}
 		return "not established", false
@@ -246,6 +248,10 @@ func eventually(t *testing.T, changed <-chan struct{}, what string, done func() 
 	t.Helper()
 	deadline := time.NewTimer(30 * time.Second)
 	defer deadline.Stop()
+	// Some states show in no watched object (discovery serving a CRD's
+	// kind after it is Established): look again now and then as well.
+	poll := time.NewTicker(200 * time.Millisecond)
+	defer poll.Stop()
 	for {
 		state, ok := done()
 		if ok {
@@ -253,6 +259,7 @@ func eventually(t *testing.T, changed <-chan struct{}, what string, done func() 
 		}
 		select {
 		case <-changed:
+		case <-poll.C:
 		case <-deadline.C:
 			t.Fatalf("%s: not reached in 30 s; last state: %s", what, state)
 		}

@@ -46,7 +46,7 @@ tidy() {
 for mod in $(find . -name go.mod -not -path '*/testdata/*' | sort); do
   dir=$(dirname "$mod")
   roomy
-  echo "=== module $dir"
+  echo "=== module $dir (at ${SECONDS}s)"
   # vet with -race so that it reuses the dependencies the race-enabled test
   # build compiles (plain `go vet` would compile every dependency twice).
   # realkube builds a real kube-apiserver (k8s.io/kubernetes): under the
@@ -59,7 +59,8 @@ for mod in $(find . -name go.mod -not -path '*/testdata/*' | sort); do
 done
 # A short fuzzing run of the served API (its seed corpus ran above):
 # any generated request that gets a 5xx other than 504, or panics, fails.
-echo "=== fuzz FuzzServeHTTP (30s)"
+echo "=== fuzz FuzzServeHTTP (30s; at ${SECONDS}s)"
 go test -run '^$' -fuzz '^FuzzServeHTTP$' -fuzztime 30s ./controllers/apiserver/ || status=1
+echo "=== done in ${SECONDS}s"
 [ $status -eq 0 ] || echo "=== FAILED; replay the order with CTRLKIT_SHUFFLE=$seed ./scripts/test-all.sh" >&2
 exit $status

@@ -138,7 +138,7 @@ func TestWatchesShareEncoding(t *testing.T) {
 			}
 		}
 		return true
-	}, 5*time.Second, time.Millisecond)
+	}, 30*time.Second, time.Millisecond)
 	want := sinks[0].lines()[0]
 	require.True(t, strings.HasPrefix(want, `{"type":"MODIFIED","object":{"apiVersion":"v1","kind":"ConfigMap"`), want)
 	require.Contains(t, want, `\u003cw\u003e`, "escaped as json.Marshal does")

@@ -28,6 +28,18 @@ func newServer(t *testing.T, ctx context.Context, opts apiserver.Options) (*clus
 	return c, srv
 }
 
+// firstRead is a body that closes reading when it is first read.
+type firstRead struct {
+	r       io.Reader
+	reading chan struct{}
+	once    sync.Once
+}
+
+func (f *firstRead) Read(p []byte) (int, error) {
+	f.once.Do(func() { close(f.reading) })
+	return f.r.Read(p)
+}
+
 // blockingWriter is a ResponseWriter whose first Write blocks until
 // release is closed: it holds its request in flight.
 type blockingWriter struct {
@@ -107,12 +119,13 @@ func TestInFlightLimits(t *testing.T) {
 	<-watched
 
 	// One POST in flight, held while its body has not arrived.
+	// The server reads a body only once the request holds its slot.
 	pr, pw := io.Pipe()
+	body := &firstRead{r: pr, reading: make(chan struct{})}
 	posted := make(chan *httptest.ResponseRecorder)
-	go func() { posted <- serve(srv, ctx, "POST", cms, jsonCT, pr) }()
-	require.Eventually(t, func() bool {
-		return serve(srv, ctx, "PATCH", cms+"/cm2", "", nil).Code == 429
-	}, 5*time.Second, time.Millisecond)
+	go func() { posted <- serve(srv, ctx, "POST", cms, jsonCT, body) }()
+	<-body.reading
+	requireRecStatus(t, serve(srv, ctx, "PATCH", cms+"/cm2", "", nil), 429, "TooManyRequests")
 	requireRecStatus(t, serve(srv, ctx, "PUT", cms+"/cm", jsonCT, strings.NewReader(cm)), 429, "TooManyRequests")
 	pw.Write([]byte(strings.Replace(cm, `"name":"cm"`, `"name":"cm3"`, 1)))
 	pw.Close()
