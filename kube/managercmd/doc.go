@@ -30,8 +30,10 @@
 //     (2s), --leader-elect-resource-name (kube-controller-manager),
 //     --leader-elect-resource-namespace (kube-system): leader election
 //     on a coordination.k8s.io Lease (package
-//     controllers/leaderelection); the identity, printed at start, is
-//     the host name and a random suffix.
+//     controllers/leaderelection), through a client of its own (its own
+//     --kube-api-qps budget, as kcm's leader-election client), so that
+//     the controllers' queued requests never delay a renewal; the
+//     identity, printed at start, is the host name and a random suffix.
 //   - --bind-address (127.0.0.1), --secure-port (10257; 0 serves
 //     nothing), --tls-cert-file and --tls-private-key-file (default: a
 //     self-signed certificate generated at start),

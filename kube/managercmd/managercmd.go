@@ -63,7 +63,16 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ReconcileMetrics: provider, QueueMetrics: provider,
 	}
 	if cfg.leaderElect {
-		leases, err := client.For[*api.Lease](kc)
+		// The Lease through a client of its own, with its own rate
+		// limit, as kube-controller-manager's leader-election client:
+		// the controllers' requests queued on theirs never delay a
+		// renewal past the renew deadline.
+		lc, err := kube.NewClient(rc, kube.ClientOptions{QPS: float32(cfg.qps), Burst: cfg.burst, UserAgent: "ctrlkit-manager/leader-election", OrderedVersions: true})
+		if err != nil {
+			fmt.Fprintf(stderr, "ctrlkit manager: %v\n", err)
+			return 1
+		}
+		leases, err := client.For[*api.Lease](lc)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctrlkit manager: %v\n", err)
 			return 1

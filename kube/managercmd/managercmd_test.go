@@ -136,3 +136,24 @@ func TestBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// The Lease is renewed through a client of its own, as
+// kube-controller-manager's leader-election client: a new leader's
+// catching up (a list per kind) and its controllers spend the manager's
+// whole client-side rate limit (here 5 queries per second, seconds of
+// queued requests), and never starve the renewals: the leader keeps its
+// 3 s lease.
+func TestLeaseRenewalsNotThrottledByControllers(t *testing.T) {
+	c, kubeconfig := apiServer(t)
+	m := start(t, leArgs(kubeconfig, "0", "--kube-api-qps=5", "--kube-api-burst=1")...)
+	id := m.identity(t)
+	require.Eventually(t, func() bool { return holder(t, c) == id }, 60*time.Second, 10*time.Millisecond, "stderr: %s", m.stderr)
+	// Over two lease durations while requests queue on the rate limit.
+	require.Never(t, func() bool {
+		return holder(t, c) != id || strings.Contains(m.stderr.String(), "leadership lost")
+	}, 8*time.Second, 50*time.Millisecond, "stderr: %s", m.stderr)
+	require.Eventually(t, func() bool { return strings.Contains(m.stderr.String(), "leading; starting controllers") },
+		60*time.Second, 50*time.Millisecond, "stderr: %s", m.stderr)
+	require.Equal(t, id, holder(t, c))
+	require.Equal(t, 0, m.stop(t), "stderr: %s", m.stderr)
+}
