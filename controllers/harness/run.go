@@ -325,7 +325,10 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 		ok = settle(name)
 	}
 	// A watch cut, or a Stale write, after the last change: now.
+	// The stores may have been quiet for long: the controller gets a
+	// quiet period to act before the settle.
 	for i := 0; ok && i < 100 && rec.changed(); i++ {
+		time.Sleep(s.Quiet)
 		ok = settle("the perturbations pending at the end")
 	}
 
