@@ -73,8 +73,8 @@
 // Explore runs the reference run twice, then every Fault of
 // Options.Faults at every write k of the reference run (one perturbation
 // per run, up to Options.Budget runs), then Options.Random runs whose
-// perturbations (1 to Options.MaxPerturbations) Generate derives from a
-// seed. A failing run with several perturbations is minimized by delta
+// perturbations (1 to Options.MaxPerturbations) GenerateFrom derives
+// from a seed and Options.RandomFaults. A failing run with several perturbations is minimized by delta
 // debugging: perturbations are dropped while the run still fails, down to
 // a set from which no single one can be dropped.
 //
@@ -158,8 +158,7 @@
 //
 // Coalescing events on a live watch (Cut's relist coalesces them),
 // staleness of reads other than an informer's initial list (a Get is
-// always served the latest), random runs drawing the view faults
-// (Generate draws Crash and the write faults), resync and leader
+// always served the latest), resync and leader
 // handover between two replicas, exploring steps rather than writes,
 // and a "wrongly deleted" oracle beyond the end state (a live object
 // deleted and recreated the same shows only in a user's invariant).

@@ -413,7 +413,7 @@ func TestViewFaultsFindBugClasses(t *testing.T) {
 			require.Equal(t, []harness.Perturbation{tc.p}, f.Outcome.Perturbations)
 			require.Contains(t, f.Error(), tc.problem)
 
-			res = explore(t, tc.s, tc.ctl(true), harness.Options{Faults: allFaults(), All: true, Random: randomRuns(t), Seed: 1})
+			res = explore(t, tc.s, tc.ctl(true), harness.Options{Faults: allFaults(), RandomFaults: allFaults(), All: true, Random: randomRuns(t), Seed: 1})
 			for _, f := range res.Failures {
 				t.Error(f)
 			}
