@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -420,4 +421,103 @@ func TestViewFaultsFindBugClasses(t *testing.T) {
 			require.Equal(t, tc.refWrite*len(allFaults())+randomRuns(t), res.Runs)
 		})
 	}
+}
+
+// watcher records, per incarnation, the parent's data["v"] as its
+// informer saw it, and whether its initial list held its marker; it
+// writes once, the marker.
+type watcher struct {
+	c    client.Client
+	n    int
+	mu   *sync.Mutex
+	seen map[int][]string
+	mark map[int]bool
+}
+
+func (w *watcher) Run(ctx context.Context) error {
+	cms := configMaps(w.c)
+	inf, err := informer.New[*api.ConfigMap](cms, api.Key[*api.ConfigMap], informer.Options[*api.ConfigMap]{})
+	if err != nil {
+		return err
+	}
+	record := func(cm *api.ConfigMap, initial bool) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if cm.Name == "marker" && initial {
+			w.mark[w.n] = true
+		}
+		if cm.Name == "web" {
+			w.seen[w.n] = append(w.seen[w.n], cm.Data["v"])
+		}
+	}
+	if _, err := inf.AddEventHandler(informer.HandlerFuncs[*api.ConfigMap]{
+		AddFunc:    record,
+		UpdateFunc: func(_, cm *api.ConfigMap) { record(cm, false) },
+	}, informer.HandlerOptions{}); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = inf.Run(ctx) })
+	defer wg.Wait()
+	if !informer.WaitForCacheSync(ctx, inf.HasSynced) {
+		return nil
+	}
+	if _, ok := inf.Lister().Get("default/marker"); !ok {
+		_, err := cms.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "marker"}})
+		if err != nil && !client.IsAlreadyExists(err) && ctx.Err() == nil {
+			return err
+		}
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// setV is a step setting web's data["v"].
+func setV(v string) harness.Step {
+	return harness.Step{Name: "set v=" + v, Do: func(ctx context.Context, c client.Client) error {
+		cms := configMaps(c)
+		p, _, err := cms.Get(ctx, "default/web")
+		if err != nil {
+			return err
+		}
+		p.Data["v"] = v
+		_, err = cms.Update(ctx, p, "")
+		return err
+	}}
+}
+
+// After a Stale restart the new incarnation's informer starts from the
+// state before the stale write (v=1, its marker not yet made), then
+// catches up through every state in order (v=2, then v=3), never back.
+func TestStaleViewIsOlderThenCatchesUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		seen, mark := map[int][]string{}, map[int]bool{}
+		n := 0
+		ctl := func(c client.Client) (harness.Runner, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			w := &watcher{c: c, n: n, mu: &mu, seen: seen, mark: mark}
+			n++
+			return w, nil
+		}
+		s := harness.Scenario{
+			Objects: []api.Object{parent("web", map[string]string{"v": "1"})},
+			Kinds:   []harness.Kind{harness.KindOf[*api.ConfigMap]()},
+			Steps:   []harness.Step{setV("2"), setV("3")},
+		}
+		o, err := harness.Replay(t.Context(), s, ctl, nil, []harness.Perturbation{{Write: 1, Fault: harness.Stale}})
+		require.NoError(t, err)
+		require.Empty(t, o.Problems)
+		mu.Lock()
+		defer mu.Unlock()
+		require.Equal(t, 2, n, "one restart")
+		require.Equal(t, []string{"1"}, seen[0], "restarted right after set v=2")
+		require.False(t, mark[1], "the stale initial list is older than the marker")
+		require.Equal(t, []string{"1", "2", "3"}, seen[1])
+		// It acted on the stale view: made its marker again.
+		require.Equal(t, 2, o.Writes)
+		require.Equal(t, 1, o.Timeline[1].Incarnation)
+		require.Contains(t, o.Timeline[1].Result, "already exists")
+	})
 }
