@@ -260,7 +260,11 @@ func (r *intercepted[T]) list(ctx context.Context, lw source.ListWatcher[T], sel
 	var l source.List[T]
 	call := Call{Verb: "list", Resource: r.resource, SelectOptions: sel, ListOptions: opts}
 	err := r.f(ctx, call, func(ctx context.Context) (err error) {
-		l, err = lw.List(ctx, opts)
+		o := opts
+		if w, ok := ctx.Value(listOptionsKey{}).(source.ListOptions); ok {
+			o = w
+		}
+		l, err = lw.List(ctx, o)
 		return err
 	})
 	if err != nil {
@@ -298,6 +302,19 @@ func (r *intercepted[T]) watch(ctx context.Context, lw source.ListWatcher[T], se
 		return nil, err
 	}
 	return ch, nil
+}
+
+// listOptionsKey is the context key of WithListOptions.
+type listOptionsKey struct{}
+
+// WithListOptions returns ctx carrying opts for a list's next: an
+// InterceptFunc that calls next with it makes the inner client list with
+// opts instead of the caller's (Call.ListOptions) — a lagging API server
+// serving an older snapshot (opts.ResourceVersion with source.Exact),
+// say. The caller gets the inner client's list as it came. Only a list's
+// next reads it.
+func WithListOptions(ctx context.Context, opts source.ListOptions) context.Context {
+	return context.WithValue(ctx, listOptionsKey{}, opts)
 }
 
 // drain reads ch until its source closes it, so that the source's

@@ -563,3 +563,41 @@ func TestInterceptInformer(t *testing.T) {
 		}
 	})
 }
+
+// An InterceptFunc serves an older snapshot by calling a list's next
+// with WithListOptions: the list, and a Select's, is the store's state at
+// that version.
+func TestInterceptWithListOptions(t *testing.T) {
+	ctx := t.Context()
+	must := noErr(t)
+	cl := newCluster(t)
+	inner := resource[*api.Pod](t, cl)
+	old, err := inner.Create(ctx, newPod("a"))
+	must(old, err)
+	must(inner.Create(ctx, newPod("b")))
+	stale := func(ctx context.Context, call client.Call, next func(context.Context) error) error {
+		if call.Verb == "list" {
+			ctx = client.WithListOptions(ctx, source.ListOptions{ResourceVersion: old, ResourceVersionMatch: source.Exact})
+		}
+		return next(ctx)
+	}
+	pods := resource[*api.Pod](t, client.Intercept(cl, stale))
+	l, err := pods.List(ctx, source.ListOptions{})
+	must(l, err)
+	if len(l.Items) != 1 || l.Items[0].Name != "a" || l.ResourceVersion != old {
+		t.Fatalf("list at %s: %d items at %s, want pod a only", old, len(l.Items), l.ResourceVersion)
+	}
+	web, err := pods.Select(client.SelectOptions{Namespace: "default"})
+	must(web, err)
+	sl, err := web.List(ctx, source.ListOptions{})
+	must(sl, err)
+	if len(sl.Items) != 1 {
+		t.Fatalf("select's list at %s: %d items, want 1", old, len(sl.Items))
+	}
+	// Without the hook the list is the latest.
+	l, err = resource[*api.Pod](t, cl).List(ctx, source.ListOptions{})
+	must(l, err)
+	if len(l.Items) != 2 {
+		t.Fatalf("the inner list has %d items, want 2", len(l.Items))
+	}
+}

@@ -170,6 +170,17 @@ type objectStore interface {
 	gvk() api.GroupVersionKind
 	kindInfo() api.KindInfo
 	Resource() string
+	currentVersion(ctx context.Context) (string, error)
+}
+
+// currentVersion returns the resourceVersion a List of the store reports
+// now.
+func (s *Store[T]) currentVersion(ctx context.Context) (string, error) {
+	l, err := s.List(ctx, source.ListOptions{Limit: 1})
+	if err != nil {
+		return "", err
+	}
+	return l.ResourceVersion, nil
 }
 
 // KindInfo returns the registration of the store's kind as the cluster
@@ -347,6 +358,29 @@ func (c *Cluster) Kinds() []api.KindInfo {
 		out[i] = s.kindInfo()
 	}
 	return out
+}
+
+// ResourceVersions returns, by resource ("configmaps"), the
+// resourceVersion a List of each kind of Kinds reports now (the first
+// store of a resource name served by two groups): a snapshot of the
+// cluster's versions, at which each kind can be listed later with
+// source.Exact while the store's history still holds it — what a lagging
+// API server replica may serve a reader that lists at
+// resourceVersion=0. Kinds that CustomResourceDefinitions define are
+// not included.
+func (c *Cluster) ResourceVersions(ctx context.Context) (map[string]string, error) {
+	out := map[string]string{}
+	for _, s := range c.kinds.Load().order {
+		if _, dup := out[s.Resource()]; dup {
+			continue
+		}
+		rv, err := s.currentVersion(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: version of %s: %w", s.Resource(), err)
+		}
+		out[s.Resource()] = rv
+	}
+	return out, nil
 }
 
 // DynamicStore returns the store of gvk, a kind added with api.Register,

@@ -192,7 +192,9 @@
 // watches at older versions, is bounded per kind by count
 // (Options.HistorySize, 10,000 writes) and by the encoded size of the past
 // versions it alone keeps (Options.HistoryBytes, 32 MiB); older versions
-// are expired (source.ErrExpired).
+// are expired (source.ErrExpired). ResourceVersions snapshots every
+// kind's version, to list each at it later (what a lagging replica may
+// serve).
 //
 // # Left out
 //

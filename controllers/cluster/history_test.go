@@ -90,3 +90,37 @@ func TestLimitOptionsRejected(t *testing.T) {
 		}
 	}
 }
+
+// ResourceVersions is a snapshot of every kind's version: a list at it
+// (Exact) is the kind's state then, later writes not included.
+func TestResourceVersions(t *testing.T) {
+	ctx := t.Context()
+	c := newMemory(t, cluster.Options{})
+	if _, err := c.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := c.ResourceVersions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := snap["pods"]; !ok {
+		t.Fatalf("no version of pods in %v", snap)
+	}
+	if _, err := c.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.ConfigMaps().List(ctx, source.ListOptions{ResourceVersion: snap["configmaps"], ResourceVersionMatch: source.Exact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 1 || l.Items[0].Name != "a" {
+		t.Fatalf("the list at the snapshot has %d config maps, want a alone", len(l.Items))
+	}
+	now, err := c.ResourceVersions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now["configmaps"] == snap["configmaps"] || now["pods"] != snap["pods"] {
+		t.Fatalf("versions %v then %v: only configmaps' should move", snap, now)
+	}
+}

@@ -1,8 +1,9 @@
 // Package harness tests a controller against the failures that hurt
 // controllers in production and never show in their happy path: a crash
-// and restart between two of its writes, and writes that fail — a
-// conflict, a 429 with Retry-After, a 500, a timeout whose write did or
-// did not happen. It runs the controller on the in-process control
+// and restart between two of its writes, a restart on a stale view of
+// the cluster, states it never observes because its watch was cut, and
+// writes that fail — a conflict, a 429 with Retry-After, a 500, a
+// timeout whose write did or did not happen. It runs the controller on the in-process control
 // plane (package controlplane) in virtual time, so that hundreds of
 // perturbed runs take seconds, and compares each with an unperturbed
 // reference run, as Sieve (OSDI '22) does on real clusters in minutes
@@ -48,12 +49,32 @@
 //     TimeoutLost: the write fails and nothing is written.
 //   - TimeoutWritten: the write happens, and fails with a server
 //     timeout, as a request whose reply was lost.
+//   - Stale (a stale read after a restart): the cluster's state just
+//     before the write is remembered (every kind's resourceVersion,
+//     cluster.ResourceVersions), the write happens, and right after the
+//     scenario's next change the controller is restarted; the new
+//     incarnation's first list of each resource is served at the
+//     remembered state (client.WithListOptions, source.Exact: what a
+//     lagging watch cache may serve a list at resourceVersion=0), and
+//     its watch goes on from there StaleLag (1 s) later, catching up
+//     through every event it missed, in order.
+//   - Cut (unobserved states): every open watch of the controller is
+//     closed before the write; the informers' next list or watch is
+//     held until the scenario's next change, then a watch is answered
+//     410 Gone and they relist. The states between are never seen:
+//     several updates arrive as the last one (coalesced), an object
+//     created and deleted meanwhile not at all, a deletion as a
+//     relist's delete with finalStateUnknown.
+//
+// Stale and Cut are the view faults (ViewFaults); Options.Faults tries
+// them when listed, and a perturbation pending when the steps are done
+// happens then, followed by a quiet period and a settle.
 //
 // Explore runs the reference run twice, then every Fault of
 // Options.Faults at every write k of the reference run (one perturbation
 // per run, up to Options.Budget runs), then Options.Random runs whose
-// perturbations (1 to Options.MaxPerturbations) Generate derives from a
-// seed. A failing run with several perturbations is minimized by delta
+// perturbations (1 to Options.MaxPerturbations) GenerateFrom derives
+// from a seed and Options.RandomFaults. A failing run with several perturbations is minimized by delta
 // debugging: perturbations are dropped while the run still fails, down to
 // a set from which no single one can be dropped.
 //
@@ -98,7 +119,7 @@
 //
 // # The package's own test cases
 //
-// Two deliberately broken controllers, each with its fixed twin, in the
+// Seven deliberately broken controllers, each with its fixed twin, in the
 // package's tests: a child created with generateName whose name the
 // parent records only afterwards (a crash right after the create: the
 // restarted controller creates a second child — found by the first
@@ -106,13 +127,39 @@
 // fixed by naming the child after its parent), and expectations never
 // lowered after a failed create (the parent waits forever for an event
 // that never comes — found by the second run, conflict@1, as missing
-// children; fixed by lowering them and retrying). The fixed twins pass
-// every fault at every write plus random runs: 4 in CI,
-// $CTRLKIT_HARNESS_RUNS for a long exploration.
+// children; fixed by lowering them and retrying). Five more, each found
+// by the first run of ViewFaults that tries it (views_test.go):
+//
+//   - deleting a live object after a stale read on restart — a child
+//     pruned by name, since deleted, recreated and adopted: stale@1,
+//     missing; fixed by a UID precondition on the delete;
+//   - a child leaked when the owner's deletion was not observed — the
+//     cleanup keyed on the delete event's final state, dropping a
+//     relist's: cut@1, extra; fixed by cleaning up for any missing
+//     owner;
+//   - a status write clobbering a concurrent spec change — an Update of
+//     the whole object from a stale copy without a precondition:
+//     stale@1, differs; fixed by the resourceVersion precondition (the
+//     status subresource for kinds with one);
+//   - a finalizer never removed when the object is deleted
+//     mid-creation — the deletion path waiting for creation to finish:
+//     cut@1, extra (and no convergence); fixed by cleaning up whatever
+//     the phase;
+//   - acting on a cache older than one's own last write — counting
+//     generateName children in the cache a second after a create:
+//     cut@1, duplicate creates; fixed by waiting for the cache to hold
+//     the write (informer.WaitForResourceVersion).
+//
+// The fixed twins pass every fault (the view faults too, for the last
+// five) at every write plus random runs: 4 in CI, $CTRLKIT_HARNESS_RUNS
+// for a long exploration.
 //
 // # Left out (later slices)
 //
-// Stale reads after a restart, unobserved states (coalesced events, cut
-// watches), leader handover between two replicas, exploring steps
-// rather than writes, and reference controllers' scenarios.
+// Coalescing events on a live watch (Cut's relist coalesces them),
+// staleness of reads other than an informer's initial list (a Get is
+// always served the latest), resync and leader
+// handover between two replicas, exploring steps rather than writes,
+// and a "wrongly deleted" oracle beyond the end state (a live object
+// deleted and recreated the same shows only in a user's invariant).
 package harness

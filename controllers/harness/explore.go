@@ -23,6 +23,9 @@ type Options struct {
 	Random int
 	// Seed is the first random run's seed.
 	Seed uint64
+	// RandomFaults are the faults random runs draw from (see
+	// GenerateFrom). Default: Crash, then WriteFaults(), as Generate.
+	RandomFaults []Fault
 	// MaxPerturbations bounds how many perturbations a random run
 	// has. Default 3.
 	MaxPerturbations int
@@ -97,11 +100,20 @@ type Result struct {
 // max of them, at writes 1 to writes+1 (writes: the reference run's
 // count), each a Crash or one of WriteFaults(), at distinct writes.
 func Generate(seed uint64, writes, max int) []Perturbation {
+	return GenerateFrom(seed, writes, max, append([]Fault{Crash}, WriteFaults()...))
+}
+
+// GenerateFrom is Generate drawing each perturbation's fault from all
+// (Generate's faults when all is empty): the same seed and arguments
+// give the same perturbations.
+func GenerateFrom(seed uint64, writes, max int, all []Fault) []Perturbation {
+	if len(all) == 0 {
+		all = append([]Fault{Crash}, WriteFaults()...)
+	}
 	rng := rand.New(rand.NewPCG(seed, 0x68617273))
 	if max < 1 {
 		max = 1
 	}
-	all := append([]Fault{Crash}, WriteFaults()...)
 	n := 1 + rng.IntN(max)
 	seen := map[int]bool{}
 	var ps []Perturbation
@@ -186,7 +198,7 @@ func Explore(ctx context.Context, s Scenario, ctl Controller, opts Options) (*Re
 	}
 	for i := range opts.Random {
 		seed := opts.Seed + uint64(i)
-		if stop, err := try(seed, Generate(seed, ref.Writes, opts.MaxPerturbations)); stop || err != nil {
+		if stop, err := try(seed, GenerateFrom(seed, ref.Writes, opts.MaxPerturbations, opts.RandomFaults)); stop || err != nil {
 			return res, err
 		}
 	}

@@ -102,7 +102,42 @@ const (
 	// TimeoutLost fails the write with a server timeout; nothing is
 	// written.
 	TimeoutLost Fault = "timeout-lost"
+	// Stale is a restart after which the controller reads a stale
+	// view: the cluster's state just before the write (each kind's
+	// resourceVersion then) is remembered, the write happens, and right
+	// after the scenario's next change (the next Step's Do; at the end
+	// of the steps if there is none) the controller is stopped as by a
+	// Crash. Its new incarnation's first list of each resource (and
+	// Select) — an informer's initial list — is served at the remembered
+	// state (source.Exact), as a lagging API server replica or watch
+	// cache serves a list at resourceVersion=0, and its first watch of
+	// each goes on from that version StaleLag later, so that it catches
+	// up through every event it missed, in order: never a state newer,
+	// then an older one.
+	Stale Fault = "stale"
+	// Cut is a watch cut: every watch the controller has open is
+	// closed, then the write happens (its event is never seen), and its
+	// informers' next list or watch of each of those resources is held
+	// until the scenario's next change (the next Step's Do; at the end
+	// of the steps, at once) and then answered, a watch with
+	// source.ErrExpired (410 Gone), so that they relist: the states
+	// their objects went through meanwhile are never seen — several
+	// updates of an object arrive as the last one, an object created
+	// and deleted meanwhile not at all, a deletion as a relist's
+	// finalStateUnknown delete.
+	Cut Fault = "cut"
 )
+
+// StaleLag is how long, in virtual time, a Stale incarnation's watches
+// lag behind its stale initial lists before they catch up: the time the
+// controller acts on the stale view alone.
+const StaleLag = time.Second
+
+// ViewFaults returns the faults of the controller's view, Stale and
+// Cut; Options.Faults does not try them unless asked.
+func ViewFaults() []Fault {
+	return []Fault{Stale, Cut}
+}
 
 // WriteFaults returns the write faults (every Fault but Crash), in the
 // order the exhaustive strategy tries them.
@@ -191,12 +226,53 @@ type recorder struct {
 	start  time.Time
 	faults map[int]Fault
 	check  func(ctx context.Context) []string // invariants
+	// snapshot reads every kind's current resourceVersion (Stale).
+	snapshot func(ctx context.Context) (map[string]string, error)
 
 	mu         sync.Mutex
 	n          int
 	timeline   []Entry
 	violations []string
 	broken     map[string]bool // the invariants' messages after the last write
+	// pending is the snapshot of a Stale write, until the next change;
+	// stale is then the one the next incarnation lists at; current is
+	// the running incarnation.
+	pending, stale map[string]string
+	current        *incarnation
+	// release is closed when the cut watches may relist; cuts counts
+	// the cuts since it was made.
+	release chan struct{}
+	cuts    int
+}
+
+// changed is called after each change of the scenario: the watches cut
+// since the last change relist, and a pending Stale restart happens. It
+// reports whether either did.
+func (r *recorder) changed() bool {
+	r.mu.Lock()
+	cut := r.cuts > 0
+	if cut {
+		close(r.release)
+		r.release, r.cuts = make(chan struct{}), 0
+	}
+	snap, inc := r.pending, r.current
+	restart := snap != nil && inc != nil
+	if restart {
+		r.pending, r.stale = nil, snap
+	}
+	r.mu.Unlock()
+	if restart {
+		inc.crash()
+	}
+	return cut || restart
+}
+
+// crash stops the incarnation: its calls fail from now on.
+func (inc *incarnation) crash() {
+	inc.mu.Lock()
+	inc.dead = true
+	inc.mu.Unlock()
+	inc.cancel()
 }
 
 // incarnation is one life of the controller between crashes.
@@ -205,6 +281,93 @@ type incarnation struct {
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	dead   bool
+	// stale is the snapshot this incarnation's first lists are served
+	// at; listed and watched the streams (resource and Select) already
+	// listed and watched.
+	stale           map[string]string
+	listed, watched map[string]bool
+	// watches cancel each stream's open watch; cut holds, per stream
+	// cut, the channel its next list or watch waits for.
+	watches map[string]context.CancelFunc
+	cut     map[string]chan struct{}
+}
+
+// stream names the list and watch of a resource or one of its Selects.
+func stream(call client.Call) string {
+	return fmt.Sprintf("%s %+v", call.Resource, call.SelectOptions)
+}
+
+// read passes a list or a watch of incarnation inc through the view
+// perturbations: a cut stream's call waits for the release and a watch
+// then expires; a stale incarnation's first list of a stream is served
+// at its snapshot, and its first watch lags StaleLag.
+func (r *recorder) read(ctx context.Context, inc *incarnation, call client.Call, next func(context.Context) error) error {
+	id := stream(call)
+	inc.mu.Lock()
+	wait, cut := inc.cut[id]
+	inc.mu.Unlock()
+	if cut {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		inc.mu.Lock()
+		delete(inc.cut, id)
+		inc.mu.Unlock()
+		if call.Verb == "watch" {
+			return fmt.Errorf("harness: the watch was cut: %w", source.ErrExpired)
+		}
+	}
+	if call.Verb == "list" {
+		inc.mu.Lock()
+		first := !inc.listed[id]
+		inc.listed[id] = true
+		rv, ok := inc.stale[call.Resource]
+		inc.mu.Unlock()
+		if first && ok && call.ListOptions.Continue == "" {
+			opts := call.ListOptions
+			opts.ResourceVersion, opts.ResourceVersionMatch = rv, source.Exact
+			ctx = client.WithListOptions(ctx, opts)
+		}
+		return next(ctx)
+	}
+	inc.mu.Lock()
+	lagging := inc.stale != nil && !inc.watched[id]
+	inc.watched[id] = true
+	inc.mu.Unlock()
+	if lagging {
+		select {
+		case <-time.After(StaleLag):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	inc.mu.Lock()
+	inc.watches[id] = cancel
+	inc.mu.Unlock()
+	err := next(wctx)
+	if err != nil {
+		cancel()
+	}
+	return err
+}
+
+// cutWatches closes every open watch of inc; their next list or watch
+// waits for the recorder's release.
+func (r *recorder) cutWatches(inc *incarnation) {
+	r.mu.Lock()
+	release := r.release
+	r.cuts++
+	r.mu.Unlock()
+	inc.mu.Lock()
+	defer inc.mu.Unlock()
+	for id, cancel := range inc.watches {
+		inc.cut[id] = release
+		cancel()
+	}
+	clear(inc.watches)
 }
 
 // intercept returns the InterceptFunc of incarnation inc.
@@ -216,6 +379,9 @@ func (r *recorder) intercept(inc *incarnation) client.InterceptFunc {
 		if dead {
 			return context.Canceled // a crashed controller reaches nothing
 		}
+		if call.Verb == "list" || call.Verb == "watch" {
+			return r.read(ctx, inc, call, next)
+		}
 		if !isWrite(call.Verb) {
 			return next(ctx)
 		}
@@ -226,6 +392,20 @@ func (r *recorder) intercept(inc *incarnation) client.InterceptFunc {
 		r.mu.Unlock()
 		var err error
 		switch f {
+		case Stale:
+			if r.snapshot != nil {
+				if snap, serr := r.snapshot(context.WithoutCancel(ctx)); serr == nil {
+					r.mu.Lock()
+					if r.pending == nil {
+						r.pending = snap
+					}
+					r.mu.Unlock()
+				}
+			}
+			err = next(ctx)
+		case Cut:
+			r.cutWatches(inc)
+			err = next(ctx)
 		case "", Crash:
 			err = next(ctx)
 		case TimeoutWritten:
@@ -268,10 +448,7 @@ func (r *recorder) intercept(inc *incarnation) client.InterceptFunc {
 		r.broken = now
 		r.mu.Unlock()
 		if f == Crash {
-			inc.mu.Lock()
-			inc.dead = true
-			inc.mu.Unlock()
-			inc.cancel()
+			inc.crash()
 		}
 		return err
 	}

@@ -194,6 +194,21 @@ func TestGenerateIsDeterministic(t *testing.T) {
 	}
 }
 
+// GenerateFrom with Generate's faults is Generate; with others it draws
+// from them alone.
+func TestGenerateFrom(t *testing.T) {
+	view := harness.ViewFaults()
+	seen := map[harness.Fault]bool{}
+	for seed := uint64(0); seed < 50; seed++ {
+		require.Equal(t, harness.Generate(seed, 5, 3), harness.GenerateFrom(seed, 5, 3, nil))
+		for _, p := range harness.GenerateFrom(seed, 5, 3, view) {
+			require.Contains(t, view, p.Fault)
+			seen[p.Fault] = true
+		}
+	}
+	require.Len(t, seen, 2)
+}
+
 func TestNormalize(t *testing.T) {
 	now := api.NewTime(time.Unix(1e9, 0))
 	objs := []api.Object{

@@ -239,7 +239,7 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	if err != nil {
 		return nil, err
 	}
-	rec := &recorder{start: time.Now(), faults: map[int]Fault{}}
+	rec := &recorder{start: time.Now(), faults: map[int]Fault{}, release: make(chan struct{}), snapshot: cp.Cluster.ResourceVersions}
 	for _, p := range ps {
 		rec.faults[p.Write] = p.Fault
 	}
@@ -262,7 +262,11 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 		defer close(ctlDone)
 		for i := 0; ; i++ {
 			ictx, cancel := context.WithCancel(runCtx)
-			inc := &incarnation{n: i, cancel: cancel}
+			rec.mu.Lock()
+			inc := &incarnation{n: i, cancel: cancel, stale: rec.stale, listed: map[string]bool{}, watched: map[string]bool{},
+				watches: map[string]context.CancelFunc{}, cut: map[string]chan struct{}{}}
+			rec.stale, rec.current = nil, inc
+			rec.mu.Unlock()
 			r, err := ctl(client.Intercept(cp.Cluster, rec.intercept(inc)))
 			if err != nil {
 				cancel()
@@ -314,10 +318,18 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 				break
 			}
 		}
+		rec.changed() // cut watches relist, a Stale restart happens
 		if st.Sleep > 0 {
 			time.Sleep(st.Sleep)
 		}
 		ok = settle(name)
+	}
+	// A watch cut, or a Stale write, after the last change: now.
+	// The stores may have been quiet for long: the controller gets a
+	// quiet period to act before the settle.
+	for i := 0; ok && i < 100 && rec.changed(); i++ {
+		time.Sleep(s.Quiet)
+		ok = settle("the perturbations pending at the end")
 	}
 
 	// The end state, read while the controller still runs.
