@@ -13,8 +13,8 @@ import (
 // manage create their replacements: a node with no pod, with both an
 // old and a new pod, with excess pods, or with a new pod not yet
 // available counts as unavailable; an old pod that is not available is
-// replaced at once; old available pods are replaced while fewer than
-// maxUnavailable nodes are unavailable.
+// replaced at once (and counts as unavailable); old available pods are
+// replaced while fewer than maxUnavailable nodes are unavailable.
 //
 // With surge it creates a new pod beside the old one first: at once
 // where the old pod is not available, else on up to maxSurge nodes at a
@@ -59,7 +59,8 @@ func rollingUpdate(v view, byNode map[string][]*api.Pod) (del []*api.Pod, create
 					unavailable++
 				}
 			case !isAvailable(oldPod, minReady, v.now):
-				replace = append(replace, oldPod)
+				replace = append(replace, oldPod) // and it counts: kcm's numUnavailable++
+				unavailable++
 			case unavailable >= maxUnavailable:
 			default:
 				candidates = append(candidates, oldPod)

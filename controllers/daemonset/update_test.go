@@ -194,3 +194,23 @@ func TestStatus(t *testing.T) {
 	st, _ = calculateStatus(v, true)
 	require.EqualValues(t, 3, st.ObservedGeneration)
 }
+
+// TestRollingUpdateUnavailableOldPodCounts: an old pod that is not
+// available is replaced at once and counts against maxUnavailable, as in
+// kcm's rollingUpdate (numUnavailable++ for it): with maxUnavailable 1,
+// two nodes, one old pod available (node-0) and one not (node-1), only
+// the unavailable one is deleted. Before the fix both were (node-0 walked
+// first, while nothing counted as unavailable yet): the harness's
+// DaemonSet scenario found it (a node without a kubelet joined before an
+// image change; the reference run did not converge).
+func TestRollingUpdateUnavailableOldPodCounts(t *testing.T) {
+	seq := new(int) // numbers the pods of this test
+	ds := newDaemonSet(withMaxUnavailable(api.FromInt32(1)))
+	c := &simCluster{t: t, ds: ds, nodes: addNodes(0, 2, nil)}
+	c.pods = append(c.pods,
+		podFor(seq, ds, c.nodes[0].Name, simpleDaemonSetLabel, hashed("old"), ready),
+		podFor(seq, ds, c.nodes[1].Name, simpleDaemonSetLabel, hashed("old")))
+	p := decide(testView(c.ds, c.nodes, c.pods))
+	require.Len(t, p.delete, 1)
+	require.Equal(t, c.nodes[1].Name, p.delete[0].Spec.NodeName)
+}

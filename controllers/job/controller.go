@@ -241,6 +241,9 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 		if _, err := ctl.podWriter.Create(ctx, pod); err != nil {
 			ctl.opts.Recorder.Eventf(ref, events.Warning, "FailedCreate", "Error creating: %v", err)
 			errs = append(errs, fmt.Errorf("job: create pod for %s: %w", key, err))
+			if client.IsServerTimeout(err) {
+				ctl.awaitAmbiguousCreate(ctx, key)
+			}
 			continue
 		}
 		created++
@@ -276,6 +279,21 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: p.requeueAfter}, nil
+}
+
+// awaitAmbiguousCreate holds the next sync of key after a pod create
+// that timed out, which may or may not have been written and returned no
+// resourceVersion for the gate to wait for: it reads the pods' current
+// resourceVersion (a consistent list of one item, taken after the
+// create) and has the gate wait until the cache is at least that new, so
+// that the next sync sees the pod if it exists instead of creating
+// another. If that read fails too the sync goes on ungated.
+func (ctl *Controller) awaitAmbiguousCreate(ctx context.Context, key string) {
+	l, err := ctl.podClient.List(ctx, source.ListOptions{Limit: 1})
+	if err != nil || l.ResourceVersion == "" {
+		return
+	}
+	_ = ctl.podGate.WroteAt(key, l.ResourceVersion)
 }
 
 // writeStatus writes st as upd's status unless it is upd's already; upd

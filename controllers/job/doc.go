@@ -19,6 +19,9 @@
 // stands in for kcm's pod expectations and finalizer expectations (package
 // reconcile's rule, "Expectations or the gate": a job's sync has nothing
 // to do that cannot wait for its previous writes, so the gate alone).
+// A pod create that times out may have been written and returns no
+// resourceVersion to wait for: the next sync then waits until the pod
+// cache is as new as a consistent list taken after it.
 //
 // # Selector
 //
