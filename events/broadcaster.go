@@ -33,6 +33,10 @@ type Options struct {
 	// Component names the reporting component on every event (for
 	// example "replicaset-controller"). Required.
 	Component string
+	// Host names the host the component runs on, on every event (the
+	// kubelet's is its node's name: client-go's EventSource.Host).
+	// Default "": none, as for the control plane's components.
+	Host string
 	// QueueSize bounds the events waiting for Run's goroutine; an event
 	// that finds the queue full is dropped. Default 1000; negative is an
 	// error.
@@ -140,6 +144,7 @@ func NewBroadcaster(sink Sink, opts Options) (*Broadcaster, error) {
 func (b *Broadcaster) Event(regarding Ref, typ Type, reason, message string) {
 	now := time.Now()
 	ev := newEvent(regarding, typ, reason, message, b.opts.Component, now, b.names.suffix(now))
+	ev.Host = b.opts.Host
 	select {
 	case b.queue <- ev:
 	default:

@@ -51,6 +51,8 @@ type Event struct {
 	Message string
 	// Component is the reporting component (Options.Component).
 	Component string
+	// Host is the host the component runs on (Options.Host); "" for none.
+	Host string
 	// Count is how many times this very event happened.
 	Count int
 	// First and Last are when it happened first and last.

@@ -253,3 +253,17 @@ func TestBroadcastersShareASink(t *testing.T) {
 		require.Equal(t, 2, second.Count, "the repeat updated the event under the name it was written with")
 	})
 }
+
+// Issue 31: a Broadcaster built with a Host puts it on every event (the
+// kubelet's events carry their node, as client-go's EventSource.Host).
+func TestHostOnEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sink{}
+		b, _ := start(t, s, events.Options{Component: "kubelet", Host: "node-1"})
+		b.Event(pod, events.Normal, "Started", "Started container web")
+		synctest.Wait()
+		require.Len(t, s.created, 1)
+		require.Equal(t, "kubelet", s.created[0].Component)
+		require.Equal(t, "node-1", s.created[0].Host)
+	})
+}

@@ -48,11 +48,12 @@ func Object(ev events.Event) *api.Event {
 		},
 		Reason:              ev.Reason,
 		Message:             ev.Message,
-		Source:              api.EventSource{Component: ev.Component},
+		Source:              api.EventSource{Component: ev.Component, Host: ev.Host},
 		FirstTimestamp:      api.NewTime(ev.First),
 		LastTimestamp:       api.NewTime(ev.Last),
 		Count:               int32(ev.Count),
 		Type:                string(ev.Type),
 		ReportingController: ev.Component,
+		ReportingInstance:   ev.Host,
 	}
 }
