@@ -82,7 +82,9 @@
 // other, each to completion, then all app containers. The kubelet writes
 // the status (conditions PodScheduled, Initialized, ContainersReady,
 // Ready with the kubelet's reasons and messages — ContainersNotInitialized,
-// ContainersNotReady, ReadinessGatesNotReady, PodCompleted; container
+// ContainersNotReady, ReadinessGatesNotReady, PodCompleted for a
+// Succeeded pod (Initialized, ContainersReady, Ready) and PodFailed for a
+// Failed one (ContainersReady, Ready), as the status manager writes them; container
 // statuses with state waiting/running/terminated, lastState, ready,
 // started, restartCount, exit code; the phase from kubelet_pods.go's
 // getPhase) whenever it changes, with the cached pod's resourceVersion as

@@ -32,6 +32,7 @@ const (
 	reasonPodInit    = "PodInitializing"
 	reasonDeadline   = "DeadlineExceeded"
 	reasonPodDone    = "PodCompleted"
+	reasonPodFailed  = "PodFailed"
 	reasonNotInit    = "ContainersNotInitialized"
 	reasonNotReady   = "ContainersNotReady"
 	reasonGatesReady = "ReadinessGatesNotReady"
