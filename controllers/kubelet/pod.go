@@ -126,7 +126,7 @@ type cond struct {
 
 // podState is what the kubelet knows of one pod it runs.
 type podState struct {
-	name        string // namespace/name, for messages
+	name        string // name_namespace(uid), for messages: the kubelet's format.Pod
 	uid         api.UID
 	policy      api.RestartPolicy
 	hostNetwork bool
@@ -161,7 +161,7 @@ func (s *podState) note(warning bool, reason, format string, args ...any) {
 // that did parse.
 func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, podIP, hostIP string) (*podState, error) {
 	s := &podState{
-		name:        api.Key(pod),
+		name:        fmt.Sprintf("%s_%s(%s)", pod.Name, pod.Namespace, pod.UID),
 		uid:         pod.UID,
 		policy:      pod.Spec.RestartPolicy,
 		hostNetwork: pod.Spec.HostNetwork,
