@@ -149,7 +149,8 @@ func preFilterMessage(numNodes int, reason string) string {
 // "count reason" for every distinct reason (a node with several reasons
 // counts in each), those strings sorted as strings (so "10 X" sorts
 // before "2 Y"), joined by ", " and ended with ".". With no nodes at all
-// it is ErrNoNodesMessage.
+// it is ErrNoNodesMessage. It is the filters' part of the message;
+// Explanation.Message follows it with a space and PreemptionMessage.
 func UnschedulableMessage(numNodes int, verdicts []NodeVerdict) string {
 	counts := make(map[string]int)
 	for _, v := range verdicts {
