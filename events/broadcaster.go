@@ -203,7 +203,7 @@ func (b *Broadcaster) Run(ctx context.Context) error {
 // write correlates ev with what was written before and writes it.
 func (b *Broadcaster) write(ctx context.Context, ev Event) {
 	r := ev.Regarding
-	object := ev.Host + "\x00" + r.APIVersion + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name + "\x00" + r.UID
+	object := ev.Host + "\x00" + r.APIVersion + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name + "\x00" + r.UID + "\x00" + r.FieldPath
 	lim, ok := b.buckets.get(object)
 	if !ok {
 		lim = rate.NewLimiter(rate.Every(b.opts.Refill), b.opts.Burst)

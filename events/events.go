@@ -29,6 +29,10 @@ type Ref struct {
 	Namespace  string
 	Name       string
 	UID        string
+	// FieldPath names the part of the object the event is about, as an
+	// ObjectReference's fieldPath: the kubelet's container events carry
+	// "spec.containers{web}". Empty for the whole object.
+	FieldPath string
 }
 
 // Event is one recorded event, as a Sink receives it.

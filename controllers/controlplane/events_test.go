@@ -3,7 +3,6 @@ package controlplane_test
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -37,7 +36,8 @@ func TestScenarioEvents(t *testing.T) {
 		time.Sleep(5 * time.Second)
 		synctest.Wait()
 
-		// describe lists "<type> <reason> <source> <message>" per event.
+		// describe lists "<type> <reason> <source> [<fieldPath>: ]<message>"
+		// per event.
 		describe := func(kind, ns, name string) []string {
 			l, err := c.Events().List(ctx, source.ListOptions{})
 			require.NoError(t, err)
@@ -52,15 +52,19 @@ func TestScenarioEvents(t *testing.T) {
 				}
 				require.Equal(t, e.Source.Component, e.ReportingController)
 				require.Equal(t, e.Source.Host, e.ReportingInstance)
-				out = append(out, fmt.Sprintf("%s %s %s %s", e.Type, e.Reason, src, e.Message))
+				msg := e.Message
+				if p := e.InvolvedObject.FieldPath; p != "" {
+					msg = p + ": " + msg // as kubectl describe prints it
+				}
+				out = append(out, fmt.Sprintf("%s %s %s %s", e.Type, e.Reason, src, msg))
 			}
 			return out
 		}
 		require.Equal(t, []string{
 			"Normal Scheduled default-scheduler Successfully assigned default/web to node-1",
-			`Normal Pulled kubelet, node-1 Container image "nginx:1.27" already present on machine`,
-			"Normal Created kubelet, node-1 Created container: app",
-			"Normal Started kubelet, node-1 Started container app",
+			`Normal Pulled kubelet, node-1 spec.containers{app}: Container image "nginx:1.27" already present on machine and can be accessed by the pod`,
+			"Normal Created kubelet, node-1 spec.containers{app}: Container created",
+			"Normal Started kubelet, node-1 spec.containers{app}: Container started",
 		}, describe("Pod", "default", "web"))
 		require.Equal(t, []string{
 			"Warning FailedScheduling default-scheduler 0/1 nodes are available: 1 Insufficient cpu." +
@@ -85,7 +89,7 @@ func TestScenarioEvents(t *testing.T) {
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		require.True(t, slices.ContainsFunc(describe("Pod", "default", "web"), func(s string) bool {
-			return strings.HasPrefix(s, "Normal Killing kubelet, node-1 Stopping container app")
+			return s == "Normal Killing kubelet, node-1 spec.containers{app}: Stopping container app"
 		}), "%v", describe("Pod", "default", "web"))
 	})
 }

@@ -45,6 +45,7 @@ func Object(ev events.Event) *api.Event {
 		ObjectMeta: api.ObjectMeta{Name: ev.Name, Namespace: ev.Namespace},
 		InvolvedObject: api.ObjectReference{
 			APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, UID: api.UID(r.UID),
+			FieldPath: r.FieldPath,
 		},
 		Reason:              ev.Reason,
 		Message:             ev.Message,

@@ -290,7 +290,7 @@ func TestLivenessRestarts(t *testing.T) {
 			count[ev]++
 		}
 		for ev, n := range map[string]int{
-			"Normal Started Started container c":                                        5,
+			"Normal Started Container started":                                          5,
 			"Warning Unhealthy Liveness probe failed: simulated failure of container c": 8,
 			"Normal Killing Container c failed liveness probe, will be restarted":       4,
 			// The pod as the kubelet's format.Pod names it.

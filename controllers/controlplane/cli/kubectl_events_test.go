@@ -83,9 +83,9 @@ func TestKubectlDescribeListsEvents(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	for _, line := range []string{
 		`Normal\s+Scheduled\s+\S+\s+default-scheduler\s+Successfully assigned default/web to node-1`,
-		`Normal\s+Pulled\s+\S+\s+kubelet\S*(, node-1)?\s+Container image "nginx:1.27" already present on machine`,
-		`Normal\s+Created\s+\S+\s+kubelet\S*(, node-1)?\s+Created container: app`,
-		`Normal\s+Started\s+\S+\s+kubelet\S*(, node-1)?\s+Started container app`,
+		`Normal\s+Pulled\s+\S+\s+kubelet\S*(, node-1)?\s+(spec.containers\{app\}: )?Container image "nginx:1.27" already present on machine and can be accessed by the pod`,
+		`Normal\s+Created\s+\S+\s+kubelet\S*(, node-1)?\s+(spec.containers\{app\}: )?Container created`,
+		`Normal\s+Started\s+\S+\s+kubelet\S*(, node-1)?\s+(spec.containers\{app\}: )?Container started`,
 	} {
 		require.Regexp(t, regexp.MustCompile(`(?m)^\s+`+line+`$`), string(out))
 	}
