@@ -33,6 +33,10 @@ type Options struct {
 	// Component names the reporting component on every event (for
 	// example "replicaset-controller"). Required.
 	Component string
+	// Host names the host the component runs on, on every event (the
+	// kubelet's is its node's name: client-go's EventSource.Host).
+	// Default "": none, as for the control plane's components.
+	Host string
 	// QueueSize bounds the events waiting for Run's goroutine; an event
 	// that finds the queue full is dropped. Default 1000; negative is an
 	// error.
@@ -138,8 +142,35 @@ func NewBroadcaster(sink Sink, opts Options) (*Broadcaster, error) {
 
 // Event implements Recorder. It never blocks.
 func (b *Broadcaster) Event(regarding Ref, typ Type, reason, message string) {
+	b.event(b.opts.Host, regarding, typ, reason, message)
+}
+
+// ForHost returns a Recorder that records through b with host as the
+// events' Host instead of Options.Host: many instances of one component
+// (the kubelets of simulated nodes) share one queue and goroutine, each
+// event carrying its own host. Events from different hosts are
+// correlated and rate-limited apart, as client-go keys them by source.
+func (b *Broadcaster) ForHost(host string) Recorder { return hostRecorder{b, host} }
+
+// hostRecorder is a Broadcaster's Recorder for one host.
+type hostRecorder struct {
+	b    *Broadcaster
+	host string
+}
+
+func (h hostRecorder) Event(regarding Ref, typ Type, reason, message string) {
+	h.b.event(h.host, regarding, typ, reason, message)
+}
+
+func (h hostRecorder) Eventf(regarding Ref, typ Type, reason, format string, args ...any) {
+	h.b.event(h.host, regarding, typ, reason, fmt.Sprintf(format, args...))
+}
+
+// event queues an event from host; it never blocks.
+func (b *Broadcaster) event(host string, regarding Ref, typ Type, reason, message string) {
 	now := time.Now()
 	ev := newEvent(regarding, typ, reason, message, b.opts.Component, now, b.names.suffix(now))
+	ev.Host = host
 	select {
 	case b.queue <- ev:
 	default:
@@ -172,7 +203,7 @@ func (b *Broadcaster) Run(ctx context.Context) error {
 // write correlates ev with what was written before and writes it.
 func (b *Broadcaster) write(ctx context.Context, ev Event) {
 	r := ev.Regarding
-	object := r.APIVersion + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name + "\x00" + r.UID
+	object := ev.Host + "\x00" + r.APIVersion + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name + "\x00" + r.UID + "\x00" + r.FieldPath
 	lim, ok := b.buckets.get(object)
 	if !ok {
 		lim = rate.NewLimiter(rate.Every(b.opts.Refill), b.opts.Burst)

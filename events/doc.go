@@ -24,7 +24,11 @@
 // client-go), so a burst cannot flood the store; events over the limit
 // are dropped and counted. Recording never blocks: events wait in a
 // bounded queue (Options.QueueSize) for Run's goroutine, and an event
-// that finds the queue full is dropped and counted. Left out: client-go's
+// that finds the queue full is dropped and counted. Events carry the
+// component's Host when it has one (Options.Host, or per instance through
+// ForHost, so that the kubelets of many simulated nodes share one
+// Broadcaster); events from different hosts are correlated apart. Left
+// out: client-go's
 // aggregation of similar events whose messages differ ("combined from
 // similar events").
 //

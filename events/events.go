@@ -29,6 +29,10 @@ type Ref struct {
 	Namespace  string
 	Name       string
 	UID        string
+	// FieldPath names the part of the object the event is about, as an
+	// ObjectReference's fieldPath: the kubelet's container events carry
+	// "spec.containers{web}". Empty for the whole object.
+	FieldPath string
 }
 
 // Event is one recorded event, as a Sink receives it.
@@ -51,6 +55,8 @@ type Event struct {
 	Message string
 	// Component is the reporting component (Options.Component).
 	Component string
+	// Host is the host the component runs on (Options.Host); "" for none.
+	Host string
 	// Count is how many times this very event happened.
 	Count int
 	// First and Last are when it happened first and last.

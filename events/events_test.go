@@ -253,3 +253,38 @@ func TestBroadcastersShareASink(t *testing.T) {
 		require.Equal(t, 2, second.Count, "the repeat updated the event under the name it was written with")
 	})
 }
+
+// Issue 31: a Broadcaster built with a Host puts it on every event (the
+// kubelet's events carry their node, as client-go's EventSource.Host).
+func TestHostOnEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sink{}
+		b, _ := start(t, s, events.Options{Component: "kubelet", Host: "node-1"})
+		b.Event(pod, events.Normal, "Started", "Started container web")
+		synctest.Wait()
+		require.Len(t, s.created, 1)
+		require.Equal(t, "kubelet", s.created[0].Component)
+		require.Equal(t, "node-1", s.created[0].Host)
+	})
+}
+
+// ForHost shares one Broadcaster between instances of a component, each
+// event carrying its instance's host; the same event from two hosts is
+// two events, not one counted twice.
+func TestForHost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sink{}
+		b, _ := start(t, s, events.Options{Component: "kubelet"})
+		n1, n2 := b.ForHost("node-1"), b.ForHost("node-2")
+		n1.Event(pod, events.Normal, "Killing", "Stopping container web")
+		n2.Eventf(pod, events.Normal, "Killing", "Stopping container %s", "web")
+		n1.Event(pod, events.Normal, "Killing", "Stopping container web")
+		synctest.Wait()
+		require.Len(t, s.created, 2)
+		require.Equal(t, "node-1", s.created[0].Host)
+		require.Equal(t, "node-2", s.created[1].Host)
+		require.Len(t, s.updated, 1)
+		require.Equal(t, "node-1", s.updated[0].Host)
+		require.Equal(t, 2, s.updated[0].Count)
+	})
+}

@@ -228,23 +228,74 @@ func eventCells(o Object, now time.Time) []any {
 	return []any{seen, e.Type, e.Reason, obj, strings.TrimSpace(e.Message), e.Name}
 }
 
-// podStatus is the STATUS column of a pod, as kubectl computes it.
+// podStatus is the STATUS column of a pod, as kubectl computes it, with
+// the READY and RESTARTS counts: restartable init containers (sidecars)
+// count among the containers, ready once started and ready; an init
+// container still running, failed or waiting makes the status Init:….
 func podStatus(p *Pod) (reason string, ready, total, restarts int) {
 	reason = string(p.Status.Phase)
 	if p.Status.Reason != "" {
 		reason = p.Status.Reason
 	}
 	total = len(p.Spec.Containers)
-	for i := len(p.Status.ContainerStatuses) - 1; i >= 0; i-- {
-		cs := p.Status.ContainerStatuses[i]
+	sidecar := map[string]bool{}
+	for _, c := range p.Spec.InitContainers {
+		if IsRestartableInitContainer(&c) {
+			sidecar[c.Name] = true
+			total++
+		}
+	}
+	initializing, sidecarRestarts := false, 0
+	for i, cs := range p.Status.InitContainerStatuses {
 		restarts += int(cs.RestartCount)
-		switch {
-		case cs.State.Waiting != nil && cs.State.Waiting.Reason != "":
-			reason = cs.State.Waiting.Reason
-		case cs.State.Terminated != nil && cs.State.Terminated.Reason != "":
-			reason = cs.State.Terminated.Reason
-		case cs.Ready && cs.State.Running != nil:
-			ready++
+		if sidecar[cs.Name] {
+			sidecarRestarts += int(cs.RestartCount)
+		}
+		switch t, w := cs.State.Terminated, cs.State.Waiting; {
+		case t != nil && t.ExitCode == 0:
+			continue
+		case sidecar[cs.Name] && cs.Started != nil && *cs.Started:
+			if cs.Ready {
+				ready++
+			}
+			continue
+		case t != nil && t.Reason != "":
+			reason = "Init:" + t.Reason
+		case t != nil:
+			reason = fmt.Sprintf("Init:ExitCode:%d", t.ExitCode)
+		case w != nil && w.Reason != "" && w.Reason != "PodInitializing":
+			reason = "Init:" + w.Reason
+		default:
+			reason = fmt.Sprintf("Init:%d/%d", i, len(p.Spec.InitContainers))
+		}
+		initializing = true
+		break
+	}
+	if initialized, ok := p.Status.GetCondition(PodInitialized); !initializing || ok && initialized.Status == ConditionTrue {
+		restarts = sidecarRestarts
+		running := false
+		for i := len(p.Status.ContainerStatuses) - 1; i >= 0; i-- {
+			cs := p.Status.ContainerStatuses[i]
+			restarts += int(cs.RestartCount)
+			switch {
+			case cs.State.Waiting != nil && cs.State.Waiting.Reason != "":
+				reason = cs.State.Waiting.Reason
+			case cs.State.Terminated != nil && cs.State.Terminated.Reason != "":
+				reason = cs.State.Terminated.Reason
+			case cs.State.Terminated != nil:
+				reason = fmt.Sprintf("ExitCode:%d", cs.State.Terminated.ExitCode)
+			case cs.Ready && cs.State.Running != nil:
+				running = true
+				ready++
+			}
+		}
+		// A pod with a container still running is not Completed.
+		if reason == "Completed" && running {
+			if c, ok := p.Status.GetCondition(PodReady); ok && c.Status == ConditionTrue {
+				reason = "Running"
+			} else {
+				reason = "NotReady"
+			}
 		}
 	}
 	if p.DeletionTimestamp != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
 	"github.com/ctrlkit/ctrlkit/controllers/dns"
+	"github.com/ctrlkit/ctrlkit/controllers/eventsink"
 	"github.com/ctrlkit/ctrlkit/controllers/hpa"
 	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
 	"github.com/ctrlkit/ctrlkit/controllers/manager"
@@ -21,6 +22,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/controllers/serviceaccount"
 	"github.com/ctrlkit/ctrlkit/controllers/webhook"
+	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/leader"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -83,16 +85,19 @@ type ControlPlane struct {
 	// control plane runs to watch the autoscaler react.
 	Load *hpa.Load
 
-	factory  *informer.Factory
-	elector  leader.Elector // the manager's
-	activity *activity
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
-	mu       sync.Mutex
-	errs     []error     // guarded by mu
-	broken   []Violation // guarded by mu
-	failed   chan struct{}
-	failOnce sync.Once
+	factory *informer.Factory
+	elector leader.Elector // the manager's
+	// schedulerEvents writes the scheduler's events (source
+	// default-scheduler).
+	schedulerEvents *events.Broadcaster
+	activity        *activity
+	cancel          context.CancelFunc
+	wg              sync.WaitGroup
+	mu              sync.Mutex
+	errs            []error     // guarded by mu
+	broken          []Violation // guarded by mu
+	failed          chan struct{}
+	failOnce        sync.Once
 }
 
 // runner is what Start runs.
@@ -187,8 +192,18 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	cp.factory = informer.NewFactory(informer.FactoryOptions{Logger: logger})
 	var runners []runner
+	var kubeletEvents *events.Broadcaster
+	if opts.Nodes > 0 {
+		// One broadcaster for every kubelet, each event with its node as
+		// host (source kubelet, host node-N, as a node's kubelet records).
+		if kubeletEvents, err = events.NewBroadcaster(eventsink.New(c.Events()), events.Options{Component: "kubelet", Logger: logger}); err != nil {
+			return fail(err)
+		}
+		runners = append(runners, kubeletEvents)
+	}
 	for i := 1; i <= opts.Nodes; i++ {
-		ko := kubelet.Options{NodeName: fmt.Sprintf("node-%d", i), Logger: logger, PodCIDR: podCIDR(i)}
+		name := fmt.Sprintf("node-%d", i)
+		ko := kubelet.Options{NodeName: name, Logger: logger, PodCIDR: podCIDR(i), Recorder: kubeletEvents.ForHost(name)}
 		if opts.Zones > 0 {
 			ko.Labels = map[string]string{api.LabelTopologyZone: fmt.Sprintf("zone-%c", 'a'+rune((i-1)%opts.Zones))}
 		}
@@ -203,7 +218,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		if err := cp.startScheduler(c, logger); err != nil {
 			return fail(err)
 		}
-		runners = append(runners, cp.Scheduler)
+		runners = append(runners, cp.Scheduler, cp.schedulerEvents)
 	}
 	mopts := opts.Manager
 	mopts.Factory, mopts.Logger = cp.factory, logger
@@ -259,7 +274,12 @@ func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) 
 		return err
 	}
 	w := scheduler.ClusterWriter{Cluster: c}
-	if cp.Scheduler, err = scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w, Logger: logger,
+	rec, err := events.NewBroadcaster(eventsink.New(c.Events()), events.Options{Component: scheduler.DefaultSchedulerName, Logger: logger})
+	if err != nil {
+		return err
+	}
+	cp.schedulerEvents = rec
+	if cp.Scheduler, err = scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w, Logger: logger, Recorder: rec,
 		Claims: scheduler.ClaimsFrom(claims.Lister()), Volumes: scheduler.VolumesFrom(volumes.Lister()),
 		Synced: []func() bool{claims.HasSynced, volumes.HasSynced}}); err != nil {
 		return err

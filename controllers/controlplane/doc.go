@@ -4,6 +4,12 @@
 // manager) with every controller it knows, over one shared informer
 // factory. It is what the ctrlkit command runs, as a library for tests.
 //
+// Every component records its events into the store as Event objects, as
+// on a real cluster: the controllers under their kube-controller-manager
+// names (the node lifecycle controller as node-controller), the scheduler
+// as default-scheduler, and the kubelets as kubelet with their node as
+// source host (one broadcaster shared by every node).
+//
 //	cp, err := controlplane.Start(ctx, controlplane.Options{Nodes: 3})
 //	err = cp.Apply(ctx, objs...)     // decoded manifests (api.Decode)
 //	err = cp.Settle(ctx, 0)          // quiescent: see Settle

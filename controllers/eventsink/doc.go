@@ -2,7 +2,10 @@
 // cluster as Event objects (core/v1), as client-go's event sink writes
 // them into kube-apiserver: the first occurrence is created, named
 // "<object>.<hex nanoseconds>" in the regarding object's namespace; a
-// repeat updates the same object's count and lastTimestamp.
+// repeat updates the same object's count and lastTimestamp. Its
+// source.component and reportingComponent are the broadcaster's
+// Component, its source.host and reportingInstance the broadcaster's Host
+// (the kubelet's node).
 //
 //	sink := eventsink.New(c.Events())          // c is a *cluster.Cluster
 //	b, _ := events.NewBroadcaster(sink, events.Options{Component: "replicaset-controller"})

@@ -45,14 +45,16 @@ func Object(ev events.Event) *api.Event {
 		ObjectMeta: api.ObjectMeta{Name: ev.Name, Namespace: ev.Namespace},
 		InvolvedObject: api.ObjectReference{
 			APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, UID: api.UID(r.UID),
+			FieldPath: r.FieldPath,
 		},
 		Reason:              ev.Reason,
 		Message:             ev.Message,
-		Source:              api.EventSource{Component: ev.Component},
+		Source:              api.EventSource{Component: ev.Component, Host: ev.Host},
 		FirstTimestamp:      api.NewTime(ev.First),
 		LastTimestamp:       api.NewTime(ev.Last),
 		Count:               int32(ev.Count),
 		Type:                string(ev.Type),
 		ReportingController: ev.Component,
+		ReportingInstance:   ev.Host,
 	}
 }

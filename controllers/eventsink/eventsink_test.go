@@ -60,3 +60,19 @@ func TestEventsBecomeEventObjects(t *testing.T) {
 		require.ErrorIs(t, <-done, context.Canceled)
 	})
 }
+
+// Issue 31: an event's host is the Event object's source.host and
+// reportingInstance, as the kubelet's events carry their node, and its
+// field path the involvedObject's (the container).
+func TestObjectCarriesHost(t *testing.T) {
+	o := eventsink.Object(events.Event{
+		Name: "web-0.1", Namespace: "default",
+		Regarding: events.Ref{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "web-0", FieldPath: "spec.containers{web}"},
+		Type:      events.Normal, Reason: "Started", Message: "Container started",
+		Component: "kubelet", Host: "node-1", Count: 1,
+	})
+	require.Equal(t, api.EventSource{Component: "kubelet", Host: "node-1"}, o.Source)
+	require.Equal(t, "kubelet", o.ReportingController)
+	require.Equal(t, "node-1", o.ReportingInstance)
+	require.Equal(t, "spec.containers{web}", o.InvolvedObject.FieldPath)
+}

@@ -82,7 +82,9 @@
 // other, each to completion, then all app containers. The kubelet writes
 // the status (conditions PodScheduled, Initialized, ContainersReady,
 // Ready with the kubelet's reasons and messages — ContainersNotInitialized,
-// ContainersNotReady, ReadinessGatesNotReady, PodCompleted; container
+// ContainersNotReady, ReadinessGatesNotReady, PodCompleted for a
+// Succeeded pod (Initialized, ContainersReady, Ready) and PodFailed for a
+// Failed one (ContainersReady, Ready), as the status manager writes them; container
 // statuses with state waiting/running/terminated, lastState, ready,
 // started, restartCount, exit code; the phase from kubelet_pods.go's
 // getPhase) whenever it changes, with the cached pod's resourceVersion as
@@ -123,10 +125,16 @@
 // is gone from the API. A pod that disappears from the API (deleted with
 // grace 0) is dropped at once.
 //
-// Events go to Options.Recorder, with the kubelet's reasons: Pulled
-// ("already present on machine"), Created and Started on every start,
-// Killing on a stop or a probe kill, Unhealthy (Warning) on every failed
-// probe, BackOff (Warning) when a restart waits.
+// Events go to Options.Recorder, with the kubelet's reasons and
+// messages, each about its container (fieldPath spec.containers{name} or
+// spec.initContainers{name}, as kubectl describe prefixes them): Pulled
+// ("Container image "x" already present on machine and can be accessed by
+// the pod"), Created ("Container created") and Started ("Container
+// started") on every start, Killing on a stop ("Stopping container x") or
+// a probe kill ("Container x failed liveness probe, will be restarted"),
+// Unhealthy (Warning) on every failed probe, BackOff (Warning, "Back-off
+// restarting failed container x in pod name_namespace(uid)") when a
+// restart waits.
 //
 // # Static pods
 //

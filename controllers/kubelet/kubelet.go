@@ -376,12 +376,12 @@ func (k *Kubelet) record(pod *api.Pod, s *podState) {
 	if k.opts.Recorder == nil {
 		return
 	}
-	ref := events.Ref{APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID)}
 	for _, n := range notes {
 		typ := events.Normal
 		if n.warning {
 			typ = events.Warning
 		}
+		ref := events.Ref{APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID), FieldPath: n.fieldPath}
 		k.opts.Recorder.Event(ref, typ, n.reason, n.message)
 	}
 }

@@ -290,10 +290,11 @@ func TestLivenessRestarts(t *testing.T) {
 			count[ev]++
 		}
 		for ev, n := range map[string]int{
-			"Normal Started Started container c":                                        5,
+			"Normal Started Container started":                                          5,
 			"Warning Unhealthy Liveness probe failed: simulated failure of container c": 8,
 			"Normal Killing Container c failed liveness probe, will be restarted":       4,
-			"Warning BackOff Back-off restarting failed container c in pod default/web": 3,
+			// The pod as the kubelet's format.Pod names it.
+			"Warning BackOff Back-off restarting failed container c in pod web_default(" + string(e.pod("web").UID) + ")": 3,
 		} {
 			if count[ev] != n {
 				t.Errorf("%d × %q, want %d; events %q", count[ev], ev, n, rec.Strings())

@@ -32,6 +32,7 @@ const (
 	reasonPodInit    = "PodInitializing"
 	reasonDeadline   = "DeadlineExceeded"
 	reasonPodDone    = "PodCompleted"
+	reasonPodFailed  = "PodFailed"
 	reasonNotInit    = "ContainersNotInitialized"
 	reasonNotReady   = "ContainersNotReady"
 	reasonGatesReady = "ReadinessGatesNotReady"
@@ -125,7 +126,7 @@ type cond struct {
 
 // podState is what the kubelet knows of one pod it runs.
 type podState struct {
-	name        string // namespace/name, for messages
+	name        string // name_namespace(uid), for messages: the kubelet's format.Pod
 	uid         api.UID
 	policy      api.RestartPolicy
 	hostNetwork bool
@@ -144,14 +145,22 @@ type podState struct {
 	notes       []note // events not yet recorded; the shell drains them
 }
 
-// note is one event the kubelet records about the pod.
+// note is one event the kubelet records about the pod: about one of its
+// containers, fieldPath naming it.
 type note struct {
-	warning         bool
-	reason, message string
+	warning                    bool
+	fieldPath, reason, message string
 }
 
-func (s *podState) note(warning bool, reason, format string, args ...any) {
-	s.notes = append(s.notes, note{warning, reason, fmt.Sprintf(format, args...)})
+// note records an event about container c, whose reference is the
+// kubelet's GenerateContainerRef: the pod with fieldPath
+// spec.containers{name} (spec.initContainers{name} for an init container).
+func (s *podState) note(warning bool, c *container, reason, format string, args ...any) {
+	path := "spec.containers{" + c.name + "}"
+	if c.init {
+		path = "spec.initContainers{" + c.name + "}"
+	}
+	s.notes = append(s.notes, note{warning, path, reason, fmt.Sprintf(format, args...)})
 }
 
 // newPodState admits pod at now: it resolves each container's behaviour
@@ -160,7 +169,7 @@ func (s *podState) note(warning bool, reason, format string, args ...any) {
 // that did parse.
 func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, podIP, hostIP string) (*podState, error) {
 	s := &podState{
-		name:        api.Key(pod),
+		name:        fmt.Sprintf("%s_%s(%s)", pod.Name, pod.Namespace, pod.UID),
 		uid:         pod.UID,
 		policy:      pod.Spec.RestartPolicy,
 		hostNetwork: pod.Spec.HostNetwork,
@@ -308,9 +317,9 @@ func (s *podState) step(t time.Time) {
 func (s *podState) start(c *container, t time.Time) {
 	c.phase, c.reason, c.msg, c.startAt = running, "", "", time.Time{}
 	c.runs++
-	s.note(false, "Pulled", "Container image %q already present on machine", c.image)
-	s.note(false, "Created", "Created container: %s", c.name)
-	s.note(false, "Started", "Started container %s", c.name)
+	s.note(false, c, "Pulled", "Container image %q already present on machine and can be accessed by the pod", c.image)
+	s.note(false, c, "Created", "Container created")
+	s.note(false, c, "Started", "Container started")
 	c.startedAt = t
 	c.exitAt = time.Time{}
 	if !c.b.exit.Never {
@@ -380,7 +389,7 @@ func (s *podState) probe(c *container, t time.Time) {
 func (s *podState) answer(c *container, kind string, o ProbeOutcome, elapsed time.Duration) bool {
 	pass := o.passes(elapsed)
 	if !pass {
-		s.note(true, "Unhealthy", "%s probe failed: simulated failure of container %s", kind, c.name)
+		s.note(true, c, "Unhealthy", "%s probe failed: simulated failure of container %s", kind, c.name)
 	}
 	return pass
 }
@@ -397,7 +406,7 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 		FinishedAt: apiTime(t),
 	}
 	if msg != "" {
-		s.note(false, "Killing", "%s", msg)
+		s.note(false, c, "Killing", "%s", msg)
 	}
 	c.ready, c.exitAt, c.stopAt = false, time.Time{}, time.Time{}
 	c.readiness.next, c.liveness.next, c.startup.next = time.Time{}, time.Time{}, time.Time{}
@@ -411,7 +420,7 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 	if wait > 0 {
 		c.reason = reasonCrashLoop
 		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name, s.name)
-		s.note(true, "BackOff", "Back-off restarting failed container %s in pod %s", c.name, s.name)
+		s.note(true, c, "BackOff", "Back-off restarting failed container %s in pod %s", c.name, s.name)
 	} else {
 		s.start(c, t)
 	}
@@ -554,7 +563,7 @@ func (s *podState) terminate(t time.Time, grace time.Duration) {
 		case waiting:
 			c.startAt = time.Time{}
 		case running:
-			s.note(false, "Killing", "Stopping container %s", c.name)
+			s.note(false, c, "Killing", "Stopping container %s", c.name)
 			c.stopAt = s.graceUntil // by default it drains until the end
 			if c.b.stopSet {
 				c.stopAt = t.Add(c.b.stop)

@@ -520,3 +520,78 @@ func TestReadinessGates(t *testing.T) {
 		t.Error("the gate's condition was dropped")
 	}
 }
+
+// Issue 31: the kubelet's status manager gives a terminal pod's
+// ContainersReady and Ready conditions the reason of its phase:
+// PodCompleted for Succeeded (Initialized too), PodFailed for Failed.
+// Cases after pkg/kubelet/status/generate_test.go
+// (TestGenerateContainersReadyCondition, TestGeneratePodReadyCondition,
+// TestGeneratePodInitializedCondition: the Succeeded and Failed phases).
+func TestTerminalConditionReasons(t *testing.T) {
+	for _, tc := range []struct {
+		name                         string
+		ann                          map[string]string
+		phase                        api.PodPhase
+		initialized, containers, pod string // reasons
+	}{
+		{"succeeded", nil, api.PodSucceeded, reasonPodDone, reasonPodDone, reasonPodDone},
+		{"failed", map[string]string{AnnotationExitCode: "3"}, api.PodFailed, "", reasonPodFailed, reasonPodFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := testPod(api.RestartPolicyNever, tc.ann)
+			s := admit(t, p)
+			s.advance(at(60))
+			st := s.status(p, at(60))
+			if st.Phase != tc.phase {
+				t.Fatalf("phase %s", st.Phase)
+			}
+			for typ, want := range map[api.PodConditionType]struct {
+				status api.ConditionStatus
+				reason string
+			}{
+				api.PodInitialized:  {api.ConditionTrue, tc.initialized},
+				api.ContainersReady: {api.ConditionFalse, tc.containers},
+				api.PodReady:        {api.ConditionFalse, tc.pod},
+			} {
+				c, ok := st.GetCondition(typ)
+				if !ok || c.Status != want.status || c.Reason != want.reason || c.Message != "" {
+					t.Errorf("%s: %+v, want %s %q", typ, c, want.status, want.reason)
+				}
+			}
+		})
+	}
+}
+
+// Issue 31: a restartable init container (sidecar) counts in readiness
+// as kube counts it: one sidecar and one app container, both ready, make
+// ContainersReady True and READY 2/2 in the table (kubectl's printPod);
+// the sidecar not ready names it in the message.
+func TestSidecarCountsForReadiness(t *testing.T) {
+	always := api.ContainerRestartPolicy("Always")
+	p := testPod(api.RestartPolicyAlways, map[string]string{AnnotationReady + ".proxy": "20s"})
+	p.Spec.InitContainers = []api.Container{{Name: "proxy", Image: "envoy", RestartPolicy: &always, ReadinessProbe: probeSpec(0, 10, 1, 3)}}
+	s := admit(t, p)
+	s.advance(at(15))
+	st := s.status(p, at(15))
+	c, _ := st.GetCondition(api.ContainersReady)
+	if c.Status != api.ConditionFalse || c.Reason != reasonNotReady || c.Message != "containers with unready status: [proxy]" {
+		t.Fatalf("at 15s: %+v", c)
+	}
+	info, _ := api.InfoFor[*api.Pod]()
+	pod := p.DeepCopy()
+	pod.Status = st
+	if cells := info.Cells(pod, at(15)); cells[1] != "1/2" || cells[2] != "Running" {
+		t.Fatalf("table row at 15s %v, want READY 1/2 Running", cells)
+	}
+	s.advance(at(40))
+	st = s.status(p, at(40))
+	for _, typ := range []api.PodConditionType{api.ContainersReady, api.PodReady} {
+		if c, _ := st.GetCondition(typ); c.Status != api.ConditionTrue {
+			t.Fatalf("at 40s %s: %+v", typ, c)
+		}
+	}
+	pod.Status = st
+	if cells := info.Cells(pod, at(40)); cells[1] != "2/2" || cells[2] != "Running" {
+		t.Fatalf("table row at 40s %v, want READY 2/2 Running", cells)
+	}
+}

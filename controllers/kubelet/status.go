@@ -76,6 +76,11 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 	case completed:
 		s.setCond(api.ContainersReady, api.ConditionFalse, reasonPodDone, "", now)
 		s.setCond(api.PodReady, api.ConditionFalse, reasonPodDone, "", now)
+	case s.phase == api.PodFailed:
+		// pkg/kubelet/status: a Failed pod's containers are not ready,
+		// whatever they report, since they may still be terminating.
+		s.setCond(api.ContainersReady, api.ConditionFalse, reasonPodFailed, "", now)
+		s.setCond(api.PodReady, api.ConditionFalse, reasonPodFailed, "", now)
 	case len(notReady) > 0:
 		msg := fmt.Sprintf("containers with unready status: [%s]", strings.Join(notReady, " "))
 		s.setCond(api.ContainersReady, api.ConditionFalse, reasonNotReady, msg, now)

@@ -83,6 +83,8 @@ func Descriptors() []Descriptor {
 		{
 			// Node health runs one monitor loop (kcm: --node-monitor-period).
 			Name: NodeLifecycleController, Aliases: []string{"nodelifecycle"},
+			// kcm's node lifecycle controller records as node-controller.
+			EventComponent: "node-controller",
 			New: func(x Context) (Runner, error) {
 				return nodelifecycle.New(x.Client, x.Factory, nodelifecycle.Options{Logger: x.Logger, Recorder: x.Recorder})
 			},

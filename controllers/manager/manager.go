@@ -64,8 +64,13 @@ type Context struct {
 // Descriptor describes a controller the manager can run.
 type Descriptor struct {
 	// Name is the controller's name in Options.Controllers, in logs
-	// and as the events' component.
+	// and as the events' component unless EventComponent is set.
 	Name string
+	// EventComponent is the component its events are recorded as, when
+	// kube-controller-manager's controller records under a name other
+	// than Name (the node lifecycle controller's "node-controller").
+	// Default Name.
+	EventComponent string
 	// Aliases are other names Options.Controllers accepts for it.
 	Aliases []string
 	// DisabledByDefault leaves the controller out of "*": it runs only
@@ -187,7 +192,11 @@ func New(c client.Client, opts Options) (*Manager, error) {
 		if opts.Recorder != nil {
 			rec = opts.Recorder(d.Name)
 		} else {
-			b, err := events.NewBroadcaster(eventsink.New(eventsRes), events.Options{Component: d.Name})
+			component := d.EventComponent
+			if component == "" {
+				component = d.Name
+			}
+			b, err := events.NewBroadcaster(eventsink.New(eventsRes), events.Options{Component: component})
 			if err != nil {
 				return nil, fmt.Errorf("manager: %s: events: %w", d.Name, err)
 			}

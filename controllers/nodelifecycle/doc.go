@@ -91,6 +91,8 @@
 // RegisteredNode and RemovingNode when a node first appears and goes,
 // NodeNotReady on the node (Normal, "Node <name> status is now:
 // NodeNotReady") and on each pod it marks (Warning, "Node is not ready").
+// kube-controller-manager records them as node-controller, and so does the
+// manager (package manager) for this controller.
 //
 // # Wiring
 //

@@ -115,7 +115,7 @@ func TestServeHTTP(t *testing.T) {
 			c.s.ServeHTTP(rec, httptest.NewRequest("GET", url, nil))
 			return rec.Code, rec.Body.String()
 		}
-		if code, body := get("/"); code != 200 || body != "1 unschedulable pods\ndefault/big: 0/1 nodes are available: 1 Insufficient cpu.\n" {
+		if code, body := get("/"); code != 200 || body != "1 unschedulable pods\ndefault/big: 0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.\n" {
 			t.Fatalf("%d %q", code, body)
 		}
 		if code, body := get("/?pod=default/ok"); code != 200 || !strings.HasPrefix(body, "pod default/ok: scheduled to n (1/1 nodes feasible)\n  n: score ") {

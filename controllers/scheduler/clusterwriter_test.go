@@ -52,7 +52,7 @@ func TestSchedulesThroughTheClusterStore(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, api.ConditionFalse, cond.Status)
 		require.Equal(t, scheduler.ReasonUnschedulable, cond.Reason)
-		require.Equal(t, "0/1 nodes are available: 1 Insufficient cpu.", cond.Message)
+		require.Equal(t, "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.", cond.Message)
 
 		// A pod bound by someone else meanwhile is not bound twice.
 		err = w.Bind(ctx, got, "n1")

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
 // ErrNoNodesMessage is kube-scheduler's message when the cluster has no node.
@@ -27,6 +29,10 @@ type NodeVerdict struct {
 	// Skipped is true when the attempt did not evaluate the node: it had
 	// found enough feasible nodes first (see NumFeasibleNodesToFind).
 	Skipped bool
+	// Unresolvable is true when the rejection is kube's
+	// UnschedulableAndUnresolvable status: preempting pods on the node
+	// could not make the pod fit (see PreemptionMessage).
+	Unresolvable bool
 }
 
 // Feasible reports whether the node was evaluated and passed every filter.
@@ -143,7 +149,8 @@ func preFilterMessage(numNodes int, reason string) string {
 // "count reason" for every distinct reason (a node with several reasons
 // counts in each), those strings sorted as strings (so "10 X" sorts
 // before "2 Y"), joined by ", " and ended with ".". With no nodes at all
-// it is ErrNoNodesMessage.
+// it is ErrNoNodesMessage. It is the filters' part of the message;
+// Explanation.Message follows it with a space and PreemptionMessage.
 func UnschedulableMessage(numNodes int, verdicts []NodeVerdict) string {
 	counts := make(map[string]int)
 	for _, v := range verdicts {
@@ -152,6 +159,58 @@ func UnschedulableMessage(numNodes int, verdicts []NodeVerdict) string {
 		}
 	}
 	return formatReasons(numNodes, counts)
+}
+
+// The texts of kube-scheduler's DefaultPreemption PostFilter
+// (pkg/scheduler/framework/preemption) for a pod no preemption helps.
+const (
+	// PreemptionNotHelpful is a node's reason when its rejection is
+	// unresolvable.
+	PreemptionNotHelpful = "Preemption is not helpful for scheduling"
+	// PreemptionNoVictims is a node's reason when no pod on it has a
+	// lower priority than the pod.
+	PreemptionNoVictims = "No preemption victims found for incoming pod"
+	// PreemptionNever is the message for a pod whose preemptionPolicy
+	// is Never.
+	PreemptionNever = "not eligible due to preemptionPolicy=Never."
+)
+
+// preemptNever is the preemptionPolicy of a pod that never preempts.
+const preemptNever api.PreemptionPolicy = "Never"
+
+// PreemptionMessage is what kube-scheduler's DefaultPreemption PostFilter
+// adds to the FailedScheduling message of pod after no node fit it:
+// "preemption: " and either PreemptionNever or a FitError over the
+// nodes — "0/N nodes are available: " with PreemptionNotHelpful counted
+// for the nodes whose rejection is Unresolvable (or not evaluated) and
+// PreemptionNoVictims for the others, sorted as UnschedulableMessage
+// sorts. The scheduler does not preempt (see the package doc, "Left
+// out"): every node preemption might help is taken to hold no pod of a
+// lower priority, as in a cluster without PriorityClasses.
+func PreemptionMessage(pod *api.Pod, numNodes int, verdicts []NodeVerdict) string {
+	helpless := numNodes
+	for _, v := range verdicts {
+		if !v.Skipped && !v.Unresolvable {
+			helpless--
+		}
+	}
+	return preemptionMessage(pod, numNodes, helpless)
+}
+
+// preemptionMessage is PreemptionMessage with the count of nodes where
+// preemption is not helpful.
+func preemptionMessage(pod *api.Pod, numNodes, helpless int) string {
+	if p := pod.Spec.PreemptionPolicy; p != nil && *p == preemptNever {
+		return "preemption: " + PreemptionNever
+	}
+	counts := map[string]int{}
+	if helpless > 0 {
+		counts[PreemptionNotHelpful] = helpless
+	}
+	if numNodes > helpless {
+		counts[PreemptionNoVictims] = numNodes - helpless
+	}
+	return "preemption: " + formatReasons(numNodes, counts)
 }
 
 // decision is an attempt in the compact form the scheduler keeps: no
@@ -174,8 +233,12 @@ type decision struct {
 	claimWait bool
 }
 
-// feasibleBit marks the verdict of a feasible node.
-const feasibleBit = 1 << 31
+// feasibleBit marks the verdict of a feasible node; unresolvableBit
+// the verdict of a node whose rejection is unresolvable.
+const (
+	feasibleBit     = 1 << 31
+	unresolvableBit = 1 << 30
+)
 
 // The bounds of kube-scheduler's adaptive percentageOfNodesToScore.
 const (
@@ -233,9 +296,12 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		d.claimWait = true
 		d.message = preFilterMessage(len(nodes), vs.reject)
 		if len(nodes) > 0 {
+			// VolumeBinding's PreFilter rejections are all
+			// UnschedulableAndUnresolvable.
+			d.message += " " + preemptionMessage(pi.Pod, len(nodes), len(nodes))
 			d.reasons = [][]string{{vs.reject}}
 			for i := range d.verdict {
-				d.verdict[i] = uint32(volumeBindingIndex)<<16 | 1
+				d.verdict[i] = uint32(volumeBindingIndex)<<16 | unresolvableBit | 1
 			}
 		}
 		return d, start
@@ -252,7 +318,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	if start >= len(nodes) {
 		start = 0
 	}
-	processed := 0
+	processed, helpless := 0, 0
 	for k := range nodes {
 		if len(sc.idx) >= limit {
 			break
@@ -282,6 +348,10 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			d.reasons = append(d.reasons, r)
 		}
 		d.verdict[i] = uint32(f)<<16 | uint32(ri+1)
+		if rejectionUnresolvable(f, pc, n) {
+			d.verdict[i] |= unresolvableBit
+			helpless++
+		}
 		if f == volumeBindingIndex {
 			d.claimWait = true
 		}
@@ -304,6 +374,9 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			}
 		}
 		d.message = formatReasons(len(nodes), counts)
+		if len(nodes) > 0 {
+			d.message += " " + preemptionMessage(pi.Pod, len(nodes), helpless)
+		}
 		return d, next
 	}
 	for s := range ss {
@@ -352,8 +425,9 @@ func (d *decision) explain() Explanation {
 		case v == 0:
 			nv.Skipped = true
 		case v&feasibleBit == 0:
-			nv.Filter = filters[v>>16].name
+			nv.Filter = filters[v&^unresolvableBit>>16].name
 			nv.Reasons = d.reasons[v&0xffff-1]
+			nv.Unresolvable = v&unresolvableBit != 0
 		default:
 			j := int(v &^ feasibleBit)
 			nv.Scores = all[j*S : (j+1)*S : (j+1)*S]

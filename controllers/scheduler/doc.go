@@ -179,10 +179,10 @@
 // VolumeBinding verdict, and the message names the reason once instead
 // of counting nodes, as kube-scheduler's FitError with a PreFilterMsg:
 // "0/3 nodes are available: pod has unbound immediate
-// PersistentVolumeClaims." kube-scheduler then appends what its
-// preemption PostFilter found — " preemption: 0/3 nodes are available: 3
-// Preemption is not helpful for scheduling." — which, there being no
-// preemption here, never appears.
+// PersistentVolumeClaims." Then comes what the preemption PostFilter
+// found — " preemption: 0/3 nodes are available: 3 Preemption is not
+// helpful for scheduling." (VolumeBinding's rejections are all
+// unresolvable).
 //
 // There is no claim watch (kube-scheduler requeues a pod on PVC and PV
 // add/update events): a pod that VolumeBinding rejected, in its PreFilter
@@ -202,8 +202,33 @@
 // "2 …" — joined by ", " and ended with ".". For example
 // "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match
 // Pod's node affinity/selector." With no nodes it is "no nodes available
-// to schedule pods". There is no preemption, so the "preemption: …" tail
-// kube-scheduler appends from its PostFilter never appears.
+// to schedule pods". Then, after a space, comes what kube-scheduler's
+// DefaultPreemption PostFilter adds (PreemptionMessage): "preemption: "
+// and, over all the nodes, "Preemption is not helpful for scheduling"
+// counted for those whose rejection is UnschedulableAndUnresolvable —
+// NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
+// VolumeBinding, and NodeResourcesFit when the pod asks for more than the
+// node's allocatable in all — and "No preemption victims found for
+// incoming pod" for the others (NodePorts, VolumeRestrictions, a node
+// short of room or of pod slots), in the same format; or "preemption: not
+// eligible due to preemptionPolicy=Never." for a pod that never preempts.
+// So: "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't
+// match Pod's node affinity/selector. preemption: 0/3 nodes are
+// available: 1 No preemption victims found for incoming pod, 2 Preemption
+// is not helpful for scheduling." The scheduler does not preempt: a node
+// where preemption might help is reported as having no victims, which is
+// what kube-scheduler says when no pod has a lower priority.
+//
+// # Events
+//
+// With Options.Recorder set, the scheduler records kube-scheduler's
+// events about the pod (its reporting component is the scheduler name,
+// default-scheduler, when the recorder is a Broadcaster built with that
+// Component): Scheduled (Normal) "Successfully assigned <ns>/<pod> to
+// <node>" once the bind succeeded; FailedScheduling (Warning) with the
+// Unschedulable message above at every attempt that finds no node (a
+// Broadcaster counts the repeats) and "binding rejected: <error>" when a
+// bind fails.
 //
 // Large clusters: as kube-scheduler, an attempt stops filtering once it
 // has found NumFeasibleNodesToFind feasible nodes (Options.
@@ -246,7 +271,8 @@
 //
 // # Left out
 //
-// Preemption (PostFilter) and nominated nodes; pod affinity and
+// Preemption proper (DefaultPreemption's victims; only its message is
+// reproduced) and nominated nodes; pod affinity and
 // anti-affinity (InterPodAffinity); PodTopologySpread constraints;
 // ImageLocality; of the volume plugins all but VolumeRestrictions'
 // ReadWriteOncePod check and VolumeBinding's checks of Immediate claims
@@ -258,8 +284,7 @@
 // its PVC/PV event handlers are left out);
 // extended and pod-level resources; multiple profiles; Service selectors
 // in SelectorSpread; parallel filtering (one goroutine decides, which on
-// two cores costs little); events (the Scheduled / FailedScheduling
-// Events kube-scheduler records).
+// two cores costs little).
 //
 // # Explanations
 //

@@ -104,7 +104,8 @@ func TestUnschedulableThenNodeAdded(t *testing.T) {
 		c.settle(100 * time.Millisecond)
 
 		p := c.pod("big")
-		want := "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match Pod's node affinity/selector."
+		want := "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match Pod's node affinity/selector." +
+			" preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
 		if cond := scheduledCond(p); p.Spec.NodeName != "" || cond.Status != api.ConditionFalse || cond.Reason != ReasonUnschedulable || cond.Message != want {
 			t.Fatalf("pod on %q, condition %+v", p.Spec.NodeName, cond)
 		}
@@ -187,7 +188,8 @@ func TestHostPortsAndSelector(t *testing.T) {
 		}
 		for _, n := range []string{"w1", "w2", "w3"} {
 			if p := c.pod(n); p.Spec.NodeName == "" {
-				want := "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports."
+				want := "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports." +
+					" preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
 				if got := scheduledCond(p).Message; got != want {
 					t.Fatalf("message %q", got)
 				}
@@ -262,7 +264,7 @@ func TestPriorityOrdersQueue(t *testing.T) {
 			t.Fatalf("high on %q", got)
 		}
 		for _, n := range []string{"low", "mid"} {
-			if got := scheduledCond(c.pod(n)).Message; got != "0/1 nodes are available: 1 Insufficient cpu." {
+			if got := scheduledCond(c.pod(n)).Message; got != "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod." {
 				t.Fatalf("%s: %q", n, got)
 			}
 		}
@@ -343,7 +345,8 @@ func TestReadWriteOncePod(t *testing.T) {
 		if c.pod("first").Spec.NodeName == "" || c.pod("third").Spec.NodeName == "" {
 			t.Fatal("first or third not bound")
 		}
-		want := "0/2 nodes are available: 2 " + ReasonReadWriteOncePod + "."
+		want := "0/2 nodes are available: 2 " + ReasonReadWriteOncePod + "." +
+			" preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
 		if got := scheduledCond(c.pod("second")).Message; got != want {
 			t.Fatalf("second: %q", got)
 		}
@@ -422,7 +425,7 @@ func TestAssumptionExpires(t *testing.T) {
 		c.addPod(mkPod("q", "1", ""))
 		c.settle(time.Millisecond)
 		// p's assumption holds the cpu: q does not fit.
-		if got := scheduledCond(c.pod("q")).Message; got != "0/1 nodes are available: 1 Insufficient cpu." {
+		if got := scheduledCond(c.pod("q")).Message; got != "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod." {
 			t.Fatalf("q: %q", got)
 		}
 		// 30 s after the bind returned the assumption expires: the room
@@ -447,7 +450,7 @@ func TestPendingPodChangeRetries(t *testing.T) {
 		c.addPod(mkPod("p", "", ""))
 		c.start()
 		c.settle(time.Millisecond)
-		if got := scheduledCond(c.pod("p")).Message; got != "0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: db}." {
+		if got := scheduledCond(c.pod("p")).Message; got != "0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: db}. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling." {
 			t.Fatalf("message %q", got)
 		}
 		// Its own status write does not retry it ...
@@ -493,7 +496,7 @@ func TestNodeDeleted(t *testing.T) {
 		}
 		c.addPod(mkPod("c", "", ""))
 		c.settle(time.Millisecond)
-		if got := scheduledCond(c.pod("c")).Message; got != "0/1 nodes are available: 1 Too many pods." {
+		if got := scheduledCond(c.pod("c")).Message; got != "0/1 nodes are available: 1 Too many pods. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod." {
 			t.Fatalf("c: %q", got)
 		}
 	})

@@ -94,18 +94,41 @@ func newPodCtx(pi *PodInfo) *podCtx {
 type filter struct {
 	name string
 	fn   func(pc *podCtx, n *NodeInfo) []string
+	// unresolvable: the plugin's rejection is kube's
+	// UnschedulableAndUnresolvable status, which preemption cannot help
+	// (its PostFilter skips such a node); otherwise it is Unschedulable.
+	// fitUnresolvable decides for NodeResourcesFit.
+	unresolvable bool
 }
 
-// filters is the default filter chain, in kube-scheduler's order.
+// filters is the default filter chain, in kube-scheduler's order, with
+// the status code each plugin's Filter returns on a rejection.
 var filters = []filter{
-	{FilterNodeUnschedulable, filterNodeUnschedulable},
-	{FilterNodeName, filterNodeName},
-	{FilterTaintToleration, filterTaintToleration},
-	{FilterNodeAffinity, filterNodeAffinity},
-	{FilterNodePorts, filterNodePorts},
-	{FilterNodeResourcesFit, filterNodeResourcesFit},
-	{FilterVolumeRestrictions, filterVolumeRestrictions},
-	{FilterVolumeBinding, filterVolumeBinding},
+	{FilterNodeUnschedulable, filterNodeUnschedulable, true},
+	{FilterNodeName, filterNodeName, true},
+	{FilterTaintToleration, filterTaintToleration, true},
+	{FilterNodeAffinity, filterNodeAffinity, true},
+	{FilterNodePorts, filterNodePorts, false},
+	{FilterNodeResourcesFit, filterNodeResourcesFit, false},
+	{FilterVolumeRestrictions, filterVolumeRestrictions, false},
+	{FilterVolumeBinding, filterVolumeBinding, true},
+}
+
+// nodeResourcesFitIndex is NodeResourcesFit's index in filters.
+var nodeResourcesFitIndex = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterNodeResourcesFit })
+
+// rejectionUnresolvable reports whether filter f's rejection of n is
+// UnschedulableAndUnresolvable: by the plugin, or for NodeResourcesFit
+// when the pod asks for more cpu, memory or ephemeral-storage than the
+// node has allocatable in all (kube's InsufficientResource.Unresolvable:
+// evicting every pod would not make room). Too many pods is resolvable.
+func rejectionUnresolvable(f int, pc *podCtx, n *NodeInfo) bool {
+	if f != nodeResourcesFitIndex {
+		return filters[f].unresolvable
+	}
+	r := pc.info.Requests
+	return r.MilliCPU > n.Allocatable.MilliCPU || r.Memory > n.Allocatable.Memory ||
+		r.EphemeralStorage > n.Allocatable.EphemeralStorage
 }
 
 // filterVolumeRestrictions rejects every node when a ReadWriteOncePod

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -96,6 +98,10 @@ type Options struct {
 	// recently attempted first; each costs O(nodes) memory. Default 1024;
 	// negative keeps none.
 	ExplainHistory int
+	// Recorder, if set, receives the scheduler's events about pods:
+	// Scheduled and FailedScheduling, as kube-scheduler records them
+	// (see the package doc, "Events"). Default: none.
+	Recorder events.Recorder
 	// Logger receives the scheduler's logs. Default slog.Default().
 	Logger *slog.Logger
 	// QueueMetrics, if set, meters the scheduling queue (workqueue_*
@@ -487,6 +493,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 			s.queue.AddAfter(key, s.opts.UnschedulableTimeout)
 		}
 		s.mu.Unlock()
+		s.event(pod, events.Warning, ReasonFailedScheduling, e.message)
 		if s.opts.Status != nil {
 			cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: ReasonUnschedulable, Message: e.message}
 			wg.Go(func() {
@@ -510,6 +517,7 @@ func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *decis
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err == nil {
+		s.event(pod, events.Normal, ReasonScheduled, fmt.Sprintf("Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, e.node))
 		s.cache.FinishBinding(key, time.Now())
 		select {
 		case s.kick <- struct{}{}:
@@ -521,6 +529,7 @@ func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *decis
 	e.bindErr = err
 	if ctx.Err() == nil {
 		s.opts.Logger.Info("scheduler: bind failed", "pod", key, "node", e.node, "err", err)
+		s.event(pod, events.Warning, ReasonFailedScheduling, "binding rejected: "+err.Error())
 	}
 	if pp, ok := s.pending[key]; ok {
 		pp.attempts++
@@ -529,6 +538,31 @@ func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *decis
 	}
 	// The freed room may fit a parked pod.
 	s.retryParkedLocked()
+}
+
+// The reasons of the scheduler's events, as kube-scheduler's.
+const (
+	// ReasonScheduled is the reason of the event of a bound pod.
+	ReasonScheduled = "Scheduled"
+	// ReasonFailedScheduling is the reason of the event of an attempt
+	// that found no node or whose bind failed.
+	ReasonFailedScheduling = "FailedScheduling"
+)
+
+// maxEventMessage is the longest event message kube-scheduler writes
+// (its truncateMessage: 1024 bytes, the end replaced by " ...").
+const maxEventMessage = 1024
+
+// event records an event about pod, if there is a Recorder.
+func (s *Scheduler) event(pod *api.Pod, typ events.Type, reason, msg string) {
+	if s.opts.Recorder == nil {
+		return
+	}
+	if len(msg) > maxEventMessage {
+		msg = msg[:maxEventMessage-4] + " ..."
+	}
+	s.opts.Recorder.Event(events.Ref{APIVersion: "v1", Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID)},
+		typ, reason, msg)
 }
 
 // expireLoop drops assumptions whose TTL ran out, on one timer armed for

@@ -200,7 +200,8 @@ func TestUnschedulableMessage(t *testing.T) {
 	c.SetNode(mkNode("n2", "4", "1Gi", 10))
 	c.SetNode(mkNode("n3", "4", "1Gi", 10))
 	e := Decide(NewPodInfo(mkPod("p", "2", "", withSelector("disk", "ssd"))), c.Nodes(), Weights{}, rng(), time.Time{})
-	if want := "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match Pod's node affinity/selector."; e.Message != want || e.Node != "" {
+	if want := "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match Pod's node affinity/selector." +
+		" preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."; e.Message != want || e.Node != "" {
 		t.Fatalf("message %q node %q", e.Message, e.Node)
 	}
 }

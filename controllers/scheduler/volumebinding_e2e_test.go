@@ -83,8 +83,10 @@ func TestUnboundClaimHoldsPod(t *testing.T) {
 			return p.Spec.NodeName, *cond
 		}
 		for name, want := range map[string]string{
-			"web-0": "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.",
-			"web-1": `0/3 nodes are available: persistentvolumeclaim "data-web-1" not found.`,
+			"web-0": "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims." +
+				" preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+			"web-1": `0/3 nodes are available: persistentvolumeclaim "data-web-1" not found.` +
+				" preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
 		} {
 			on, cond := condOf(name)
 			require.Empty(t, on, name)

@@ -69,6 +69,11 @@ func decideWithVolumes(pod *api.Pod, nodes []*api.Node, claims ClaimLookup, volu
 	return d.explain()
 }
 
+// notHelpful3 is DefaultPreemption's part of the message when no node of
+// three is one preemption may help (VolumeBinding's rejections are
+// UnschedulableAndUnresolvable).
+const notHelpful3 = " preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+
 func TestVolumeBinding(t *testing.T) {
 	zoneA := term(api.LabelTopologyZone, api.NodeSelectorOpIn, "a")
 	nodes := []*api.Node{
@@ -91,34 +96,34 @@ func TestVolumeBinding(t *testing.T) {
 	}{
 		{"no claims", mkPod("p", "", ""), nil, nil, []string{"n1", "n2", "n3"}, "", ""},
 		{"missing claim", mkPod("p", "", "", withClaim("data-web-0")), nil, nil, nil, FilterVolumeBinding,
-			`0/3 nodes are available: persistentvolumeclaim "data-web-0" not found.`},
+			`0/3 nodes are available: persistentvolumeclaim "data-web-0" not found.` + notHelpful3},
 		{"pending claim", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{mkClaim("data-web-0", "", "Pending")}, nil, nil, FilterVolumeBinding,
-			"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims."},
+			"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims." + notHelpful3},
 		{"pre-bound claim (volumeName, not Bound) is unbound", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{mkClaim("data-web-0", "pv-1", "Pending")}, nil, nil, FilterVolumeBinding,
-			"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims."},
+			"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims." + notHelpful3},
 		{"Bound phase without volumeName is unbound", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{mkClaim("data-web-0", "", "Bound")}, nil, nil, FilterVolumeBinding,
-			"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims."},
+			"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims." + notHelpful3},
 		{"bind-completed annotation counts as bound", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{annotated}, nil, []string{"n1", "n2", "n3"}, "", ""},
 		{"lost claim", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{mkClaim("data-web-0", "pv-1", "Lost")}, nil, nil, FilterVolumeBinding,
-			`0/3 nodes are available: persistentvolumeclaim "data-web-0" bound to non-existent persistentvolume "pv-1".`},
+			`0/3 nodes are available: persistentvolumeclaim "data-web-0" bound to non-existent persistentvolume "pv-1".` + notHelpful3},
 		{"claim being deleted", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{deleting}, nil, nil, FilterVolumeBinding,
-			`0/3 nodes are available: persistentvolumeclaim "data-web-0" is being deleted.`},
+			`0/3 nodes are available: persistentvolumeclaim "data-web-0" is being deleted.` + notHelpful3},
 		{"a missing claim wins over an earlier unbound one", mkPod("p", "", "", withClaim("a"), withClaim("b")),
 			[]*api.PersistentVolumeClaim{mkClaim("a", "", "Pending")}, nil, nil, FilterVolumeBinding,
-			`0/3 nodes are available: persistentvolumeclaim "b" not found.`},
+			`0/3 nodes are available: persistentvolumeclaim "b" not found.` + notHelpful3},
 		{"claim in another namespace is not found", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{func() *api.PersistentVolumeClaim {
 				c := mkClaim("data-web-0", "pv-1", "Bound")
 				c.Namespace = "other"
 				return c
 			}()}, nil, nil, FilterVolumeBinding,
-			`0/3 nodes are available: persistentvolumeclaim "data-web-0" not found.`},
+			`0/3 nodes are available: persistentvolumeclaim "data-web-0" not found.` + notHelpful3},
 		{"bound claim, no volume lookup", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{mkClaim("data-web-0", "pv-1", "Bound")}, nil, []string{"n1", "n2", "n3"}, "", ""},
 		{"bound claim, volume without affinity", mkPod("p", "", "", withClaim("data-web-0")),
@@ -130,15 +135,15 @@ func TestVolumeBinding(t *testing.T) {
 		{"volume affinity matching no node", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{mkClaim("data-web-0", "pv-1", "Bound")},
 			[]*api.PersistentVolume{mkVolume("pv-1", term(api.LabelTopologyZone, api.NodeSelectorOpIn, "c"))}, nil, FilterVolumeBinding,
-			"0/3 nodes are available: 3 " + ReasonVolumeNodeAffinity + "."},
+			"0/3 nodes are available: 3 " + ReasonVolumeNodeAffinity + "." + notHelpful3},
 		{"volume affinity and pod selector", mkPod("p", "", "", withClaim("data-web-0"), withSelector(api.LabelTopologyZone, "b")),
 			[]*api.PersistentVolumeClaim{mkClaim("data-web-0", "pv-1", "Bound")},
 			[]*api.PersistentVolume{mkVolume("pv-1", zoneA)}, nil, "",
-			"0/3 nodes are available: 1 " + ReasonNodeAffinity + ", 2 " + ReasonVolumeNodeAffinity + "."},
+			"0/3 nodes are available: 1 " + ReasonNodeAffinity + ", 2 " + ReasonVolumeNodeAffinity + "." + notHelpful3},
 		{"bound volume missing", mkPod("p", "", "", withClaim("data-web-0")),
 			[]*api.PersistentVolumeClaim{mkClaim("data-web-0", "pv-1", "Bound")},
 			[]*api.PersistentVolume{mkVolume("pv-2")}, nil, FilterVolumeBinding,
-			"0/3 nodes are available: 3 " + ReasonVolumeNotExist + "."},
+			"0/3 nodes are available: 3 " + ReasonVolumeNotExist + "." + notHelpful3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
