@@ -5,7 +5,7 @@ const (
 	// PreemptLowerPriority lets a pod preempt pods of lower priority.
 	PreemptLowerPriority PreemptionPolicy = "PreemptLowerPriority"
 	// PreemptNever keeps a pod from preempting others.
-	PreemptNever PreemptionPolicy = "PreemptNever"
+	PreemptNever PreemptionPolicy = "Never"
 )
 
 // The system priority classes kube-apiserver creates, and the highest

@@ -111,6 +111,7 @@ var causeReasons = map[cluster.FieldErrorType]string{
 	cluster.FieldForbidden:   "FieldValueForbidden",
 	cluster.FieldDuplicate:   "FieldValueDuplicate",
 	cluster.FieldTooLong:     "FieldValueTooLong",
+	cluster.FieldTooMany:     "FieldValueTooMany",
 	cluster.FieldNotFound:    "FieldValueNotFound",
 }
 
