@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
@@ -513,22 +514,10 @@ func validatePriorityClass(pc *api.PriorityClass, fs *fieldErrors) {
 	}
 }
 
-// SystemPriorityClasses returns the priority classes every cluster has,
-// as kube-apiserver creates them: system-node-critical and
-// system-cluster-critical.
-func SystemPriorityClasses() []*api.PriorityClass {
-	return []*api.PriorityClass{
-		{ObjectMeta: api.ObjectMeta{Name: api.SystemNodeCritical}, Value: api.SystemCriticalPriority + 1000,
-			Description: "Used for system critical pods that must not be moved from their current node."},
-		{ObjectMeta: api.ObjectMeta{Name: api.SystemClusterCritical}, Value: api.SystemCriticalPriority,
-			Description: "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."},
-	}
-}
-
 // knownSystemPriorityClass returns why pc is not one of the system
 // classes ("" when it is).
 func knownSystemPriorityClass(pc *api.PriorityClass) string {
-	for _, s := range SystemPriorityClasses() {
+	for _, s := range admission.SystemPriorityClasses() {
 		if s.Name != pc.Name {
 			continue
 		}
