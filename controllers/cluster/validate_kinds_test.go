@@ -90,7 +90,10 @@ func TestValidationKinds(t *testing.T) {
 		typ     cluster.FieldErrorType
 		message string // a part of the error's text
 	}{
-		{"PDBBothSet", pdb(func(s *api.PodDisruptionBudgetSpec) { s.MinAvailable = ptr(api.FromInt32(1)); s.MaxUnavailable = ptr(api.FromInt32(1)) }),
+		{"PDBBothSet", pdb(func(s *api.PodDisruptionBudgetSpec) {
+			s.MinAvailable = ptr(api.FromInt32(1))
+			s.MaxUnavailable = ptr(api.FromInt32(1))
+		}),
 			"spec", cluster.FieldInvalid, "minAvailable and maxUnavailable cannot be both set"},
 		{"PDBNegative", pdb(func(s *api.PodDisruptionBudgetSpec) { s.MinAvailable = ptr(api.FromInt32(-1)) }),
 			"spec.minAvailable", cluster.FieldInvalid, `spec.minAvailable: Invalid value: "-1": must be greater than or equal to 0`},
@@ -98,7 +101,9 @@ func TestValidationKinds(t *testing.T) {
 			"spec.maxUnavailable", cluster.FieldInvalid, "a valid percent string must be a numeric string followed by an ending '%'"},
 		{"PDBOver100", pdb(func(s *api.PodDisruptionBudgetSpec) { s.MinAvailable = ptr(api.FromString("101%")) }),
 			"spec.minAvailable", cluster.FieldInvalid, "must not be greater than 100%"},
-		{"PDBPolicy", pdb(func(s *api.PodDisruptionBudgetSpec) { s.UnhealthyPodEvictionPolicy = ptr(api.UnhealthyPodEvictionPolicyType("Invalid")) }),
+		{"PDBPolicy", pdb(func(s *api.PodDisruptionBudgetSpec) {
+			s.UnhealthyPodEvictionPolicy = ptr(api.UnhealthyPodEvictionPolicyType("Invalid"))
+		}),
 			"spec.unhealthyPodEvictionPolicy", cluster.FieldUnsupported, `supported values: "AlwaysAllow", "IfHealthyBudget"`},
 		{"PDBSelectorOperator", pdb(func(s *api.PodDisruptionBudgetSpec) {
 			s.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "a", Operator: "In"}}}
@@ -130,7 +135,9 @@ func TestValidationKinds(t *testing.T) {
 			s.Parameters = &api.IngressClassParametersReference{Kind: "K", Name: "n", Namespace: ptr("ns")}
 		}), "spec.parameters.namespace", cluster.FieldForbidden, "`parameters.scope` is set to 'Cluster'"},
 
-		{"NetworkPolicyPeer", netpol(func(s *api.NetworkPolicySpec) { s.Ingress = []api.NetworkPolicyIngressRule{{From: []api.NetworkPolicyPeer{{}}}} }),
+		{"NetworkPolicyPeer", netpol(func(s *api.NetworkPolicySpec) {
+			s.Ingress = []api.NetworkPolicyIngressRule{{From: []api.NetworkPolicyPeer{{}}}}
+		}),
 			"spec.ingress[0].from[0]", cluster.FieldRequired, "must specify a peer"},
 		{"NetworkPolicyIPBlockAndSelector", netpol(func(s *api.NetworkPolicySpec) {
 			s.Ingress = []api.NetworkPolicyIngressRule{{From: []api.NetworkPolicyPeer{{IPBlock: &api.IPBlock{CIDR: "10.0.0.0/8"}, PodSelector: &api.LabelSelector{}}}}}
