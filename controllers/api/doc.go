@@ -12,8 +12,13 @@
 // HorizontalPodAutoscaler (autoscaling/v2), Lease, Event,
 // CustomResourceDefinition (apiextensions.k8s.io/v1) and the admission
 // webhook configurations ValidatingWebhookConfiguration and
-// MutatingWebhookConfiguration (admissionregistration.k8s.io/v1), at
-// their current versions (Kinds lists them).
+// MutatingWebhookConfiguration (admissionregistration.k8s.io/v1), and the
+// kinds served and stored without a controller: PodDisruptionBudget
+// (policy/v1), Ingress, IngressClass and NetworkPolicy
+// (networking.k8s.io/v1), PriorityClass (scheduling.k8s.io/v1),
+// LimitRange, EndpointSlice (discovery.k8s.io/v1), CSIDriver, CSINode and
+// VolumeAttachment (storage.k8s.io/v1), at their current versions (Kinds
+// lists them).
 //
 // CustomResourceDefinition's JSONSchemaProps has every field of kube's
 // and the same JSON: JSON keeps a raw value (a default, an enum value),

@@ -23,6 +23,8 @@ const (
 	// FieldTooLong: the value (or the sum of several) is longer than
 	// allowed.
 	FieldTooLong FieldErrorType = "Too long"
+	// FieldTooMany: a list has more items than allowed.
+	FieldTooMany FieldErrorType = "Too many"
 	// FieldNotFound: the value refers to something that does not exist
 	// (a volume mount naming no volume of the pod).
 	FieldNotFound FieldErrorType = "Not found"

@@ -151,6 +151,12 @@ func apps(kind string) GroupVersionKind {
 func batch(kind string) GroupVersionKind {
 	return GroupVersionKind{Group: "batch", Version: "v1", Kind: kind}
 }
+func networking(kind string) GroupVersionKind {
+	return GroupVersionKind{Group: "networking.k8s.io", Version: "v1", Kind: kind}
+}
+func storage(kind string) GroupVersionKind {
+	return GroupVersionKind{Group: "storage.k8s.io", Version: "v1", Kind: kind}
+}
 func admissionRegistration(kind string) GroupVersionKind {
 	return GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: kind}
 }
@@ -231,6 +237,29 @@ var (
 	mutatingWebhookConfigurationKind = register[*MutatingWebhookConfiguration](KindInfo{
 		GroupVersionKind: admissionRegistration("MutatingWebhookConfiguration"),
 		OldVersions:      []string{"admissionregistration.k8s.io/v1beta1"}, Resource: "mutatingwebhookconfigurations"})
+	podDisruptionBudgetKind = register[*PodDisruptionBudget](KindInfo{GroupVersionKind: GroupVersionKind{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"},
+		OldVersions: []string{"policy/v1beta1"}, Resource: "poddisruptionbudgets", Namespaced: true, Status: true,
+		ShortNames: []string{"pdb"}, Columns: podDisruptionBudgetColumns, Cells: podDisruptionBudgetCells})
+	ingressKind = register[*Ingress](KindInfo{GroupVersionKind: networking("Ingress"), OldVersions: []string{"networking.k8s.io/v1beta1", "extensions/v1beta1"},
+		Resource: "ingresses", Namespaced: true, Status: true, ShortNames: []string{"ing"}, Columns: ingressColumns, Cells: ingressCells})
+	ingressClassKind = register[*IngressClass](KindInfo{GroupVersionKind: networking("IngressClass"), OldVersions: []string{"networking.k8s.io/v1beta1"},
+		Resource: "ingressclasses", Columns: ingressClassColumns, Cells: ingressClassCells})
+	networkPolicyKind = register[*NetworkPolicy](KindInfo{GroupVersionKind: networking("NetworkPolicy"), OldVersions: []string{"extensions/v1beta1"},
+		Resource: "networkpolicies", Namespaced: true, ShortNames: []string{"netpol"}, Columns: networkPolicyColumns, Cells: networkPolicyCells})
+	priorityClassKind = register[*PriorityClass](KindInfo{GroupVersionKind: GroupVersionKind{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass"},
+		OldVersions: []string{"scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha1"}, Resource: "priorityclasses",
+		ShortNames: []string{"pc"}, Columns: priorityClassColumns, Cells: priorityClassCells})
+	limitRangeKind = register[*LimitRange](KindInfo{GroupVersionKind: core("LimitRange"), Resource: "limitranges", Namespaced: true,
+		ShortNames: []string{"limits"}, Columns: limitRangeColumns, Cells: limitRangeCells})
+	endpointSliceKind = register[*EndpointSlice](KindInfo{GroupVersionKind: GroupVersionKind{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"},
+		OldVersions: []string{"discovery.k8s.io/v1beta1"}, Resource: "endpointslices", Namespaced: true,
+		Columns: endpointSliceColumns, Cells: endpointSliceCells})
+	csiDriverKind = register[*CSIDriver](KindInfo{GroupVersionKind: storage("CSIDriver"), OldVersions: []string{"storage.k8s.io/v1beta1"},
+		Resource: "csidrivers", Columns: csiDriverColumns, Cells: csiDriverCells})
+	csiNodeKind = register[*CSINode](KindInfo{GroupVersionKind: storage("CSINode"), OldVersions: []string{"storage.k8s.io/v1beta1"},
+		Resource: "csinodes", Columns: csiNodeColumns, Cells: csiNodeCells})
+	volumeAttachmentKind = register[*VolumeAttachment](KindInfo{GroupVersionKind: storage("VolumeAttachment"), OldVersions: []string{"storage.k8s.io/v1beta1"},
+		Resource: "volumeattachments", Status: true, Columns: volumeAttachmentColumns, Cells: volumeAttachmentCells})
 )
 
 // builtin is every built-in kind, in the order Kinds and Registered list
@@ -240,7 +269,9 @@ var builtin = newRegistry(podKind, nodeKind, serviceKind, endpointsKind, replica
 	jobKind, cronJobKind, namespaceKind, resourceQuotaKind, serviceAccountKind, configMapKind, secretKind,
 	persistentVolumeKind, persistentVolumeClaimKind, storageClassKind, horizontalPodAutoscalerKind,
 	leaseKind, eventKind, customResourceDefinitionKind,
-	validatingWebhookConfigurationKind, mutatingWebhookConfigurationKind)
+	validatingWebhookConfigurationKind, mutatingWebhookConfigurationKind,
+	podDisruptionBudgetKind, ingressKind, ingressClassKind, networkPolicyKind, priorityClassKind,
+	limitRangeKind, endpointSliceKind, csiDriverKind, csiNodeKind, volumeAttachmentKind)
 
 // GroupVersionKind methods: each type's registration.
 
@@ -340,6 +371,40 @@ func (*ValidatingWebhookConfiguration) GroupVersionKind() GroupVersionKind {
 // Kind=MutatingWebhookConfiguration.
 func (*MutatingWebhookConfiguration) GroupVersionKind() GroupVersionKind {
 	return mutatingWebhookConfigurationKind.GroupVersionKind
+}
+
+// GroupVersionKind returns policy/v1, Kind=PodDisruptionBudget.
+func (*PodDisruptionBudget) GroupVersionKind() GroupVersionKind {
+	return podDisruptionBudgetKind.GroupVersionKind
+}
+
+// GroupVersionKind returns networking.k8s.io/v1, Kind=Ingress.
+func (*Ingress) GroupVersionKind() GroupVersionKind { return ingressKind.GroupVersionKind }
+
+// GroupVersionKind returns networking.k8s.io/v1, Kind=IngressClass.
+func (*IngressClass) GroupVersionKind() GroupVersionKind { return ingressClassKind.GroupVersionKind }
+
+// GroupVersionKind returns networking.k8s.io/v1, Kind=NetworkPolicy.
+func (*NetworkPolicy) GroupVersionKind() GroupVersionKind { return networkPolicyKind.GroupVersionKind }
+
+// GroupVersionKind returns scheduling.k8s.io/v1, Kind=PriorityClass.
+func (*PriorityClass) GroupVersionKind() GroupVersionKind { return priorityClassKind.GroupVersionKind }
+
+// GroupVersionKind returns v1, Kind=LimitRange.
+func (*LimitRange) GroupVersionKind() GroupVersionKind { return limitRangeKind.GroupVersionKind }
+
+// GroupVersionKind returns discovery.k8s.io/v1, Kind=EndpointSlice.
+func (*EndpointSlice) GroupVersionKind() GroupVersionKind { return endpointSliceKind.GroupVersionKind }
+
+// GroupVersionKind returns storage.k8s.io/v1, Kind=CSIDriver.
+func (*CSIDriver) GroupVersionKind() GroupVersionKind { return csiDriverKind.GroupVersionKind }
+
+// GroupVersionKind returns storage.k8s.io/v1, Kind=CSINode.
+func (*CSINode) GroupVersionKind() GroupVersionKind { return csiNodeKind.GroupVersionKind }
+
+// GroupVersionKind returns storage.k8s.io/v1, Kind=VolumeAttachment.
+func (*VolumeAttachment) GroupVersionKind() GroupVersionKind {
+	return volumeAttachmentKind.GroupVersionKind
 }
 
 // registry is a fixed table of kinds and its indexes, read-only once

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/patch"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
@@ -111,6 +112,7 @@ var causeReasons = map[cluster.FieldErrorType]string{
 	cluster.FieldForbidden:   "FieldValueForbidden",
 	cluster.FieldDuplicate:   "FieldValueDuplicate",
 	cluster.FieldTooLong:     "FieldValueTooLong",
+	cluster.FieldTooMany:     "FieldValueTooMany",
 	cluster.FieldNotFound:    "FieldValueNotFound",
 }
 
@@ -164,6 +166,10 @@ func toStatus(err error, res *resourceInfo, name string) Status {
 	case errors.Is(err, cluster.ErrForbidden):
 		s.Code, s.Reason = http.StatusForbidden, "Forbidden"
 		s.Message = fmt.Sprintf("%s %q is forbidden: %v", qualified, name, err)
+		if msg, ok := admission.ForbiddenMessage(err); ok {
+			// An admission plugin's refusal, in kube's words.
+			s.Message = fmt.Sprintf("%s %q is forbidden: %s", qualified, name, msg)
+		}
 	case errors.Is(err, cluster.ErrMethodNotAllowed):
 		s.Code, s.Reason = http.StatusMethodNotAllowed, "MethodNotAllowed"
 		s.Message = clusterMessage(err)

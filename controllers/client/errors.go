@@ -128,6 +128,7 @@ const (
 	FieldForbidden   = api.FieldForbidden
 	FieldDuplicate   = api.FieldDuplicate
 	FieldTooLong     = api.FieldTooLong
+	FieldTooMany     = api.FieldTooMany
 	FieldNotFound    = api.FieldNotFound
 )
 

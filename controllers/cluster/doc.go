@@ -96,7 +96,20 @@
 // apps and batch: non-negative minReadySeconds, revisionHistoryLimit,
 // activeDeadlineSeconds, ttlSecondsAfterFinished, startingDeadlineSeconds
 // and history limits, progressDeadlineSeconds above minReadySeconds, a
-// Job's completionMode (backoffLimitPerIndex only when Indexed).
+// Job's completionMode (backoffLimitPerIndex only when Indexed). The
+// kinds served without a controller are defaulted and validated as
+// kube-apiserver's policy, networking, scheduling, core, discovery and
+// storage validation does them (validate_kinds.go): a
+// PodDisruptionBudget's minAvailable or maxUnavailable (not both; counts
+// or percentages up to 100%), an Ingress's rules, paths, path types and
+// backends, an IngressClass's controller (immutable) and parameters, a
+// NetworkPolicy's peers, ports and policyTypes (defaulted from its
+// rules), a PriorityClass's value (immutable; system- names reserved) and
+// preemptionPolicy (default PreemptLowerPriority), a LimitRange's
+// min ≤ defaultRequest ≤ default ≤ max, an EndpointSlice's address type
+// (immutable), addresses and ports (protocol default TCP), a CSIDriver's
+// defaults and immutable fields, a CSINode's drivers and a
+// VolumeAttachment's spec (immutable).
 //
 // Services get a cluster IP (the lowest free one in 10.96.0.0/16, unless
 // headless or ExternalName) and, for NodePort and LoadBalancer types, node

@@ -33,6 +33,7 @@ const (
 	FieldForbidden   = client.FieldForbidden
 	FieldDuplicate   = client.FieldDuplicate
 	FieldTooLong     = client.FieldTooLong
+	FieldTooMany     = client.FieldTooMany
 	FieldNotFound    = client.FieldNotFound
 )
 

@@ -42,6 +42,9 @@ var strategies = strategyTable(
 	strategy(configMapKind), strategy(secretKind), strategy(persistentVolumeKind),
 	strategy(persistentVolumeClaimKind), strategy(eventKind), strategy(validatingWebhookConfigurationKind), strategy(mutatingWebhookConfigurationKind),
 	strategy(crdDefinitionKind),
+	strategy(podDisruptionBudgetKind), strategy(ingressKind), strategy(ingressClassKind), strategy(networkPolicyKind),
+	strategy(priorityClassKind), strategy(limitRangeKind), strategy(endpointSliceKind), strategy(csiDriverKind),
+	strategy(csiNodeKind), strategy(volumeAttachmentKind),
 )
 
 // typedStrategy is one kind's strategy constructor, a func() *kind[T].
