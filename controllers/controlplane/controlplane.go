@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
@@ -133,7 +134,8 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 
 	// The admission plugins of the controllers that run: quota
 	// (validating, charges usage), service accounts (mutating: the
-	// default account), cron schedules (validating).
+	// default account), cron schedules (validating); and kube-apiserver's
+	// LimitRanger and Priority, which belong to no controller.
 	descs := opts.Manager.Descriptors
 	if descs == nil {
 		descs = manager.Descriptors()
@@ -153,6 +155,12 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	var quota *resourcequota.Admission
 	var accounts *serviceaccount.Admission
 	var hooks *webhook.Dispatcher
+	// kube-apiserver's built-in LimitRanger and Priority plugins, in its
+	// order: LimitRanger, ServiceAccount, Priority, then the webhooks,
+	// then ResourceQuota.
+	limits, priority := admission.NewLimitRanger(), admission.NewPriority()
+	copts.Mutating = append(copts.Mutating, limits.Admit)
+	copts.Admission = append(copts.Admission, limits.Validate, priority.Validate)
 	if opts.Webhooks != nil {
 		hooks = webhook.New(*opts.Webhooks)
 		copts.Admission = append(copts.Admission, hooks.Validate)
@@ -165,6 +173,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		accounts = serviceaccount.NewAdmission()
 		copts.Mutating = append(copts.Mutating, accounts.Admit)
 	}
+	copts.Mutating = append(copts.Mutating, priority.Admit)
 	if hooks != nil {
 		copts.Mutating = append(copts.Mutating, hooks.Mutate)
 	}
@@ -177,6 +186,15 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return fail(err)
 	}
 	cp.Cluster = c
+	if err := limits.SetClient(c); err != nil {
+		return fail(err)
+	}
+	if err := priority.SetClient(c); err != nil {
+		return fail(err)
+	}
+	if err := admission.EnsureSystemPriorityClasses(ctx, c); err != nil {
+		return fail(err)
+	}
 	if hooks != nil {
 		hooks.SetClient(c)
 	}

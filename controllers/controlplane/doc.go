@@ -54,6 +54,15 @@
 // kube-apiserver orders its MutatingAdmissionWebhook and
 // ValidatingAdmissionWebhook plugins; `ctrlkit up` turns them on.
 //
+// It always installs kube-apiserver's LimitRanger and Priority plugins
+// (package admission), in kube's order (LimitRanger, ServiceAccount,
+// Priority, webhooks, ResourceQuota), and creates the system priority
+// classes (system-node-critical, system-cluster-critical): a pod gets its
+// namespace's LimitRange defaults (annotation kubernetes.io/limit-ranger)
+// and its priority (0 when it names no class and no class is
+// globalDefault); a pod naming a class that does not exist is refused
+// (403 Forbidden at the API server), as on a real cluster.
+//
 // # Left out
 //
 // kube-proxy runs as one rules table for the whole cluster (Proxy), not

@@ -24,7 +24,10 @@ import (
 var ErrExceeded = errors.New("resourcequota: forbidden by quota")
 
 // ForbiddenError is the error of a write refused by quota. Its message
-// is kube-apiserver's, exactly; errors.Is(err, ErrExceeded) holds.
+// is kube-apiserver's, exactly; errors.Is(err, ErrExceeded) holds, and
+// so does errors.Is(err, client.ErrForbidden): it wraps an
+// *admission.ForbiddenError of the same message, which the API server
+// answers as kube-apiserver does, 403 Forbidden.
 type ForbiddenError struct {
 	// Quota is the name of the quota that refused the write.
 	Quota string
@@ -37,6 +40,9 @@ func (e *ForbiddenError) Error() string { return e.Message }
 
 // Is reports whether target is ErrExceeded.
 func (e *ForbiddenError) Is(target error) bool { return target == ErrExceeded }
+
+// Unwrap returns the admission refusal of the same message.
+func (e *ForbiddenError) Unwrap() error { return &admission.ForbiddenError{Message: e.Message} }
 
 func forbidden(quota, format string, args ...any) error {
 	return &ForbiddenError{Quota: quota, Message: fmt.Sprintf(format, args...)}
