@@ -6,6 +6,7 @@ replace github.com/ctrlkit/ctrlkit => ../
 
 require (
 	github.com/ctrlkit/ctrlkit v0.0.0
+	github.com/stretchr/testify v1.12.1
 	k8s.io/apiextensions-apiserver v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2

@@ -13,4 +13,8 @@
 // priority; the system priority classes). Each is wired into the cluster's
 // Options.Mutating and Options.Admission, then given a client with
 // SetClient. Their refusals are *ForbiddenError (403, kube's message).
+//
+// A plugin warns the client with Warn: the API server gives each request
+// a recorder (WithWarnings) and answers with the warnings as HTTP Warning
+// headers; an in-process write has none and drops them.
 package admission

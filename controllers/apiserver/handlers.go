@@ -17,6 +17,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/patch"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
@@ -62,6 +63,11 @@ func methodNotAllowed(req *request) *apiError {
 }
 
 func (h *typed[T]) serve(req *request) {
+	if h.res.unstructured {
+		if w, ok := versionWarning(h.srv.c, h.res); ok {
+			admission.Warn(req.r.Context(), w)
+		}
+	}
 	m := req.r.Method
 	if req.watch {
 		if m != http.MethodGet {
@@ -152,7 +158,7 @@ func (h *typed[T]) serve(req *request) {
 func (h *typed[T]) writeObject(req *request, code int, obj T) {
 	if crd, ok := any(obj).(*api.CustomResourceDefinition); ok && req.r.Method != http.MethodGet && !h.srv.c.EvaluatesValidationRules() {
 		for _, w := range celWarnings(crd) {
-			req.w.Header().Add("Warning", `299 - "`+strings.ReplaceAll(w, `"`, `'`)+`"`)
+			admission.Warn(req.r.Context(), w)
 		}
 	}
 	switch acceptedAs(req.r) {

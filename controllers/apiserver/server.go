@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 )
@@ -191,7 +192,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A connection kept alive keeps the write deadline of its
 		// previous request: a watch has none.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-		s.route(w, r)
+		ww := &warningWriter{ResponseWriter: w}
+		s.route(ww, r.WithContext(admission.WithWarnings(r.Context(), ww.record)))
 		return
 	}
 	sem := s.readOnly
@@ -217,7 +219,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	deadline := time.Now().Add(s.opts.RequestTimeout)
 	_ = rc.SetReadDeadline(deadline)
 	_ = rc.SetWriteDeadline(deadline.Add(s.opts.RequestTimeout))
-	s.route(w, r.WithContext(ctx))
+	ww := &warningWriter{ResponseWriter: w}
+	s.route(ww, r.WithContext(admission.WithWarnings(ctx, ww.record)))
 }
 
 // isWatch reports whether r is a watch: ?watch=true (or 1), or a path

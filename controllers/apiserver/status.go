@@ -123,6 +123,15 @@ func toStatus(err error, res *resourceInfo, name string) Status {
 	if errors.As(err, &ae) {
 		return ae.status
 	}
+	var exact interface {
+		APIStatus() (code int32, reason, message string)
+	}
+	if errors.As(err, &exact) {
+		// An error that knows kube-apiserver's whole answer (a webhook's
+		// refusal): its code, reason and message, nothing prefixed.
+		code, reason, message := exact.APIStatus()
+		return Status{TypeMeta: statusTypeMeta, Status: "Failure", Code: int(code), Reason: reason, Message: message}
+	}
 	qualified, group, kind := "", "", ""
 	if res != nil {
 		qualified, group, kind = res.qualified(), res.group, res.name

@@ -282,6 +282,22 @@ func compileCRD(crd *api.CustomResourceDefinition, rules ValidationRules) (*crdS
 	return st, nil
 }
 
+// ServedDefinition returns the CustomResourceDefinition the cluster
+// serves group and kind by, as it compiled it; false when no definition
+// serves them. The definition is shared: do not modify it.
+func (c *Cluster) ServedDefinition(group, kind string) (*api.CustomResourceDefinition, bool) {
+	s, ok := c.crdServed(group, kind)
+	if !ok {
+		return nil, false
+	}
+	c.crdMu.Lock()
+	defer c.crdMu.Unlock()
+	if s.state == nil {
+		return nil, false
+	}
+	return s.state.crd, true
+}
+
 // crdServed returns the served definition of group and kind.
 func (c *Cluster) crdServed(group, kind string) (*crdServe, bool) {
 	c.crdMu.Lock()

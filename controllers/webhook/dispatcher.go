@@ -42,8 +42,10 @@ type Options struct {
 	// RootCAs verify a webhook's certificate when its caBundle is empty;
 	// nil: the system roots.
 	RootCAs *x509.CertPool
-	// Warn receives each warning a webhook returns (kube-apiserver
-	// passes them to the client as Warning headers); nil drops them.
+	// Warn receives each warning a webhook returns; nil passes them to
+	// admission.Warn, so that the API server answers the request with them
+	// as Warning headers (kubectl prints "Warning: ..."), as kube-apiserver
+	// does.
 	Warn func(ctx context.Context, webhook, warning string)
 }
 
@@ -300,9 +302,11 @@ func (d *Dispatcher) call(ctx context.Context, w *api.ValidatingWebhook, a admis
 		}
 		return false, &CallError{Webhook: w.Name, Err: err}
 	}
-	if d.opts.Warn != nil {
-		for _, warning := range resp.Warnings {
+	for _, warning := range resp.Warnings {
+		if d.opts.Warn != nil {
 			d.opts.Warn(ctx, w.Name, warning)
+		} else {
+			admission.Warn(ctx, warning)
 		}
 	}
 	if !resp.Allowed {

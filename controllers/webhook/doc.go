@@ -59,7 +59,9 @@
 //   - The answer must be an AdmissionReview of the version sent whose
 //     response.uid is the request's; a patch must come with patchType
 //     JSONPatch and only from a mutating webhook. Warnings go to
-//     Options.Warn.
+//     Options.Warn, by default to admission.Warn: the API server answers
+//     the request with them as Warning headers (kubectl prints
+//     "Warning: ..."), refused or not, as kube-apiserver does.
 //   - Failures: a call that cannot be made, fails TLS, times out,
 //     answers a non-2xx status or an invalid review is ignored with
 //     failurePolicy Ignore; with Fail (the default) the write fails with
@@ -68,9 +70,12 @@
 //     Internal Error, as kube-apiserver does.
 //   - Refusals: a response with allowed false fails the write with a
 //     *DeniedError, `admission webhook "NAME" denied the request: MSG`,
-//     whose code is the webhook's status code, or 400 when it gave none;
-//     it wraps client.ErrForbidden for 403 (and the sentinels of 404,
-//     409 and other 4xx codes), so the API server answers that code.
+//     whose code is the webhook's status code, or 400 when it gave none
+//     (or one below 400); it wraps client.ErrForbidden for 403 (and the
+//     sentinels of 404, 409 and other 4xx codes) for in-process callers,
+//     and the API server answers with the webhook's code and reason and
+//     that message alone (DeniedError.APIStatus), as kube-apiserver
+//     does.
 //   - Mutating webhooks run first, one at a time, ordered by
 //     configuration name and then by their order in it; each JSON patch
 //     (RFC 6902) is applied to the object the next webhook sees and the
@@ -97,8 +102,5 @@
 //
 // A patch may not change the object's name, namespace or uid (the write
 // fails, 500). The in-process cluster has no dry run and no user, so
-// dryRun is false and userInfo empty in the reviews it causes. The API
-// server maps a refusal's code through the client contract's sentinels
-// (403, 404, 409, else 400) and prefixes the message with its own
-// context.
+// dryRun is false and userInfo empty in the reviews it causes.
 package webhook

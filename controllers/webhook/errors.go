@@ -36,6 +36,17 @@ func (e *DeniedError) Error() string {
 	}
 }
 
+// APIStatus returns the status the API server answers the refused
+// request with, as kube-apiserver does: the webhook's own code (at least
+// 400) and reason, and Error's message, with nothing prefixed.
+func (e *DeniedError) APIStatus() (code int32, reason, message string) {
+	code = e.Code
+	if code < http.StatusBadRequest {
+		code = http.StatusBadRequest
+	}
+	return code, e.Reason, e.Error()
+}
+
 // Unwrap returns the sentinel of the client contract for Code, so that
 // the API server answers with that code: client.ErrForbidden (403),
 // source.ErrNotFound (404), source.ErrConflict (409), nil for a 5xx

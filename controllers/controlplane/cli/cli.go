@@ -45,6 +45,12 @@ type Options struct {
 	// Backend has opened the store, and its Elector decides when this
 	// process's controllers act (the etcd build's campaigns in etcd).
 	Elector func() (leader.Elector, error)
+	// ValidationRules, when set, checks the x-kubernetes-validations (CEL)
+	// rules of CustomResourceDefinitions (cluster.Options.ValidationRules;
+	// the crdcel module's build sets crdcel.Rules). Without it the rules
+	// are not evaluated and the API server warns so on a definition's
+	// write.
+	ValidationRules cluster.ValidationRules
 	// Stdin is where interactive commands are read (default os.Stdin);
 	// Terminal reports whether stdout is a terminal (default: checks
 	// os.Stdout).
@@ -223,7 +229,7 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 	// yours exists there once its CustomResourceDefinition is applied,
 	// whatever Go types the program (or a test linking this package)
 	// registered.
-	copts := cluster.Options{BuiltinKindsOnly: true}
+	copts := cluster.Options{BuiltinKindsOnly: true, ValidationRules: opts.ValidationRules}
 	if cfg.etcd != "" {
 		b, closeFn, err := opts.Backend(cfg.etcd)
 		if err != nil {
