@@ -18,6 +18,14 @@
 // cluster does not evaluate the rules and the API server warns on a
 // definition's write that they are not checked.
 //
+// MatchConditions is a webhook.MatchConditionsFunc: admission webhooks'
+// matchConditions evaluated with kube-apiserver's own condition compiler
+// and matcher (variables object, oldObject and request; no authorizer).
+// Plug it in with webhook.Options{MatchConditions: crdcel.MatchConditions}.
+//
+// The command in cmd/ctrlkit is ctrlkit built with both: `ctrlkit up`
+// whose CRDs' rules and webhooks' conditions are evaluated.
+//
 // The errors are the cluster's api.FieldError: kube's type, field path
 // (under the schema's root for a definition, from the object's root for
 // a custom resource) and detail; a compile error's value is the rule's

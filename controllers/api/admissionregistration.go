@@ -119,8 +119,9 @@ type ValidatingWebhook struct {
 	// webhook accepts, in order of preference; required, and this server
 	// speaks only v1.
 	AdmissionReviewVersions []string `json:"admissionReviewVersions"`
-	// MatchConditions are CEL expressions; they are stored and
-	// validated for shape, but not evaluated (see package webhook).
+	// MatchConditions are CEL expressions that must all hold for the
+	// webhook to be called; evaluated when the dispatcher has an
+	// evaluator (see package webhook, Options.MatchConditions).
 	MatchConditions []MatchCondition `json:"matchConditions,omitempty"`
 }
 
@@ -150,8 +151,9 @@ type MutatingWebhook struct {
 	// AdmissionReviewVersions are the AdmissionReview versions the
 	// webhook accepts; required, and this server speaks only v1.
 	AdmissionReviewVersions []string `json:"admissionReviewVersions"`
-	// MatchConditions are CEL expressions; they are stored and
-	// validated for shape, but not evaluated (see package webhook).
+	// MatchConditions are CEL expressions that must all hold for the
+	// webhook to be called; evaluated when the dispatcher has an
+	// evaluator (see package webhook, Options.MatchConditions).
 	MatchConditions []MatchCondition `json:"matchConditions,omitempty"`
 	// ReinvocationPolicy is Never (default) or IfNeeded: call the
 	// webhook once more when a later mutating webhook changed the object.

@@ -47,7 +47,21 @@ type Options struct {
 	// as Warning headers (kubectl prints "Warning: ..."), as kube-apiserver
 	// does.
 	Warn func(ctx context.Context, webhook, warning string)
+	// MatchConditions, when set, evaluates a webhook's matchConditions
+	// (CEL) on the request it would be sent (the crdcel module's
+	// crdcel.MatchConditions does, with kube-apiserver's own code). nil:
+	// a webhook with matchConditions is called as if they all held.
+	MatchConditions MatchConditionsFunc
 }
+
+// MatchConditionsFunc evaluates the matchConditions of the webhook named
+// webhook for req, the request it would be sent (its object, oldObject,
+// options and userInfo set): false when one of them is false; true with
+// a nil error when all hold; an error when one could not be evaluated
+// (or compiled) and none is false — the webhook's failurePolicy then
+// decides: Fail refuses the write with 403 Forbidden, as kube-apiserver
+// does, Ignore skips the webhook.
+type MatchConditionsFunc func(ctx context.Context, webhook string, conditions []api.MatchCondition, req *AdmissionRequest) (bool, error)
 
 // DefaultServiceURL is the default Options.ServiceURL:
 // https://NAME.NAMESPACE.svc:PORT/PATH (port 443 when unset).
@@ -269,10 +283,10 @@ func (l *labelsOnce) get(ctx context.Context, ns string) (map[string]string, err
 }
 
 // shouldCall reports whether w is called for a: its rules, its
-// namespace selector and its object selector match, and, for a dry run,
-// it declares no side effects (else the request is refused, as
-// kube-apiserver refuses it). matchConditions are not evaluated: a
-// webhook with matchConditions is called as if they all held.
+// namespace selector and its object selector match, its matchConditions
+// hold (when Options.MatchConditions evaluates them; else they are taken
+// to hold), and, for a dry run, it declares no side effects (else the
+// request is refused, as kube-apiserver refuses it).
 func (d *Dispatcher) shouldCall(ctx context.Context, w *api.ValidatingWebhook, a admission.Attributes, ns *labelsOnce) (bool, error) {
 	if !slices.ContainsFunc(w.Rules, func(r api.RuleWithOperations) bool { return ruleMatches(&r, a) }) {
 		return false, nil
@@ -282,6 +296,20 @@ func (d *Dispatcher) shouldCall(ctx context.Context, w *api.ValidatingWebhook, a
 	}
 	if ok, err := matchObject(w.ObjectSelector, a); err != nil || !ok {
 		return false, err
+	}
+	if len(w.MatchConditions) > 0 && d.opts.MatchConditions != nil {
+		req, err := request(w, a)
+		if err != nil {
+			return false, err
+		}
+		ok, err := d.opts.MatchConditions(ctx, w.Name, w.MatchConditions, req)
+		switch {
+		case err != nil && (w.FailurePolicy == nil || *w.FailurePolicy != api.Ignore):
+			// kube-apiserver fails closed: 403 with the evaluation errors.
+			return false, &admission.ForbiddenError{Message: err.Error()}
+		case err != nil || !ok:
+			return false, nil
+		}
 	}
 	if a.DryRun && (w.SideEffects == nil || *w.SideEffects != api.SideEffectClassNone && *w.SideEffects != api.SideEffectClassNoneOnDryRun) {
 		return false, dryRunError(w.Name)
@@ -432,32 +460,12 @@ func (d *Dispatcher) post(ctx context.Context, w *api.ValidatingWebhook, a admis
 	if !ok {
 		return nil, nil, fmt.Errorf("webhook does not accept known AdmissionReview versions %v", w.AdmissionReviewVersions)
 	}
-	object, err := encodeObject(a.Object, a.Kind)
+	areq, err := request(w, a)
 	if err != nil {
 		return nil, nil, err
 	}
-	old, err := encodeObject(a.OldObject, a.Kind)
-	if err != nil {
-		return nil, nil, err
-	}
-	uid := newUID()
-	gvk := GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
-	gvr := GroupVersionResource{Group: a.Kind.Group, Version: a.Kind.Version, Resource: a.Resource}
-	options, err := encodeOptions(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	if object == nil && a.Operation == admission.Delete {
-		object = json.RawMessage("null") // kube-apiserver sends "object": null
-	}
-	dryRun := a.DryRun
-	review := AdmissionReview{TypeMeta: api.TypeMeta{APIVersion: version, Kind: "AdmissionReview"}, Request: &AdmissionRequest{
-		UID: uid, Kind: gvk, Resource: gvr, SubResource: a.Subresource,
-		RequestKind: &gvk, RequestResource: &gvr, RequestSubResource: a.Subresource,
-		Name: a.Name, Namespace: a.Namespace, Operation: string(a.Operation),
-		UserInfo: UserInfo{Username: a.UserInfo.Username, UID: a.UserInfo.UID, Groups: a.UserInfo.Groups},
-		Object:   object, OldObject: old, DryRun: &dryRun, Options: options,
-	}}
+	uid, object := areq.UID, areq.Object
+	review := AdmissionReview{TypeMeta: api.TypeMeta{APIVersion: version, Kind: "AdmissionReview"}, Request: areq}
 	body, err := json.Marshal(review)
 	if err != nil {
 		return nil, nil, err
@@ -503,6 +511,35 @@ func (d *Dispatcher) post(ctx context.Context, w *api.ValidatingWebhook, a admis
 		return nil, nil, fmt.Errorf("received invalid webhook response: %w", err)
 	}
 	return got.Response, object, nil
+}
+
+// request is the request of a review of a for w, with a fresh uid.
+func request(w *api.ValidatingWebhook, a admission.Attributes) (*AdmissionRequest, error) {
+	object, err := encodeObject(a.Object, a.Kind)
+	if err != nil {
+		return nil, err
+	}
+	old, err := encodeObject(a.OldObject, a.Kind)
+	if err != nil {
+		return nil, err
+	}
+	gvk := GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
+	gvr := GroupVersionResource{Group: a.Kind.Group, Version: a.Kind.Version, Resource: a.Resource}
+	options, err := encodeOptions(a)
+	if err != nil {
+		return nil, err
+	}
+	if object == nil && a.Operation == admission.Delete {
+		object = json.RawMessage("null") // kube-apiserver sends "object": null
+	}
+	dryRun := a.DryRun
+	return &AdmissionRequest{
+		UID: newUID(), Kind: gvk, Resource: gvr, SubResource: a.Subresource,
+		RequestKind: &gvk, RequestResource: &gvr, RequestSubResource: a.Subresource,
+		Name: a.Name, Namespace: a.Namespace, Operation: string(a.Operation),
+		UserInfo: UserInfo{Username: a.UserInfo.Username, UID: a.UserInfo.UID, Groups: a.UserInfo.Groups},
+		Object:   object, OldObject: old, DryRun: &dryRun, Options: options,
+	}, nil
 }
 
 // verifyResponse checks a webhook's answer as kube-apiserver's

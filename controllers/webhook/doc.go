@@ -39,10 +39,16 @@
 //     namespace); its namespaceSelector matches the labels of the
 //     object's namespace (a Namespace's own labels; cluster-scoped
 //     objects always match); and its objectSelector matches the labels of
-//     the new or the old object. matchConditions are stored but their CEL
-//     is NOT evaluated: a webhook with matchConditions is called as if
-//     they all held, so it sees a superset of the requests kube-apiserver
-//     would send it (its own checks still decide).
+//     the new or the old object; then its matchConditions (CEL) must all
+//     hold, evaluated by Options.MatchConditions on the request the
+//     webhook would be sent: one false skips the webhook; one that cannot
+//     be evaluated (none false) refuses the write with 403 Forbidden under
+//     failurePolicy Fail and skips the webhook under Ignore, as
+//     kube-apiserver does. The core module has no CEL: without
+//     Options.MatchConditions (the crdcel module's crdcel.MatchConditions
+//     provides it) a webhook with matchConditions is called as if they
+//     all held, so it sees a superset of the requests kube-apiserver would
+//     send it (its own checks still decide).
 //   - The webhook configurations themselves are never sent to webhooks,
 //     as kube-apiserver exempts them, so a broken webhook cannot lock
 //     its own configuration.

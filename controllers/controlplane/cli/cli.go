@@ -51,6 +51,11 @@ type Options struct {
 	// are not evaluated and the API server warns so on a definition's
 	// write.
 	ValidationRules cluster.ValidationRules
+	// MatchConditions, when set, evaluates admission webhooks'
+	// matchConditions (webhook.Options.MatchConditions; the crdcel
+	// module's build sets crdcel.MatchConditions). Without it a webhook
+	// is called as if its conditions held.
+	MatchConditions webhook.MatchConditionsFunc
 	// Stdin is where interactive commands are read (default os.Stdin);
 	// Terminal reports whether stdout is a terminal (default: checks
 	// os.Stdout).
@@ -252,7 +257,7 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		Nodes: cfg.nodes, Zones: cfg.zones, Cluster: copts, Logger: logger, ManagerOnly: cfg.nodes == 0,
 		Manager:    mopts,
-		Webhooks:   &webhook.Options{}, // admission webhooks, on as in kube-apiserver
+		Webhooks:   &webhook.Options{MatchConditions: opts.MatchConditions}, // admission webhooks, on as in kube-apiserver
 		Invariants: []controlplane.Invariant{controlplane.DeploymentSurge(), controlplane.NodeNotOvercommitted()},
 	})
 	if err != nil {

@@ -4,7 +4,8 @@
 // rules of CustomResourceDefinitions checked as kube-apiserver checks
 // them (crdcel.Rules): a definition whose rules do not compile is
 // refused, and a custom resource breaking a rule is 422 Invalid with the
-// rule's message.
+// rule's message; and admission webhooks' matchConditions evaluated
+// (crdcel.MatchConditions).
 //
 //	cd crdcel && go run ./cmd/ctrlkit up --listen 127.0.0.1:6443
 package main
@@ -30,5 +31,6 @@ func main() {
 // run runs the ctrlkit command with the CEL rules of definitions checked.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, opts cli.Options) int {
 	opts.ValidationRules = crdcel.Rules
+	opts.MatchConditions = crdcel.MatchConditions
 	return cli.Main(ctx, args, stdout, stderr, opts)
 }

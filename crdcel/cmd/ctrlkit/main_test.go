@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -43,7 +46,9 @@ const replicasCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResou
 // This build's `ctrlkit up --listen` evaluates a definition's CEL rules:
 // no "not evaluated" warning on the definition's write, a custom resource
 // breaking a rule is 422 Invalid with the rule's message, one keeping it
-// is created. (The core module's build only warns.)
+// is created (the core module's build only warns); and a webhook's
+// matchConditions decide whether it is called (the core module's build
+// calls it as if they held).
 func TestUpChecksCELRules(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -93,4 +98,31 @@ func TestUpChecksCELRules(t *testing.T) {
 
 	resp, body = post(pools, `{"apiVersion":"cel.ctrlkit.dev/v1","kind":"Pool","metadata":{"name":"good"},"spec":{"min":1,"max":3}}`)
 	require.Equal(t, http.StatusCreated, resp.StatusCode, body)
+
+	// A validating webhook refusing every ConfigMap, but only those its
+	// matchConditions select: labelled guarded=true.
+	hook := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var review map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&review)
+		req, _ := review["request"].(map[string]any)
+		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+			"response": map[string]any{"uid": req["uid"], "allowed": false, "status": map[string]any{"code": 403, "message": "guarded"}}})
+	}))
+	defer hook.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hook.Certificate().Raw})
+	config, err := json.Marshal(map[string]any{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+		"metadata": map[string]any{"name": "guard"},
+		"webhooks": []any{map[string]any{"name": "guard.example.com", "sideEffects": "None", "admissionReviewVersions": []string{"v1"},
+			"clientConfig": map[string]any{"url": hook.URL, "caBundle": ca},
+			"rules":        []any{map[string]any{"operations": []string{"CREATE"}, "apiGroups": []string{""}, "apiVersions": []string{"v1"}, "resources": []string{"configmaps"}}},
+			"matchConditions": []any{map[string]any{"name": "guarded",
+				"expression": "has(object.metadata.labels) && object.metadata.labels.guarded == 'true'"}}}}})
+	require.NoError(t, err)
+	resp, body = post("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", string(config))
+	require.Equal(t, http.StatusCreated, resp.StatusCode, body)
+	resp, body = post("/api/v1/namespaces/default/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"free"}}`)
+	require.Equal(t, http.StatusCreated, resp.StatusCode, "the condition is false: the webhook is not called: %s", body)
+	resp, body = post("/api/v1/namespaces/default/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","labels":{"guarded":"true"}}}`)
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, body)
+	require.Contains(t, body, `admission webhook \"guard.example.com\" denied the request: guarded`)
 }
