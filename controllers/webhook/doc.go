@@ -108,5 +108,8 @@
 //
 // A patch may not change the object's name, namespace or uid (the write
 // fails, 500). The in-process cluster has no dry run and no user, so
-// dryRun is false and userInfo empty in the reviews it causes.
+// dryRun is false and userInfo empty in the reviews it causes. A
+// matchCondition that does not compile is found when the webhook would
+// be called (an evaluation error, under the failure policy), where
+// kube-apiserver refuses the configuration's write.
 package webhook

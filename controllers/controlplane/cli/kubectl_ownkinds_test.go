@@ -27,7 +27,7 @@ import (
 // program added with api.Register (Gadget, below, like apitest's Widget):
 // apply, get with the kind's printer columns and by short name, get all
 // (category all), a label selector, merge patch, scale, apply again,
-// describe and delete, the 422 of an invalid gadget and the 415 of a
+// edit, get -w, describe and delete, the 422 of an invalid gadget and the 415 of a
 // strategic merge patch.
 func TestKubectlOwnKind(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
@@ -88,6 +88,46 @@ spec:
 	// no Go type of.
 	require.Equal(t, "gadget.kubectl.ctrlkit.dev/x configured\n",
 		run("apply", "-f", manifest("gadget2.yaml", strings.Replace(mustRead(t, gadget), "app: demo", "app: demo2", 1))))
+
+	// edit: kubectl runs KUBE_EDITOR on the object and sends the change.
+	editor := manifest("editor.sh", "#!/bin/sh\nsed -i 's/color: red/color: green/' \"$1\"\n")
+	require.NoError(t, os.Chmod(editor, 0o700))
+	edit := exec.CommandContext(ctx, kubectl, "--kubeconfig", kc, "--cache-dir", cache, "edit", "gadget", "x")
+	edit.Env = append(os.Environ(), "KUBE_EDITOR="+editor)
+	out2, err := edit.CombinedOutput()
+	require.NoError(t, err, "kubectl edit:\n%s", out2)
+	require.Equal(t, "gadget.kubectl.ctrlkit.dev/x edited\n", string(out2))
+	require.Equal(t, "green", run("get", "gadget", "x", "-o", "jsonpath={.spec.color}"))
+
+	// get -w: the current row, then a row for each change.
+	watch := exec.CommandContext(ctx, kubectl, "--kubeconfig", kc, "--cache-dir", cache, "get", "gadgets", "-w")
+	wout, err := watch.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, watch.Start())
+	t.Cleanup(func() { _ = watch.Process.Kill(); _ = watch.Wait() })
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(wout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	next := func() string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "kubectl get -w ended")
+			return l
+		case <-ctx.Done():
+			t.Fatal("no line from kubectl get -w")
+			return ""
+		}
+	}
+	require.Regexp(t, `^NAME\s+COLOR\s+REPLICAS\s+AGE$`, next())
+	require.Regexp(t, `^x\s+green\s+3\s+\d+s$`, next())
+	run("patch", "gadget", "x", "--type=merge", "-p", `{"spec":{"color":"red"}}`)
+	require.Regexp(t, `^x\s+red\s+3\s+\d+s$`, next())
 
 	desc := run("describe", "gadget", "x")
 	require.Regexp(t, `(?m)^Name:\s+x$`, desc)
