@@ -16,6 +16,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/podgc"
 	"github.com/ctrlkit/ctrlkit/controllers/replicaset"
 	"github.com/ctrlkit/ctrlkit/controllers/resourcequota"
+	"github.com/ctrlkit/ctrlkit/controllers/rootcacertpublisher"
 	"github.com/ctrlkit/ctrlkit/controllers/serviceaccount"
 	"github.com/ctrlkit/ctrlkit/controllers/statefulset"
 	"github.com/ctrlkit/ctrlkit/controllers/tainteviction"
@@ -42,6 +43,7 @@ const (
 	NamespaceController               = "namespace-controller"
 	ServiceAccountController          = "serviceaccount-controller"
 	HorizontalPodAutoscalerController = "horizontal-pod-autoscaler-controller"
+	RootCACertificatePublisher        = "root-ca-certificate-publisher-controller"
 )
 
 // Descriptors returns the controllers ctrlkit ships, in the order the
@@ -147,6 +149,12 @@ func Descriptors() []Descriptor {
 			Name: ServiceAccountController, Aliases: []string{"serviceaccount"}, Workers: 1,
 			New: func(x Context) (Runner, error) {
 				return serviceaccount.New(x.Client, x.Factory, serviceaccount.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
+			},
+		},
+		{
+			Name: RootCACertificatePublisher, Aliases: []string{"root-ca-cert-publisher"}, Workers: 1,
+			New: func(x Context) (Runner, error) {
+				return rootcacertpublisher.New(x.Client, x.Factory, rootcacertpublisher.Options{RootCA: x.RootCA, Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 		{

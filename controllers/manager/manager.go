@@ -54,6 +54,9 @@ type Context struct {
 	// PodMetrics reports pods' resource usage to the horizontal pod
 	// autoscaler: Options.PodMetrics.
 	PodMetrics hpa.MetricsClient
+	// RootCA is the CA bundle the root CA publisher puts in every
+	// namespace: Options.RootCA.
+	RootCA []byte
 	// ReconcileMetrics is Options.ReconcileMetrics (nil when unset).
 	ReconcileMetrics reconcile.MetricsProvider
 	// QueueMetrics meters the controller's work queues: the manager's
@@ -112,6 +115,11 @@ type Options struct {
 	// Logger receives the manager's and controllers' logs. Default:
 	// discarded.
 	Logger *slog.Logger
+	// RootCA is the PEM bundle of the API server's CA that the root CA
+	// publisher puts in every namespace's kube-root-ca.crt ConfigMap
+	// (kube-controller-manager's --root-ca-file). Default: none (an empty
+	// bundle is published).
+	RootCA []byte
 	// PodMetrics is the horizontal pod autoscaler's metrics source.
 	// Default: an hpa.Load over the cluster's pods, every pod at 0%.
 	PodMetrics hpa.MetricsClient
@@ -206,7 +214,7 @@ func New(c client.Client, opts Options) (*Manager, error) {
 		st := &controllerStats{name: d.Name, queue: opts.QueueMetrics}
 		r, err := d.New(Context{
 			Client: c, Factory: factory, Logger: logger.With("controller", d.Name), Recorder: rec, Workers: workers,
-			PodMetrics: opts.PodMetrics, ReconcileMetrics: opts.ReconcileMetrics, QueueMetrics: st,
+			PodMetrics: opts.PodMetrics, RootCA: opts.RootCA, ReconcileMetrics: opts.ReconcileMetrics, QueueMetrics: st,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("manager: %s: %w", d.Name, err)

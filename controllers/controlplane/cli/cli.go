@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver"
+	"github.com/ctrlkit/ctrlkit/controllers/apiserver/serving"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
 	"github.com/ctrlkit/ctrlkit/controllers/manager"
@@ -252,6 +254,18 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 			return 1
 		}
 	}
+	// The serving CA is made before the controllers start: the root CA
+	// publisher puts it in every namespace (kube-root-ca.crt), as kcm
+	// publishes its API server's CA.
+	var creds *serving.Credentials
+	if cfg.listen != "" && !cfg.insecure {
+		host, _, _ := net.SplitHostPort(cfg.listen)
+		if creds, err = serving.NewCredentials(host); err != nil {
+			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v\n", err)
+			return 1
+		}
+		mopts.RootCA = creds.CAPEM
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cp, err := controlplane.Start(ctx, controlplane.Options{
@@ -272,7 +286,7 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		}
 	}()
 	if cfg.listen != "" {
-		s, err := serveAPI(cp, cfg, opts, logger, stderr)
+		s, err := serveAPI(cp, cfg, opts, creds, logger, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v\n", err)
 			return 1

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -119,6 +120,17 @@ func TestUpListen(t *testing.T) {
 	code, body := get(client, url+"/apis/apps/v1", "", "")
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, body, `"name":"deployments"`)
+	// The root CA publisher put the serving CA in every namespace, as in
+	// a real cluster (pods verify the API server with it).
+	require.Eventually(t, func() bool {
+		code, body = get(client, url+"/api/v1/namespaces/default/configmaps/kube-root-ca.crt", "", "")
+		return code == http.StatusOK
+	}, 30*time.Second, 50*time.Millisecond)
+	var rootCA struct {
+		Data map[string]string `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &rootCA))
+	require.Equal(t, string(kc.CAData), rootCA.Data["ca.crt"])
 	code, _ = get(client, url+"/metrics", "", "")
 	require.Equal(t, http.StatusNotFound, code, "the core build has no metrics handler")
 	code, body = get(client, url+"/debug/pprof/", "", "")

@@ -36,9 +36,10 @@ type served struct {
 
 // serveAPI listens on cfg.listen and serves the API and the manager's
 // endpoints there: over TLS behind the token (serving.Handler), with a
-// kubeconfig written for it, or, with --insecure-http-no-auth, plain
-// HTTP with the Host check only.
-func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, logger *slog.Logger, stderr io.Writer) (*served, error) {
+// kubeconfig written for it (creds: the CA, certificate and token made
+// before the control plane started), or, with --insecure-http-no-auth
+// (creds nil), plain HTTP with the Host check only.
+func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, creds *serving.Credentials, logger *slog.Logger, stderr io.Writer) (*served, error) {
 	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny})
 	if err != nil {
 		return nil, err
@@ -66,11 +67,6 @@ func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, logger 
 		s.url = "http://" + net.JoinHostPort(urlHost, port)
 		kc.Server = s.url
 	} else {
-		creds, err := serving.NewCredentials(host)
-		if err != nil {
-			ln.Close()
-			return nil, err
-		}
 		hopts.Token = creds.Token
 		hs.TLSConfig = creds.TLSConfig()
 		s.url = "https://" + net.JoinHostPort(urlHost, port)
