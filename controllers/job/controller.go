@@ -266,15 +266,6 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 			ctl.opts.Recorder.Eventf(ref, e.typ, e.reason, "%s", e.message)
 		}
 	}
-	if p.deleteJob {
-		// The TTL-after-finished controller's deletion: foreground, so
-		// that the pods go first.
-		_, err := ctl.jobClient.DeleteWith(ctx, key, client.DeleteOptions{PropagationPolicy: client.DeletePropagationForeground,
-			Preconditions: client.Preconditions{UID: job.UID}})
-		if err != nil && !errors.Is(err, source.ErrNotFound) {
-			errs = append(errs, fmt.Errorf("job: delete %s after its TTL: %w", key, err))
-		}
-	}
 	if err := errors.Join(errs...); err != nil {
 		return reconcile.Result{}, err
 	}

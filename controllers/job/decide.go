@@ -44,7 +44,6 @@ type plan struct {
 	status    api.JobStatus
 	creates   []*api.Pod
 	deletes   []*api.Pod
-	deleteJob bool // ttlSecondsAfterFinished has passed
 	backoff   backoffRecord
 	events    []event
 	// requeueAfter, when positive, is the next instant the decision may
@@ -213,18 +212,6 @@ func (p *plan) decideFinished(job *api.Job, pods []*api.Pod, st *api.JobStatus, 
 	st.Failed += int32(len(unc.Failed))
 	unc.Succeeded, unc.Failed = nil, nil
 	p.status = *st
-	if done != nil && job.Spec.TTLSecondsAfterFinished != nil && job.DeletionTimestamp == nil {
-		at := done.LastTransitionTime.Time
-		if job.Status.CompletionTime != nil {
-			at = job.Status.CompletionTime.Time
-		}
-		expire := at.Add(time.Duration(*job.Spec.TTLSecondsAfterFinished) * time.Second)
-		if !now.Before(expire) {
-			p.deleteJob = true
-		} else {
-			p.requeue(expire.Sub(now))
-		}
-	}
 }
 
 // countFinished is step 1: it counts finished pods exactly once. A pod
@@ -347,9 +334,6 @@ func (p *plan) finish(job *api.Job, st *api.JobStatus, pending *api.JobCondition
 			setCondition(st, api.JobComplete, api.ConditionTrue, pending.Reason, pending.Message, now)
 			st.CompletionTime = &api.Time{Time: now}
 			p.eventf(events.Normal, "Completed", "Job completed")
-		}
-		if ttl := job.Spec.TTLSecondsAfterFinished; ttl != nil {
-			p.requeue(time.Duration(*ttl) * time.Second)
 		}
 	}
 	p.status = *st

@@ -95,7 +95,6 @@ func TestDecide(t *testing.T) {
 		conds                     string
 		completedIndexes          string
 		requeue                   time.Duration
-		deleteJob                 bool
 	}{
 		{name: "new job: min(parallelism, completions) pods",
 			job: newJob(func(j *api.Job) {
@@ -211,16 +210,11 @@ func TestDecide(t *testing.T) {
 		{name: "finished job: finalizers go, nothing else",
 			job:  newJob(withCond(api.JobComplete, ReasonCompletionsReached), func(j *api.Job) { j.Status.Succeeded = 1 }),
 			pods: []*api.Pod{pod("x", api.PodRunning)}, rmFin: 1, succeeded: 1, conds: "Complete=True(CompletionsReached)"},
-		{name: "ttlSecondsAfterFinished passed: the job is deleted",
-			job: newJob(withCond(api.JobComplete, ReasonCompletionsReached), func(j *api.Job) {
-				j.Spec.TTLSecondsAfterFinished = ptr(int32(60))
-				j.Status.CompletionTime = &api.Time{Time: ago(100 * time.Second)}
-			}), conds: "Complete=True(CompletionsReached)", deleteJob: true},
-		{name: "ttlSecondsAfterFinished not yet: requeue at it",
+		{name: "ttlSecondsAfterFinished is the TTL controller's: no requeue for it",
 			job: newJob(withCond(api.JobComplete, ReasonCompletionsReached), func(j *api.Job) {
 				j.Spec.TTLSecondsAfterFinished = ptr(int32(200))
 				j.Status.CompletionTime = &api.Time{Time: ago(100 * time.Second)}
-			}), conds: "Complete=True(CompletionsReached)", requeue: 100 * time.Second},
+			}), conds: "Complete=True(CompletionsReached)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -244,9 +238,6 @@ func TestDecide(t *testing.T) {
 			}
 			if p.requeueAfter != tc.requeue {
 				t.Errorf("requeueAfter %v, want %v", p.requeueAfter, tc.requeue)
-			}
-			if p.deleteJob != tc.deleteJob {
-				t.Errorf("deleteJob %v, want %v", p.deleteJob, tc.deleteJob)
 			}
 			for _, c := range p.creates {
 				if c.Finalizers[0] != FinalizerTracking || c.ControllerRef() == nil || c.ControllerRef().UID != "job-uid" {

@@ -79,12 +79,13 @@
 //     indexes and duplicates are deleted.
 //  5. Status: active, ready, terminating, succeeded, failed, startTime,
 //     completionTime, completedIndexes, conditions.
-//  6. ttlSecondsAfterFinished: a finished job is deleted (foreground
-//     propagation, as the TTL-after-finished controller does) that long
-//     after completionTime (or the Failed condition's transition).
+//
+// ttlSecondsAfterFinished is not this controller's: as in kcm, the
+// TTL-after-finished controller (package controllers/ttlafterfinished)
+// deletes a finished job when it expires.
 //
 // The sync requeues itself for the next instant time alone changes the
-// verdict: the active deadline, the back-off's end, the TTL.
+// verdict: the active deadline, the back-off's end.
 //
 // Pods of a deleted or finished job lose their tracking finalizer.
 //

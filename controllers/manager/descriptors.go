@@ -20,6 +20,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/serviceaccount"
 	"github.com/ctrlkit/ctrlkit/controllers/statefulset"
 	"github.com/ctrlkit/ctrlkit/controllers/tainteviction"
+	"github.com/ctrlkit/ctrlkit/controllers/ttlafterfinished"
 )
 
 // The names of the controllers Descriptors knows, as
@@ -44,6 +45,7 @@ const (
 	ServiceAccountController          = "serviceaccount-controller"
 	HorizontalPodAutoscalerController = "horizontal-pod-autoscaler-controller"
 	RootCACertificatePublisher        = "root-ca-certificate-publisher-controller"
+	TTLAfterFinishedController        = "ttl-after-finished-controller"
 )
 
 // Descriptors returns the controllers ctrlkit ships, in the order the
@@ -149,6 +151,12 @@ func Descriptors() []Descriptor {
 			Name: ServiceAccountController, Aliases: []string{"serviceaccount"}, Workers: 1,
 			New: func(x Context) (Runner, error) {
 				return serviceaccount.New(x.Client, x.Factory, serviceaccount.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
+			},
+		},
+		{
+			Name: TTLAfterFinishedController, Aliases: []string{"ttl-after-finished"}, Workers: ttlafterfinished.DefaultWorkers,
+			New: func(x Context) (Runner, error) {
+				return ttlafterfinished.New(x.Client, x.Factory, ttlafterfinished.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 		{
