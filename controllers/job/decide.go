@@ -41,11 +41,11 @@ type plan struct {
 	removeFinalizers []*api.Pod
 	// status is the status once those finalizers are gone: every
 	// uncounted pod counted, conditions, active/ready/terminating.
-	status    api.JobStatus
-	creates   []*api.Pod
-	deletes   []*api.Pod
-	backoff   backoffRecord
-	events    []event
+	status  api.JobStatus
+	creates []*api.Pod
+	deletes []*api.Pod
+	backoff backoffRecord
+	events  []event
 	// requeueAfter, when positive, is the next instant the decision may
 	// change by time alone (deadline, back-off, TTL).
 	requeueAfter time.Duration
