@@ -155,9 +155,10 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	var quota *resourcequota.Admission
 	var accounts *serviceaccount.Admission
 	var hooks *webhook.Dispatcher
-	// kube-apiserver's built-in LimitRanger and Priority plugins, in its
-	// order: LimitRanger, ServiceAccount, Priority, then the webhooks,
-	// then ResourceQuota.
+	// kube-apiserver's built-in LimitRanger, Priority and
+	// StorageObjectInUseProtection plugins, in its order: LimitRanger,
+	// ServiceAccount, Priority, StorageObjectInUseProtection, then the
+	// webhooks, then ResourceQuota.
 	limits, priority := admission.NewLimitRanger(), admission.NewPriority()
 	copts.Mutating = append(copts.Mutating, limits.Admit)
 	copts.Admission = append(copts.Admission, limits.Validate, priority.Validate)
@@ -174,6 +175,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		copts.Mutating = append(copts.Mutating, accounts.Admit)
 	}
 	copts.Mutating = append(copts.Mutating, priority.Admit)
+	if slices.Contains(names, manager.PVCProtectionController) && slices.Contains(names, manager.PVProtectionController) {
+		// Only with the controllers that remove its finalizers: without
+		// them no claim or volume could ever be deleted.
+		copts.Mutating = append(copts.Mutating, admission.StorageObjectInUseProtection)
+	}
 	if hooks != nil {
 		copts.Mutating = append(copts.Mutating, hooks.Mutate)
 	}

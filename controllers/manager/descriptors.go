@@ -14,6 +14,8 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/nodelifecycle"
 	"github.com/ctrlkit/ctrlkit/controllers/persistentvolume"
 	"github.com/ctrlkit/ctrlkit/controllers/podgc"
+	"github.com/ctrlkit/ctrlkit/controllers/pvcprotection"
+	"github.com/ctrlkit/ctrlkit/controllers/pvprotection"
 	"github.com/ctrlkit/ctrlkit/controllers/replicaset"
 	"github.com/ctrlkit/ctrlkit/controllers/resourcequota"
 	"github.com/ctrlkit/ctrlkit/controllers/rootcacertpublisher"
@@ -46,6 +48,8 @@ const (
 	HorizontalPodAutoscalerController = "horizontal-pod-autoscaler-controller"
 	RootCACertificatePublisher        = "root-ca-certificate-publisher-controller"
 	TTLAfterFinishedController        = "ttl-after-finished-controller"
+	PVCProtectionController           = "persistentvolumeclaim-protection-controller"
+	PVProtectionController            = "persistentvolume-protection-controller"
 )
 
 // Descriptors returns the controllers ctrlkit ships, in the order the
@@ -151,6 +155,18 @@ func Descriptors() []Descriptor {
 			Name: ServiceAccountController, Aliases: []string{"serviceaccount"}, Workers: 1,
 			New: func(x Context) (Runner, error) {
 				return serviceaccount.New(x.Client, x.Factory, serviceaccount.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
+			},
+		},
+		{
+			Name: PVCProtectionController, Aliases: []string{"pvc-protection"}, Workers: pvcprotection.DefaultWorkers,
+			New: func(x Context) (Runner, error) {
+				return pvcprotection.New(x.Client, x.Factory, pvcprotection.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
+			},
+		},
+		{
+			Name: PVProtectionController, Aliases: []string{"pv-protection"}, Workers: pvprotection.DefaultWorkers,
+			New: func(x Context) (Runner, error) {
+				return pvprotection.New(x.Client, x.Factory, pvprotection.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},
 		},
 		{

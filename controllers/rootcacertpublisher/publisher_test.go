@@ -68,6 +68,10 @@ func start(t *testing.T, ctx context.Context) *cluster.Cluster {
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()
 	t.Cleanup(func() { <-done })
+	// The controller starts its workers once its informers have synced,
+	// which it polls for: let virtual time pass.
+	time.Sleep(time.Second)
+	synctest.Wait()
 	return c
 }
 

@@ -84,6 +84,10 @@ func TestDeletesAfterTTL(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- tc.Run(ctx) }()
 		defer func() { cancel(); <-done }()
+		// The controller starts its workers once its informers have
+		// synced, which it polls for: let virtual time pass.
+		time.Sleep(time.Second)
+		synctest.Wait()
 
 		create := func(j *api.Job) {
 			t.Helper()
