@@ -261,6 +261,18 @@ func NumFeasibleNodesToFind(percentage, numNodes int) int {
 	return max(numNodes*percentage/100, minFeasibleNodesToFind)
 }
 
+// feasibleNodes are the nodes that passed the filters, as the score
+// plugins' normalization sees them: the j-th is all[idx[j]], in zone
+// zones[j] (the cache's zone index, −1 for none).
+type feasibleNodes struct {
+	all   []*NodeInfo
+	idx   []int32
+	zones []int32
+}
+
+// node returns the j-th feasible node.
+func (fs feasibleNodes) node(j int) *NodeInfo { return fs.all[fs.idx[j]] }
+
 // scratch holds the buffers of one decider, reused across attempts.
 type scratch struct {
 	idx   []int32   // verdict index of each feasible node
@@ -279,7 +291,7 @@ type scratch struct {
 // VolumeBinding's PreFilter rejected the pod, no node is filtered, every
 // verdict is that rejection and the message is kube-scheduler's for a
 // PreFilter failure, "0/N nodes are available: <reason>.".
-func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *rand.Rand, now time.Time, sc *scratch, start, limit int, vs volumeState) (*decision, int) {
+func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *rand.Rand, now time.Time, sc *scratch, start, limit int, vs volumeState, env pluginEnv) (*decision, int) {
 	if names == nil {
 		names = make([]string, len(nodes))
 		for i, n := range nodes {
@@ -291,6 +303,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	}
 	pc := newPodCtx(pi)
 	pc.volumes = vs
+	pc.nodes, pc.anyAffinity, pc.namespaces = nodes, env.anyAffinity, env.namespaces
 	d := &decision{pod: pi.Key, time: now, names: names, verdict: make([]uint32, len(nodes)), scorers: ss}
 	if vs.reject != "" {
 		d.claimWait = true
@@ -306,6 +319,8 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		}
 		return d, start
 	}
+	pc.spread = newSpreadState(pc)
+	pc.affinity = newAffinityState(pc)
 	sc.idx, sc.zones = sc.idx[:0], sc.zones[:0]
 	if len(sc.raw) < len(ss) {
 		sc.raw = make([][]int64, len(ss))
@@ -348,7 +363,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			d.reasons = append(d.reasons, r)
 		}
 		d.verdict[i] = uint32(f)<<16 | uint32(ri+1)
-		if rejectionUnresolvable(f, pc, n) {
+		if rejectionUnresolvable(f, pc, n, r) {
 			d.verdict[i] |= unresolvableBit
 			helpless++
 		}
@@ -381,7 +396,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	}
 	for s := range ss {
 		if ss[s].normalize != nil {
-			ss[s].normalize(pc, sc.zones, sc.raw[s])
+			ss[s].normalize(pc, feasibleNodes{all: nodes, idx: sc.idx, zones: sc.zones}, sc.raw[s])
 		}
 	}
 	d.scores = make([]uint8, F*len(ss))
@@ -451,7 +466,7 @@ func (d *decision) explain() Explanation {
 // assuming the pod on the chosen node to the caller. Complexity:
 // O(nodes × (filters + scores)).
 func Decide(pi *PodInfo, nodes []*NodeInfo, w Weights, rng *rand.Rand, now time.Time) *Explanation {
-	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), volumeState{})
+	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), volumeState{}, envFor(nodes))
 	e := d.explain()
 	return &e
 }

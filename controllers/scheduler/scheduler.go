@@ -60,6 +60,12 @@ type Options struct {
 	// labels match it, and a missing volume admits none. Default: none
 	// (bound claims fit on every node).
 	Volumes VolumeLookup
+	// Namespaces, if set, looks up a namespace's labels (a lister; must
+	// not block) for the namespaceSelector of pod (anti-)affinity terms.
+	// Default: none (every namespace is taken to have no labels, so a
+	// non-empty namespaceSelector matches only through NotIn and
+	// DoesNotExist; an empty one matches every namespace all the same).
+	Namespaces NamespaceLookup
 	// Synced are more HasSynced functions Run waits for before its first
 	// attempt: those of the informers behind Claims and Volumes, so that
 	// a claim not listed yet does not hold a pod for a backoff. A nil
@@ -476,7 +482,8 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	limit := NumFeasibleNodesToFind(s.opts.PercentageOfNodesToScore, len(nodes))
 	pi := NewPodInfo(pod)
 	e, next := decide(pi, nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit,
-		volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes))
+		volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes),
+		pluginEnv{anyAffinity: s.cache.withAffinity > 0, namespaces: s.opts.Namespaces})
 	s.next = next
 	s.recordLocked(e)
 	if e.node == "" {
