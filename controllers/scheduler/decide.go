@@ -231,6 +231,9 @@ type decision struct {
 	// claimWait: VolumeBinding rejected the pod (PreFilter) or a node;
 	// the pod is retried on its backoff, there being no claim watch.
 	claimWait bool
+	// podWait: PodTopologySpread or InterPodAffinity rejected a node;
+	// the pod is retried when a pod is placed or relabelled.
+	podWait bool
 }
 
 // feasibleBit marks the verdict of a feasible node; unresolvableBit
@@ -369,6 +372,9 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		}
 		if f == volumeBindingIndex {
 			d.claimWait = true
+		}
+		if f == podTopologySpreadIndex || f == interPodAffinityIndex {
+			d.podWait = true
 		}
 	}
 	next := 0

@@ -166,6 +166,13 @@ var filters = []filter{
 	{FilterInterPodAffinity, filterInterPodAffinity, false},
 }
 
+// The indexes in filters of the plugins whose rejections a placed pod
+// can lift.
+var (
+	podTopologySpreadIndex = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterPodTopologySpread })
+	interPodAffinityIndex  = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterInterPodAffinity })
+)
+
 // nodeResourcesFitIndex is NodeResourcesFit's index in filters.
 var nodeResourcesFitIndex = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterNodeResourcesFit })
 

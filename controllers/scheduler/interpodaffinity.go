@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/informer"
 )
 
 // InterPodAffinity, as kube-scheduler's plugin of that name
@@ -39,6 +40,18 @@ const hardPodAffinityWeight = 1
 // NamespaceLookup returns the labels of the namespace called name, as a
 // lister does; it must not block.
 type NamespaceLookup func(name string) (map[string]string, bool)
+
+// NamespacesFrom returns a NamespaceLookup over an informer's lister of
+// Namespaces (keys name), for Options.Namespaces.
+func NamespacesFrom(l informer.Lister[*api.Namespace]) NamespaceLookup {
+	return func(name string) (map[string]string, bool) {
+		ns, ok := l.Get(name)
+		if !ok {
+			return nil, false
+		}
+		return ns.Labels, true
+	}
+}
 
 // affinityTerm is a PodAffinityTerm made ready to match pods: its label
 // selector with matchLabelKeys and mismatchLabelKeys merged in (with the
