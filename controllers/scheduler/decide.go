@@ -468,9 +468,13 @@ func (d *decision) explain() Explanation {
 // It evaluates every node (the Scheduler may stop early, see
 // Options.PercentageOfNodesToScore), reads nodes and pi only (so claims
 // are not checked: VolumeRestrictions and VolumeBinding need the
-// Scheduler's Options.Claims and Options.Volumes), and leaves
-// assuming the pod on the chosen node to the caller. Complexity:
-// O(nodes × (filters + scores)).
+// Scheduler's Options.Claims and Options.Volumes, and a namespaceSelector
+// sees every namespace without labels, there being no
+// Options.Namespaces), and leaves assuming the pod on the chosen node to
+// the caller. PodTopologySpread and InterPodAffinity count the pods of
+// every node in nodes. Complexity: O(nodes × (filters + scores)), plus
+// O(placed pods) for a pod with spread constraints or pod (anti-)affinity
+// terms, or when a placed pod has such terms.
 func Decide(pi *PodInfo, nodes []*NodeInfo, w Weights, rng *rand.Rand, now time.Time) *Explanation {
 	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), volumeState{}, envFor(nodes))
 	e := d.explain()
