@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -271,4 +273,26 @@ func TestInterPodAffinitySkipped(t *testing.T) {
 	if n, _ := c.Node("m1"); len(n.withAffinity) != 0 {
 		t.Fatalf("node keeps %d pods with affinity", len(n.withAffinity))
 	}
+}
+
+// A pod waiting for a pod its affinity needs is retried when such a pod
+// is placed, after its backoff, not after UnschedulableTimeout (kube's
+// InterPodAffinity requeues on pod adds).
+func TestInterPodAffinityRetriedWhenAPodIsPlaced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, Options{})
+		c.addNode(lnode("m1", "zone", "z1"))
+		c.start()
+		c.addPod(mkPod("web", "", "", withPodAffinity(terms(paTerm("zone", "app", api.LabelSelectorOpIn, "db")), nil)))
+		c.settle(100 * time.Millisecond)
+		if got := c.pod("web"); got.Spec.NodeName != "" || scheduledCond(got).Message !=
+			"0/1 nodes are available: 1 node(s) didn't match pod affinity rules. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling." {
+			t.Fatalf("web on %q: %q", got.Spec.NodeName, scheduledCond(got).Message)
+		}
+		c.addPod(bound(mkPod("db", "", "", withPodLabels("app", "db")), "m1"))
+		c.settle(2 * time.Second) // the backoff after one attempt is 1 s
+		if got := c.pod("web").Spec.NodeName; got != "m1" {
+			t.Fatalf("web on %q after db was placed", got)
+		}
+	})
 }
