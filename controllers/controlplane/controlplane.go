@@ -297,6 +297,11 @@ func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) 
 	if err != nil {
 		return err
 	}
+	namespaces, err := informer.Shared(cp.factory, c.Namespaces().Resource(), source.ListWatcher[*api.Namespace](c.Namespaces()),
+		api.Key[*api.Namespace], informer.Options[*api.Namespace]{Logger: logger})
+	if err != nil {
+		return err
+	}
 	w := scheduler.ClusterWriter{Cluster: c}
 	rec, err := events.NewBroadcaster(eventsink.New(c.Events()), events.Options{Component: scheduler.DefaultSchedulerName, Logger: logger})
 	if err != nil {
@@ -305,7 +310,8 @@ func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) 
 	cp.schedulerEvents = rec
 	if cp.Scheduler, err = scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w, Logger: logger, Recorder: rec,
 		Claims: scheduler.ClaimsFrom(claims.Lister()), Volumes: scheduler.VolumesFrom(volumes.Lister()),
-		Synced: []func() bool{claims.HasSynced, volumes.HasSynced}}); err != nil {
+		Namespaces: scheduler.NamespacesFrom(namespaces.Lister()),
+		Synced:     []func() bool{claims.HasSynced, volumes.HasSynced, namespaces.HasSynced}}); err != nil {
 		return err
 	}
 	return nil

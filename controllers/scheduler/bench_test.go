@@ -73,7 +73,7 @@ func BenchmarkDecide(b *testing.B) {
 				for _, pi := range pods {
 					nodes := c.Nodes()
 					var d *decision
-					d, next = decide(pi, nodes, c.names, ss, r, start, &sc, next, NumFeasibleNodesToFind(0, len(nodes)), volumeState{})
+					d, next = decide(pi, nodes, c.names, ss, r, start, &sc, next, NumFeasibleNodesToFind(0, len(nodes)), volumeState{}, pluginEnv{anyAffinity: c.withAffinity > 0})
 					if d.node == "" {
 						b.Fatal(d.message)
 					}

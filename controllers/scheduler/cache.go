@@ -31,6 +31,8 @@ type PodInfo struct {
 	// Assumed is true while the pod is placed but its binding has not
 	// been observed.
 	Assumed bool
+
+	affinity *podAffinity // pod (anti-)affinity terms; nil for none
 }
 
 // HostPort is a host port a container asks for: kube-scheduler's
@@ -70,6 +72,7 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 		Requests: PodRequests(pod, false),
 		NonZero:  PodRequests(pod, true),
 		Owner:    SpreadGroup(pod),
+		affinity: newPodAffinity(pod),
 	}
 	for _, v := range pod.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil {
@@ -128,6 +131,9 @@ type NodeInfo struct {
 	Pods map[string]*PodInfo
 
 	groups map[string]int // SpreadGroup → pods not terminating
+	// withAffinity are the pods with pod (anti-)affinity terms
+	// (kube-scheduler's PodsWithAffinity).
+	withAffinity []*PodInfo
 }
 
 // setNode (re)reads node's fields (zoneID is the cache's to set).
@@ -162,6 +168,9 @@ func (n *NodeInfo) addPod(pi *PodInfo) {
 	n.Requested = n.Requested.Add(pi.Requests)
 	n.NonZeroRequested = n.NonZeroRequested.Add(pi.NonZero)
 	n.ports = append(n.ports, pi.Ports...)
+	if pi.affinity != nil {
+		n.withAffinity = append(n.withAffinity, pi)
+	}
 	if pi.Owner != "" && pi.Pod.DeletionTimestamp == nil {
 		n.groups[pi.Owner]++
 	}
@@ -175,6 +184,9 @@ func (n *NodeInfo) removePod(pi *PodInfo) {
 		if i := slices.Index(n.ports, p); i >= 0 {
 			n.ports = slices.Delete(n.ports, i, i+1)
 		}
+	}
+	if i := slices.Index(n.withAffinity, pi); i >= 0 {
+		n.withAffinity = slices.Delete(n.withAffinity, i, i+1)
 	}
 	if pi.Owner != "" && pi.Pod.DeletionTimestamp == nil {
 		if n.groups[pi.Owner]--; n.groups[pi.Owner] <= 0 {
@@ -216,6 +228,10 @@ type Cache struct {
 	names   []string    // the names of list, shared by the attempts made on it
 	zones   map[string]int32
 	claims  map[string]int // claim key → bound and assumed pods using it
+	// withAffinity counts the bound and assumed pods with pod
+	// (anti-)affinity terms: while it is 0, InterPodAffinity is skipped
+	// for pods without terms of their own.
+	withAffinity int
 }
 
 // NewCache returns an empty cache whose assumptions expire ttl after
@@ -295,6 +311,9 @@ func (c *Cache) place(pi *PodInfo, node string) {
 	for _, k := range pi.Claims {
 		c.claims[k]++
 	}
+	if pi.affinity != nil {
+		c.withAffinity++
+	}
 	n, ok := c.nodes[node]
 	if !ok {
 		n = &NodeInfo{Name: node}
@@ -308,6 +327,9 @@ func (c *Cache) unplace(st *podState) {
 		if c.claims[k]--; c.claims[k] <= 0 {
 			delete(c.claims, k)
 		}
+	}
+	if st.info.affinity != nil {
+		c.withAffinity--
 	}
 	n := c.nodes[st.node]
 	n.removePod(st.info)

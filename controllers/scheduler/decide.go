@@ -231,6 +231,9 @@ type decision struct {
 	// claimWait: VolumeBinding rejected the pod (PreFilter) or a node;
 	// the pod is retried on its backoff, there being no claim watch.
 	claimWait bool
+	// podWait: PodTopologySpread or InterPodAffinity rejected a node;
+	// the pod is retried when a pod is placed or relabelled.
+	podWait bool
 }
 
 // feasibleBit marks the verdict of a feasible node; unresolvableBit
@@ -261,6 +264,18 @@ func NumFeasibleNodesToFind(percentage, numNodes int) int {
 	return max(numNodes*percentage/100, minFeasibleNodesToFind)
 }
 
+// feasibleNodes are the nodes that passed the filters, as the score
+// plugins' normalization sees them: the j-th is all[idx[j]], in zone
+// zones[j] (the cache's zone index, −1 for none).
+type feasibleNodes struct {
+	all   []*NodeInfo
+	idx   []int32
+	zones []int32
+}
+
+// node returns the j-th feasible node.
+func (fs feasibleNodes) node(j int) *NodeInfo { return fs.all[fs.idx[j]] }
+
 // scratch holds the buffers of one decider, reused across attempts.
 type scratch struct {
 	idx   []int32   // verdict index of each feasible node
@@ -279,7 +294,7 @@ type scratch struct {
 // VolumeBinding's PreFilter rejected the pod, no node is filtered, every
 // verdict is that rejection and the message is kube-scheduler's for a
 // PreFilter failure, "0/N nodes are available: <reason>.".
-func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *rand.Rand, now time.Time, sc *scratch, start, limit int, vs volumeState) (*decision, int) {
+func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *rand.Rand, now time.Time, sc *scratch, start, limit int, vs volumeState, env pluginEnv) (*decision, int) {
 	if names == nil {
 		names = make([]string, len(nodes))
 		for i, n := range nodes {
@@ -291,6 +306,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	}
 	pc := newPodCtx(pi)
 	pc.volumes = vs
+	pc.nodes, pc.anyAffinity, pc.namespaces = nodes, env.anyAffinity, env.namespaces
 	d := &decision{pod: pi.Key, time: now, names: names, verdict: make([]uint32, len(nodes)), scorers: ss}
 	if vs.reject != "" {
 		d.claimWait = true
@@ -306,6 +322,8 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		}
 		return d, start
 	}
+	pc.spread = newSpreadState(pc)
+	pc.affinity = newAffinityState(pc)
 	sc.idx, sc.zones = sc.idx[:0], sc.zones[:0]
 	if len(sc.raw) < len(ss) {
 		sc.raw = make([][]int64, len(ss))
@@ -348,12 +366,15 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			d.reasons = append(d.reasons, r)
 		}
 		d.verdict[i] = uint32(f)<<16 | uint32(ri+1)
-		if rejectionUnresolvable(f, pc, n) {
+		if rejectionUnresolvable(f, pc, n, r) {
 			d.verdict[i] |= unresolvableBit
 			helpless++
 		}
 		if f == volumeBindingIndex {
 			d.claimWait = true
+		}
+		if f == podTopologySpreadIndex || f == interPodAffinityIndex {
+			d.podWait = true
 		}
 	}
 	next := 0
@@ -381,7 +402,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	}
 	for s := range ss {
 		if ss[s].normalize != nil {
-			ss[s].normalize(pc, sc.zones, sc.raw[s])
+			ss[s].normalize(pc, feasibleNodes{all: nodes, idx: sc.idx, zones: sc.zones}, sc.raw[s])
 		}
 	}
 	d.scores = make([]uint8, F*len(ss))
@@ -447,11 +468,15 @@ func (d *decision) explain() Explanation {
 // It evaluates every node (the Scheduler may stop early, see
 // Options.PercentageOfNodesToScore), reads nodes and pi only (so claims
 // are not checked: VolumeRestrictions and VolumeBinding need the
-// Scheduler's Options.Claims and Options.Volumes), and leaves
-// assuming the pod on the chosen node to the caller. Complexity:
-// O(nodes × (filters + scores)).
+// Scheduler's Options.Claims and Options.Volumes, and a namespaceSelector
+// sees every namespace without labels, there being no
+// Options.Namespaces), and leaves assuming the pod on the chosen node to
+// the caller. PodTopologySpread and InterPodAffinity count the pods of
+// every node in nodes. Complexity: O(nodes × (filters + scores)), plus
+// O(placed pods) for a pod with spread constraints or pod (anti-)affinity
+// terms, or when a placed pod has such terms.
 func Decide(pi *PodInfo, nodes []*NodeInfo, w Weights, rng *rand.Rand, now time.Time) *Explanation {
-	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), volumeState{})
+	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), volumeState{}, envFor(nodes))
 	e := d.explain()
 	return &e
 }

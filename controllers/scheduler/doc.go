@@ -14,6 +14,8 @@
 //		// Optional: VolumeRestrictions and VolumeBinding.
 //		Claims:  scheduler.ClaimsFrom(pvcInformer.Lister()),
 //		Volumes: scheduler.VolumesFrom(pvInformer.Lister()),
+//		// Optional: namespace labels for namespaceSelector.
+//		Namespaces: scheduler.NamespacesFrom(nsInformer.Lister()),
 //	})
 //	go s.Run(ctx)
 //	e, ok := s.Explain("default/web-0")
@@ -174,6 +176,42 @@
 //     match PersistentVolume's node affinity" — and a volume that does not
 //     exist rejects every node — "node(s) unavailable due to one or more
 //     pvc(s) bound to non-existent pv(s)".
+//   - PodTopologySpread (topologyspread.go), the DoNotSchedule
+//     constraints. Its PreFilter counts, per constraint and domain (the
+//     node's value of topologyKey), the pods in the pod's namespace, not
+//     terminating, that the labelSelector (with matchLabelKeys merged in,
+//     the pod's own values) selects, over the nodes that carry every
+//     constraint's key and pass its node inclusion policies
+//     (nodeAffinityPolicy Honor by default: the pod's nodeSelector and
+//     required node affinity; nodeTaintsPolicy Ignore by default, Honor:
+//     the NoSchedule/NoExecute taints it tolerates); the global minimum
+//     is 0 while there are fewer domains than minDomains. A node lacking a
+//     key is rejected — "node(s) didn't match pod topology spread
+//     constraints (missing required label)", unresolvable — and so is one
+//     where its domain's count plus the pod (if it matches) minus the
+//     minimum exceeds maxSkew — "node(s) didn't match pod topology spread
+//     constraints".
+//   - InterPodAffinity (interpodaffinity.go), required terms. The pod's
+//     affinity terms need a node carrying every term's topologyKey in a
+//     domain with a pod matching all of them — unless no pod anywhere
+//     matches them and the pod matches its own terms (the first pod of a
+//     self-affine group) — "node(s) didn't match pod affinity rules",
+//     unresolvable; its anti-affinity terms reject a domain holding a
+//     matching pod — "node(s) didn't match pod anti-affinity rules"; and
+//     the placed pods' required anti-affinity terms matching the pod
+//     reject their domains — "node(s) didn't satisfy existing pods
+//     anti-affinity rules". A term looks in its namespaces, else in those
+//     its namespaceSelector selects ({} every namespace; labels from
+//     Options.Namespaces), else in its pod's; matchLabelKeys and
+//     mismatchLabelKeys are merged into its selector with its pod's
+//     values, as the API server merges them.
+//
+// Both are skipped, as kube-scheduler's PreFilter Skip, when the pod has
+// no such constraint and (for InterPodAffinity) no placed pod has pod
+// (anti-)affinity terms: the cache counts those pods, so a cluster
+// without any costs nothing per attempt. Otherwise their PreFilter is
+// O(placed pods + nodes). A pod they rejected is retried when a pod is
+// placed or relabelled, as well as on the events below.
 //
 // A PreFilter rejection skips the filters: every node gets the
 // VolumeBinding verdict, and the message names the reason once instead
@@ -207,10 +245,12 @@
 // and, over all the nodes, "Preemption is not helpful for scheduling"
 // counted for those whose rejection is UnschedulableAndUnresolvable —
 // NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
-// VolumeBinding, and NodeResourcesFit when the pod asks for more than the
+// VolumeBinding, PodTopologySpread's missing label, InterPodAffinity's
+// affinity rules, and NodeResourcesFit when the pod asks for more than the
 // node's allocatable in all — and "No preemption victims found for
 // incoming pod" for the others (NodePorts, VolumeRestrictions, a node
-// short of room or of pod slots), in the same format; or "preemption: not
+// short of room or of pod slots, a topology spread skew, the pod's or
+// placed pods' anti-affinity), in the same format; or "preemption: not
 // eligible due to preemptionPolicy=Never." for a pod that never preempts.
 // So: "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't
 // match Pod's node affinity/selector. preemption: 0/3 nodes are
@@ -257,13 +297,33 @@
 //     and memory fractions requested/allocatable (capped at 1) close
 //     together score higher: (1 − |cpu − memory| / 2) × 100. (The old
 //     priority used 10 − |cpu − memory| × 10.)
-//   - SelectorSpread (weight 2, that of PodTopologySpread, which replaced
-//     it in kube-scheduler's default profile): fewer pods of the same
-//     spread group on the node score higher, 100 × (max − count) / max;
-//     when nodes carry topology.kubernetes.io/zone (and /region), blended
-//     one third node, two thirds zone with the same formula over zone
-//     counts. The group is the pod's namespace and controller reference
-//     (ReplicaSet, StatefulSet, …), not Service selectors.
+//   - PodTopologySpread (weight 2): the ScheduleAnyway constraints, or,
+//     for a pod without any constraint, kube-scheduler's system default
+//     ones — kubernetes.io/hostname maxSkew 3 and
+//     topology.kubernetes.io/zone maxSkew 5 — for a pod whose controller is
+//     a ReplicaSet, ReplicationController or StatefulSet. kube-scheduler
+//     builds the default selector from the pod's Services and that
+//     controller; here the pods counted are those of the same controller
+//     (SpreadGroup), which is what those selectors select in practice, but
+//     a Service's other pods and pods of other kinds are not counted. As
+//     kube's: each constraint weighs ln(domains among the feasible nodes +
+//     2), counts come from every node passing the inclusion policies, a
+//     node scores Σ count × weight + maxSkew − 1 rounded, normalized to
+//     100 × (max + min − score) / max; with user constraints a node lacking
+//     a key scores 0, with the defaults a node without a zone still scores
+//     by hostname. A pod with neither scores 0 everywhere (Skip).
+//   - InterPodAffinity (weight 2): per domain, the weights of the pod's
+//     preferred terms that placed pods match (anti-affinity subtracts),
+//     plus the placed pods' required affinity terms matching the pod
+//     (hardPodAffinityWeight 1) and preferred terms (±weight); a node
+//     scores the sum over its domains, normalized linearly so the lowest
+//     is 0 and the highest 100 (all 0 when equal or skipped).
+//   - SelectorSpread (off by default; a positive Weights.SelectorSpread
+//     turns it on — PodTopologySpread's system defaults replaced it in
+//     kube-scheduler's default profile): fewer pods of the same spread
+//     group on the node score higher, 100 × (max − count) / max; when
+//     nodes carry topology.kubernetes.io/zone (and /region), blended one
+//     third node, two thirds zone with the same formula over zone counts.
 //   - NodeAffinity (weight 2): the sum of the weights of the matching
 //     preferred terms, scaled so the best node has 100.
 //   - TaintToleration (weight 3): fewer untolerated PreferNoSchedule taints
@@ -272,9 +332,9 @@
 // # Left out
 //
 // Preemption proper (DefaultPreemption's victims; only its message is
-// reproduced) and nominated nodes; pod affinity and
-// anti-affinity (InterPodAffinity); PodTopologySpread constraints;
-// ImageLocality; of the volume plugins all but VolumeRestrictions'
+// reproduced) and nominated nodes; Service selectors in PodTopologySpread's
+// system default constraints (the pod's controller stands for them);
+// InterPodAffinityArgs' ignorePreferredTermsOfExistingPods; ImageLocality; of the volume plugins all but VolumeRestrictions'
 // ReadWriteOncePod check and VolumeBinding's checks of Immediate claims
 // (NoDiskConflict proper restricts GCE PD, EBS, RBD and iSCSI disks, which
 // the object model does not have; VolumeZone and NodeVolumeLimits need

@@ -71,6 +71,56 @@ type podCtx struct {
 	// volumes is the volume plugins' PreFilter state (VolumeRestrictions'
 	// ReadWriteOncePod conflict, VolumeBinding's bound volumes).
 	volumes volumeState
+	// nodes are all the candidate nodes (PodTopologySpread and
+	// InterPodAffinity count the pods on every node).
+	nodes []*NodeInfo
+	// anyAffinity: some placed pod has pod (anti-)affinity terms.
+	anyAffinity bool
+	// namespaces looks up namespace labels (namespaceSelector); nil:
+	// every namespace is taken to have no labels.
+	namespaces NamespaceLookup
+	nsCache    map[string]map[string]string
+	// spread and affinity are the PreFilter states of PodTopologySpread
+	// and InterPodAffinity; nil when the plugin is skipped.
+	spread         *spreadState
+	affinity       *affinityState
+	affinityScores affinityScores
+}
+
+// namespaceLabels returns the labels of namespace ns, looked up once
+// per attempt.
+func (pc *podCtx) namespaceLabels(ns string) map[string]string {
+	if pc.namespaces == nil {
+		return nil
+	}
+	if l, ok := pc.nsCache[ns]; ok {
+		return l
+	}
+	l, _ := pc.namespaces(ns)
+	if pc.nsCache == nil {
+		pc.nsCache = map[string]map[string]string{}
+	}
+	pc.nsCache[ns] = l
+	return l
+}
+
+// pluginEnv is what the PreFilters of PodTopologySpread and
+// InterPodAffinity need beyond the nodes.
+type pluginEnv struct {
+	// anyAffinity: some placed pod has pod (anti-)affinity terms.
+	anyAffinity bool
+	// namespaces looks up namespace labels; may be nil.
+	namespaces NamespaceLookup
+}
+
+// envFor computes pluginEnv from the nodes themselves (Decide).
+func envFor(nodes []*NodeInfo) pluginEnv {
+	for _, n := range nodes {
+		if len(n.withAffinity) > 0 {
+			return pluginEnv{anyAffinity: true}
+		}
+	}
+	return pluginEnv{}
 }
 
 func newPodCtx(pi *PodInfo) *podCtx {
@@ -112,7 +162,16 @@ var filters = []filter{
 	{FilterNodeResourcesFit, filterNodeResourcesFit, false},
 	{FilterVolumeRestrictions, filterVolumeRestrictions, false},
 	{FilterVolumeBinding, filterVolumeBinding, true},
+	{FilterPodTopologySpread, filterPodTopologySpread, false},
+	{FilterInterPodAffinity, filterInterPodAffinity, false},
 }
+
+// The indexes in filters of the plugins whose rejections a placed pod
+// can lift.
+var (
+	podTopologySpreadIndex = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterPodTopologySpread })
+	interPodAffinityIndex  = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterInterPodAffinity })
+)
 
 // nodeResourcesFitIndex is NodeResourcesFit's index in filters.
 var nodeResourcesFitIndex = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterNodeResourcesFit })
@@ -122,7 +181,13 @@ var nodeResourcesFitIndex = slices.IndexFunc(filters, func(f filter) bool { retu
 // when the pod asks for more cpu, memory or ephemeral-storage than the
 // node has allocatable in all (kube's InsufficientResource.Unresolvable:
 // evicting every pod would not make room). Too many pods is resolvable.
-func rejectionUnresolvable(f int, pc *podCtx, n *NodeInfo) bool {
+//
+// PodTopologySpread's missing-label rejection and InterPodAffinity's
+// affinity rejection are unresolvable; their other rejections are not.
+func rejectionUnresolvable(f int, pc *podCtx, n *NodeInfo, reasons []string) bool {
+	if len(reasons) > 0 && (&reasons[0] == &reasonsTopologySpreadLabel[0] || &reasons[0] == &reasonsPodAffinity[0]) {
+		return true
+	}
 	if f != nodeResourcesFitIndex {
 		return filters[f].unresolvable
 	}

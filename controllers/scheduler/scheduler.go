@@ -60,6 +60,12 @@ type Options struct {
 	// labels match it, and a missing volume admits none. Default: none
 	// (bound claims fit on every node).
 	Volumes VolumeLookup
+	// Namespaces, if set, looks up a namespace's labels (a lister; must
+	// not block) for the namespaceSelector of pod (anti-)affinity terms.
+	// Default: none (every namespace is taken to have no labels, so a
+	// non-empty namespaceSelector matches only through NotIn and
+	// DoesNotExist; an empty one matches every namespace all the same).
+	Namespaces NamespaceLookup
 	// Synced are more HasSynced functions Run waits for before its first
 	// attempt: those of the informers behind Claims and Volumes, so that
 	// a claim not listed yet does not hold a pod for a backoff. A nil
@@ -146,6 +152,9 @@ type pending struct {
 	backoffUntil  time.Time // no retry before this
 	unschedulable bool      // parked until a node or pod change (or the timeout)
 	noFit         bool      // the last attempt found no node
+	// podWait: PodTopologySpread or InterPodAffinity rejected a node in
+	// the last attempt, so a pod placed or relabelled may make room.
+	podWait bool
 }
 
 // Scheduler assigns unbound pods to nodes; see the package doc. Create
@@ -358,6 +367,12 @@ func (s *Scheduler) onPod(old, p *api.Pod) {
 		if old != nil && old.Spec.NodeName != "" &&
 			(terminated(p) && !terminated(old) || !reflect.DeepEqual(old.Spec, p.Spec)) {
 			s.retryParkedLocked()
+		} else if old == nil || old.Spec.NodeName == "" || !maps.Equal(old.Labels, p.Labels) {
+			// A pod placed or relabelled can satisfy a pod affinity
+			// or even out a topology spread (kube-scheduler's
+			// InterPodAffinity and PodTopologySpread requeue on pod
+			// adds and label updates).
+			s.retryPodWaitersLocked()
 		}
 		return
 	}
@@ -431,6 +446,20 @@ func (s *Scheduler) retryParkedLocked() {
 	}
 }
 
+// retryPodWaitersLocked moves the parked pods that PodTopologySpread or
+// InterPodAffinity rejected back to the queue, ready when their backoff
+// ends.
+func (s *Scheduler) retryPodWaitersLocked() {
+	now := time.Now()
+	for key, pp := range s.pending {
+		if !pp.unschedulable || !pp.podWait {
+			continue
+		}
+		pp.unschedulable = false
+		s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(pp.pod), After: pp.backoffUntil.Sub(now)})
+	}
+}
+
 // backoff returns the delay after the n-th failed attempt.
 func (s *Scheduler) backoff(n int) time.Duration {
 	d := s.opts.InitialBackoff
@@ -476,7 +505,8 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	limit := NumFeasibleNodesToFind(s.opts.PercentageOfNodesToScore, len(nodes))
 	pi := NewPodInfo(pod)
 	e, next := decide(pi, nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit,
-		volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes))
+		volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes),
+		pluginEnv{anyAffinity: s.cache.withAffinity > 0, namespaces: s.opts.Namespaces})
 	s.next = next
 	s.recordLocked(e)
 	if e.node == "" {
@@ -484,6 +514,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 		pp.backoffUntil = now.Add(s.backoff(pp.attempts))
 		pp.unschedulable = true
 		pp.noFit = true
+		pp.podWait = e.podWait
 		if e.claimWait {
 			// Held for a claim or volume: nothing the scheduler
 			// watches tells it that the claim got bound, so it

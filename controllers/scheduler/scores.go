@@ -24,17 +24,22 @@ const (
 
 // Weights are the weights of the score plugins in a node's total. Zero
 // fields take the defaults of kube-scheduler's default profile
-// (LeastAllocated 1, BalancedAllocation 1, NodeAffinity 2,
-// TaintToleration 3) and, for SelectorSpread, the weight 2 of
-// PodTopologySpread, which replaced it; a negative weight turns the
-// plugin off.
+// (LeastAllocated 1, BalancedAllocation 1, PodTopologySpread 2,
+// InterPodAffinity 2, NodeAffinity 2, TaintToleration 3); a negative
+// weight turns the plugin off. SelectorSpread, which PodTopologySpread's
+// system default constraints replaced in kube-scheduler's default
+// profile, is off unless given a positive weight.
 type Weights struct {
 	// LeastAllocated weighs ScoreLeastAllocated; default 1.
 	LeastAllocated int64
 	// BalancedAllocation weighs ScoreBalancedAllocation; default 1.
 	BalancedAllocation int64
-	// SelectorSpread weighs ScoreSelectorSpread; default 2.
+	// SelectorSpread weighs ScoreSelectorSpread; default 0 (off).
 	SelectorSpread int64
+	// PodTopologySpread weighs ScorePodTopologySpread; default 2.
+	PodTopologySpread int64
+	// InterPodAffinity weighs ScoreInterPodAffinity; default 2.
+	InterPodAffinity int64
 	// NodeAffinity weighs ScoreNodeAffinity; default 2.
 	NodeAffinity int64
 	// TaintToleration weighs ScoreTaintToleration; default 3.
@@ -47,7 +52,7 @@ type scorer struct {
 	name      string
 	weight    int64
 	raw       func(pc *podCtx, n *NodeInfo) int64
-	normalize func(pc *podCtx, zones []int32, scores []int64)
+	normalize func(pc *podCtx, fs feasibleNodes, scores []int64)
 }
 
 // scorers returns the enabled score plugins with their weights.
@@ -61,7 +66,9 @@ func (w Weights) scorers() []scorer {
 	all := []scorer{
 		{ScoreLeastAllocated, def(w.LeastAllocated, 1), scoreLeastAllocated, nil},
 		{ScoreBalancedAllocation, def(w.BalancedAllocation, 1), scoreBalancedAllocation, nil},
-		{ScoreSelectorSpread, def(w.SelectorSpread, 2), scoreSelectorSpread, normalizeSelectorSpread},
+		{ScoreSelectorSpread, w.SelectorSpread, scoreSelectorSpread, normalizeSelectorSpread},
+		{ScorePodTopologySpread, def(w.PodTopologySpread, 2), scorePodTopologySpread, normalizePodTopologySpread},
+		{ScoreInterPodAffinity, def(w.InterPodAffinity, 2), scoreInterPodAffinity, normalizeInterPodAffinity},
 		{ScoreNodeAffinity, def(w.NodeAffinity, 2), scoreNodeAffinity, normalizeNodeAffinity},
 		{ScoreTaintToleration, def(w.TaintToleration, 3), scoreTaintToleration, normalizeTaintToleration},
 	}
@@ -145,7 +152,8 @@ const zoneWeighting = 2.0 / 3.0
 // the zones' counts (summed over the feasible nodes) for nodes with a
 // zone. Fewer peers score higher; no peers anywhere scores MaxNodeScore.
 // zones[i] is the zone index of scores[i]'s node, −1 for none.
-func normalizeSelectorSpread(_ *podCtx, zones []int32, scores []int64) {
+func normalizeSelectorSpread(_ *podCtx, fs feasibleNodes, scores []int64) {
+	zones := fs.zones
 	var maxNode, maxZone int64
 	var byZone []int64 // count per zone index
 	haveZones := false
@@ -192,7 +200,7 @@ func scoreNodeAffinity(pc *podCtx, n *NodeInfo) int64 {
 	return s
 }
 
-func normalizeNodeAffinity(_ *podCtx, _ []int32, scores []int64) {
+func normalizeNodeAffinity(_ *podCtx, _ feasibleNodes, scores []int64) {
 	defaultNormalizeScore(false, scores)
 }
 
@@ -210,7 +218,7 @@ func scoreTaintToleration(pc *podCtx, n *NodeInfo) int64 {
 	return c
 }
 
-func normalizeTaintToleration(_ *podCtx, _ []int32, scores []int64) {
+func normalizeTaintToleration(_ *podCtx, _ feasibleNodes, scores []int64) {
 	defaultNormalizeScore(true, scores)
 }
 

@@ -20,7 +20,7 @@ func scoresOf(t *testing.T, plugin string, nodes []*api.Node, pods map[string][]
 			c.AddPod(bound(p, n.Name))
 		}
 	}
-	e := Decide(NewPodInfo(pod), c.Nodes(), Weights{}, rng(), t0)
+	e := Decide(NewPodInfo(pod), c.Nodes(), Weights{SelectorSpread: 2}, rng(), t0)
 	s := slices.Index(e.ScoreNames, plugin)
 	if s < 0 {
 		t.Fatalf("no plugin %s in %v", plugin, e.ScoreNames)
@@ -148,10 +148,10 @@ func TestDecideWeightsAndTies(t *testing.T) {
 	}
 	// Weights: totals are the weighted sums; turning a plugin off drops it.
 	e := Decide(NewPodInfo(mkPod("p", "1", "1Gi")), c.Nodes(), Weights{TaintToleration: -1, NodeAffinity: 5}, rng(), t0)
-	if want := []string{ScoreLeastAllocated, ScoreBalancedAllocation, ScoreSelectorSpread, ScoreNodeAffinity}; !slices.Equal(e.ScoreNames, want) {
+	if want := []string{ScoreLeastAllocated, ScoreBalancedAllocation, ScorePodTopologySpread, ScoreInterPodAffinity, ScoreNodeAffinity}; !slices.Equal(e.ScoreNames, want) {
 		t.Fatalf("plugins %v", e.ScoreNames)
 	}
-	if want := []int64{1, 1, 2, 5}; !slices.Equal(e.Weights, want) {
+	if want := []int64{1, 1, 2, 2, 5}; !slices.Equal(e.Weights, want) {
 		t.Fatalf("weights %v", e.Weights)
 	}
 	v := e.Verdicts[0]
@@ -232,7 +232,7 @@ func TestDecideStopsEarly(t *testing.T) {
 		c.SetNode(mkNode(string(rune('a'+i)), "1", "1Gi", 10))
 	}
 	nodes := c.Nodes()
-	d, next := decide(NewPodInfo(mkPod("p", "", "")), nodes, nil, Weights{}.scorers(), rng(), t0, nil, 8, 3, volumeState{})
+	d, next := decide(NewPodInfo(mkPod("p", "", "")), nodes, nil, Weights{}.scorers(), rng(), t0, nil, 8, 3, volumeState{}, pluginEnv{})
 	if next != 1 {
 		t.Fatalf("next = %d", next)
 	}

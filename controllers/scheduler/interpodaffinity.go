@@ -1,0 +1,378 @@
+package scheduler
+
+import (
+	"slices"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/informer"
+)
+
+// InterPodAffinity, as kube-scheduler's plugin of that name
+// (pkg/scheduler/framework/plugins/interpodaffinity): the required pod
+// affinity and anti-affinity of the pod, the required anti-affinity of
+// the pods already placed, and the preferred terms as a score.
+const (
+	FilterInterPodAffinity = "InterPodAffinity"
+	ScoreInterPodAffinity  = "InterPodAffinity"
+)
+
+// The InterPodAffinity filter's reasons, worded as kube-scheduler's.
+// ReasonPodAffinity is UnschedulableAndUnresolvable (preemption cannot
+// bring a matching pod); the two anti-affinity reasons are Unschedulable
+// (evicting the matching pods could help).
+const (
+	ReasonPodAffinity          = "node(s) didn't match pod affinity rules"
+	ReasonPodAntiAffinity      = "node(s) didn't match pod anti-affinity rules"
+	ReasonExistingAntiAffinity = "node(s) didn't satisfy existing pods anti-affinity rules"
+)
+
+var (
+	reasonsPodAffinity          = []string{ReasonPodAffinity}
+	reasonsPodAntiAffinity      = []string{ReasonPodAntiAffinity}
+	reasonsExistingAntiAffinity = []string{ReasonExistingAntiAffinity}
+)
+
+// hardPodAffinityWeight is kube-scheduler's InterPodAffinityArgs
+// hardPodAffinityWeight default: what an existing pod's required
+// affinity term matching the incoming pod adds to the score.
+const hardPodAffinityWeight = 1
+
+// NamespaceLookup returns the labels of the namespace called name, as a
+// lister does; it must not block.
+type NamespaceLookup func(name string) (map[string]string, bool)
+
+// NamespacesFrom returns a NamespaceLookup over an informer's lister of
+// Namespaces (keys name), for Options.Namespaces.
+func NamespacesFrom(l informer.Lister[*api.Namespace]) NamespaceLookup {
+	return func(name string) (map[string]string, bool) {
+		ns, ok := l.Get(name)
+		if !ok {
+			return nil, false
+		}
+		return ns.Labels, true
+	}
+}
+
+// affinityTerm is a PodAffinityTerm made ready to match pods: its label
+// selector with matchLabelKeys and mismatchLabelKeys merged in (with the
+// owning pod's values, as the API server merges them), and the
+// namespaces it looks in.
+type affinityTerm struct {
+	sel        api.Selector
+	namespaces []string      // the listed ones, or the owner's namespace when neither is set
+	nsSel      *api.Selector // namespaceSelector; nil when unset
+	key        string        // topologyKey
+	weight     int64         // of a preferred term
+}
+
+// podAffinity is a pod's pod (anti-)affinity, precomputed once.
+type podAffinity struct {
+	reqAff, reqAnti, prefAff, prefAnti []affinityTerm
+}
+
+func newAffinityTerm(pod *api.Pod, t *api.PodAffinityTerm, weight int32) affinityTerm {
+	sel, err := t.LabelSelector.AsSelector()
+	if err != nil {
+		sel = api.Nothing()
+	}
+	var reqs []api.Requirement
+	for _, k := range t.MatchLabelKeys {
+		if v, ok := pod.Labels[k]; ok {
+			if r, err := api.NewRequirement(k, api.SelectionIn, v); err == nil {
+				reqs = append(reqs, r)
+			}
+		}
+	}
+	for _, k := range t.MismatchLabelKeys {
+		if v, ok := pod.Labels[k]; ok {
+			if r, err := api.NewRequirement(k, api.SelectionNotIn, v); err == nil {
+				reqs = append(reqs, r)
+			}
+		}
+	}
+	if len(reqs) > 0 {
+		sel = sel.Add(reqs...)
+	}
+	at := affinityTerm{sel: sel, namespaces: t.Namespaces, key: t.TopologyKey, weight: int64(weight)}
+	if t.NamespaceSelector != nil {
+		ns, err := t.NamespaceSelector.AsSelector()
+		if err != nil {
+			ns = api.Nothing()
+		}
+		at.nsSel = &ns
+	} else if len(t.Namespaces) == 0 {
+		at.namespaces = []string{pod.Namespace}
+	}
+	return at
+}
+
+// newPodAffinity precomputes pod's pod (anti-)affinity; nil when it has
+// no term at all.
+func newPodAffinity(pod *api.Pod) *podAffinity {
+	a := pod.Spec.Affinity
+	if a == nil || (a.PodAffinity == nil && a.PodAntiAffinity == nil) {
+		return nil
+	}
+	pa := &podAffinity{}
+	req := func(ts []api.PodAffinityTerm) []affinityTerm {
+		var out []affinityTerm
+		for i := range ts {
+			out = append(out, newAffinityTerm(pod, &ts[i], 0))
+		}
+		return out
+	}
+	pref := func(ts []api.WeightedPodAffinityTerm) []affinityTerm {
+		var out []affinityTerm
+		for i := range ts {
+			out = append(out, newAffinityTerm(pod, &ts[i].PodAffinityTerm, ts[i].Weight))
+		}
+		return out
+	}
+	if a.PodAffinity != nil {
+		pa.reqAff = req(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+		pa.prefAff = pref(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if a.PodAntiAffinity != nil {
+		pa.reqAnti = req(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+		pa.prefAnti = pref(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if len(pa.reqAff)+len(pa.reqAnti)+len(pa.prefAff)+len(pa.prefAnti) == 0 {
+		return nil
+	}
+	return pa
+}
+
+// matches reports whether pod is in one of t's namespaces and matches
+// its selector.
+func (t *affinityTerm) matches(pc *podCtx, pod *api.Pod) bool {
+	if !slices.Contains(t.namespaces, pod.Namespace) {
+		if t.nsSel == nil || !(t.nsSel.Empty() || t.nsSel.Matches(pc.namespaceLabels(pod.Namespace))) {
+			return false
+		}
+	}
+	return t.sel.Matches(pod.Labels)
+}
+
+// matchesAll reports whether pod matches every term (false for none).
+func matchesAll(pc *podCtx, pod *api.Pod, ts []affinityTerm) bool {
+	if len(ts) == 0 {
+		return false
+	}
+	for i := range ts {
+		if !ts[i].matches(pc, pod) {
+			return false
+		}
+	}
+	return true
+}
+
+// topologyPair is a node label key and value: a topology domain.
+type topologyPair struct{ key, value string }
+
+// affinityState is InterPodAffinity's PreFilter state: per domain, how
+// many existing pods' required anti-affinity terms match the pod, how
+// many existing pods match all of the pod's required affinity terms, and
+// how many match each of its required anti-affinity terms.
+type affinityState struct {
+	existingAnti, aff, anti map[topologyPair]int64
+}
+
+// newAffinityState is InterPodAffinity's PreFilter, over every node's
+// pods; nil is its Skip: the pod has no required term and no placed pod
+// has any pod (anti-)affinity. O(pods with affinity) plus, when the pod
+// has required terms, O(all placed pods).
+func newAffinityState(pc *podCtx) *affinityState {
+	pa := pc.info.affinity
+	hasReq := pa != nil && len(pa.reqAff)+len(pa.reqAnti) > 0
+	if !hasReq && !pc.anyAffinity {
+		return nil
+	}
+	s := &affinityState{existingAnti: map[topologyPair]int64{}, aff: map[topologyPair]int64{}, anti: map[topologyPair]int64{}}
+	for _, n := range pc.nodes {
+		for _, ep := range n.withAffinity {
+			for i := range ep.affinity.reqAnti {
+				t := &ep.affinity.reqAnti[i]
+				if v, ok := n.labels[t.key]; ok && t.matches(pc, pc.pod) {
+					s.existingAnti[topologyPair{t.key, v}]++
+				}
+			}
+		}
+		if !hasReq {
+			continue
+		}
+		for _, ep := range n.Pods {
+			if matchesAll(pc, ep.Pod, pa.reqAff) {
+				for i := range pa.reqAff {
+					if v, ok := n.labels[pa.reqAff[i].key]; ok {
+						s.aff[topologyPair{pa.reqAff[i].key, v}]++
+					}
+				}
+			}
+			for i := range pa.reqAnti {
+				t := &pa.reqAnti[i]
+				if v, ok := n.labels[t.key]; ok && t.matches(pc, ep.Pod) {
+					s.anti[topologyPair{t.key, v}]++
+				}
+			}
+		}
+	}
+	if !hasReq && len(s.existingAnti) == 0 {
+		return nil
+	}
+	return s
+}
+
+// filterInterPodAffinity is InterPodAffinity's Filter: the node must
+// carry every topology key of the pod's required affinity terms and lie
+// in a domain holding pods that match them all (unless no pod anywhere
+// matches them and the pod matches its own terms: the first pod of a
+// group that attracts itself), lie in no domain holding a pod that one
+// of its required anti-affinity terms matches, and in no domain of an
+// existing pod whose required anti-affinity term matches the pod.
+func filterInterPodAffinity(pc *podCtx, n *NodeInfo) []string {
+	s := pc.affinity
+	if s == nil {
+		return nil
+	}
+	if pa := pc.info.affinity; pa != nil {
+		exist := true
+		for i := range pa.reqAff {
+			v, ok := n.labels[pa.reqAff[i].key]
+			if !ok {
+				return reasonsPodAffinity
+			}
+			if s.aff[topologyPair{pa.reqAff[i].key, v}] <= 0 {
+				exist = false
+			}
+		}
+		if !exist && (len(s.aff) > 0 || !matchesAll(pc, pc.pod, pa.reqAff)) {
+			return reasonsPodAffinity
+		}
+		for i := range pa.reqAnti {
+			if v, ok := n.labels[pa.reqAnti[i].key]; ok && s.anti[topologyPair{pa.reqAnti[i].key, v}] > 0 {
+				return reasonsPodAntiAffinity
+			}
+		}
+	}
+	for tp, c := range s.existingAnti {
+		if v, ok := n.labels[tp.key]; ok && v == tp.value && c > 0 {
+			return reasonsExistingAntiAffinity
+		}
+	}
+	return nil
+}
+
+// affinityScores is InterPodAffinity's PreScore state: the score of
+// each domain.
+type affinityScores struct {
+	done   bool
+	byPair map[topologyPair]int64
+	keys   []string // the distinct topology keys of byPair
+}
+
+// computeAffinityScores is InterPodAffinity's PreScore: every placed pod
+// (or, when the pod has no preferred term, only the pods with affinity
+// terms) adds to its node's domains the weights of the pod's preferred
+// terms it matches (affinity +, anti-affinity −), and its own required
+// affinity terms matching the pod (hardPodAffinityWeight) and preferred
+// terms matching the pod (±weight). Skipped (no score) when the pod has
+// no preferred term and no placed pod has any term.
+func computeAffinityScores(pc *podCtx) {
+	as := &pc.affinityScores
+	as.done = true
+	pa := pc.info.affinity
+	hasPref := pa != nil && len(pa.prefAff)+len(pa.prefAnti) > 0
+	if !hasPref && !pc.anyAffinity {
+		return
+	}
+	add := func(n *NodeInfo, key string, w int64) {
+		if v, ok := n.labels[key]; ok && w != 0 {
+			if as.byPair == nil {
+				as.byPair = map[topologyPair]int64{}
+			}
+			tp := topologyPair{key, v}
+			as.byPair[tp] += w
+			if !slices.Contains(as.keys, key) {
+				as.keys = append(as.keys, key)
+			}
+		}
+	}
+	visit := func(n *NodeInfo, ep *PodInfo) {
+		if hasPref {
+			for i := range pa.prefAff {
+				if pa.prefAff[i].matches(pc, ep.Pod) {
+					add(n, pa.prefAff[i].key, pa.prefAff[i].weight)
+				}
+			}
+			for i := range pa.prefAnti {
+				if pa.prefAnti[i].matches(pc, ep.Pod) {
+					add(n, pa.prefAnti[i].key, -pa.prefAnti[i].weight)
+				}
+			}
+		}
+		if ea := ep.affinity; ea != nil {
+			for i := range ea.reqAff {
+				if ea.reqAff[i].matches(pc, pc.pod) {
+					add(n, ea.reqAff[i].key, hardPodAffinityWeight)
+				}
+			}
+			for i := range ea.prefAff {
+				if ea.prefAff[i].matches(pc, pc.pod) {
+					add(n, ea.prefAff[i].key, ea.prefAff[i].weight)
+				}
+			}
+			for i := range ea.prefAnti {
+				if ea.prefAnti[i].matches(pc, pc.pod) {
+					add(n, ea.prefAnti[i].key, -ea.prefAnti[i].weight)
+				}
+			}
+		}
+	}
+	for _, n := range pc.nodes {
+		if hasPref {
+			for _, ep := range n.Pods {
+				visit(n, ep)
+			}
+			continue
+		}
+		for _, ep := range n.withAffinity {
+			visit(n, ep)
+		}
+	}
+}
+
+// scoreInterPodAffinity sums the scores of the node's domains.
+func scoreInterPodAffinity(pc *podCtx, n *NodeInfo) int64 {
+	if !pc.affinityScores.done {
+		computeAffinityScores(pc)
+	}
+	as := &pc.affinityScores
+	var s int64
+	for _, k := range as.keys {
+		if v, ok := n.labels[k]; ok {
+			s += as.byPair[topologyPair{k, v}]
+		}
+	}
+	return s
+}
+
+// normalizeInterPodAffinity maps the sums linearly onto 0..MaxNodeScore,
+// the lowest to 0 and the highest to MaxNodeScore (all 0 when they are
+// equal), as kube-scheduler's NormalizeScore.
+func normalizeInterPodAffinity(pc *podCtx, _ feasibleNodes, scores []int64) {
+	if len(pc.affinityScores.byPair) == 0 {
+		clear(scores)
+		return
+	}
+	lo, hi := scores[0], scores[0]
+	for _, s := range scores {
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	for i, s := range scores {
+		f := 0.0
+		if hi > lo {
+			f = float64(MaxNodeScore) * float64(s-lo) / float64(hi-lo)
+		}
+		scores[i] = int64(f)
+	}
+}

@@ -1,0 +1,320 @@
+package scheduler
+
+import (
+	"math"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// PodTopologySpread, as kube-scheduler's plugin of that name
+// (pkg/scheduler/framework/plugins/podtopologyspread): DoNotSchedule
+// constraints filter, ScheduleAnyway constraints (or, for a pod with no
+// constraint, the system default ones) score.
+const (
+	FilterPodTopologySpread = "PodTopologySpread"
+	ScorePodTopologySpread  = "PodTopologySpread"
+)
+
+// The PodTopologySpread filter's reasons, worded as kube-scheduler's.
+// ReasonTopologySpreadLabel (the node lacks a constraint's topology key)
+// is UnschedulableAndUnresolvable; ReasonTopologySpread (the skew would
+// exceed maxSkew) is Unschedulable.
+const (
+	ReasonTopologySpread      = "node(s) didn't match pod topology spread constraints"
+	ReasonTopologySpreadLabel = "node(s) didn't match pod topology spread constraints (missing required label)"
+)
+
+var (
+	reasonsTopologySpread      = []string{ReasonTopologySpread}
+	reasonsTopologySpreadLabel = []string{ReasonTopologySpreadLabel}
+)
+
+// The values of TopologySpreadConstraint.WhenUnsatisfiable and of its
+// node inclusion policies.
+const (
+	DoNotSchedule  api.UnsatisfiableConstraintAction = "DoNotSchedule"
+	ScheduleAnyway api.UnsatisfiableConstraintAction = "ScheduleAnyway"
+	policyHonor                                      = "Honor"
+)
+
+// spreadConstraint is a TopologySpreadConstraint made ready: its selector
+// with matchLabelKeys merged in, or, for a system default constraint, the
+// pod's spread group (owner).
+type spreadConstraint struct {
+	maxSkew       int64
+	key           string
+	minDomains    int
+	sel           api.Selector
+	owner         string // system default: count the pods of this SpreadGroup
+	honorAffinity bool   // nodeAffinityPolicy Honor (the default)
+	honorTaints   bool   // nodeTaintsPolicy Honor (default Ignore)
+}
+
+// The system default constraints of kube-scheduler's PodTopologySpread
+// (defaultConstraints in its args, v1): hostname maxSkew 3 and zone
+// maxSkew 5, both ScheduleAnyway.
+var systemDefaultConstraints = []struct {
+	key     string
+	maxSkew int64
+}{{api.LabelHostname, 3}, {api.LabelTopologyZone, 5}}
+
+// systemDefaulted reports whether the system default constraints apply to
+// a pod without constraints: kube-scheduler builds them from the
+// selectors of the pod's Services, ReplicationController, ReplicaSet and
+// StatefulSet; here the pod's controller (one of those three kinds)
+// stands for them — the pods counted are those of its spread group.
+func systemDefaulted(pod *api.Pod) bool {
+	ref := pod.ControllerRef()
+	return ref != nil && (ref.Kind == "ReplicaSet" || ref.Kind == "ReplicationController" || ref.Kind == "StatefulSet")
+}
+
+// spreadConstraints returns the pod's constraints with action, or, when
+// the pod has none at all and action is ScheduleAnyway, the system
+// default ones.
+func spreadConstraints(pi *PodInfo, action api.UnsatisfiableConstraintAction) []spreadConstraint {
+	pod := pi.Pod
+	if len(pod.Spec.TopologySpreadConstraints) == 0 {
+		if action != ScheduleAnyway || !systemDefaulted(pod) {
+			return nil
+		}
+		out := make([]spreadConstraint, len(systemDefaultConstraints))
+		for i, d := range systemDefaultConstraints {
+			out[i] = spreadConstraint{maxSkew: d.maxSkew, key: d.key, minDomains: 1, owner: pi.Owner, honorAffinity: true}
+		}
+		return out
+	}
+	var out []spreadConstraint
+	for i := range pod.Spec.TopologySpreadConstraints {
+		c := &pod.Spec.TopologySpreadConstraints[i]
+		if c.WhenUnsatisfiable != action {
+			continue
+		}
+		sel, err := c.LabelSelector.AsSelector()
+		if err != nil {
+			sel = api.Nothing()
+		}
+		var reqs []api.Requirement
+		for _, k := range c.MatchLabelKeys {
+			if v, ok := pod.Labels[k]; ok {
+				if r, err := api.NewRequirement(k, api.SelectionIn, v); err == nil {
+					reqs = append(reqs, r)
+				}
+			}
+		}
+		if len(reqs) > 0 {
+			sel = sel.Add(reqs...)
+		}
+		sc := spreadConstraint{maxSkew: int64(c.MaxSkew), key: c.TopologyKey, minDomains: 1, sel: sel,
+			honorAffinity: c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == policyHonor,
+			honorTaints:   c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == policyHonor}
+		if c.MinDomains != nil {
+			sc.minDomains = int(*c.MinDomains)
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// countOn counts the pods on n the constraint matches: in the pod's
+// namespace, not terminating.
+func (c *spreadConstraint) countOn(pc *podCtx, n *NodeInfo) int64 {
+	if c.owner != "" {
+		return int64(n.GroupCount(c.owner))
+	}
+	var k int64
+	for _, p := range n.Pods {
+		if p.Pod.Namespace == pc.pod.Namespace && p.Pod.DeletionTimestamp == nil && c.sel.Matches(p.Pod.Labels) {
+			k++
+		}
+	}
+	return k
+}
+
+// includes applies the node inclusion policies: with nodeAffinityPolicy
+// Honor only nodes the pod's nodeSelector and required node affinity
+// admit count, with nodeTaintsPolicy Honor only nodes whose NoSchedule
+// and NoExecute taints the pod tolerates.
+func (c *spreadConstraint) includes(pc *podCtx, n *NodeInfo) bool {
+	if c.honorAffinity && filterNodeAffinity(pc, n) != nil {
+		return false
+	}
+	return !c.honorTaints || filterTaintToleration(pc, n) == nil
+}
+
+// hasKeys reports whether n carries every constraint's topology key.
+func hasKeys(n *NodeInfo, cs []spreadConstraint) bool {
+	for i := range cs {
+		if _, ok := n.labels[cs[i].key]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// spreadState is PodTopologySpread's PreFilter state: per DoNotSchedule
+// constraint, the matching pods per domain over the nodes that carry
+// every constraint's key and pass its inclusion policies, and the global
+// minimum (0 while there are fewer domains than minDomains).
+type spreadState struct {
+	cons   []spreadConstraint
+	counts []map[string]int64
+	min    []int64
+	self   []int64 // 1 when the pod matches the constraint's selector
+}
+
+// newSpreadState is PodTopologySpread's PreFilter; nil (Skip) when the
+// pod has no DoNotSchedule constraint. O(placed pods + nodes).
+func newSpreadState(pc *podCtx) *spreadState {
+	cs := spreadConstraints(pc.info, DoNotSchedule)
+	if len(cs) == 0 {
+		return nil
+	}
+	s := &spreadState{cons: cs, counts: make([]map[string]int64, len(cs)), min: make([]int64, len(cs)), self: make([]int64, len(cs))}
+	for i := range cs {
+		s.counts[i] = map[string]int64{}
+		if cs[i].sel.Matches(pc.pod.Labels) {
+			s.self[i] = 1
+		}
+	}
+	for _, n := range pc.nodes {
+		if !hasKeys(n, cs) {
+			continue
+		}
+		for i := range cs {
+			if cs[i].includes(pc, n) {
+				s.counts[i][n.labels[cs[i].key]] += cs[i].countOn(pc, n)
+			}
+		}
+	}
+	for i := range cs {
+		if len(s.counts[i]) < cs[i].minDomains {
+			continue // the global minimum is 0
+		}
+		m := int64(math.MaxInt64)
+		for _, k := range s.counts[i] {
+			m = min(m, k)
+		}
+		s.min[i] = m
+	}
+	return s
+}
+
+// filterPodTopologySpread is PodTopologySpread's Filter: for every
+// DoNotSchedule constraint, in order, the node must carry the topology
+// key, and the matching pods of its domain, plus the pod itself if it
+// matches, minus the global minimum must not exceed maxSkew.
+func filterPodTopologySpread(pc *podCtx, n *NodeInfo) []string {
+	s := pc.spread
+	if s == nil {
+		return nil
+	}
+	for i := range s.cons {
+		v, ok := n.labels[s.cons[i].key]
+		if !ok {
+			return reasonsTopologySpreadLabel
+		}
+		if s.counts[i][v]+s.self[i]-s.min[i] > s.cons[i].maxSkew {
+			return reasonsTopologySpread
+		}
+	}
+	return nil
+}
+
+// scorePodTopologySpread gives no raw score: PodTopologySpread's PreScore
+// needs the feasible nodes, so normalizePodTopologySpread scores.
+func scorePodTopologySpread(*podCtx, *NodeInfo) int64 { return 0 }
+
+// normalizePodTopologySpread is PodTopologySpread's PreScore, Score and
+// NormalizeScore over the feasible nodes, as kube-scheduler's: the
+// ScheduleAnyway constraints (or the system defaults; then a node
+// without a zone still scores by hostname, otherwise a node lacking any
+// key is ignored and scores 0); a constraint's weight is ln(domains + 2),
+// its domains those of the feasible nodes (for hostname, the feasible
+// nodes), their counts over every node passing the inclusion policies; a
+// node's raw score is the sum over its keys of count × weight + maxSkew
+// − 1, rounded; then MaxNodeScore × (max + min − score) / max (all
+// MaxNodeScore when max is 0). No constraint: every node scores 0.
+func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
+	cs := spreadConstraints(pc.info, ScheduleAnyway)
+	if len(cs) == 0 {
+		clear(scores)
+		return
+	}
+	requireAll := len(pc.pod.Spec.TopologySpreadConstraints) > 0
+	ignored := make([]bool, len(scores))
+	nIgnored := 0
+	domains := make([]map[string]int64, len(cs))
+	for i := range cs {
+		if cs[i].key != api.LabelHostname {
+			domains[i] = map[string]int64{}
+		}
+	}
+	for j := range scores {
+		n := fs.node(j)
+		if requireAll && !hasKeys(n, cs) {
+			ignored[j] = true
+			nIgnored++
+			continue
+		}
+		for i := range cs {
+			if domains[i] != nil {
+				domains[i][n.labels[cs[i].key]] += 0
+			}
+		}
+	}
+	weights := make([]float64, len(cs))
+	for i := range cs {
+		size := len(scores) - nIgnored
+		if domains[i] != nil {
+			size = len(domains[i])
+		}
+		weights[i] = math.Log(float64(size + 2))
+	}
+	for _, n := range fs.all {
+		if requireAll && !hasKeys(n, cs) {
+			continue
+		}
+		for i := range cs {
+			if domains[i] == nil || !cs[i].includes(pc, n) {
+				continue
+			}
+			v := n.labels[cs[i].key]
+			if k, ok := domains[i][v]; ok {
+				domains[i][v] = k + cs[i].countOn(pc, n)
+			}
+		}
+	}
+	lo, hi := int64(math.MaxInt64), int64(0)
+	for j := range scores {
+		if ignored[j] {
+			continue
+		}
+		n := fs.node(j)
+		var f float64
+		for i := range cs {
+			v, ok := n.labels[cs[i].key]
+			if !ok {
+				continue
+			}
+			var cnt int64
+			if domains[i] == nil {
+				cnt = cs[i].countOn(pc, n)
+			} else {
+				cnt = domains[i][v]
+			}
+			f += float64(cnt)*weights[i] + float64(cs[i].maxSkew-1)
+		}
+		scores[j] = int64(math.Round(f))
+		lo, hi = min(lo, scores[j]), max(hi, scores[j])
+	}
+	for j := range scores {
+		switch {
+		case ignored[j]:
+			scores[j] = 0
+		case hi == 0:
+			scores[j] = MaxNodeScore
+		default:
+			scores[j] = MaxNodeScore * (hi + lo - scores[j]) / hi
+		}
+	}
+}
