@@ -12,6 +12,9 @@ import (
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
+// A Cluster is the pods' eviction subresource.
+var _ client.Evictor = (*Cluster)(nil)
+
 // MaxDisruptedPods bounds a budget's status.disruptedPods: past it the
 // eviction API refuses to evict the budget's pods (kube-apiserver's
 // MaxDisruptedPodSize), until the disruption controller catches up.

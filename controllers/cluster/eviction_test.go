@@ -140,7 +140,9 @@ func TestEvict(t *testing.T) {
 				for _, b := range c.budgets {
 					b(e, t)
 				}
-				err := e.c.Evict(e.ctx, "default", "web-0", client.DeleteOptions{})
+				ev, err := client.EvictorFor(e.c)
+				require.NoError(t, err)
+				err = ev.Evict(e.ctx, "default", "web-0", client.DeleteOptions{})
 				if c.wantErr != nil {
 					require.True(t, c.wantErr(err), "err = %v", err)
 				} else {
