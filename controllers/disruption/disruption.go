@@ -195,8 +195,9 @@ func (d *Controller) budgetsOf(p *api.Pod) []string {
 }
 
 // sync is one reconcile of the budget under key: kcm's sync. A failure to
-// compute the status writes FailSafe's status; a conflict on the write is
-// retried without it.
+// compute the status writes FailSafe's status (and is not retried until
+// the budget or its pods change, as kcm); a failed write of the status is
+// retried with backoff.
 func (d *Controller) sync(ctx context.Context, key string) (reconcile.Result, error) {
 	pdb, ok := d.pdbs.Lister().Get(key)
 	if !ok {
@@ -223,10 +224,9 @@ func (d *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 	}
 	if dec.Err != nil {
 		d.log.Warn("disruption: failed to sync budget", "pdb", key, "err", dec.Err)
-		if werr := d.writeStatus(ctx, pdb, FailSafe(pdb, dec.Err, now)); werr != nil {
-			return reconcile.Result{}, werr
-		}
-		return reconcile.Result{}, dec.Err
+		// As kcm: once the fail-safe status is written the budget waits
+		// for its next event; only a failed write is retried.
+		return reconcile.Result{}, d.writeStatus(ctx, pdb, FailSafe(pdb, dec.Err, now))
 	}
 	if dec.Write {
 		if err := d.writeStatus(ctx, pdb, dec.Status); err != nil {

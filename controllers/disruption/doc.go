@@ -41,11 +41,12 @@
 //     (UpdateCondition, lastTransitionTime changed only with the status).
 //
 // The status is written (UpdateStatus, conditional on the budget's
-// resourceVersion) only when it differs. When a sync fails for another
-// reason than a write conflict, FailSafe's status is written: no
-// disruption allowed, condition False/SyncFailed with the error as its
-// message; a conflict is retried without it. A budget with no matching
-// pod records NoPods.
+// resourceVersion, so a stale status never overwrites the eviction API's
+// decrement) only when it differs. When the status cannot be computed,
+// FailSafe's status is written — no disruption allowed, condition
+// False/SyncFailed with the error as its message — and the budget waits
+// for its next event, as kcm; a failed write (a conflict) is retried with
+// backoff. A budget with no matching pod records NoPods.
 //
 // # Wiring
 //
