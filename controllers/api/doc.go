@@ -12,9 +12,10 @@
 // HorizontalPodAutoscaler (autoscaling/v2), Lease, Event,
 // CustomResourceDefinition (apiextensions.k8s.io/v1) and the admission
 // webhook configurations ValidatingWebhookConfiguration and
-// MutatingWebhookConfiguration (admissionregistration.k8s.io/v1), and the
-// kinds served and stored without a controller: PodDisruptionBudget
-// (policy/v1), Ingress, IngressClass and NetworkPolicy
+// MutatingWebhookConfiguration (admissionregistration.k8s.io/v1),
+// PodDisruptionBudget (policy/v1, its status kept by package
+// controllers/disruption), and the kinds served and stored without a
+// controller: Ingress, IngressClass and NetworkPolicy
 // (networking.k8s.io/v1), PriorityClass (scheduling.k8s.io/v1),
 // LimitRange, EndpointSlice (discovery.k8s.io/v1), CSIDriver, CSINode and
 // VolumeAttachment (storage.k8s.io/v1), at their current versions (Kinds

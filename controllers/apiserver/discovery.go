@@ -152,6 +152,7 @@ func (s *Server) resources(gv string) ([]apiResource, bool) {
 		}
 		if info.name == "pods" {
 			out = append(out, apiResource{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: []string{"create"}})
+			out = append(out, evictionResource) // eviction.go
 		}
 	}
 	return out, found

@@ -68,7 +68,11 @@
 //     client.Resource) of deployments, replica sets, stateful sets,
 //     replication controllers and registered kinds with Scale; the binding subresource of pods (POST a
 //     core/v1 Binding: cluster.Bind, 201 with a Success Status, 409 for a
-//     pod already bound).
+//     pod already bound); the eviction subresource of pods (POST a
+//     policy/v1 or v1beta1 Eviction: cluster.Evict, 201 with a Success
+//     Status, 429 TooManyRequests with a DisruptionBudget cause when the
+//     pod's PodDisruptionBudget allows no disruption, 500 for a pod under
+//     several budgets, as kube-apiserver).
 //   - Watches stream JSON WatchEvents ({"type","object"}), one per line,
 //     flushed as they happen. resourceVersion "" or "0" first sends the
 //     current state as ADDED events (Kubernetes' legacy semantics);

@@ -122,6 +122,9 @@ func (h *typed[T]) serve(req *request) {
 	case "binding":
 		h.serveBinding(req)
 		return
+	case "eviction":
+		h.serveEviction(req)
+		return
 	case "status":
 		switch m {
 		case http.MethodGet, http.MethodPut, http.MethodPatch:

@@ -340,7 +340,7 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, gv string, segs [
 		return nil, notFound()
 	}
 	if req.sub != "" && !(req.sub == "status" && info.hasStatus) && !(req.sub == "scale" && info.hasScale) &&
-		!(req.sub == "binding" && info.name == "pods") {
+		!((req.sub == "binding" || req.sub == "eviction") && info.name == "pods") {
 		return nil, notFound()
 	}
 	if q := r.URL.Query().Get("watch"); q == "true" || q == "1" {

@@ -145,6 +145,10 @@
 // Service's clusterIP once set. UpdateStatus writes only the status,
 // generation unchanged. Both overwrite the caller's object with the stored
 // one. Cluster.Bind sets a pod's spec.nodeName (the binding subresource).
+// Cluster.Evict is the eviction subresource: it checks the pod's
+// PodDisruptionBudget and charges its allowance (status.disruptedPods) as
+// kube-apiserver's eviction REST does, marks the pod DisruptionTarget and
+// deletes it.
 //
 // # Delete
 //

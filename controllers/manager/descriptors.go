@@ -6,6 +6,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
 	"github.com/ctrlkit/ctrlkit/controllers/daemonset"
 	"github.com/ctrlkit/ctrlkit/controllers/deployment"
+	"github.com/ctrlkit/ctrlkit/controllers/disruption"
 	"github.com/ctrlkit/ctrlkit/controllers/endpoints"
 	"github.com/ctrlkit/ctrlkit/controllers/garbagecollector"
 	"github.com/ctrlkit/ctrlkit/controllers/hpa"
@@ -50,6 +51,7 @@ const (
 	TTLAfterFinishedController        = "ttl-after-finished-controller"
 	PVCProtectionController           = "persistentvolumeclaim-protection-controller"
 	PVProtectionController            = "persistentvolume-protection-controller"
+	DisruptionController              = "disruption-controller"
 )
 
 // Descriptors returns the controllers ctrlkit ships, in the order the
@@ -101,6 +103,13 @@ func Descriptors() []Descriptor {
 			Name: TaintEvictionController,
 			New: func(x Context) (Runner, error) {
 				return tainteviction.New(x.Client, x.Factory, tainteviction.Options{Logger: x.Logger, Recorder: x.Recorder})
+			},
+		},
+		{
+			// kcm runs the disruption controller with one worker.
+			Name: DisruptionController, Aliases: []string{"disruption"}, Workers: 1,
+			New: func(x Context) (Runner, error) {
+				return disruption.New(x.Client, x.Factory, disruption.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
