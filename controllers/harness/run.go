@@ -214,6 +214,9 @@ func (s Scenario) defaults() Scenario {
 	if s.Converge <= 0 {
 		s.Converge = 10 * time.Minute
 	}
+	if s.TTL <= 0 {
+		s.TTL = ExpectationsTTL
+	}
 	if s.Options.Manager.Controllers == nil {
 		// Not none: the control plane's Settle never returns with no
 		// controller at all.
@@ -288,7 +291,7 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 		}
 	}()
 
-	settle := func(what string) bool {
+	settleOnce := func(what string) bool {
 		sctx, cancel := context.WithTimeout(ctx, s.Converge)
 		defer cancel()
 		if err := cp.Settle(sctx, s.Quiet); err != nil {
@@ -296,6 +299,16 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 			return false
 		}
 		return true
+	}
+	settle := func(what string) bool {
+		ok := settleOnce(what)
+		// An Expire write meanwhile: its TTL passes, then the system
+		// settles again (a write of that settle may be an Expire too).
+		for i := 0; ok && i < 100 && rec.expired(); i++ {
+			time.Sleep(s.TTL)
+			ok = settleOnce(what + " and " + s.TTL.String() + " passing")
+		}
+		return ok
 	}
 	ok := true
 	if err := cp.Apply(ctx, s.Objects...); err != nil {
