@@ -107,8 +107,10 @@
 //     fields, pod and host IPs and every RFC 3339 time are removed or
 //     masked. More live objects of one normalized identity than the
 //     reference has is reported as a duplicate create; an identity the
-//     reference lacks is extra (a leak), one it has and the run lacks is
-//     missing.
+//     reference lacks is "extra" (the leaked-object finding), one it has
+//     and the run lacks is missing — and, when the controller deleted
+//     it (a successful delete of its key in the timeline), also
+//     "wrongly deleted", naming the write.
 //
 // # Determinism
 //
@@ -201,5 +203,7 @@
 // leader handover between two replicas, Expire over the reference
 // controllers, exploring steps rather than writes,
 // and a "wrongly deleted" oracle beyond the end state (a live object
-// deleted and recreated the same shows only in a user's invariant).
+// deleted and recreated the same shows only in a user's invariant),
+// and the normalizer masks the task asked for as general options (Job
+// controller-uid labels, endpoint IPs, taint order, CronJob job names).
 package harness

@@ -373,6 +373,7 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	}
 	if ref != nil {
 		problems = append(problems, compare(ref.End, out.End)...)
+		problems = append(problems, wronglyDeleted(ref.End, out.End, out.Timeline)...)
 	}
 	out.Problems = problems
 	return out, nil
@@ -417,3 +418,29 @@ func compare(want, got []Object) []string {
 
 // errNotDeterministic is returned when two reference runs differ.
 var errNotDeterministic = errors.New("harness: two unperturbed runs of the scenario end differently or write differently; the harness needs a deterministic controller and scenario")
+
+// wronglyDeleted returns a "wrongly deleted" problem for each object of
+// the reference end state that this run lacks and that the controller
+// deleted (a successful delete of its key in the timeline).
+func wronglyDeleted(want, got []Object, timeline []Entry) []string {
+	live := map[string]bool{}
+	for _, o := range got {
+		live[o.id()] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, o := range want {
+		if live[o.id()] || seen[o.id()] {
+			continue
+		}
+		seen[o.id()] = true
+		key := api.NamespacedKey(o.Namespace, o.Name)
+		for _, e := range timeline {
+			if e.Verb == "delete" && e.Result == "ok" && e.Key == key && strings.EqualFold(e.Resource, o.Kind+"s") {
+				out = append(out, fmt.Sprintf("wrongly deleted: %s by the controller's write #%d (the reference run ends with it)", o.id(), e.Write))
+				break
+			}
+		}
+	}
+	return out
+}
