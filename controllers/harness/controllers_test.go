@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
@@ -53,6 +54,14 @@ func parentOf(cm *api.ConfigMap) []string {
 // set) seeing every child event before it is mapped.
 func newLoop(c client.Client, sync func(ctx context.Context, cms client.Resource[*api.ConfigMap], cache *informer.Informer[*api.ConfigMap], key string) error,
 	observe func(cm *api.ConfigMap)) (harness.Runner, error) {
+	return newLoopResult(c, func(ctx context.Context, cms client.Resource[*api.ConfigMap], inf *informer.Informer[*api.ConfigMap], key string) (reconcile.Result, error) {
+		return reconcile.Result{}, sync(ctx, cms, inf, key)
+	}, observe)
+}
+
+// newLoopResult is newLoop with a reconcile that returns a Result.
+func newLoopResult(c client.Client, sync func(ctx context.Context, cms client.Resource[*api.ConfigMap], cache *informer.Informer[*api.ConfigMap], key string) (reconcile.Result, error),
+	observe func(cm *api.ConfigMap)) (harness.Runner, error) {
 	cms, err := client.For[*api.ConfigMap](c)
 	if err != nil {
 		return nil, err
@@ -62,7 +71,7 @@ func newLoop(c client.Client, sync func(ctx context.Context, cms client.Resource
 		return nil, err
 	}
 	ctl, err := reconcile.New("parents", reconcile.Func[string](func(ctx context.Context, key string) (reconcile.Result, error) {
-		return reconcile.Result{}, sync(ctx, cms, inf, key)
+		return sync(ctx, cms, inf, key)
 	}), reconcile.Options[string]{Workers: 1, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
@@ -242,4 +251,107 @@ func atMostChildren(n int) harness.Invariant {
 		}
 		return nil
 	}}
+}
+
+// ttlExpectations are expectations that, when ttl > 0, expire ttl after
+// they were last raised, as kube-controller-manager's do.
+type ttlExpectations struct {
+	ttl     time.Duration
+	mu      sync.Mutex
+	pending map[string]map[string]bool // parent key → child names
+	raised  map[string]time.Time       // parent key → when
+}
+
+func (e *ttlExpectations) expect(parent, child string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pending[parent] == nil {
+		e.pending[parent] = map[string]bool{}
+	}
+	e.pending[parent][child] = true
+	e.raised[parent] = time.Now()
+}
+
+func (e *ttlExpectations) lower(parent, child string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.pending[parent], child)
+}
+
+// wait returns how long parent must still wait for its expectations: 0
+// when they are met or expired, forever (a negative duration) when they
+// never expire.
+func (e *ttlExpectations) wait(parent string) time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.pending[parent]) == 0 {
+		return 0
+	}
+	if e.ttl <= 0 {
+		return -1
+	}
+	left := e.ttl - time.Since(e.raised[parent])
+	if left <= 0 {
+		delete(e.pending, parent)
+		return 0
+	}
+	return left
+}
+
+// replicateTTL is replicate as kube-controller-manager's Job controller
+// does it: a create that timed out may still have happened, so its
+// expectation stays raised (the informer will tell), and every other
+// failure lowers it. The broken version's expectations never expire: a
+// timed-out create that did not happen leaves the parent waiting for an
+// event that never comes. The fixed twin's expire after
+// harness.ExpectationsTTL and it requeues itself for then.
+func replicateTTL(fixed bool) harness.Controller {
+	return func(c client.Client) (harness.Runner, error) {
+		exp := &ttlExpectations{pending: map[string]map[string]bool{}, raised: map[string]time.Time{}}
+		if fixed {
+			exp.ttl = harness.ExpectationsTTL
+		}
+		observe := func(cm *api.ConfigMap) {
+			if p := cm.Labels["parent"]; p != "" {
+				exp.lower(api.NamespacedKey(cm.Namespace, p), cm.Name)
+			}
+		}
+		return newLoopResult(c, func(ctx context.Context, cms client.Resource[*api.ConfigMap], inf *informer.Informer[*api.ConfigMap], key string) (reconcile.Result, error) {
+			cache := inf.Lister()
+			p, ok := cache.Get(key)
+			if !ok || p.Labels["role"] != "parent" {
+				return reconcile.Result{}, nil
+			}
+			switch left := exp.wait(key); {
+			case left < 0:
+				return reconcile.Result{}, nil
+			case left > 0:
+				return reconcile.Result{RequeueAfter: left}, nil
+			}
+			want, _ := strconv.Atoi(p.Data["replicas"])
+			have := map[string]bool{}
+			for _, cm := range children(cache, p) {
+				have[cm.Name] = true
+			}
+			for i := range want {
+				name := fmt.Sprintf("%s-%d", p.Name, i)
+				if have[name] {
+					continue
+				}
+				exp.expect(key, name)
+				if _, err := cms.Create(ctx, childOf(p, name)); err != nil {
+					if client.IsServerTimeout(err) {
+						// The informer, or the TTL, will tell.
+						return reconcile.Result{RequeueAfter: max(exp.wait(key), 0)}, nil
+					}
+					exp.lower(key, name)
+					if client.IsAlreadyExists(err) {
+						continue
+					}
+					return reconcile.Result{}, err
+				}
+			}
+			return reconcile.Result{}, nil
+		}, observe)
+	}
 }

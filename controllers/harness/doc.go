@@ -45,10 +45,13 @@
 //     cancelled and every later call of that incarnation fails without
 //     reaching the server; once its Run has returned the harness builds
 //     and starts a new incarnation.
+//
 //   - Conflict, Throttle (429, Retry-After: 1s), Internal (500),
 //     TimeoutLost: the write fails and nothing is written.
+//
 //   - TimeoutWritten: the write happens, and fails with a server
 //     timeout, as a request whose reply was lost.
+//
 //   - Stale (a stale read after a restart): the cluster's state just
 //     before the write is remembered (every kind's resourceVersion,
 //     cluster.ResourceVersions), the write happens, and right after the
@@ -58,6 +61,7 @@
 //     lagging watch cache may serve a list at resourceVersion=0), and
 //     its watch goes on from there StaleLag (1 s) later, catching up
 //     through every event it missed, in order.
+//
 //   - Cut (unobserved states): every open watch of the controller is
 //     closed before the write; the informers' next list or watch is
 //     held until the scenario's next change, then a watch is answered
@@ -66,8 +70,18 @@
 //     created and deleted meanwhile not at all, a deletion as a
 //     relist's delete with finalStateUnknown.
 //
-// Stale and Cut are the view faults (ViewFaults); Options.Faults tries
-// them when listed, and a perturbation pending when the steps are done
+//   - Expire (time passing past a TTL): the write fails with a server
+//     timeout and is not written, so that no watch event of it ever
+//     comes; once the system has settled, Scenario.TTL (default
+//     ExpectationsTTL, kube-controller-manager's 5-minute expectations
+//     timeout) passes in virtual time before the scenario goes on, and
+//     the system settles again. The controller's timers and TTLs expire
+//     while it waits: a controller that keeps the expectation of a
+//     timed-out create (as kcm's Job controller does) recovers only if
+//     its expectations expire.
+//
+// Stale and Cut are the view faults (ViewFaults), Expire the time fault
+// (TimeFaults); Options.Faults tries them when listed, and a perturbation pending when the steps are done
 // happens then, followed by a quiet period and a settle.
 //
 // Explore runs the reference run twice, then every Fault of
@@ -93,8 +107,10 @@
 //     fields, pod and host IPs and every RFC 3339 time are removed or
 //     masked. More live objects of one normalized identity than the
 //     reference has is reported as a duplicate create; an identity the
-//     reference lacks is extra (a leak), one it has and the run lacks is
-//     missing.
+//     reference lacks is "extra" (the leaked-object finding), one it has
+//     and the run lacks is missing — and, when the controller deleted
+//     it (a successful delete of its key in the timeline), also
+//     "wrongly deleted", naming the write.
 //
 // # Determinism
 //
@@ -150,6 +166,14 @@
 //     cut@1, duplicate creates; fixed by waiting for the cache to hold
 //     the write (informer.WaitForResourceVersion).
 //
+// An eighth, in time_test.go: expectations that never expire — a
+// controller that keeps the expectation of a timed-out create and waits
+// for its watch event, which never comes since the create did not
+// happen: ttl@1 (the first run of TimeFaults), missing children even
+// after ExpectationsTTL has passed; fixed by expectations that expire
+// after ExpectationsTTL with a requeue for then. Its fixed twin passes
+// ttl at every write and random runs mixing ttl and crash.
+//
 // The fixed twins pass every fault (the view faults too, for the last
 // five) at every write plus random runs: 4 in CI, $CTRLKIT_HARNESS_RUNS
 // for a long exploration.
@@ -173,8 +197,13 @@
 //
 // Coalescing events on a live watch (Cut's relist coalesces them),
 // staleness of reads other than an informer's initial list (a Get is
-// always served the latest), resync and leader
-// handover between two replicas, exploring steps rather than writes,
+// always served the latest), resync (the harness reaches the
+// controller only through its client, and a relist does not redeliver
+// unchanged objects, so a resync needs a hook in package informer),
+// leader handover between two replicas, Expire over the reference
+// controllers, exploring steps rather than writes,
 // and a "wrongly deleted" oracle beyond the end state (a live object
-// deleted and recreated the same shows only in a user's invariant).
+// deleted and recreated the same shows only in a user's invariant),
+// and the normalizer masks the task asked for as general options (Job
+// controller-uid labels, endpoint IPs, taint order, CronJob job names).
 package harness

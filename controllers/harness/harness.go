@@ -77,6 +77,9 @@ type Scenario struct {
 	// Converge bounds, in virtual time, how long the system may take to
 	// settle after the last step. Default 10 min.
 	Converge time.Duration
+	// TTL is how much virtual time an Expire fault lets pass. Default
+	// ExpectationsTTL.
+	TTL time.Duration
 }
 
 // Fault is what happens at a perturbed write.
@@ -126,7 +129,30 @@ const (
 	// and deleted meanwhile not at all, a deletion as a relist's
 	// finalStateUnknown delete.
 	Cut Fault = "cut"
+	// Expire is time passing past a TTL: the write fails with a server
+	// timeout and is not written (as TimeoutLost: the object the
+	// controller may believe created never appears, so no watch event
+	// of it ever comes), and once the system has settled the harness
+	// lets Scenario.TTL (default ExpectationsTTL) pass in virtual time
+	// before the scenario goes on (the next Step's Do, or the end),
+	// then settles again. The controller's timers fire and its TTLs
+	// expire while it waits: a controller that, as kube-controller-
+	// manager's Job controller, keeps the expectation of a timed-out
+	// create and relies on the expectation's TTL recovers; one whose
+	// expectations never expire stalls and is found.
+	Expire Fault = "ttl"
 )
+
+// ExpectationsTTL is the time after which kube-controller-manager's
+// controller expectations expire (its ExpectationsTimeout, 5 minutes):
+// the default of Scenario.TTL.
+const ExpectationsTTL = 5 * time.Minute
+
+// TimeFaults returns the faults of time passing, Expire; Options.Faults
+// does not try them unless asked.
+func TimeFaults() []Fault {
+	return []Fault{Expire}
+}
 
 // StaleLag is how long, in virtual time, a Stale incarnation's watches
 // lag behind its stale initial lists before they catch up: the time the
@@ -209,7 +235,7 @@ func faultError(f Fault) error {
 		return &client.RetryAfterError{Err: client.ErrTooManyRequests, After: time.Second}
 	case Internal:
 		return ErrInternal
-	case TimeoutWritten, TimeoutLost:
+	case TimeoutWritten, TimeoutLost, Expire:
 		return fmt.Errorf("harness: injected timeout: %w", client.ErrServerTimeout)
 	}
 	return nil
@@ -243,6 +269,18 @@ type recorder struct {
 	// the cuts since it was made.
 	release chan struct{}
 	cuts    int
+	// expire is set by an Expire write until the harness lets time pass.
+	expire bool
+}
+
+// expired reports whether an Expire write asked for time to pass since
+// the last call.
+func (r *recorder) expired() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.expire
+	r.expire = false
+	return e
 }
 
 // changed is called after each change of the scenario: the watches cut
@@ -406,6 +444,11 @@ func (r *recorder) intercept(inc *incarnation) client.InterceptFunc {
 		case Cut:
 			r.cutWatches(inc)
 			err = next(ctx)
+		case Expire:
+			r.mu.Lock()
+			r.expire = true
+			r.mu.Unlock()
+			err = faultError(f)
 		case "", Crash:
 			err = next(ctx)
 		case TimeoutWritten:

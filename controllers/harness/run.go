@@ -214,6 +214,9 @@ func (s Scenario) defaults() Scenario {
 	if s.Converge <= 0 {
 		s.Converge = 10 * time.Minute
 	}
+	if s.TTL <= 0 {
+		s.TTL = ExpectationsTTL
+	}
 	if s.Options.Manager.Controllers == nil {
 		// Not none: the control plane's Settle never returns with no
 		// controller at all.
@@ -288,7 +291,7 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 		}
 	}()
 
-	settle := func(what string) bool {
+	settleOnce := func(what string) bool {
 		sctx, cancel := context.WithTimeout(ctx, s.Converge)
 		defer cancel()
 		if err := cp.Settle(sctx, s.Quiet); err != nil {
@@ -296,6 +299,16 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 			return false
 		}
 		return true
+	}
+	settle := func(what string) bool {
+		ok := settleOnce(what)
+		// An Expire write meanwhile: its TTL passes, then the system
+		// settles again (a write of that settle may be an Expire too).
+		for i := 0; ok && i < 100 && rec.expired(); i++ {
+			time.Sleep(s.TTL)
+			ok = settleOnce(what + " and " + s.TTL.String() + " passing")
+		}
+		return ok
 	}
 	ok := true
 	if err := cp.Apply(ctx, s.Objects...); err != nil {
@@ -360,6 +373,7 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	}
 	if ref != nil {
 		problems = append(problems, compare(ref.End, out.End)...)
+		problems = append(problems, wronglyDeleted(ref.End, out.End, out.Timeline)...)
 	}
 	out.Problems = problems
 	return out, nil
@@ -404,3 +418,29 @@ func compare(want, got []Object) []string {
 
 // errNotDeterministic is returned when two reference runs differ.
 var errNotDeterministic = errors.New("harness: two unperturbed runs of the scenario end differently or write differently; the harness needs a deterministic controller and scenario")
+
+// wronglyDeleted returns a "wrongly deleted" problem for each object of
+// the reference end state that this run lacks and that the controller
+// deleted (a successful delete of its key in the timeline).
+func wronglyDeleted(want, got []Object, timeline []Entry) []string {
+	live := map[string]bool{}
+	for _, o := range got {
+		live[o.id()] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, o := range want {
+		if live[o.id()] || seen[o.id()] {
+			continue
+		}
+		seen[o.id()] = true
+		key := api.NamespacedKey(o.Namespace, o.Name)
+		for _, e := range timeline {
+			if e.Verb == "delete" && e.Result == "ok" && e.Key == key && strings.EqualFold(e.Resource, o.Kind+"s") {
+				out = append(out, fmt.Sprintf("wrongly deleted: %s by the controller's write #%d (the reference run ends with it)", o.id(), e.Write))
+				break
+			}
+		}
+	}
+	return out
+}

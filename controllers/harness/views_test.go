@@ -391,7 +391,7 @@ func TestViewFaultsFindBugClasses(t *testing.T) {
 		faults   []harness.Fault // explored on the broken one; ViewFaults if nil
 	}{
 		{"deleting a live object after a stale read on restart", pruneScenario(), prune, 1,
-			harness.Perturbation{Write: 1, Fault: harness.Stale}, "missing: ConfigMap default/web-x", 1, nil},
+			harness.Perturbation{Write: 1, Fault: harness.Stale}, "wrongly deleted: ConfigMap default/web-x by the controller's write #", 1, nil},
 		{"a child leaked when the owner's deletion was not observed", cleanupScenario(), cleanup, 2,
 			harness.Perturbation{Write: 1, Fault: harness.Cut}, "extra: ConfigMap default/web-child", 3, nil},
 		{"a status write clobbering a concurrent spec change", observeScenario(), observe, 1,
