@@ -198,7 +198,7 @@ func TestEnvelope(t *testing.T) {
 
 	// Status and DeleteOptions are meta/v1's whatever group names them.
 	for _, av := range []string{"v1", "meta.k8s.io/v1", "apps/v1"} {
-		require.True(t, MessageFor(av, "DeleteOptions") != "" || lookup(av, "DeleteOptions") != "", av)
+		require.Equal(t, meta+"DeleteOptions", MessageFor(av, "DeleteOptions"), av)
 	}
 	require.True(t, Has("apps/v1", "Deployment"))
 	require.True(t, Has("apps/v1", "DeploymentList"))

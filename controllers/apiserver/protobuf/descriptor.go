@@ -103,7 +103,8 @@ func (m *MessageType) index() {
 	})
 }
 
-// Kinds returns the apiVersion/kind pairs ("apps/v1/Deployment", "v1/PodList")
+// Kinds returns the apiVersion/kind pairs ("apps/v1/Deployment",
+// "v1/PodList"; "*/Status" for meta/v1's, whatever their apiVersion)
 // that have a protobuf form, sorted.
 func Kinds() []string {
 	out := make([]string, 0, len(kinds))
@@ -117,12 +118,12 @@ func Kinds() []string {
 // Has reports whether the kind apiVersion/kind has a protobuf form (a
 // Kubernetes built-in kind, its list, or one of meta/v1's).
 func Has(apiVersion, kind string) bool {
-	_, ok := kinds[apiVersion+"/"+kind]
-	return ok
+	return lookup(apiVersion, kind) != ""
 }
 
 // MessageFor returns the name of the protobuf message of apiVersion/kind
-// ("k8s.io.api.core.v1.Pod"), or "".
+// ("k8s.io.api.core.v1.Pod"), or "". meta/v1's kinds (Status,
+// DeleteOptions, WatchEvent) are found whatever their apiVersion.
 func MessageFor(apiVersion, kind string) string {
-	return kinds[apiVersion+"/"+kind]
+	return lookup(apiVersion, kind)
 }
