@@ -807,25 +807,21 @@ func decodeJSON(b []byte) (any, error) {
 
 // MarshalWatchEvent returns one frame of a protobuf watch stream
 // (application/vnd.kubernetes.protobuf;stream=watch): a 4-byte
-// big-endian length, then the enveloped metav1.WatchEvent{type, object}
-// whose object's raw is obj, an enveloped object (Marshal's output).
+// big-endian length, then a metav1.WatchEvent{type, object{raw}}, not
+// enveloped (a watch stream's frames are raw messages), whose object's
+// raw is obj, an enveloped object (Marshal's output).
 func MarshalWatchEvent(eventType string, obj []byte) []byte {
 	ev := appendBytesField(nil, 1, []byte(eventType))
 	ev = appendBytesField(ev, 2, appendBytesField(nil, 1, obj))
-	doc := envelope("v1", "WatchEvent", ev)
-	out := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(doc)), uint32(len(doc)))
-	return append(out, doc...)
+	out := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(ev)), uint32(len(ev)))
+	return append(out, ev...)
 }
 
 // UnmarshalWatchEvent decodes frame, one frame of a protobuf watch
 // stream without its length, into the event's type and its object's
 // enveloped protobuf.
 func UnmarshalWatchEvent(frame []byte) (eventType string, obj []byte, err error) {
-	_, _, raw, err := Unwrap(frame)
-	if err != nil {
-		return "", nil, err
-	}
-	err = fields(raw, func(w field) error {
+	err = fields(frame, func(w field) error {
 		if w.wire != wireBytes {
 			return nil
 		}

@@ -37,7 +37,7 @@
 // a runtime.Unknown{typeMeta{apiVersion, kind}, raw} whose raw is the
 // object's message. A watch stream
 // (application/vnd.kubernetes.protobuf;stream=watch) is a sequence of
-// frames, each a 4-byte big-endian length then an enveloped
-// metav1.WatchEvent{type, object{raw}} whose raw is the enveloped object
+// frames, each a 4-byte big-endian length then a metav1.WatchEvent{type,
+// object{raw}}, without envelope, whose raw is the enveloped object
 // (MarshalWatchEvent, UnmarshalWatchEvent).
 package protobuf
