@@ -99,7 +99,10 @@
 //     kube-apiserver answers for custom resources.
 //   - Request bodies must carry a Content-Type the endpoint accepts:
 //     application/json or application/yaml for POST, PUT and a
-//     DeleteOptions body, the three patch types for PATCH; anything else,
+//     DeleteOptions body (and application/vnd.kubernetes.protobuf for a
+//     built-in kind with a protobuf form: package protobuf converts it to
+//     JSON; malformed protobuf is 400 BadRequest), the three patch types
+//     for PATCH; anything else,
 //     or none, is 415 UnsupportedMediaType before anything is looked up
 //     or read. So a cross-site "no-cors" POST from a web page (text/plain,
 //     a form, or no type) never creates anything.
@@ -169,12 +172,21 @@
 //     or WriteTimeout, which would cut watches (ServeHTTP sets each
 //     request's deadlines instead); net/http's 1 MB header limit.
 //
+// # Protobuf
+//
+// A client whose Accept prefers application/vnd.kubernetes.protobuf gets
+// objects, lists, Scales and watch streams (;stream=watch) of built-in
+// kinds in protobuf (package protobuf); anything without a protobuf form
+// (own kinds, custom resources, tables) is JSON when the client accepts
+// JSON, else 406 NotAcceptable. Error Statuses are JSON unless the client
+// accepts only protobuf.
+//
 // # Not served
 //
 // Authentication, authorization, admission webhooks and audit;
-// server-side apply and managedFields; dryRun (400); protobuf and CBOR
-// (requests and responses are JSON, so client-go's clientset needs
-// rest.Config.ContentType "application/json"); conversion webhooks of
+// server-side apply and managedFields; dryRun (400); CBOR; protobuf for
+// kinds other than the built-in ones client-go knows (see Protobuf);
+// conversion webhooks of
 // CustomResourceDefinitions, CEL validation rules, aggregated APIs and aggregated discovery; API versions other than each
 // kind's current one (no conversion: apps/v1beta1 is not served); the
 // exec, attach, log, port-forward, proxy, eviction and

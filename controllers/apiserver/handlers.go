@@ -20,6 +20,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/patch"
+	"github.com/ctrlkit/ctrlkit/controllers/apiserver/protobuf"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -81,7 +82,7 @@ func (h *typed[T]) serve(req *request) {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
 		// The body's type first, as kube-apiserver: 415 before anything
 		// is looked up.
-		accepted := bodyTypes
+		accepted := bodyTypesFor(req)
 		if m == http.MethodPatch {
 			accepted = patchTypes
 		}
@@ -175,8 +176,27 @@ func (h *typed[T]) writeObject(req *request, code int, obj T) {
 }
 
 // bodyTypes are the media types of an object in a request body (POST,
-// PUT, a DeleteOptions); protobuf and CBOR are not served.
+// PUT, a DeleteOptions) of any kind; CBOR is not served.
 var bodyTypes = []string{"application/json", "application/yaml"}
+
+// protobufBodyTypes are the media types of a request body of a kind with
+// a protobuf form (a built-in kind Kubernetes serves in protobuf).
+var protobufBodyTypes = []string{"application/json", "application/yaml", protobuf.MediaType}
+
+// bodyTypesFor returns the media types a request body may have on req's
+// resource: protobuf too when its kind has a protobuf form.
+func bodyTypesFor(req *request) []string {
+	if req.h != nil && hasProtobuf(req.h.info()) {
+		return protobufBodyTypes
+	}
+	return bodyTypes
+}
+
+// isProtobuf reports whether r's body is Kubernetes protobuf.
+func isProtobuf(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == protobuf.MediaType
+}
 
 // patchTypes are the media types of a PATCH body; server-side apply is
 // not served.
@@ -201,14 +221,21 @@ func checkContentType(r *http.Request, accepted []string) error {
 // turns into JSON in api.Decode), or a PATCH body, after checking its
 // Content-Type.
 func readBody(req *request) ([]byte, error) {
-	accepted := bodyTypes
+	accepted := bodyTypesFor(req)
 	if req.r.Method == http.MethodPatch {
 		accepted = patchTypes
 	}
 	if err := checkContentType(req.r, accepted); err != nil {
 		return nil, err
 	}
-	return readLimited(req)
+	b, err := readLimited(req)
+	if err != nil || req.r.Method == http.MethodPatch || !isProtobuf(req.r) {
+		return b, err
+	}
+	// A protobuf body is read as the JSON it converts to; one without
+	// a kind is taken to hold the resource's.
+	info := req.h.info()
+	return decodeProtobufBody(b, api.GroupVersionKind{Group: info.group, Version: info.version}.APIVersion(), info.kind)
 }
 
 // readLimited reads the body, up to maxBody bytes (413
@@ -481,8 +508,13 @@ func parseDeleteOptions(req *request) (cluster.DeleteOptions, error) {
 		return out, err
 	}
 	if len(bytes.TrimSpace(b)) > 0 {
-		if err := checkContentType(req.r, bodyTypes); err != nil {
+		if err := checkContentType(req.r, bodyTypesFor(req)); err != nil {
 			return out, err
+		}
+		if isProtobuf(req.r) {
+			if b, err = decodeProtobufBody(b, "v1", "DeleteOptions"); err != nil {
+				return out, err
+			}
 		}
 		if err := yaml.Unmarshal(b, &do); err != nil {
 			return out, badRequest("DeleteOptions: %v", err)

@@ -219,6 +219,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	deadline := time.Now().Add(s.opts.RequestTimeout)
 	_ = rc.SetReadDeadline(deadline)
 	_ = rc.SetWriteDeadline(deadline.Add(s.opts.RequestTimeout))
+	if prefer, jsonOK := acceptProtobuf(r); prefer && acceptedAs(r) == asObject {
+		pw := &protoWriter{ResponseWriter: w, jsonOK: jsonOK}
+		defer pw.finish()
+		w = pw
+	}
 	ww := &warningWriter{ResponseWriter: w}
 	s.route(ww, r.WithContext(admission.WithWarnings(ctx, ww.record)))
 }

@@ -168,7 +168,7 @@ func TestErrors(t *testing.T) {
 		{"unsupported field", "GET", cms + "?fieldSelector=spec.nodeName%3Dx", "", "", 400, "BadRequest", "field label not supported"},
 		{"method", "PUT", cms, jsonCT, cm, 405, "MethodNotAllowed", ""},
 		{"create without a namespace", "POST", "/api/v1/configmaps", jsonCT, cm, 405, "MethodNotAllowed", ""},
-		{"protobuf", "POST", cms, "application/vnd.kubernetes.protobuf", "x", 415, "UnsupportedMediaType", ""},
+		{"malformed protobuf", "POST", cms, "application/vnd.kubernetes.protobuf", "x", 400, "BadRequest", "protobuf body is malformed"},
 		{"server-side apply", "PATCH", cms + "/cm", "application/apply-patch+yaml", "{}", 415, "UnsupportedMediaType", ""},
 		{"bad patch", "PATCH", cms + "/cm", "application/merge-patch+json", "[", 400, "BadRequest", ""},
 		{"failed test op", "PATCH", cms + "/cm", "application/json-patch+json", `[{"op":"test","path":"/data/a","value":"zz"}]`, 422, "Invalid", ""},

@@ -1,17 +1,21 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/patch"
+	"github.com/ctrlkit/ctrlkit/controllers/apiserver/protobuf"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -255,4 +259,182 @@ func clusterMessage(err error) string {
 		msg = rest
 	}
 	return strings.TrimSuffix(msg, ": "+cluster.ErrMethodNotAllowed.Error())
+}
+
+// acceptProtobuf reads r's Accept header: whether it prefers Kubernetes
+// protobuf to JSON (its most preferred type of the two, by q and then
+// order, is protobuf without parameters other than stream), and whether
+// it accepts JSON at all (application/json, application/* or */*; an
+// absent header accepts anything). Entries asking for a Table or
+// metadata (as=…) are acceptedAs's.
+func acceptProtobuf(r *http.Request) (prefer, jsonOK bool) {
+	accept := r.Header.Get("Accept")
+	if strings.TrimSpace(accept) == "" {
+		return false, true
+	}
+	bestQ := -1.0
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil || params["as"] != "" {
+			continue
+		}
+		q := 1.0
+		if s, ok := params["q"]; ok {
+			if q, err = strconv.ParseFloat(s, 64); err != nil {
+				continue
+			}
+		}
+		if q <= 0 {
+			continue
+		}
+		isJSON := mt == "application/json" || mt == "application/*" || mt == "*/*"
+		jsonOK = jsonOK || isJSON
+		if (isJSON || mt == protobuf.MediaType) && q > bestQ {
+			bestQ, prefer = q, mt == protobuf.MediaType
+		}
+	}
+	return prefer, jsonOK
+}
+
+// protoWriter buffers a response written as JSON and, when it is done,
+// writes it as Kubernetes protobuf if its kind has a protobuf form (a
+// built-in kind, its list, a Scale, a Status): the response of a client
+// that prefers protobuf. Anything else is written as JSON when the client
+// accepts JSON, else refused with 406 NotAcceptable; an error Status is
+// JSON unless the client accepts only protobuf.
+type protoWriter struct {
+	http.ResponseWriter
+	jsonOK bool
+	code   int
+	buf    bytes.Buffer
+}
+
+// WriteHeader records the status code.
+func (p *protoWriter) WriteHeader(code int) {
+	if p.code == 0 {
+		p.code = code
+	}
+}
+
+// Write buffers b.
+func (p *protoWriter) Write(b []byte) (int, error) {
+	p.WriteHeader(http.StatusOK)
+	return p.buf.Write(b)
+}
+
+// Flush does nothing: the response is written when it is complete.
+func (p *protoWriter) Flush() {}
+
+// Unwrap returns the underlying writer (http.ResponseController).
+func (p *protoWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }
+
+func (p *protoWriter) finish() {
+	if p.code == 0 {
+		p.code = http.StatusOK
+	}
+	h := p.Header()
+	body := p.buf.Bytes()
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	if mt == "application/json" && !(p.code >= 400 && p.jsonOK) {
+		pb, err := protobuf.Marshal(body)
+		switch {
+		case err == nil:
+			h.Set("Content-Type", protobuf.MediaType)
+			h.Del("Content-Length")
+			p.ResponseWriter.WriteHeader(p.code)
+			p.ResponseWriter.Write(pb)
+			return
+		case !p.jsonOK:
+			h.Del("Content-Length")
+			writeJSON(p.ResponseWriter, http.StatusNotAcceptable, newError(http.StatusNotAcceptable, "NotAcceptable",
+				"only the following media types are accepted: application/json, application/yaml (this kind has no protobuf form)").status)
+			return
+		}
+	}
+	p.ResponseWriter.WriteHeader(p.code)
+	p.ResponseWriter.Write(body)
+}
+
+// protoWatchWriter turns the JSON watch stream written to it, one event
+// a line, into a protobuf watch stream: each line becomes a frame
+// (protobuf.MarshalWatchEvent).
+type protoWatchWriter struct {
+	http.ResponseWriter
+	line []byte
+	err  error
+}
+
+// WriteHeader sets the stream's media type and writes the header.
+func (p *protoWatchWriter) WriteHeader(code int) {
+	p.Header().Set("Content-Type", protobuf.MediaType+";stream=watch")
+	p.ResponseWriter.WriteHeader(code)
+}
+
+// Write converts each complete line of b to a frame.
+func (p *protoWatchWriter) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.line = append(p.line, b...)
+			break
+		}
+		p.line = append(p.line, b[:i]...)
+		b = b[i+1:]
+		var ev struct {
+			Type   string          `json:"type"`
+			Object json.RawMessage `json:"object"`
+		}
+		var obj []byte
+		err := json.Unmarshal(p.line, &ev)
+		if err == nil {
+			obj, err = protobuf.Marshal(ev.Object)
+		}
+		p.line = p.line[:0]
+		if err != nil {
+			p.err = fmt.Errorf("apiserver: protobuf watch event: %w", err)
+			return 0, p.err
+		}
+		if _, err := p.ResponseWriter.Write(protobuf.MarshalWatchEvent(ev.Type, obj)); err != nil {
+			p.err = err
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// Flush flushes the underlying writer.
+func (p *protoWatchWriter) Flush() {
+	if f, ok := p.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap returns the underlying writer (http.ResponseController).
+func (p *protoWatchWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }
+
+// hasProtobuf reports whether the kind of res has a protobuf form: a
+// built-in kind Kubernetes serves in protobuf.
+func hasProtobuf(res *resourceInfo) bool {
+	if res == nil || !res.builtin {
+		return false
+	}
+	return protobuf.Has(api.GroupVersionKind{Group: res.group, Version: res.version, Kind: res.kind}.APIVersion(), res.kind)
+}
+
+// decodeProtobufBody turns b, a protobuf request body, into JSON; an
+// envelope without a kind holds defAPIVersion, defKind. Malformed input
+// is a 400.
+func decodeProtobufBody(b []byte, defAPIVersion, defKind string) ([]byte, error) {
+	j, err := protobuf.Unmarshal(b, defAPIVersion, defKind)
+	if err != nil {
+		if errors.Is(err, protobuf.ErrMalformed) {
+			return nil, badRequest("the protobuf body is malformed: %v", err)
+		}
+		return nil, newError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", err.Error())
+	}
+	return j, nil
 }

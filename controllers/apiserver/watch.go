@@ -121,6 +121,9 @@ func (h *typed[T]) watch(req *request) {
 
 	w := req.w
 	mode := acceptedAs(req.r)
+	if prefer, _ := acceptProtobuf(req.r); prefer && mode == asObject && hasProtobuf(h.res) {
+		w = &protoWatchWriter{ResponseWriter: w}
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
