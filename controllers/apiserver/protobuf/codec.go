@@ -196,13 +196,32 @@ func decodeInto(out map[string]any, m *MessageType, b []byte, depth int) error {
 		if err != nil {
 			return err
 		}
-		if v == nil {
+		if v == nil || !f.Nullable && zeroScalar(v) {
 			delete(out, f.Name)
 		} else {
 			out[f.Name] = v
 		}
 		return nil
 	})
+}
+
+// zeroScalar reports whether v is the zero value of a scalar field: "",
+// false or 0 (what the generated code writes for an unset field that is
+// not a pointer).
+func zeroScalar(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return t == ""
+	case bool:
+		return !t
+	case int64:
+		return t == 0
+	case uint64:
+		return t == 0
+	case float64:
+		return t == 0
+	}
+	return false
 }
 
 func packable(t Type) bool { return t != String && t != Bytes && t != Message }

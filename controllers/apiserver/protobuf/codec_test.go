@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -265,4 +267,32 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 		_ = bytes.Clone(j)
 	})
+}
+
+// The generated code writes a scalar that is not a pointer even when it
+// is zero (metadata.selfLink "", generation 0): that reads as absent, so
+// strict JSON decoding does not see fields ctrlkit does not model; a
+// pointer's zero (a Deployment scaled to 0 replicas) is kept.
+func TestZeroScalarsOfNonPointerFields(t *testing.T) {
+	// ObjectMeta: selfLink (field 4) "" and generation (field 7) 0,
+	// written as gogo's code writes them; name "x" (field 1).
+	meta := []byte{0x0a, 1, 'x', 0x22, 0, 0x38, 0}
+	got, err := ToJSON("k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]any{"name": "x"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	pb, err := Marshal([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := Unmarshal(pb, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(j), `"replicas":0`) {
+		t.Fatalf("a pointer's zero is kept: %s", j)
+	}
 }

@@ -75,6 +75,14 @@ type Field struct {
 	// Inline is true for an embedded message whose fields appear in the
 	// JSON object of the enclosing message (json:",inline").
 	Inline bool
+	// Nullable is true for a field whose Go type in k8s.io/api is a
+	// pointer: the generated code writes it only when set, so a zero
+	// value is meaningful. A scalar field that is not nullable is
+	// always written, zero or not; ToJSON leaves out its zero value, as
+	// if absent (a JSON decoder then gives the zero value anyway, and a
+	// field ctrlkit does not model, such as metadata.selfLink, is not
+	// reported as unknown).
+	Nullable bool
 }
 
 // MessageType describes one protobuf message.

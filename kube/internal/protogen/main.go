@@ -63,9 +63,9 @@ var shapes = map[reflect.Type]string{
 }
 
 type field struct {
-	num                       int
-	name, typ, msg            string
-	repeated, isMap, isInline bool
+	num                                 int
+	name, typ, msg                      string
+	repeated, isMap, isInline, nullable bool
 }
 
 type gen struct {
@@ -128,6 +128,7 @@ func (g *gen) field(t reflect.Type, sf reflect.StructField, tag string) (field, 
 	ft := sf.Type
 	if ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
+		f.nullable = true
 	}
 	// The tag's wire type is not always the one the generated code
 	// writes (SecretVolumeSource.defaultMode says bytes, is a varint):
@@ -248,6 +249,9 @@ func Generate() ([]byte, error) {
 				}
 				if f.isInline {
 					b.WriteString(", Inline: true")
+				}
+				if f.nullable {
+					b.WriteString(", Nullable: true")
 				}
 				b.WriteString("},\n")
 			}
