@@ -98,8 +98,8 @@ func TestDecodeForms(t *testing.T) {
 		proto     []byte
 		json      string
 	}{
-		// ObjectMeta{} as generated code writes it: empty strings, a zero creationTimestamp.
-		{"zero time is absent", meta + "ObjectMeta", pb(1, "", 8, []byte{}), `{"name":""}`},
+		// ObjectMeta{} as generated code writes it: empty strings (absent: not pointers), a zero creationTimestamp.
+		{"zero time is absent", meta + "ObjectMeta", pb(1, "", 8, []byte{}), `{}`},
 		{"empty quantity is 0", core + "ResourceRequirements", pb(1, pb(1, "cpu", 2, []byte{})), `{"limits":{"cpu":"0"}}`},
 		{"map entry without value", meta + "ObjectMeta", pb(11, pb(1, "k")), `{"labels":{"k":""}}`},
 		{"unknown fields skipped", meta + "ObjectMeta",
