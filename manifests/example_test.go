@@ -19,14 +19,14 @@ func ExampleLoad() {
 	}
 	// Output:
 	// Namespace demo
-	// ResourceQuota default/pods-medium
-	// Node 10.240.79.157
-	// Service default/nginx
+	// ResourceQuota demo/compute
+	// Node edge-1
+	// Service default/cache
 	// Service default/hello-web
-	// DaemonSet kube-system/fluentd-elasticsearch
-	// Pod demo/demo-pod
+	// DaemonSet kube-system/node-agent
+	// Pod demo/toolbox
 	// Deployment default/hello-web
-	// StatefulSet default/web
-	// Job default/pi
-	// CronJob default/hello
+	// StatefulSet default/cache
+	// Job default/checksum
+	// CronJob default/heartbeat
 }

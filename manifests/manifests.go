@@ -26,6 +26,12 @@ func Load() ([]api.Object, error) {
 // the document and the field), and returns the objects that decoded,
 // ordered by Order, with the errors of those that did not.
 func LoadFS(fsys fs.FS) ([]api.Object, error) {
+	return DecodeFS(fsys, api.DecodeOptions{})
+}
+
+// DecodeFS is LoadFS with opts for every file (their Source is the file's
+// name).
+func DecodeFS(fsys fs.FS, opts api.DecodeOptions) ([]api.Object, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, err
@@ -41,7 +47,8 @@ func LoadFS(fsys fs.FS) ([]api.Object, error) {
 			errs = append(errs, err)
 			continue
 		}
-		o, err := api.Decode(data, api.DecodeOptions{Source: e.Name()})
+		opts.Source = e.Name()
+		o, err := api.Decode(data, opts)
 		objs = append(objs, o...)
 		if err != nil {
 			errs = append(errs, err)

@@ -25,6 +25,10 @@ var (
 	ErrUnknownKind = errors.New("unknown kind")
 	// ErrUnsupportedVersion: the kind is known but not at that apiVersion.
 	ErrUnsupportedVersion = errors.New("unsupported apiVersion")
+	// ErrRemovedVersion: with DecodeOptions.RefuseRemoved, a built-in
+	// kind at an older apiVersion Kubernetes no longer serves. Its text is
+	// kubectl's: `no matches for kind "CronJob" in version "batch/v1beta1"`.
+	ErrRemovedVersion = errors.New("no matches for kind")
 	// ErrMissingTypeMeta: a document has no apiVersion or no kind.
 	ErrMissingTypeMeta = errors.New("missing apiVersion or kind")
 	// ErrDuplicateField: a JSON object of a document has the same key
@@ -47,6 +51,13 @@ type DecodeOptions struct {
 	// a custom resource, whose CustomResourceDefinition a server may
 	// serve (the manifests of an operator hold both).
 	Unstructured bool
+	// RefuseRemoved refuses a built-in kind at one of its older
+	// apiVersions (batch/v1beta1 CronJob, extensions/v1beta1 and
+	// apps/v1beta1/v1beta2 workloads, policy/v1beta1 PodDisruptionBudget,
+	// …: every one was removed from Kubernetes by v1.37) with
+	// ErrRemovedVersion, as kubectl against a v1.37 server refuses it.
+	// Without it such a document decodes into the current type.
+	RefuseRemoved bool
 }
 
 // DecodeError reports where in a stream a document failed to decode.
@@ -320,6 +331,9 @@ func (d *decoder) object(raw []byte, doc, item int, def TypeMeta) error {
 	if !versionOK {
 		accepted := append([]string{info.APIVersion()}, info.OldVersions...)
 		return d.fail(doc, item, tm.Kind, name, fmt.Errorf("%w %q for %s (accepted: %s)", ErrUnsupportedVersion, tm.APIVersion, tm.Kind, strings.Join(accepted, ", ")))
+	}
+	if d.opts.RefuseRemoved && tm.APIVersion != info.APIVersion() && builtin.byKind[tm.Kind] == info {
+		return d.fail(doc, item, tm.Kind, name, fmt.Errorf("%w %q in version %q (removed from Kubernetes; the current version is %s)", ErrRemovedVersion, tm.Kind, tm.APIVersion, info.APIVersion()))
 	}
 	obj := info.new()
 	if !d.opts.Lenient {

@@ -7,18 +7,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ctrlkit/ctrlkit/internal/sharedtest"
 )
 
+// manifestFiles are the real manifests of the shared folder beside the
+// checkout, read in place.
 func manifestFiles(t *testing.T) []string {
 	t.Helper()
-	var files []string
-	for _, pat := range []string{"*.yaml", "*.json"} {
-		m, err := filepath.Glob(filepath.Join("testdata", "manifests", pat))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
+	files := sharedtest.Manifests(t)
 	if len(files) < 8 {
 		t.Fatalf("found %d manifests, want at least 8", len(files))
 	}
@@ -69,7 +66,7 @@ func TestDecodeManifestsRoundTrip(t *testing.T) {
 func TestDecodeManifestContents(t *testing.T) {
 	one := func(t *testing.T, name string) Object {
 		t.Helper()
-		objs, err := DecodeFile(filepath.Join("testdata", "manifests", name), DecodeOptions{})
+		objs, err := DecodeFile(sharedtest.Manifest(t, name), DecodeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +158,7 @@ func TestDecodeExtraManifests(t *testing.T) {
 }
 
 func TestDecodeUnknownField(t *testing.T) {
-	path := filepath.Join("testdata", "manifests", "web-statefulset.yaml")
+	path := sharedtest.Manifest(t, "web-statefulset.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -328,5 +325,36 @@ func TestDecodeFileMissing(t *testing.T) {
 	_, err := DecodeFile(filepath.Join("testdata", "nope.yaml"), DecodeOptions{})
 	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "nope.yaml") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// With RefuseRemoved, a built-in kind at an apiVersion Kubernetes v1.37 no
+// longer serves is refused with kubectl's words; the current version and
+// the default options still decode.
+func TestDecodeRefuseRemoved(t *testing.T) {
+	path := sharedtest.Manifest(t, "hello-cronjob.yaml")
+	_, err := DecodeFile(path, DecodeOptions{RefuseRemoved: true})
+	if !errors.Is(err, ErrRemovedVersion) {
+		t.Fatalf("err = %v, want ErrRemovedVersion", err)
+	}
+	if want := `CronJob "hello": no matches for kind "CronJob" in version "batch/v1beta1" (removed from Kubernetes; the current version is batch/v1)`; !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want it to contain %s", err, want)
+	}
+	for _, doc := range []string{
+		"apiVersion: apps/v1beta2\nkind: Deployment\nmetadata: {name: d}\n",
+		"apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: i}\n",
+		"apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: p}\n",
+	} {
+		if _, err := Decode([]byte(doc), DecodeOptions{RefuseRemoved: true}); !errors.Is(err, ErrRemovedVersion) {
+			t.Errorf("%q: err = %v, want ErrRemovedVersion", doc, err)
+		}
+		objs, err := Decode([]byte(doc), DecodeOptions{})
+		if err != nil || len(objs) != 1 || objs[0].GroupVersionKind().APIVersion() == "" {
+			t.Errorf("%q without RefuseRemoved: %v", doc, err)
+		}
+	}
+	objs, err := Decode([]byte("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c}\nspec: {schedule: '* * * * *'}\n"), DecodeOptions{RefuseRemoved: true})
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("current version refused: %v", err)
 	}
 }

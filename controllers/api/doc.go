@@ -100,7 +100,9 @@
 // strict validation reports it. Older apiVersions with the
 // same schema (batch/v1beta1 CronJob, extensions/v1beta1 and
 // apps/v1beta1/v1beta2 workloads, …) decode into the current type, and
-// the object's TypeMeta is rewritten to the current version. Decode does
+// the object's TypeMeta is rewritten to the current version — unless
+// DecodeOptions.RefuseRemoved asks to refuse them, as kubectl against a
+// v1.37 server does (ErrRemovedVersion). Decode does
 // not apply Kubernetes' defaults (replicas 1, restartPolicy Always, …):
 // unset fields stay unset and the controllers apply the defaults they
 // document. Encode writes an object back as YAML; decoding that again

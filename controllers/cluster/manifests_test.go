@@ -8,16 +8,13 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/internal/sharedtest"
 )
 
-// Every manifest in controllers/api's testdata decodes and creates
-// cleanly; demo-pod.yaml needs the demo namespace first.
+// Every real manifest of the shared folder (read in place) decodes and
+// creates cleanly; demo-pod.yaml needs the demo namespace first.
 func TestManifestsCreate(t *testing.T) {
-	dir := filepath.Join("..", "api", "testdata", "manifests")
-	paths, err := filepath.Glob(filepath.Join(dir, "*"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no manifests in %s (%v): the shipped manifests are missing", dir, err)
-	}
+	paths := sharedtest.Manifests(t)
 	ctx := context.Background()
 	c := newMemory(t, cluster.Options{})
 	if _, err := c.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "demo"}}); err != nil {

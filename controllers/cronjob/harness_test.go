@@ -18,6 +18,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/internal/sharedtest"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -95,7 +96,7 @@ func (e *env) resume() {
 // hello is the hello CronJob of Kubernetes' documentation (batch/v1beta1 in the manifest).
 func hello(t *testing.T) *api.CronJob {
 	t.Helper()
-	objs, err := api.DecodeFile("../api/testdata/manifests/hello-cronjob.yaml", api.DecodeOptions{})
+	objs, err := api.DecodeFile(sharedtest.Manifest(t, "hello-cronjob.yaml"), api.DecodeOptions{})
 	require.NoError(t, err)
 	cj := objs[0].(*api.CronJob)
 	cj.Namespace = "default"

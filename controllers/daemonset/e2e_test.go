@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -20,6 +19,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/internal/sharedtest"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -131,7 +131,7 @@ func (e *env) fluentd() *api.DaemonSet {
 }
 
 func fluentdManifest(t *testing.T) *api.DaemonSet {
-	objs, err := api.DecodeFile(filepath.Join("..", "api", "testdata", "manifests", "fluentd-daemonset.yaml"), api.DecodeOptions{})
+	objs, err := api.DecodeFile(sharedtest.Manifest(t, "fluentd-daemonset.yaml"), api.DecodeOptions{})
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 	return objs[0].(*api.DaemonSet)

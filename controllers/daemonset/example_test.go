@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -17,9 +16,8 @@ import (
 
 // The DaemonSet controller over an in-memory cluster with two nodes, used
 // through the client contract as any client.Client would be. One node is
-// a master tainted node-role.kubernetes.io/master:NoSchedule: the
-// fluentd-elasticsearch DaemonSet of Kubernetes' documentation tolerates
-// the taint and gets a pod for each node, pinned to it by node affinity
+// a control-plane node tainted node-role.kubernetes.io/control-plane:NoSchedule:
+// the log-agent DaemonSet tolerates the taint and gets a pod for each node, pinned to it by node affinity
 // (no scheduler runs here to bind them), and a first ControllerRevision.
 func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -38,8 +36,8 @@ func Example() {
 		panic(err)
 	}
 	for _, n := range []*api.Node{
-		{ObjectMeta: api.ObjectMeta{Name: "master"}, Spec: api.NodeSpec{Taints: []api.Taint{
-			{Key: "node-role.kubernetes.io/master", Effect: api.TaintEffectNoSchedule}}}},
+		{ObjectMeta: api.ObjectMeta{Name: "control-plane"}, Spec: api.NodeSpec{Taints: []api.Taint{
+			{Key: "node-role.kubernetes.io/control-plane", Effect: api.TaintEffectNoSchedule}}}},
 		{ObjectMeta: api.ObjectMeta{Name: "node-1"}},
 	} {
 		if _, err := nodes.Create(ctx, n); err != nil {
@@ -59,11 +57,12 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	objs, err := api.DecodeFile(filepath.Join("..", "api", "testdata", "manifests", "fluentd-daemonset.yaml"), api.DecodeOptions{})
-	if err != nil {
-		panic(err)
-	}
-	if _, err := sets.Create(ctx, objs[0].(*api.DaemonSet)); err != nil {
+	ds := &api.DaemonSet{ObjectMeta: api.ObjectMeta{Namespace: "kube-system", Name: "log-agent"}}
+	ds.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"name": "log-agent"}}
+	ds.Spec.Template.Labels = map[string]string{"name": "log-agent"}
+	ds.Spec.Template.Spec.Tolerations = []api.Toleration{{Key: "node-role.kubernetes.io/control-plane", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule}}
+	ds.Spec.Template.Spec.Containers = []api.Container{{Name: "agent", Image: "busybox:1.37"}}
+	if _, err := sets.Create(ctx, ds); err != nil {
 		panic(err)
 	}
 	for ev := range watch {
@@ -96,8 +95,8 @@ func Example() {
 	f.Shutdown()
 	// Output:
 	// desired: 2 current: 2 ready: 0
-	// kube-system metadata.name [master], by fluentd-elasticsearch
-	// kube-system metadata.name [node-1], by fluentd-elasticsearch
-	// revision 1 labelled name=fluentd true
+	// kube-system metadata.name [control-plane], by log-agent
+	// kube-system metadata.name [node-1], by log-agent
+	// revision 1 labelled name=log-agent true
 	// context canceled
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/scheduler"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/internal/sharedtest"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -67,10 +68,10 @@ func start(t *testing.T) *env {
 	return &env{t: t, ctx: ctx, c: c, rec: rec}
 }
 
-// piJob is the pi Job of Kubernetes' documentation (controllers/api/testdata/manifests).
+// piJob is the pi Job of Kubernetes' documentation (the shared manifests, read in place).
 func piJob(t *testing.T) *api.Job {
 	t.Helper()
-	objs, err := api.DecodeFile("../api/testdata/manifests/pi-job.yaml", api.DecodeOptions{})
+	objs, err := api.DecodeFile(sharedtest.Manifest(t, "pi-job.yaml"), api.DecodeOptions{})
 	require.NoError(t, err)
 	j := objs[0].(*api.Job)
 	j.Namespace = "default"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/internal/sharedtest"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -220,7 +221,7 @@ func TestScopes(t *testing.T) {
 // The pods-medium quota of Kubernetes' ResourceQuota documentation, loaded from its YAML sequence form,
 // counts only pods of priority class medium, and only non-terminal ones.
 func TestCalculateUsagePodsMedium(t *testing.T) {
-	b, err := os.ReadFile("../api/testdata/manifests/pods-medium-quota.yaml")
+	b, err := os.ReadFile(sharedtest.Manifest(t, "pods-medium-quota.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/statefulset"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/internal/sharedtest"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -102,7 +103,7 @@ func (e *env) manifests(files ...string) []api.Object {
 	e.t.Helper()
 	var out []api.Object
 	for _, f := range files {
-		objs, err := api.DecodeFile("../api/testdata/manifests/"+f, api.DecodeOptions{})
+		objs, err := api.DecodeFile(sharedtest.Manifest(e.t, f), api.DecodeOptions{})
 		require.NoError(e.t, err)
 		out = append(out, objs...)
 	}

@@ -168,6 +168,7 @@ type upConfig struct {
 	logLevel     string
 	leaderElect  bool
 	listenAny    bool
+	oldVersions  bool
 
 	kubeconfig      string
 	mergeKubeconfig bool
@@ -186,6 +187,7 @@ func upFlags(out io.Writer, c *upConfig) *flag.FlagSet {
 	fs.IntVar(&c.nodes, "nodes", 3, "simulated nodes to start (node-1 …)")
 	fs.IntVar(&c.zones, "zones", 0, "spread the nodes over this many zones (label topology.kubernetes.io/zone)")
 	fs.Var(&c.files, "f", "manifest file or directory to apply (repeatable); default: the demo set of package manifests")
+	fs.BoolVar(&c.oldVersions, "accept-removed-versions", false, "with -f: read a built-in kind at an apiVersion Kubernetes no longer serves (batch/v1beta1 CronJob, apps/v1beta1 or extensions/v1beta1 workloads, …) as its current version, instead of refusing it as kubectl against a v1.37 server does (\"no matches for kind\")")
 	fs.StringVar(&c.controllers, "controllers", "*", "controllers to run, as kube-controller-manager's flag: *, foo, -foo")
 	fs.BoolVar(&c.once, "once", false, "run until the cluster settles, print its state and exit (non-zero if it does not settle within --timeout)")
 	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "with --once: how long to wait for the cluster to settle")
@@ -218,7 +220,7 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		return 1
 	}
 	var failed []string // what makes the command fail once it ends
-	objs, err := load(cfg.files)
+	objs, err := load(cfg.files, cfg.decodeOptions())
 	if err != nil {
 		fmt.Fprintf(stderr, "ctrlkit up: manifests:\n%s\n", indent(err.Error()))
 		failed = append(failed, "manifests did not decode")
@@ -418,10 +420,16 @@ func managerOptions(cfg upConfig) (m manager.Options) {
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
+// decodeOptions are the options the manifests of -f and of the apply
+// command decode with.
+func (c upConfig) decodeOptions() api.DecodeOptions {
+	return api.DecodeOptions{Unstructured: true, RefuseRemoved: !c.oldVersions}
+}
+
 // load decodes the manifests of files (files and directories; the demo
-// set when empty), defaulted to namespace default and ordered for
-// applying, with an error per document that did not decode.
-func load(files []string) ([]api.Object, error) {
+// set when empty) with opts, defaulted to namespace default and ordered
+// for applying, with an error per document that did not decode.
+func load(files []string, opts api.DecodeOptions) ([]api.Object, error) {
 	if len(files) == 0 {
 		return manifests.Load()
 	}
@@ -435,10 +443,10 @@ func load(files []string) ([]api.Object, error) {
 		}
 		var o []api.Object
 		if st.IsDir() {
-			o, err = manifests.LoadFS(os.DirFS(f))
+			o, err = manifests.DecodeFS(os.DirFS(f), opts)
 			err = prefix(f, err)
 		} else {
-			o, err = api.DecodeFile(f, api.DecodeOptions{Unstructured: true})
+			o, err = api.DecodeFile(f, opts)
 			manifests.DefaultNamespace(o, "default")
 		}
 		objs = append(objs, o...)
@@ -522,7 +530,7 @@ func live(ctx context.Context, cp *controlplane.ControlPlane, cfg upConfig, stdo
 		case <-t.C:
 			draw("")
 		case l := <-lines:
-			draw(runCommand(ctx, cp, l))
+			draw(runCommand(ctx, cp, l, cfg.decodeOptions()))
 		}
 	}
 }
@@ -547,7 +555,7 @@ func logEvents(w io.Writer, s Snapshot, since time.Time) time.Time {
 
 // runCommand runs one interactive command and returns what to tell the
 // user.
-func runCommand(ctx context.Context, cp *controlplane.ControlPlane, line string) string {
+func runCommand(ctx context.Context, cp *controlplane.ControlPlane, line string, decode api.DecodeOptions) string {
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return ""
@@ -578,7 +586,7 @@ func runCommand(ctx context.Context, cp *controlplane.ControlPlane, line string)
 		}
 		return "no node " + f[1]
 	case f[0] == "apply" && len(f) == 2:
-		objs, err := load([]string{f[1]})
+		objs, err := load([]string{f[1]}, decode)
 		if err != nil {
 			return "apply: " + err.Error()
 		}

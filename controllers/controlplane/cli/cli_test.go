@@ -22,7 +22,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // `ctrlkit up --once` on the demo set, in virtual time: every workload of
-// the demo manifests (examples from Kubernetes' documentation) reaches the state it describes and the command
+// the demo manifests reaches the state it describes and the command
 // exits 0.
 func TestUpOnceDemoSet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -32,16 +32,17 @@ func TestUpOnceDemoSet(t *testing.T) {
 		require.Empty(t, errOut.String())
 		o := out.String()
 		for _, row := range []string{
-			`default\s+web-0\s+1/1\s+Running`, `default\s+web-1\s+1/1\s+Running`,
-			`default\s+web\s+2/2\s+2`, // the StatefulSet, both pods in order
+			`default\s+cache-0\s+1/1\s+Running`, `default\s+cache-1\s+1/1\s+Running`,
+			`default\s+cache\s+2/2\s+2`, // the StatefulSet, both pods in order
 			// A daemon on each of the 3 simulated nodes; the node registered
-			// by hand (node.json) has no kubelet, so its daemon stays Pending.
-			`fluentd-elasticsearch\s+4\s+4\s+3\s+4\s+3`,
-			`default\s+pi\s+Complete\s+1/1\s+0`,
+			// by hand (edge-node.json) has no kubelet, so its daemon stays Pending.
+			`node-agent\s+4\s+4\s+3\s+4\s+3`,
+			`default\s+checksum\s+Complete\s+1/1\s+0`,
 			`default\s+hello-web\s+3/3\s+3\s+3`, // the Deployment, available
-			`default\s+hello\s+\*/1 \* \* \* \*\s+false`,
-			`default\s+nginx\s+ClusterIP\s+None\s+80/TCP\s+10\.244\.\d+\.\d+:80,10\.244`,
-			`Normal\s+SuccessfulCreate\s+statefulset/web\s+create Pod web-1`,
+			`default\s+heartbeat\s+\*/1 \* \* \* \*\s+false`,
+			`demo\s+toolbox\s+1/1\s+Running`, // under the namespace's quota
+			`default\s+cache\s+ClusterIP\s+None\s+6379/TCP\s+10\.244\.\d+\.\d+:6379,10\.244`,
+			`Normal\s+Completed\s+job/checksum\s+Job completed`,
 			// Each controller's queue, drained, and the reconciles it ran.
 			`(?m)^deployment-controller\s+0\s+[1-9]\d*\s+\d+\s+\d+\.\d$`,
 			`(?m)^statefulset-controller\s+0\s+[1-9]\d*\s+`,

@@ -21,7 +21,7 @@
 // (manager.Stats). On a terminal it is redrawn every
 // --refresh; otherwise the command logs events as they happen. Typed
 // lines act on the cluster: `scale deployment/default/hello-web 5`,
-// `delete pod default/web-0`, `kill node-2` and `revive node-2` (its
+// `delete pod default/cache-0`, `kill node-2` and `revive node-2` (its
 // kubelet stops and starts: watch the node lifecycle controller taint the
 // node and evict), `apply FILE`, `explain default/POD` (the scheduler's
 // verdicts).
