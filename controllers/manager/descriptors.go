@@ -67,6 +67,8 @@ func Descriptors() []Descriptor {
 		},
 		{
 			Name: ReplicationControllerController, Aliases: []string{"replicationcontroller"}, Workers: 5,
+			// kcm's replication manager records as replication-controller.
+			EventComponent: "replication-controller",
 			New: func(x Context) (Runner, error) {
 				return replicaset.NewReplicationManager(x.Client, x.Factory, replicaset.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
@@ -108,12 +110,16 @@ func Descriptors() []Descriptor {
 		{
 			// kcm runs the disruption controller with one worker.
 			Name: DisruptionController, Aliases: []string{"disruption"}, Workers: 1,
+			// kcm's disruption controller records as controllermanager.
+			EventComponent: "controllermanager",
 			New: func(x Context) (Runner, error) {
 				return disruption.New(x.Client, x.Factory, disruption.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
 			Name: EndpointsController, Aliases: []string{"endpoint"}, Workers: 5,
+			// kcm's endpoints controller records as endpoint-controller.
+			EventComponent: "endpoint-controller",
 			New: func(x Context) (Runner, error) {
 				return endpoints.New(x.Client, x.Factory, endpoints.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
@@ -132,6 +138,8 @@ func Descriptors() []Descriptor {
 		},
 		{
 			Name: PersistentVolumeBinderController, Aliases: []string{"persistentvolume-binder"}, Workers: 2,
+			// kcm's PV controller records as persistentvolume-controller.
+			EventComponent: "persistentvolume-controller",
 			New: func(x Context) (Runner, error) {
 				return persistentvolume.New(x.Client, x.Factory, persistentvolume.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
@@ -192,6 +200,8 @@ func Descriptors() []Descriptor {
 		},
 		{
 			Name: HorizontalPodAutoscalerController, Aliases: []string{"horizontalpodautoscaling"}, Workers: 5,
+			// kcm's HPA controller records as horizontal-pod-autoscaler.
+			EventComponent: "horizontal-pod-autoscaler",
 			New: func(x Context) (Runner, error) {
 				m := x.PodMetrics
 				if m == nil {
