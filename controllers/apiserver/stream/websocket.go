@@ -226,7 +226,7 @@ func (c *Conn) Protocol() string { return c.protocol }
 // the connection with 1002, a message beyond MaxMessage with 1009.
 func (c *Conn) ReadMessage() (byte, []byte, error) {
 	var op byte
-	var msg []byte
+	msg := []byte{}
 	for {
 		if c.IdleTimeout > 0 {
 			_ = c.nc.SetReadDeadline(time.Now().Add(c.IdleTimeout))
