@@ -188,7 +188,9 @@ func (h *typed[T]) serveExec(req *request) {
 	})
 	sim.stdin, sim.stdout, sim.stderr = s, s.writer(chanStdout), s.writer(chanStderr)
 	if o.tty {
-		sim.stderr = sim.stdout
+		// One terminal: stderr is stdout; input is echoed and cooked.
+		out := s.writer(chanStdout)
+		sim.stdin, sim.stdout, sim.stderr, sim.tty = &ttyIn{r: s, echo: out}, crlfWriter{out}, crlfWriter{out}, true
 	}
 	runCtx, cancel := s.ctx(ctx)
 	defer cancel()

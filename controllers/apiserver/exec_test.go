@@ -119,6 +119,15 @@ func TestExecWebSocket(t *testing.T) {
 	require.Equal(t, "typed\n", r.stdout)
 	require.Equal(t, "Success", r.status["status"])
 
+	// A tty: an interactive sh echoes, edits and prompts; ^D ends it.
+	conn, err = dialExec(t, ts, execPath("command=sh&stdin=true&stdout=true&tty=true"), "v5.channel.k8s.io")
+	require.NoError(t, err)
+	require.NoError(t, conn.WriteMessage(stream.OpBinary, append([]byte{0}, "echo hix\x7f\r"...)))
+	require.NoError(t, conn.WriteMessage(stream.OpBinary, append([]byte{0}, "false\r\x04"...)))
+	r = collect(t, conn)
+	require.Equal(t, "/ # echo hix\b \b\r\nhi\r\n/ # false\r\n/ # ", r.stdout)
+	require.Equal(t, "1", r.status["details"].(map[string]any)["causes"].([]any)[0].(map[string]any)["message"])
+
 	// Client mistakes are Statuses before any upgrade; SPDY is refused
 	// with a message kubectl prints.
 	for _, tc := range []struct {

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,8 @@ type simContainer struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// tty: an interactive sh prompts.
+	tty bool
 }
 
 // baseDirs are the directories of every simulated container's root.
@@ -182,6 +185,13 @@ func (s *simContainer) shell(ctx context.Context, argv []string) int {
 	r := bufio.NewReaderSize(s.stdin, 4096)
 	code := 0
 	for {
+		if s.tty {
+			wd := s.c.WorkingDir
+			if wd == "" {
+				wd = "/"
+			}
+			fmt.Fprintf(s.stdout, "%s # ", wd)
+		}
 		line, err := readLine(r, maxShellLine)
 		if strings.TrimSpace(line) != "" {
 			var exited bool
@@ -580,4 +590,74 @@ func (s *simContainer) tar(args []string) int {
 func (s *simContainer) tarFile(tw *tar.Writer, name string, b []byte) {
 	_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(b))})
 	_, _ = tw.Write(b)
+}
+
+// ttyIn is the line discipline of a terminal, for an exec with a tty:
+// what the client types (kubectl's terminal is raw) is echoed, edited
+// (backspace, ^C, ^U) and handed over a line at a time; ^D on an empty
+// line is the end of input.
+type ttyIn struct {
+	r    io.Reader
+	echo io.Writer
+	line []byte
+	out  []byte
+	eof  bool
+}
+
+func (t *ttyIn) Read(p []byte) (int, error) {
+	var buf [512]byte
+	for len(t.out) == 0 {
+		if t.eof {
+			return 0, io.EOF
+		}
+		n, err := t.r.Read(buf[:])
+		var echo []byte
+		for _, c := range buf[:n] {
+			switch c {
+			case '\r', '\n':
+				echo = append(echo, '\r', '\n')
+				t.out = append(append(t.out, t.line...), '\n')
+				t.line = t.line[:0]
+			case 0x7f, 0x08:
+				if len(t.line) > 0 {
+					t.line = t.line[:len(t.line)-1]
+					echo = append(echo, '\b', ' ', '\b')
+				}
+			case 0x03, 0x15: // ^C, ^U: the line is dropped
+				echo = append(echo, '^', '@'+c, '\r', '\n')
+				t.line = t.line[:0]
+			case 0x04: // ^D
+				if len(t.line) == 0 {
+					t.eof = true
+				}
+				t.out, t.line = append(t.out, t.line...), t.line[:0]
+			default:
+				if len(t.line) < maxShellLine {
+					t.line = append(t.line, c)
+					echo = append(echo, c)
+				}
+			}
+		}
+		if len(echo) > 0 {
+			_, _ = t.echo.Write(echo)
+		}
+		if err != nil {
+			t.eof = true
+			t.out, t.line = append(t.out, t.line...), nil
+		}
+	}
+	n := copy(p, t.out)
+	t.out = t.out[n:]
+	return n, nil
+}
+
+// crlfWriter writes "\n" as "\r\n", as a terminal's output
+// processing does.
+type crlfWriter struct{ w io.Writer }
+
+func (c crlfWriter) Write(p []byte) (int, error) {
+	if _, err := c.w.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
