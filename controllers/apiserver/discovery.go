@@ -152,7 +152,8 @@ func (s *Server) resources(gv string) ([]apiResource, bool) {
 		}
 		if info.name == "pods" {
 			out = append(out, apiResource{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: []string{"create"}})
-			out = append(out, evictionResource) // eviction.go
+			out = append(out, evictionResource)   // eviction.go
+			out = append(out, streamResources...) // exec.go
 		}
 	}
 	return out, found

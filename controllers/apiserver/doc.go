@@ -73,6 +73,37 @@
 //     Status, 429 TooManyRequests with a DisruptionBudget cause when the
 //     pod's PodDisruptionBudget allows no disruption, 500 for a pod under
 //     several budgets, as kube-apiserver).
+//   - Pods' log subresource (podlog.go): a deterministic simulated log
+//     of one run of a container — a start line, the lines the pod
+//     annotation LogAnnotation scripts, a ready line, an exit line —
+//     with core/v1 PodLogOptions: container, previous, timestamps
+//     (RFC 3339 with nanoseconds), sinceSeconds, sinceTime, tailLines,
+//     limitBytes (422 Invalid for values kube refuses, 400 for malformed
+//     ones) and follow, which streams the lines appended to the
+//     annotation until the run ends, the pod goes, the client goes or
+//     MaxWatchTimeout; kube's 400s for a missing container name with
+//     several containers, an unknown container, no previous run, a
+//     container waiting to start; an unscheduled pod's log is empty.
+//   - Pods' exec and attach subresources (exec.go, execsim.go) over
+//     WebSocket (package stream), subprotocols v5.channel.k8s.io and
+//     v4.channel.k8s.io: stdin (v5 close signal), stdout, stderr and
+//     the error channel's Status (Success, or NonZeroExitCode with an
+//     ExitCode cause: kubectl exits with it). exec runs a simulated
+//     command set over the container's environment and the files of
+//     its ConfigMap and Secret volumes: echo, cat, env, printenv,
+//     hostname, ls, pwd, sleep, true, false, tar (c: kubectl cp from a
+//     pod; x: refused, read-only) and sh (-c, or lines from stdin) with
+//     lists joined by ;, && and || and exit N; an unknown executable is
+//     126 with the OCI runtime's message (127 "not found" under sh).
+//     attach streams the container's log as follow does. Mistakes are
+//     Statuses before the upgrade (400: no stream asked for, no command,
+//     unknown container, a container not running, a completed pod;
+//     404; 405); a SPDY upgrade (kubectl's fallback) is 400 with a
+//     message kubectl prints. Each stream is bounded: 1 MiB messages,
+//     4 buffered stdin messages, a 2 min idle timeout (client-go pings
+//     every 5 s), 30 s per write. These requests, like a followed log,
+//     are long-running: not bound by RequestTimeout nor counted in
+//     flight.
 //   - Watches stream JSON WatchEvents ({"type","object"}), one per line,
 //     flushed as they happen. resourceVersion "" or "0" first sends the
 //     current state as ADDED events (Kubernetes' legacy semantics);
@@ -189,8 +220,9 @@
 // conversion webhooks of
 // CustomResourceDefinitions, CEL validation rules, aggregated APIs and aggregated discovery; API versions other than each
 // kind's current one (no conversion: apps/v1beta1 is not served); the
-// exec, attach, log, port-forward, proxy, eviction and
-// ephemeralcontainers subresources (so kubectl logs and exec do not work);
+// port-forward subresource (a 400 Status after kube's checks, which
+// kubectl prints), proxy and ephemeralcontainers (404: `kubectl debug`
+// prints that ephemeral containers are disabled); SPDY streams;
 // OpenAPI schemas (kubectl explain does not work); periodic bookmarks
 // beyond what the store sends; the resourceVersion semantics the store
 // does not have (see package cluster).

@@ -70,6 +70,10 @@ func (h *typed[T]) serve(req *request) {
 		}
 	}
 	m := req.r.Method
+	if isStreamSub(req.sub) && req.name != "" { // podlog.go, exec.go
+		h.serveStream(req)
+		return
+	}
 	if req.watch {
 		if m != http.MethodGet {
 			h.fail(req, methodNotAllowed(req))

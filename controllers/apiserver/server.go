@@ -188,7 +188,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("the server does not allow this method on the requested resource (%s)", r.Method)), nil, "")
 		return
 	}
-	if !mutating && isWatch(r) {
+	if (!mutating && isWatch(r)) || isLongRunning(r) { // isLongRunning: exec.go
 		// A connection kept alive keeps the write deadline of its
 		// previous request: a watch has none.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
@@ -345,7 +345,7 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, gv string, segs [
 		return nil, notFound()
 	}
 	if req.sub != "" && !(req.sub == "status" && info.hasStatus) && !(req.sub == "scale" && info.hasScale) &&
-		!((req.sub == "binding" || req.sub == "eviction") && info.name == "pods") {
+		!((req.sub == "binding" || req.sub == "eviction" || isStreamSub(req.sub)) && info.name == "pods") {
 		return nil, notFound()
 	}
 	if q := r.URL.Query().Get("watch"); q == "true" || q == "1" {

@@ -1,0 +1,206 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+const streamManifest = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config, namespace: default}
+data: {greeting: "hello from a configmap\n"}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: default
+  annotations:
+    sim.ctrlkit.io/log.web: |
+      listening on :8080
+      GET / 200
+spec:
+  terminationGracePeriodSeconds: 0
+  containers:
+  - name: web
+    image: nginx
+    env: [{name: MODE, value: demo}]
+    volumeMounts: [{name: config, mountPath: /etc/config}]
+  - name: side
+    image: busybox
+  volumes: [{name: config, configMap: {name: web-config}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: crash
+  namespace: default
+  annotations:
+    sim.ctrlkit.io/exit-code: "3"
+    sim.ctrlkit.io/log: "boom"
+spec:
+  terminationGracePeriodSeconds: 0
+  containers: [{name: crash, image: busybox}]
+`
+
+// Issue 32: `kubectl logs`, `exec`, `attach`, `cp`, `port-forward` and
+// `debug` against `ctrlkit up --listen`: simulated logs with their
+// options and kube's errors; commands run over WebSocket v5 with their
+// exit codes; the subresources ctrlkit does not serve answer with an
+// error kubectl prints, never a hang or a crash.
+func TestKubectlStream(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	_, stderr, _ := upServing(t, "--kubeconfig", kc)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	cache := t.TempDir()
+	command := func(args ...string) *exec.Cmd {
+		return exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kc, "--cache-dir", cache}, args...)...)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := command(args...).CombinedOutput()
+		require.NoError(t, err, "kubectl %s:\n%s\nctrlkit: %s", strings.Join(args, " "), out, stderr)
+		return string(out)
+	}
+	// fail runs a command that must fail with code and returns its
+	// output.
+	fail := func(code int, args ...string) string {
+		t.Helper()
+		out, err := command(args...).CombinedOutput()
+		var ee *exec.ExitError
+		require.True(t, errors.As(err, &ee), "kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		require.Equal(t, code, ee.ExitCode(), "kubectl %s:\n%s", strings.Join(args, " "), out)
+		return string(out)
+	}
+	manifest := filepath.Join(t.TempDir(), "stream.yaml")
+	require.NoError(t, os.WriteFile(manifest, []byte(streamManifest), 0o600))
+	require.Eventually(t, func() bool {
+		out, err := command("apply", "-f", manifest).CombinedOutput()
+		return err == nil && strings.Contains(string(out), "pod/crash")
+	}, 20*time.Second, 200*time.Millisecond)
+	require.Eventually(t, func() bool {
+		out, err := command("get", "pod", "web", "-o", "jsonpath={.status.containerStatuses[*].state.running.startedAt}").CombinedOutput()
+		return err == nil && len(strings.Fields(string(out))) == 2
+	}, 20*time.Second, 200*time.Millisecond)
+
+	// logs: kube's errors for a missing or unknown container.
+	// (kubectl itself picks the first container when -c is missing.)
+	out := fail(1, "get", "--raw", "/api/v1/namespaces/default/pods/web/log")
+	require.Contains(t, out, "Error from server (BadRequest): a container name must be specified for pod web, choose one of: [web side]")
+	out = fail(1, "logs", "web", "-c", "nope")
+	require.Contains(t, out, "container nope is not valid for pod web")
+	out = fail(1, "logs", "web", "-c", "web", "--previous")
+	require.Contains(t, out, `previous terminated container "web" in pod "web" not found`)
+
+	out = run("logs", "web", "-c", "web")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Equal(t, []string{"[ctrlkit] container web started: image nginx, restart 0", "listening on :8080", "GET / 200",
+		"[ctrlkit] container web is ready"}, lines)
+	require.Equal(t, "[ctrlkit] container web is ready\n", run("logs", "web", "-c", "web", "--tail", "1"))
+	require.Equal(t, "[ctrlkit] c", run("logs", "web", "-c", "web", "--tail", "1", "--limit-bytes", "11"))
+	for _, l := range strings.Split(strings.TrimSuffix(run("logs", "web", "-c", "web", "--timestamps"), "\n"), "\n") {
+		ts, _, ok := strings.Cut(l, " ")
+		require.True(t, ok, l)
+		_, err := time.Parse(time.RFC3339Nano, ts)
+		require.NoError(t, err, l)
+	}
+	require.Empty(t, run("logs", "web", "-c", "web", "--since-time", time.Now().Add(time.Hour).UTC().Format(time.RFC3339)))
+	require.Contains(t, run("logs", "web", "-c", "side", "--since", "1h"), "container side started: image busybox")
+
+	// logs -f: the lines so far, then what the annotation appends, until
+	// the client goes.
+	fctx, fcancel := context.WithTimeout(ctx, 30*time.Second)
+	follow := exec.CommandContext(fctx, kubectl, "--kubeconfig", kc, "--cache-dir", cache, "logs", "-f", "web", "-c", "web")
+	pipe, err := follow.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, follow.Start())
+	sc := bufio.NewScanner(pipe)
+	readUntil := func(want string) {
+		t.Helper()
+		for sc.Scan() {
+			if sc.Text() == want {
+				return
+			}
+		}
+		t.Fatalf("stream ended before %q: %v", want, sc.Err())
+	}
+	readUntil("[ctrlkit] container web is ready")
+	run("annotate", "pod", "web", "--overwrite", "sim.ctrlkit.io/log.web=listening on :8080\nGET / 200\nGET /late 404\n")
+	readUntil("GET /late 404")
+	fcancel()
+	_ = follow.Wait()
+
+	// --previous of a crashing container: its last run, and its exit.
+	require.Eventually(t, func() bool {
+		out, err := command("get", "pod", "crash", "-o", "jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode}").CombinedOutput()
+		return err == nil && string(out) == "3"
+	}, 30*time.Second, 200*time.Millisecond)
+	out = run("logs", "crash", "--previous")
+	require.Contains(t, out, "[ctrlkit] container crash started: image busybox, restart 0\nboom\n[ctrlkit] container crash terminated: Error, exit code 3\n")
+
+	// exec over WebSocket v5: output, stdin, exit codes.
+	require.Equal(t, "hello from a configmap\n", run("exec", "web", "-c", "web", "--", "cat", "/etc/config/greeting"))
+	require.Equal(t, "web\n", run("exec", "web", "-c", "web", "--", "hostname"))
+	require.Contains(t, run("exec", "web", "-c", "web", "--", "env"), "\nMODE=demo\n")
+	require.Equal(t, "greeting\n", run("exec", "web", "-c", "web", "--", "ls", "/etc/config"))
+	require.Equal(t, "a b\nmode demo\n", run("exec", "web", "-c", "web", "--", "sh", "-c", `echo a b; echo "mode $MODE"`))
+	cat := command("exec", "-i", "web", "-c", "web", "--", "cat")
+	cat.Stdin = strings.NewReader("typed in\n")
+	b, err := cat.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	require.Equal(t, "typed in\n", string(b))
+	out = fail(3, "exec", "web", "-c", "web", "--", "sh", "-c", "echo before; exit 3")
+	require.Contains(t, out, "before\ncommand terminated with exit code 3")
+	out = fail(1, "exec", "web", "-c", "web", "--", "false")
+	require.Contains(t, out, "command terminated with exit code 1")
+	out = fail(126, "exec", "web", "-c", "web", "--", "nosuch")
+	require.Contains(t, out, `exec: "nosuch": executable file not found in $PATH`)
+	out = fail(127, "exec", "web", "-c", "web", "--", "sh", "-c", "nosuch")
+	require.Contains(t, out, "sh: nosuch: not found")
+	out = fail(1, "exec", "web", "-c", "nope", "--", "true")
+	require.Contains(t, out, "container nope is not valid for pod web")
+
+	// cp from the pod (tar over exec); to the pod, a clear refusal.
+	dst := filepath.Join(t.TempDir(), "greeting")
+	run("cp", "-c", "web", "default/web:/etc/config/greeting", dst)
+	got, err := os.ReadFile(dst)
+	require.NoError(t, err)
+	require.Equal(t, "hello from a configmap\n", string(got))
+	out = fail(2, "cp", "-c", "web", dst, "default/web:/tmp/greeting")
+	require.Contains(t, out, "Read-only file system")
+
+	// attach: the container's log, until the client goes.
+	actx, acancel := context.WithTimeout(ctx, 30*time.Second)
+	attach := exec.CommandContext(actx, kubectl, "--kubeconfig", kc, "--cache-dir", cache, "attach", "web", "-c", "web")
+	pipe, err = attach.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, attach.Start())
+	sc = bufio.NewScanner(pipe)
+	readUntil("GET / 200")
+	acancel()
+	_ = attach.Wait()
+
+	// port-forward and debug: an error kubectl prints, promptly.
+	out = fail(1, "port-forward", "pod/web", "18080:80")
+	require.Contains(t, out, "port-forward is not supported by ctrlkit")
+	out = fail(1, "debug", "web", "--image=busybox", "--", "true")
+	require.Contains(t, out, "ephemeral containers")
+}
