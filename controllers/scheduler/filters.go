@@ -85,6 +85,10 @@ type podCtx struct {
 	spread         *spreadState
 	affinity       *affinityState
 	affinityScores affinityScores
+	// nominated is the node the pod is nominated to ("" for none);
+	// nominatedPods are the pods nominated per node (see pluginEnv).
+	nominated     string
+	nominatedPods map[string][]*PodInfo
 }
 
 // namespaceLabels returns the labels of namespace ns, looked up once
@@ -111,6 +115,17 @@ type pluginEnv struct {
 	anyAffinity bool
 	// namespaces looks up namespace labels; may be nil.
 	namespaces NamespaceLookup
+	// nominated are the unbound pods nominated to each node by
+	// preemption; those of at least the pod's priority count on their
+	// node (kube's RunFilterPluginsWithNominatedPods). May be nil.
+	nominated map[string][]*PodInfo
+	// nominatedNode is the node the pod itself is nominated to: it is
+	// evaluated first, alone if it fits (kube's evaluateNominatedNode).
+	nominatedNode string
+	// preempt, when set, runs DefaultPreemption's PostFilter for a pod
+	// that fits nowhere; nil reports every resolvable node as holding
+	// no victims (PreemptionMessage).
+	preempt *preemptEnv
 }
 
 // envFor computes pluginEnv from the nodes themselves (Decide).
@@ -246,6 +261,35 @@ func runFilters(pc *podCtx, n *NodeInfo) (int, []string) {
 		}
 	}
 	return 0, nil
+}
+
+// runFiltersNominated is runFilters as kube's
+// RunFilterPluginsWithNominatedPods: when pods of at least the pod's
+// priority are nominated to n, the filters must pass with them counted
+// on n, and without them.
+func runFiltersNominated(pc *podCtx, n *NodeInfo) (int, []string) {
+	if noms := pc.nominatedPods[n.Name]; len(noms) > 0 {
+		var with *NodeInfo
+		prio := podPriority(pc.pod)
+		for _, p := range noms {
+			if p.Key == pc.info.Key || podPriority(p.Pod) < prio {
+				continue
+			}
+			if _, on := n.Pods[p.Key]; on {
+				continue
+			}
+			if with == nil {
+				with = n.clone()
+			}
+			with.addPod(p)
+		}
+		if with != nil {
+			if f, r := runFilters(pc, with); r != nil {
+				return f, r
+			}
+		}
+	}
+	return runFilters(pc, n)
 }
 
 // filterNodeUnschedulable rejects a cordoned node (spec.unschedulable)
