@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
+	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/workqueue"
 )
@@ -537,4 +538,16 @@ func (w ClusterWriter) updateStatus(ctx context.Context, pod *api.Pod, change fu
 		return fmt.Errorf("scheduler: update status of %s: %w", key, err)
 	}
 	return nil
+}
+
+// PDBsFrom returns a PDBLookup over an informer's lister of
+// PodDisruptionBudgets (keys namespace/name), for Options.PDBs.
+func PDBsFrom(l informer.Lister[*api.PodDisruptionBudget]) PDBLookup {
+	return func(namespace string) []*api.PodDisruptionBudget {
+		var out []*api.PodDisruptionBudget
+		for _, b := range l.Range(namespace + "/") {
+			out = append(out, b)
+		}
+		return out
+	}
 }
