@@ -317,7 +317,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	if sc == nil {
 		sc = &scratch{}
 	}
-	pc := newPodCtx(pi)
+	pc := newPodCtxGated(pi, env.comparisonOperators)
 	pc.volumes = vs
 	pc.nodes, pc.anyAffinity, pc.namespaces = nodes, env.anyAffinity, env.namespaces
 	pc.nominated, pc.nominatedPods = env.nominatedNode, env.nominated

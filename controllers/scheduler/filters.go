@@ -58,9 +58,14 @@ func init() {
 // podCtx is what the filters and scores read of the pod being scheduled,
 // computed once per attempt.
 type podCtx struct {
-	info     *PodInfo
-	pod      *api.Pod
-	required *api.NodeSelector
+	info *PodInfo
+	pod  *api.Pod
+	// tolerations are the pod's tolerations the scheduler honours:
+	// without the TaintTolerationComparisonOperators gate (alpha, off
+	// by default in v1.37), those with operator Gt or Lt are dropped —
+	// they tolerate no taint, as kube's ToleratesTaint with the gate off.
+	tolerations []api.Toleration
+	required    *api.NodeSelector
 	// preferred are the preferred node affinity terms.
 	preferred []api.PreferredSchedulingTerm
 	// tolUnschedulable: the pod tolerates the unschedulable taint.
@@ -122,6 +127,9 @@ type pluginEnv struct {
 	// nominatedNode is the node the pod itself is nominated to: it is
 	// evaluated first, alone if it fits (kube's evaluateNominatedNode).
 	nominatedNode string
+	// comparisonOperators is the TaintTolerationComparisonOperators
+	// feature gate (Options.TaintTolerationComparisonOperators).
+	comparisonOperators bool
 	// preempt, when set, runs DefaultPreemption's PostFilter for a pod
 	// that fits nowhere; nil reports every resolvable node as holding
 	// no victims (PreemptionMessage).
@@ -138,16 +146,23 @@ func envFor(nodes []*NodeInfo) pluginEnv {
 	return pluginEnv{}
 }
 
-func newPodCtx(pi *PodInfo) *podCtx {
+func newPodCtx(pi *PodInfo) *podCtx { return newPodCtxGated(pi, false) }
+
+// newPodCtxGated is newPodCtx with the TaintTolerationComparisonOperators
+// feature gate: off, a Gt or Lt toleration tolerates nothing.
+func newPodCtxGated(pi *PodInfo, comparisonOperators bool) *podCtx {
 	pod := pi.Pod
-	pc := &podCtx{info: pi, pod: pod}
+	pc := &podCtx{info: pi, pod: pod, tolerations: pod.Spec.Tolerations}
+	if !comparisonOperators && slices.ContainsFunc(pc.tolerations, isComparison) {
+		pc.tolerations = slices.DeleteFunc(slices.Clone(pc.tolerations), isComparison)
+	}
 	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		pc.required = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 		pc.preferred = a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
 	}
-	pc.tolUnschedulable = api.TolerationsTolerateTaint(pod.Spec.Tolerations,
+	pc.tolUnschedulable = api.TolerationsTolerateTaint(pc.tolerations,
 		&api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule})
-	for _, t := range pod.Spec.Tolerations {
+	for _, t := range pc.tolerations {
 		if t.Effect == "" || t.Effect == api.TaintEffectPreferNoSchedule {
 			pc.preferTolerations = append(pc.preferTolerations, t)
 		}
@@ -263,6 +278,11 @@ func runFilters(pc *podCtx, n *NodeInfo) (int, []string) {
 	return 0, nil
 }
 
+// isComparison reports whether t uses a numeric operator (Gt, Lt).
+func isComparison(t api.Toleration) bool {
+	return t.Operator == api.TolerationOpGt || t.Operator == api.TolerationOpLt
+}
+
 // runFiltersNominated is runFilters as kube's
 // RunFilterPluginsWithNominatedPods: when pods of at least the pod's
 // priority are nominated to n, the filters must pass with them counted
@@ -319,7 +339,7 @@ func filterTaintToleration(pc *podCtx, n *NodeInfo) []string {
 		if e := taints[i].Effect; e != api.TaintEffectNoSchedule && e != api.TaintEffectNoExecute {
 			continue
 		}
-		if !api.TolerationsTolerateTaint(pc.pod.Spec.Tolerations, &taints[i]) {
+		if !api.TolerationsTolerateTaint(pc.tolerations, &taints[i]) {
 			return n.taintReasons[i]
 		}
 	}

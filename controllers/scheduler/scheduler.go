@@ -80,6 +80,14 @@ type Options struct {
 	// prefers victims whose eviction violates none. Default: none (no
 	// victim violates a budget).
 	PDBs PDBLookup
+	// TaintTolerationComparisonOperators is kube's feature gate of that
+	// name (alpha since v1.35, off by default in v1.37): on, a
+	// toleration with operator Gt or Lt tolerates a taint whose value,
+	// a decimal integer, is greater or less than its own; off (the
+	// default), such a toleration tolerates no taint, as
+	// kube-scheduler's TaintToleration (and PodTopologySpread's
+	// nodeTaintsPolicy) with the gate off.
+	TaintTolerationComparisonOperators bool
 	// Synced are more HasSynced functions Run waits for before its first
 	// attempt: those of the informers behind Claims and Volumes, so that
 	// a claim not listed yet does not hold a pod for a backoff. A nil
@@ -562,7 +570,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	limit := NumFeasibleNodesToFind(s.opts.PercentageOfNodesToScore, len(nodes))
 	pi := NewPodInfo(pod)
 	env := pluginEnv{anyAffinity: s.cache.withAffinity > 0, namespaces: s.opts.Namespaces,
-		nominated: s.nominated, nominatedNode: pp.nominated}
+		nominated: s.nominated, nominatedNode: pp.nominated, comparisonOperators: s.opts.TaintTolerationComparisonOperators}
 	if s.opts.Preempt != nil {
 		env.preempt = &preemptEnv{pdbs: s.opts.PDBs, now: now}
 	}
