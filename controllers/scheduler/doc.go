@@ -139,17 +139,26 @@
 //     spec.nodeName, when set — "node(s) didn't match the requested
 //     node name".
 //   - TaintToleration: an untolerated NoSchedule or NoExecute taint —
-//     "node(s) had untolerated taint {key: value}".
+//     "node(s) had untolerated taint {key: value}". Tolerations with the
+//     numeric operators Gt and Lt tolerate nothing unless
+//     Options.TaintTolerationComparisonOperators (kube's alpha feature
+//     gate, off by default in v1.37) is on.
 //   - NodeAffinity (PodSelectorMatches): spec.nodeSelector and the
 //     required node affinity — "node(s) didn't match Pod's node
 //     affinity/selector".
 //   - NodePorts (PodFitsPorts): host ports by protocol and IP, 0.0.0.0
 //     conflicting with every IP — "node(s) didn't have free ports for the
 //     requested pod ports".
-//   - NodeResourcesFit (PodFitsResources): the pods count, cpu, memory and
-//     ephemeral-storage against allocatable minus bound and assumed
-//     requests; every reason that applies — "Too many pods", "Insufficient
-//     cpu", "Insufficient memory", "Insufficient ephemeral-storage".
+//   - NodeResourcesFit (PodFitsResources): the pods count, cpu, memory,
+//     ephemeral-storage and the scalar resources (extended resources such
+//     as nvidia.com/gpu, hugepages-…; PodInfo.Scalars) against
+//     allocatable minus bound and assumed requests; every reason that
+//     applies — "Too many pods", "Insufficient cpu", "Insufficient
+//     memory", "Insufficient ephemeral-storage", then "Insufficient
+//     nvidia.com/gpu" per scalar resource by name. A node without the
+//     resource has none of it. As kube's default scoring strategy
+//     (LeastAllocated over cpu and memory), scalar resources are not
+//     scored.
 //   - VolumeRestrictions, ReadWriteOncePod only, when Options.Claims is
 //     set: a pod mounting a ReadWriteOncePod claim another pod uses fits
 //     nowhere — "node has pod using PersistentVolumeClaim with the same
@@ -384,7 +393,9 @@
 // volumes per node, Reserve and PreBind — its volume-capacity score,
 // generic ephemeral volumes, which the object model does not have, and
 // its PVC/PV event handlers are left out);
-// extended and pod-level resources; multiple profiles; Service selectors
+// pod-level resources; scoring strategies other than the default
+// (RequestedToCapacityRatio, resources weighted beyond cpu and memory);
+// multiple profiles; Service selectors
 // in SelectorSpread; parallel filtering (one goroutine decides, which on
 // two cores costs little).
 //

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -94,6 +95,9 @@ type podCtx struct {
 	// nominatedPods are the pods nominated per node (see pluginEnv).
 	nominated     string
 	nominatedPods map[string][]*PodInfo
+	// fitReasons are NodeResourcesFit's reason lists naming scalar
+	// resources, by their set.
+	fitReasons map[string][]string
 }
 
 // namespaceLabels returns the labels of namespace ns, looked up once
@@ -223,7 +227,7 @@ func rejectionUnresolvable(f int, pc *podCtx, n *NodeInfo, reasons []string) boo
 	}
 	r := pc.info.Requests
 	return r.MilliCPU > n.Allocatable.MilliCPU || r.Memory > n.Allocatable.Memory ||
-		r.EphemeralStorage > n.Allocatable.EphemeralStorage
+		r.EphemeralStorage > n.Allocatable.EphemeralStorage || scalarUnresolvable(pc.info, n)
 }
 
 // filterVolumeRestrictions rejects every node when a ReadWriteOncePod
@@ -394,5 +398,30 @@ func filterNodeResourcesFit(pc *podCtx, n *NodeInfo) []string {
 	if r.EphemeralStorage > 0 && r.EphemeralStorage > free.EphemeralStorage {
 		bits |= 8
 	}
+	if len(pc.info.Scalars) > 0 {
+		if names := insufficientScalars(pc.info, n); len(names) > 0 {
+			return pc.scalarReasons(bits, names)
+		}
+	}
 	return reasonsFit[bits]
+}
+
+// scalarReasons returns NodeResourcesFit's reasons for the bits of
+// reasonsFit followed by "Insufficient <name>" for each name, one shared
+// list per distinct set in the attempt (so that the explanation keeps one
+// copy).
+func (pc *podCtx) scalarReasons(bits int, names []api.ResourceName) []string {
+	key := fmt.Sprint(bits, names)
+	if r, ok := pc.fitReasons[key]; ok {
+		return r
+	}
+	r := slices.Clone(reasonsFit[bits])
+	for _, n := range names {
+		r = append(r, "Insufficient "+string(n))
+	}
+	if pc.fitReasons == nil {
+		pc.fitReasons = map[string][]string{}
+	}
+	pc.fitReasons[key] = r
+	return r
 }

@@ -108,6 +108,7 @@ func (n *NodeInfo) clone() *NodeInfo {
 	c.groups = maps.Clone(n.groups)
 	c.ports = slices.Clone(n.ports)
 	c.withAffinity = slices.Clone(n.withAffinity)
+	c.scalarRequested = maps.Clone(n.scalarRequested)
 	return &c
 }
 
