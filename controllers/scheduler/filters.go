@@ -292,6 +292,9 @@ func isComparison(t api.Toleration) bool {
 // priority are nominated to n, the filters must pass with them counted
 // on n, and without them.
 func runFiltersNominated(pc *podCtx, n *NodeInfo) (int, []string) {
+	if len(pc.nominatedPods) == 0 {
+		return runFilters(pc, n)
+	}
 	if noms := pc.nominatedPods[n.Name]; len(noms) > 0 {
 		var with *NodeInfo
 		prio := podPriority(pc.pod)
