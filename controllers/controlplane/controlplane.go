@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
 	"github.com/ctrlkit/ctrlkit/controllers/dns"
@@ -302,6 +303,15 @@ func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) 
 	if err != nil {
 		return err
 	}
+	pdbRes, err := client.For[*api.PodDisruptionBudget](c)
+	if err != nil {
+		return err
+	}
+	pdbs, err := informer.Shared(cp.factory, pdbRes.Resource(), source.ListWatcher[*api.PodDisruptionBudget](pdbRes),
+		api.Key[*api.PodDisruptionBudget], informer.Options[*api.PodDisruptionBudget]{Logger: logger})
+	if err != nil {
+		return err
+	}
 	w := scheduler.ClusterWriter{Cluster: c}
 	rec, err := events.NewBroadcaster(eventsink.New(c.Events()), events.Options{Component: scheduler.DefaultSchedulerName, Logger: logger})
 	if err != nil {
@@ -311,7 +321,8 @@ func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) 
 	if cp.Scheduler, err = scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w, Logger: logger, Recorder: rec,
 		Claims: scheduler.ClaimsFrom(claims.Lister()), Volumes: scheduler.VolumesFrom(volumes.Lister()),
 		Namespaces: scheduler.NamespacesFrom(namespaces.Lister()),
-		Synced:     []func() bool{claims.HasSynced, volumes.HasSynced, namespaces.HasSynced}}); err != nil {
+		Preempt:    w, PDBs: scheduler.PDBsFrom(pdbs.Lister()),
+		Synced: []func() bool{claims.HasSynced, volumes.HasSynced, namespaces.HasSynced, pdbs.HasSynced}}); err != nil {
 		return err
 	}
 	return nil

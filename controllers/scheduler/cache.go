@@ -23,6 +23,9 @@ type PodInfo struct {
 	NonZero Resources
 	// Ports are the host ports the pod takes.
 	Ports []HostPort
+	// Scalars are the pod's requests of extended and other scalar
+	// resources (nvidia.com/gpu, hugepages-…), sorted by name.
+	Scalars []ScalarResource
 	// Owner identifies the pod's spread group (see SpreadGroup); "" for none.
 	Owner string
 	// Claims are the keys (namespace/name) of the PersistentVolumeClaims
@@ -73,6 +76,7 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 		NonZero:  PodRequests(pod, true),
 		Owner:    SpreadGroup(pod),
 		affinity: newPodAffinity(pod),
+		Scalars:  scalarsFrom(api.PodRequests(pod)),
 	}
 	for _, v := range pod.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil {
@@ -120,6 +124,9 @@ type NodeInfo struct {
 	labels        map[string]string // Node.Labels
 	ports         []HostPort        // the pods' host ports, one entry per pod port
 	taintReasons  [][]string        // per taints entry, the TaintToleration reason
+	// scalarAlloc and scalarRequested are the node's allocatable and
+	// its pods' requests of scalar resources; nil when none.
+	scalarAlloc, scalarRequested map[api.ResourceName]int64
 
 	// Node is the node; nil while pods are bound to a node the cache has
 	// not seen (or no longer has): such a NodeInfo is never a candidate.
@@ -151,6 +158,7 @@ func (n *NodeInfo) setNode(node *api.Node) {
 		n.Zone = region + ":\x00:" + zone
 	}
 	n.unschedulable = node.Spec.Unschedulable
+	n.scalarAlloc = scalarAdd(nil, scalarsFrom(node.Status.Allocatable), 1)
 	n.taints = node.Spec.Taints
 	n.labels = node.Labels
 	n.taintReasons = make([][]string, len(node.Spec.Taints))
@@ -167,6 +175,7 @@ func (n *NodeInfo) addPod(pi *PodInfo) {
 	n.Pods[pi.Key] = pi
 	n.Requested = n.Requested.Add(pi.Requests)
 	n.NonZeroRequested = n.NonZeroRequested.Add(pi.NonZero)
+	n.scalarRequested = scalarAdd(n.scalarRequested, pi.Scalars, 1)
 	n.ports = append(n.ports, pi.Ports...)
 	if pi.affinity != nil {
 		n.withAffinity = append(n.withAffinity, pi)
@@ -180,6 +189,7 @@ func (n *NodeInfo) removePod(pi *PodInfo) {
 	delete(n.Pods, pi.Key)
 	n.Requested = n.Requested.Sub(pi.Requests)
 	n.NonZeroRequested = n.NonZeroRequested.Sub(pi.NonZero)
+	n.scalarRequested = scalarAdd(n.scalarRequested, pi.Scalars, -1)
 	for _, p := range pi.Ports {
 		if i := slices.Index(n.ports, p); i >= 0 {
 			n.ports = slices.Delete(n.ports, i, i+1)

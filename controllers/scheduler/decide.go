@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -61,6 +62,11 @@ type Explanation struct {
 	Verdicts []NodeVerdict
 	// Bind is the error of the bind, when binding the chosen node failed.
 	Bind error
+	// NominatedNode is the node DefaultPreemption chose for a pod that
+	// fits nowhere ("" when it found none), and Victims the keys of the
+	// pods it evicts there, most important first.
+	NominatedNode string
+	Victims       []string
 }
 
 // Verdict returns the verdict on the node called name.
@@ -84,6 +90,9 @@ func (e *Explanation) String() string {
 		fmt.Fprintf(&b, "scheduled to %s", e.Node)
 	default:
 		b.WriteString("unschedulable: " + e.Message)
+		if e.NominatedNode != "" {
+			fmt.Fprintf(&b, "; preempting %s on %s", strings.Join(e.Victims, ", "), e.NominatedNode)
+		}
 	}
 	fmt.Fprintf(&b, " (%d/%d nodes feasible)\n", e.Feasible, len(e.Verdicts))
 	skipped := 0
@@ -184,9 +193,9 @@ const preemptNever api.PreemptionPolicy = "Never"
 // nodes — "0/N nodes are available: " with PreemptionNotHelpful counted
 // for the nodes whose rejection is Unresolvable (or not evaluated) and
 // PreemptionNoVictims for the others, sorted as UnschedulableMessage
-// sorts. The scheduler does not preempt (see the package doc, "Left
-// out"): every node preemption might help is taken to hold no pod of a
-// lower priority, as in a cluster without PriorityClasses.
+// sorts. It is the message of a scheduler without Options.Preempt:
+// every node preemption might help is taken to hold no pod of a lower
+// priority, as in a cluster without PriorityClasses.
 func PreemptionMessage(pod *api.Pod, numNodes int, verdicts []NodeVerdict) string {
 	helpless := numNodes
 	for _, v := range verdicts {
@@ -234,6 +243,10 @@ type decision struct {
 	// podWait: PodTopologySpread or InterPodAffinity rejected a node;
 	// the pod is retried when a pod is placed or relabelled.
 	podWait bool
+	// nominate is the node preemption chose ("" for none) and victims
+	// the pods to evict there, most important first.
+	nominate string
+	victims  []*api.Pod
 }
 
 // feasibleBit marks the verdict of a feasible node; unresolvableBit
@@ -304,9 +317,10 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	if sc == nil {
 		sc = &scratch{}
 	}
-	pc := newPodCtx(pi)
+	pc := newPodCtxGated(pi, env.comparisonOperators)
 	pc.volumes = vs
 	pc.nodes, pc.anyAffinity, pc.namespaces = nodes, env.anyAffinity, env.namespaces
+	pc.nominated, pc.nominatedPods = env.nominatedNode, env.nominated
 	d := &decision{pod: pi.Key, time: now, names: names, verdict: make([]uint32, len(nodes)), scorers: ss}
 	if vs.reject != "" {
 		d.claimWait = true
@@ -336,6 +350,15 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	if start >= len(nodes) {
 		start = 0
 	}
+	// A nominated pod tries its nominated node first, and takes it
+	// alone when it fits (kube's evaluateNominatedNode).
+	if nom := pc.nominated; nom != "" {
+		if i, ok := slices.BinarySearch(names, nom); ok && nodes[i].Name == nom {
+			if _, r := runFiltersNominated(pc, nodes[i]); r == nil {
+				start, limit = i, 1
+			}
+		}
+	}
 	processed, helpless := 0, 0
 	for k := range nodes {
 		if len(sc.idx) >= limit {
@@ -344,7 +367,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		processed++
 		i := (start + k) % len(nodes)
 		n := nodes[i]
-		f, r := runFilters(pc, n)
+		f, r := runFiltersNominated(pc, n)
 		if r == nil {
 			d.verdict[i] = feasibleBit | uint32(len(sc.idx))
 			sc.idx = append(sc.idx, int32(i))
@@ -395,7 +418,19 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			}
 		}
 		d.message = formatReasons(len(nodes), counts)
-		if len(nodes) > 0 {
+		switch {
+		case len(nodes) == 0:
+		case env.preempt != nil:
+			c, msg := postFilter(pc, d, *env.preempt)
+			if c != nil {
+				d.nominate = names[c.node]
+				for _, v := range c.victims {
+					d.victims = append(d.victims, v.Pod)
+				}
+			} else {
+				d.message += " " + msg
+			}
+		default:
 			d.message += " " + preemptionMessage(pi.Pod, len(nodes), helpless)
 		}
 		return d, next
@@ -432,10 +467,14 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 // explain expands d.
 func (d *decision) explain() Explanation {
 	e := Explanation{Pod: d.pod, Time: d.time, Node: d.node, Message: d.message, Feasible: d.feasible, Bind: d.bindErr,
-		ScoreNames: make([]string, len(d.scorers)), Weights: make([]int64, len(d.scorers)),
+		NominatedNode: d.nominate,
+		ScoreNames:    make([]string, len(d.scorers)), Weights: make([]int64, len(d.scorers)),
 		Verdicts: make([]NodeVerdict, len(d.verdict))}
 	for s, sc := range d.scorers {
 		e.ScoreNames[s], e.Weights[s] = sc.name, sc.weight
+	}
+	for _, v := range d.victims {
+		e.Victims = append(e.Victims, api.Key(v))
 	}
 	all := make([]int64, len(d.scores))
 	S := len(d.scorers)
@@ -472,11 +511,15 @@ func (d *decision) explain() Explanation {
 // sees every namespace without labels, there being no
 // Options.Namespaces), and leaves assuming the pod on the chosen node to
 // the caller. PodTopologySpread and InterPodAffinity count the pods of
-// every node in nodes. Complexity: O(nodes × (filters + scores)), plus
+// every node in nodes. When no node fits, it runs DefaultPreemption's
+// dry run (without budgets or nominated pods) and reports its choice in
+// NominatedNode and Victims, evicting nothing. Complexity: O(nodes × (filters + scores)), plus
 // O(placed pods) for a pod with spread constraints or pod (anti-)affinity
 // terms, or when a placed pod has such terms.
 func Decide(pi *PodInfo, nodes []*NodeInfo, w Weights, rng *rand.Rand, now time.Time) *Explanation {
-	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), volumeState{}, envFor(nodes))
+	env := envFor(nodes)
+	env.preempt = &preemptEnv{now: now}
+	d, _ := decide(pi, nodes, nil, w.scorers(), rng, now, nil, 0, len(nodes), volumeState{}, env)
 	e := d.explain()
 	return &e
 }

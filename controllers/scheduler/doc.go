@@ -139,17 +139,26 @@
 //     spec.nodeName, when set — "node(s) didn't match the requested
 //     node name".
 //   - TaintToleration: an untolerated NoSchedule or NoExecute taint —
-//     "node(s) had untolerated taint {key: value}".
+//     "node(s) had untolerated taint {key: value}". Tolerations with the
+//     numeric operators Gt and Lt tolerate nothing unless
+//     Options.TaintTolerationComparisonOperators (kube's alpha feature
+//     gate, off by default in v1.37) is on.
 //   - NodeAffinity (PodSelectorMatches): spec.nodeSelector and the
 //     required node affinity — "node(s) didn't match Pod's node
 //     affinity/selector".
 //   - NodePorts (PodFitsPorts): host ports by protocol and IP, 0.0.0.0
 //     conflicting with every IP — "node(s) didn't have free ports for the
 //     requested pod ports".
-//   - NodeResourcesFit (PodFitsResources): the pods count, cpu, memory and
-//     ephemeral-storage against allocatable minus bound and assumed
-//     requests; every reason that applies — "Too many pods", "Insufficient
-//     cpu", "Insufficient memory", "Insufficient ephemeral-storage".
+//   - NodeResourcesFit (PodFitsResources): the pods count, cpu, memory,
+//     ephemeral-storage and the scalar resources (extended resources such
+//     as nvidia.com/gpu, hugepages-…; PodInfo.Scalars) against
+//     allocatable minus bound and assumed requests; every reason that
+//     applies — "Too many pods", "Insufficient cpu", "Insufficient
+//     memory", "Insufficient ephemeral-storage", then "Insufficient
+//     nvidia.com/gpu" per scalar resource by name. A node without the
+//     resource has none of it. As kube's default scoring strategy
+//     (LeastAllocated over cpu and memory), scalar resources are not
+//     scored.
 //   - VolumeRestrictions, ReadWriteOncePod only, when Options.Claims is
 //     set: a pod mounting a ReadWriteOncePod claim another pod uses fits
 //     nowhere — "node has pod using PersistentVolumeClaim with the same
@@ -241,23 +250,63 @@
 // "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match
 // Pod's node affinity/selector." With no nodes it is "no nodes available
 // to schedule pods". Then, after a space, comes what kube-scheduler's
-// DefaultPreemption PostFilter adds (PreemptionMessage): "preemption: "
-// and, over all the nodes, "Preemption is not helpful for scheduling"
-// counted for those whose rejection is UnschedulableAndUnresolvable —
-// NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
-// VolumeBinding, PodTopologySpread's missing label, InterPodAffinity's
-// affinity rules, and NodeResourcesFit when the pod asks for more than the
-// node's allocatable in all — and "No preemption victims found for
-// incoming pod" for the others (NodePorts, VolumeRestrictions, a node
-// short of room or of pod slots, a topology spread skew, the pod's or
-// placed pods' anti-affinity), in the same format; or "preemption: not
-// eligible due to preemptionPolicy=Never." for a pod that never preempts.
+// DefaultPreemption PostFilter adds when it finds no node to preempt on
+// (see Preemption): "preemption: " and, over all the nodes, "Preemption
+// is not helpful for scheduling" counted for those whose rejection is
+// UnschedulableAndUnresolvable — NodeUnschedulable, NodeName,
+// TaintToleration, NodeAffinity, VolumeBinding, PodTopologySpread's
+// missing label, InterPodAffinity's affinity rules, and NodeResourcesFit
+// when the pod asks for more than the node's allocatable in all — and for
+// the others (NodePorts, VolumeRestrictions, a node short of room or of
+// pod slots, a topology spread skew, the pod's or placed pods'
+// anti-affinity) "No preemption victims found for incoming pod" when no
+// pod on the node has a lower priority, else the filters' reasons with
+// every lower-priority pod removed, in the same format; or "preemption:
+// not eligible due to preemptionPolicy=Never." for a pod that never
+// preempts, or "preemption: not eligible due to a terminating pod on the
+// nominated node." while a victim of its last preemption terminates.
 // So: "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't
 // match Pod's node affinity/selector. preemption: 0/3 nodes are
 // available: 1 No preemption victims found for incoming pod, 2 Preemption
-// is not helpful for scheduling." The scheduler does not preempt: a node
-// where preemption might help is reported as having no victims, which is
-// what kube-scheduler says when no pod has a lower priority.
+// is not helpful for scheduling." When preemption found a node, the
+// message is the filters' part alone, as kube-scheduler's (the PostFilter
+// succeeded). Without Options.Preempt the scheduler does not preempt, and
+// every node where preemption might help is reported as having no
+// victims (PreemptionMessage).
+//
+// # Preemption
+//
+// With Options.Preempt set, a pod that fits nowhere preempts as
+// kube-scheduler's DefaultPreemption (preemption.go), unless its
+// preemptionPolicy is Never. On each node whose rejection is resolvable
+// (in node order, until 10% of the nodes, at least 100, are candidates
+// with one of them violating no budget), every pod of lower
+// spec.priority is removed; if the pod then passes every filter
+// (resources, ports, spread and affinity, whose PreFilter states are
+// recomputed over the changed node), those pods are reprieved one by one
+// — first those whose eviction would violate a PodDisruptionBudget
+// (Options.PDBs; a budget selecting the pod, not listing it in
+// disruptedPods, whose disruptionsAllowed runs below zero), then the
+// others, each group most important first (higher priority, then the
+// earlier status.startTime) — and the ones without which it no longer
+// fits are its victims. Of the candidate nodes it takes, as
+// pickOneNodeForPreemption, the fewest budget violations, then the lowest
+// highest victim priority, the lowest sum of victim priorities, the
+// fewest victims, the latest start of the highest-priority victims, the
+// first node. It then nominates the pod to that node — in memory at once,
+// status.nominatedNodeName through PreemptWriter.Nominate — clears the
+// nomination of lower-priority pods nominated there, and gives each
+// victim the DisruptionTarget condition (reason PreemptionByScheduler,
+// "default-scheduler: preempting to accommodate a higher priority pod")
+// and deletes it, recording Preempted "Preempted by pod <uid> on node
+// <node>" about it. The pod waits, parked, for the victims' deletion.
+//
+// A nominated pod tries its nominated node first and takes it if it fits
+// (kube's evaluateNominatedNode). Pods nominated to a node with at least
+// the priority of the pod being scheduled count on that node — their
+// requests and host ports — for every filter (the filters must pass with
+// them and without them, as RunFilterPluginsWithNominatedPods); so a
+// lower- or equal-priority pod does not take the room preemption made.
 //
 // # Events
 //
@@ -331,8 +380,10 @@
 //
 // # Left out
 //
-// Preemption proper (DefaultPreemption's victims; only its message is
-// reproduced) and nominated nodes; Service selectors in PodTopologySpread's
+// Of preemption: asynchronous preemption's bookkeeping, the random offset
+// of the dry run (it starts at the first node), nominated pods in
+// PodTopologySpread's and InterPodAffinity's counts, and
+// VolumeRestrictions' claim users freed by victims; Service selectors in PodTopologySpread's
 // system default constraints (the pod's controller stands for them);
 // InterPodAffinityArgs' ignorePreferredTermsOfExistingPods; ImageLocality; of the volume plugins all but VolumeRestrictions'
 // ReadWriteOncePod check and VolumeBinding's checks of Immediate claims
@@ -342,7 +393,9 @@
 // volumes per node, Reserve and PreBind — its volume-capacity score,
 // generic ephemeral volumes, which the object model does not have, and
 // its PVC/PV event handlers are left out);
-// extended and pod-level resources; multiple profiles; Service selectors
+// pod-level resources; scoring strategies other than the default
+// (RequestedToCapacityRatio, resources weighted beyond cpu and memory);
+// multiple profiles; Service selectors
 // in SelectorSpread; parallel filtering (one goroutine decides, which on
 // two cores costs little).
 //

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -58,9 +59,14 @@ func init() {
 // podCtx is what the filters and scores read of the pod being scheduled,
 // computed once per attempt.
 type podCtx struct {
-	info     *PodInfo
-	pod      *api.Pod
-	required *api.NodeSelector
+	info *PodInfo
+	pod  *api.Pod
+	// tolerations are the pod's tolerations the scheduler honours:
+	// without the TaintTolerationComparisonOperators gate (alpha, off
+	// by default in v1.37), those with operator Gt or Lt are dropped —
+	// they tolerate no taint, as kube's ToleratesTaint with the gate off.
+	tolerations []api.Toleration
+	required    *api.NodeSelector
 	// preferred are the preferred node affinity terms.
 	preferred []api.PreferredSchedulingTerm
 	// tolUnschedulable: the pod tolerates the unschedulable taint.
@@ -85,6 +91,13 @@ type podCtx struct {
 	spread         *spreadState
 	affinity       *affinityState
 	affinityScores affinityScores
+	// nominated is the node the pod is nominated to ("" for none);
+	// nominatedPods are the pods nominated per node (see pluginEnv).
+	nominated     string
+	nominatedPods map[string][]*PodInfo
+	// fitReasons are NodeResourcesFit's reason lists naming scalar
+	// resources, by their set.
+	fitReasons map[string][]string
 }
 
 // namespaceLabels returns the labels of namespace ns, looked up once
@@ -111,6 +124,20 @@ type pluginEnv struct {
 	anyAffinity bool
 	// namespaces looks up namespace labels; may be nil.
 	namespaces NamespaceLookup
+	// nominated are the unbound pods nominated to each node by
+	// preemption; those of at least the pod's priority count on their
+	// node (kube's RunFilterPluginsWithNominatedPods). May be nil.
+	nominated map[string][]*PodInfo
+	// nominatedNode is the node the pod itself is nominated to: it is
+	// evaluated first, alone if it fits (kube's evaluateNominatedNode).
+	nominatedNode string
+	// comparisonOperators is the TaintTolerationComparisonOperators
+	// feature gate (Options.TaintTolerationComparisonOperators).
+	comparisonOperators bool
+	// preempt, when set, runs DefaultPreemption's PostFilter for a pod
+	// that fits nowhere; nil reports every resolvable node as holding
+	// no victims (PreemptionMessage).
+	preempt *preemptEnv
 }
 
 // envFor computes pluginEnv from the nodes themselves (Decide).
@@ -123,16 +150,23 @@ func envFor(nodes []*NodeInfo) pluginEnv {
 	return pluginEnv{}
 }
 
-func newPodCtx(pi *PodInfo) *podCtx {
+func newPodCtx(pi *PodInfo) *podCtx { return newPodCtxGated(pi, false) }
+
+// newPodCtxGated is newPodCtx with the TaintTolerationComparisonOperators
+// feature gate: off, a Gt or Lt toleration tolerates nothing.
+func newPodCtxGated(pi *PodInfo, comparisonOperators bool) *podCtx {
 	pod := pi.Pod
-	pc := &podCtx{info: pi, pod: pod}
+	pc := &podCtx{info: pi, pod: pod, tolerations: pod.Spec.Tolerations}
+	if !comparisonOperators && slices.ContainsFunc(pc.tolerations, isComparison) {
+		pc.tolerations = slices.DeleteFunc(slices.Clone(pc.tolerations), isComparison)
+	}
 	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		pc.required = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 		pc.preferred = a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
 	}
-	pc.tolUnschedulable = api.TolerationsTolerateTaint(pod.Spec.Tolerations,
+	pc.tolUnschedulable = api.TolerationsTolerateTaint(pc.tolerations,
 		&api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule})
-	for _, t := range pod.Spec.Tolerations {
+	for _, t := range pc.tolerations {
 		if t.Effect == "" || t.Effect == api.TaintEffectPreferNoSchedule {
 			pc.preferTolerations = append(pc.preferTolerations, t)
 		}
@@ -193,7 +227,7 @@ func rejectionUnresolvable(f int, pc *podCtx, n *NodeInfo, reasons []string) boo
 	}
 	r := pc.info.Requests
 	return r.MilliCPU > n.Allocatable.MilliCPU || r.Memory > n.Allocatable.Memory ||
-		r.EphemeralStorage > n.Allocatable.EphemeralStorage
+		r.EphemeralStorage > n.Allocatable.EphemeralStorage || scalarUnresolvable(pc.info, n)
 }
 
 // filterVolumeRestrictions rejects every node when a ReadWriteOncePod
@@ -248,6 +282,43 @@ func runFilters(pc *podCtx, n *NodeInfo) (int, []string) {
 	return 0, nil
 }
 
+// isComparison reports whether t uses a numeric operator (Gt, Lt).
+func isComparison(t api.Toleration) bool {
+	return t.Operator == api.TolerationOpGt || t.Operator == api.TolerationOpLt
+}
+
+// runFiltersNominated is runFilters as kube's
+// RunFilterPluginsWithNominatedPods: when pods of at least the pod's
+// priority are nominated to n, the filters must pass with them counted
+// on n, and without them.
+func runFiltersNominated(pc *podCtx, n *NodeInfo) (int, []string) {
+	if len(pc.nominatedPods) == 0 {
+		return runFilters(pc, n)
+	}
+	if noms := pc.nominatedPods[n.Name]; len(noms) > 0 {
+		var with *NodeInfo
+		prio := podPriority(pc.pod)
+		for _, p := range noms {
+			if p.Key == pc.info.Key || podPriority(p.Pod) < prio {
+				continue
+			}
+			if _, on := n.Pods[p.Key]; on {
+				continue
+			}
+			if with == nil {
+				with = n.clone()
+			}
+			with.addPod(p)
+		}
+		if with != nil {
+			if f, r := runFilters(pc, with); r != nil {
+				return f, r
+			}
+		}
+	}
+	return runFilters(pc, n)
+}
+
 // filterNodeUnschedulable rejects a cordoned node (spec.unschedulable)
 // unless the pod tolerates the node.kubernetes.io/unschedulable taint.
 func filterNodeUnschedulable(pc *podCtx, n *NodeInfo) []string {
@@ -275,7 +346,7 @@ func filterTaintToleration(pc *podCtx, n *NodeInfo) []string {
 		if e := taints[i].Effect; e != api.TaintEffectNoSchedule && e != api.TaintEffectNoExecute {
 			continue
 		}
-		if !api.TolerationsTolerateTaint(pc.pod.Spec.Tolerations, &taints[i]) {
+		if !api.TolerationsTolerateTaint(pc.tolerations, &taints[i]) {
 			return n.taintReasons[i]
 		}
 	}
@@ -330,5 +401,30 @@ func filterNodeResourcesFit(pc *podCtx, n *NodeInfo) []string {
 	if r.EphemeralStorage > 0 && r.EphemeralStorage > free.EphemeralStorage {
 		bits |= 8
 	}
+	if len(pc.info.Scalars) > 0 {
+		if names := insufficientScalars(pc.info, n); len(names) > 0 {
+			return pc.scalarReasons(bits, names)
+		}
+	}
 	return reasonsFit[bits]
+}
+
+// scalarReasons returns NodeResourcesFit's reasons for the bits of
+// reasonsFit followed by "Insufficient <name>" for each name, one shared
+// list per distinct set in the attempt (so that the explanation keeps one
+// copy).
+func (pc *podCtx) scalarReasons(bits int, names []api.ResourceName) []string {
+	key := fmt.Sprint(bits, names)
+	if r, ok := pc.fitReasons[key]; ok {
+		return r
+	}
+	r := slices.Clone(reasonsFit[bits])
+	for _, n := range names {
+		r = append(r, "Insufficient "+string(n))
+	}
+	if pc.fitReasons == nil {
+		pc.fitReasons = map[string][]string{}
+	}
+	pc.fitReasons[key] = r
+	return r
 }

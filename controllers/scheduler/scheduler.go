@@ -66,6 +66,28 @@ type Options struct {
 	// non-empty namespaceSelector matches only through NotIn and
 	// DoesNotExist; an empty one matches every namespace all the same).
 	Namespaces NamespaceLookup
+	// Preempt, if set, makes the scheduler preempt as kube-scheduler's
+	// DefaultPreemption: a pod that fits nowhere, unless its
+	// preemptionPolicy is Never, evicts lower-priority pods from the
+	// node where that makes it fit (see the package doc, "Preemption").
+	// Default: none — no pod is evicted, and the FailedScheduling
+	// message counts every node preemption might help as holding no
+	// victims (PreemptionMessage). ClusterWriter and PodWriter are
+	// PreemptWriters.
+	Preempt PreemptWriter
+	// PDBs, if set with Preempt, looks up a namespace's
+	// PodDisruptionBudgets (a lister; must not block): preemption
+	// prefers victims whose eviction violates none. Default: none (no
+	// victim violates a budget).
+	PDBs PDBLookup
+	// TaintTolerationComparisonOperators is kube's feature gate of that
+	// name (alpha since v1.35, off by default in v1.37): on, a
+	// toleration with operator Gt or Lt tolerates a taint whose value,
+	// a decimal integer, is greater or less than its own; off (the
+	// default), such a toleration tolerates no taint, as
+	// kube-scheduler's TaintToleration (and PodTopologySpread's
+	// nodeTaintsPolicy) with the gate off.
+	TaintTolerationComparisonOperators bool
 	// Synced are more HasSynced functions Run waits for before its first
 	// attempt: those of the informers behind Claims and Volumes, so that
 	// a claim not listed yet does not hold a pod for a backoff. A nil
@@ -155,6 +177,10 @@ type pending struct {
 	// podWait: PodTopologySpread or InterPodAffinity rejected a node in
 	// the last attempt, so a pod placed or relabelled may make room.
 	podWait bool
+	// nominated is the node preemption made room on ("" for none), and
+	// info the pod as it counts there for other pods.
+	nominated string
+	info      *PodInfo
 }
 
 // Scheduler assigns unbound pods to nodes; see the package doc. Create
@@ -183,7 +209,10 @@ type Scheduler struct {
 	scorers []scorer
 	scratch scratch // Decide's buffers; guarded by mu
 	next    int     // the node index the next attempt starts at; guarded by mu
-	running bool    // guarded by mu
+	// nominated are the pending pods nominated to each node; guarded
+	// by mu.
+	nominated map[string][]*PodInfo
+	running   bool // guarded by mu
 }
 
 // New returns a scheduler; it starts nothing.
@@ -193,14 +222,15 @@ func New(opts Options) (*Scheduler, error) {
 		return nil, err
 	}
 	s := &Scheduler{
-		opts:    opts,
-		cache:   NewCache(opts.AssumeTTL),
-		pending: make(map[string]*pending),
-		rng:     rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
-		explain: make(map[string]*list.Element),
-		history: list.New(),
-		scorers: opts.Weights.scorers(),
-		kick:    make(chan struct{}, 1),
+		opts:      opts,
+		cache:     NewCache(opts.AssumeTTL),
+		pending:   make(map[string]*pending),
+		rng:       rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		explain:   make(map[string]*list.Element),
+		nominated: make(map[string][]*PodInfo),
+		history:   list.New(),
+		scorers:   opts.Weights.scorers(),
+		kick:      make(chan struct{}, 1),
 		// Strict priorities (no aging): pod priority, then FIFO by the
 		// time a pod became ready, as kube-scheduler's PrioritySort.
 		queue: workqueue.New(workqueue.Options[string]{Name: "scheduler", AgingInterval: -1, Metrics: opts.QueueMetrics}),
@@ -351,6 +381,34 @@ func priorityOf(p *api.Pod) int {
 	return 0
 }
 
+// nominateLocked records that pp (under key) is nominated to node; ""
+// clears the nomination.
+func (s *Scheduler) nominateLocked(key string, pp *pending, node string) {
+	if pp.nominated != "" {
+		l := s.nominated[pp.nominated]
+		l = slices.DeleteFunc(l, func(p *PodInfo) bool { return p.Key == key })
+		if len(l) == 0 {
+			delete(s.nominated, pp.nominated)
+		} else {
+			s.nominated[pp.nominated] = l
+		}
+		pp.nominated, pp.info = "", nil
+	}
+	if node != "" {
+		pp.nominated, pp.info = node, NewPodInfo(pp.pod)
+		s.nominated[node] = append(s.nominated[node], pp.info)
+	}
+}
+
+// dropPendingLocked forgets the pending pod under key, and its
+// nomination.
+func (s *Scheduler) dropPendingLocked(key string) {
+	if pp, ok := s.pending[key]; ok {
+		s.nominateLocked(key, pp, "")
+		delete(s.pending, key)
+	}
+}
+
 // onPod handles an added or updated pod: bound pods go to the cache (a
 // change that can free room retries the parked pods), unbound ones to the
 // queue when new or changed other than in status.
@@ -359,7 +417,7 @@ func (s *Scheduler) onPod(old, p *api.Pod) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p.Spec.NodeName != "" {
-		delete(s.pending, key)
+		s.dropPendingLocked(key)
 		s.cache.AddPod(p)
 		// A bound pod that terminates or whose spec changes may free
 		// room; one that just got bound (the confirmation of an
@@ -378,19 +436,26 @@ func (s *Scheduler) onPod(old, p *api.Pod) {
 	}
 	if !s.responsible(p) {
 		if _, ok := s.pending[key]; ok {
-			delete(s.pending, key)
+			s.dropPendingLocked(key)
 			s.cache.Forget(key)
 		}
 		return
 	}
 	pp, ok := s.pending[key]
 	if !ok {
-		s.pending[key] = &pending{pod: p}
+		pp = &pending{pod: p}
+		s.pending[key] = pp
+		if n := p.Status.NominatedNodeName; n != "" {
+			s.nominateLocked(key, pp, n)
+		}
 		s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(p)})
 		return
 	}
 	changed := !reflect.DeepEqual(pp.pod.Spec, p.Spec) || !maps.Equal(pp.pod.Labels, p.Labels)
 	pp.pod = p
+	if n := p.Status.NominatedNodeName; n != "" && (n != pp.nominated || changed) {
+		s.nominateLocked(key, pp, n)
+	}
 	if changed && pp.unschedulable {
 		pp.unschedulable = false
 		s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(p), After: time.Until(pp.backoffUntil)})
@@ -401,7 +466,7 @@ func (s *Scheduler) onPodDelete(p *api.Pod) {
 	key := api.Key(p)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.pending, key)
+	s.dropPendingLocked(key)
 	if _, ok := s.cache.PodNode(key); ok {
 		s.cache.RemovePod(key)
 		s.retryParkedLocked()
@@ -504,9 +569,13 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	nodes := s.cache.Nodes()
 	limit := NumFeasibleNodesToFind(s.opts.PercentageOfNodesToScore, len(nodes))
 	pi := NewPodInfo(pod)
+	env := pluginEnv{anyAffinity: s.cache.withAffinity > 0, namespaces: s.opts.Namespaces,
+		nominated: s.nominated, nominatedNode: pp.nominated, comparisonOperators: s.opts.TaintTolerationComparisonOperators}
+	if s.opts.Preempt != nil {
+		env.preempt = &preemptEnv{pdbs: s.opts.PDBs, now: now}
+	}
 	e, next := decide(pi, nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit,
-		volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes),
-		pluginEnv{anyAffinity: s.cache.withAffinity > 0, namespaces: s.opts.Namespaces})
+		volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes), env)
 	s.next = next
 	s.recordLocked(e)
 	if e.node == "" {
@@ -515,6 +584,9 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 		pp.unschedulable = true
 		pp.noFit = true
 		pp.podWait = e.podWait
+		if e.nominate != "" {
+			s.preemptLocked(ctx, wg, key, pp, e)
+		}
 		if e.claimWait {
 			// Held for a claim or volume: nothing the scheduler
 			// watches tells it that the claim got bound, so it
@@ -536,6 +608,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 		return
 	}
 	pp.noFit = false
+	s.nominateLocked(key, pp, "")   // as kube's assume drops the nomination
 	_ = s.cache.Assume(pod, e.node) // cannot fail: PodNode said the key is free
 	s.mu.Unlock()
 	wg.Go(func() { s.bind(ctx, key, pod, e) })
