@@ -2,7 +2,7 @@
 // package reports through — Counter, Gauge and Histogram — so that an
 // adapter to a metrics library (Prometheus, OpenTelemetry) is written once.
 //
-// There is no registry and no global provider. Each package that reports
+// There is no global registry and no global provider. Each package that reports
 // metrics has its own MetricsProvider interface, set per object in its
 // Options, whose one method returns a struct of instruments for one named
 // object (a queue, a reflector, an informer, a controller). A nil field of
@@ -14,4 +14,11 @@
 // Gauge and Histogram that ctrlkit calls, so its types satisfy them
 // directly. Implementations must be safe for concurrent use and fast:
 // they are called on hot paths, some with a lock held.
+//
+// Registry is a standard-library implementation for programs that want
+// metrics without the Prometheus client: families of counters, gauges
+// and histograms with fixed label names, and gauges read at each scrape
+// (GaugeFunc), written in the Prometheus text exposition format
+// (WriteText, ServeHTTP). `ctrlkit up --listen` serves one at /metrics in
+// the default build; the prometheus module's build replaces it.
 package metrics

@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"fmt"
+	"os"
 	"sync/atomic"
 
 	"github.com/ctrlkit/ctrlkit/metrics"
@@ -22,4 +23,15 @@ func ExampleOr() {
 	}
 	fmt.Println(set.Load())
 	// Output: 1
+}
+
+// A Registry written in Prometheus' text format.
+func ExampleRegistry() {
+	r := metrics.NewRegistry()
+	r.Counter("jobs_total", "Jobs done.", "result").With("ok").Inc()
+	_ = r.WriteText(os.Stdout)
+	// Output:
+	// # HELP jobs_total Jobs done.
+	// # TYPE jobs_total counter
+	// jobs_total{result="ok"} 1
 }

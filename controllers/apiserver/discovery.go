@@ -88,6 +88,9 @@ func (s *Server) groups() []apiGroup {
 		slices.SortStableFunc(out[i].Versions, func(a, b groupVersion) int { return compareVersions(a.Version, b.Version) })
 		out[i].PreferredVersion = out[i].Versions[0]
 	}
+	if g, ok := s.resourceMetricsGroup(); ok { // metricsapi.go
+		out = append(out, g)
+	}
 	return out
 }
 
@@ -132,6 +135,9 @@ var (
 
 // resources returns the APIResources of one group version.
 func (s *Server) resources(gv string) ([]apiResource, bool) {
+	if _, ok := s.resourceMetricsGroup(); ok && gv == metricsGroupVersion { // metricsapi.go
+		return metricsResources, true
+	}
 	var out []apiResource
 	found := false
 	for _, h := range s.served() {

@@ -212,10 +212,36 @@
 // JSON, else 406 NotAcceptable. Error Statuses are JSON unless the client
 // accepts only protobuf.
 //
+// # Dry run
+//
+// dryRun=All (the query parameter, or a DeleteOptions' dryRun) is
+// served on every write: create, update, patch, delete,
+// deletecollection, the status, scale, binding and eviction
+// subresources. The request runs as it would — defaulting,
+// generateName, uid and creationTimestamp, validation, mutating and
+// validating admission (which see Attributes.DryRun; webhooks get
+// dryRun true and one whose sideEffects are not None or NoneOnDryRun
+// refuses) — and answers the object it would store, but nothing is
+// stored (cluster.WithDryRun): no resourceVersion is taken (a created
+// object has none), no watcher sees an event, no quota is charged and
+// no disruption budget decremented. Another value is 422 Invalid
+// (Unsupported value, as kube-apiserver's option validation); a GET
+// ignores dryRun.
+//
+// # Metrics
+//
+// Server.Instrument wraps the server to record kube-apiserver's
+// apiserver_request_total and apiserver_request_duration_seconds in a
+// metrics.Registry, with labels bounded as kube's: a path naming no
+// served resource is recorded with empty resource labels.
+// Options.ResourceUsage serves the resource metrics API,
+// metrics.k8s.io/v1beta1 PodMetrics and NodeMetrics (list, get,
+// labelSelector), as metrics-server does, for kubectl top.
+//
 // # Not served
 //
 // Authentication, authorization, admission webhooks and audit;
-// server-side apply and managedFields; dryRun (400); CBOR; protobuf for
+// server-side apply and managedFields; CBOR; protobuf for
 // kinds other than the built-in ones client-go knows (see Protobuf);
 // conversion webhooks of
 // CustomResourceDefinitions, CEL validation rules, aggregated APIs and aggregated discovery; API versions other than each

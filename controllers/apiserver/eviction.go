@@ -57,8 +57,8 @@ func (h *typed[T]) serveEviction(req *request) {
 	}
 	var opts cluster.DeleteOptions
 	if do := ev.DeleteOptions; do != nil {
-		if len(do.DryRun) > 0 {
-			h.fail(req, badRequest("dryRun is not supported by this server"))
+		if err := applyDryRun(req, do.DryRun); err != nil {
+			h.fail(req, err)
 			return
 		}
 		opts.GracePeriodSeconds = do.GracePeriodSeconds

@@ -66,7 +66,7 @@ func TestEvictionSubresource(t *testing.T) {
 	require.Equal(t, 400, evict("a", body("apps/v1", "a")).code, "wrong group")
 	require.Equal(t, 400, evict("a", `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"a","namespace":"other"}}`).code)
 	require.Equal(t, 400, evict("a", `{"apiVersion":"policy/v1","kind":"Eviction",`).code, "truncated")
-	require.Equal(t, 400, evict("a", `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"a"},"deleteOptions":{"dryRun":["All"]}}`).code)
+	require.Equal(t, 429, evict("a", `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"a"},"deleteOptions":{"dryRun":["All"]}}`).code, "a dry run checks the budget")
 	require.Equal(t, 405, do(t, ts, "GET", pods+"/a/eviction", "", "").code)
 	require.Equal(t, 404, evict("missing", body("policy/v1", "missing")).code)
 	require.Equal(t, 404, do(t, ts, "POST", "/api/v1/namespaces/default/configmaps/x/eviction", jsonCT, body("policy/v1", "x")).code)

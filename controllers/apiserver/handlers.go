@@ -95,8 +95,8 @@ func (h *typed[T]) serve(req *request) {
 			return
 		}
 	}
-	if q := req.r.URL.Query(); q.Get("dryRun") != "" {
-		h.fail(req, badRequest("dryRun is not supported by this server"))
+	if err := applyDryRun(req, req.r.URL.Query()["dryRun"]); err != nil {
+		h.fail(req, err)
 		return
 	}
 	if req.name == "" {
@@ -539,8 +539,8 @@ func parseDeleteOptions(req *request) (cluster.DeleteOptions, error) {
 		o := v == "true"
 		do.OrphanDependents = &o
 	}
-	if len(do.DryRun) > 0 || q.Get("dryRun") != "" {
-		return out, badRequest("dryRun is not supported by this server")
+	if err := applyDryRun(req, do.DryRun); err != nil {
+		return out, err
 	}
 	out.GracePeriodSeconds = do.GracePeriodSeconds
 	if do.PropagationPolicy != nil {
@@ -571,26 +571,19 @@ func (h *typed[T]) delete(req *request) {
 		h.fail(req, err)
 		return
 	}
-	ctx := req.r.Context()
-	last, _, err := h.store.Get(ctx, h.key(req))
+	obj, gone, _, err := h.store.DeleteReturning(req.r.Context(), h.key(req), opts)
 	if err != nil {
 		h.fail(req, err)
 		return
 	}
-	if _, err := h.store.DeleteWith(ctx, h.key(req), opts); err != nil {
-		h.fail(req, err)
-		return
-	}
-	if obj, _, err := h.store.Get(ctx, h.key(req)); err == nil {
+	if !gone || h.res.name == "pods" {
 		// Graceful deletion or finalizers keep it: the object, as
-		// kube-apiserver answers.
+		// kube-apiserver answers (and a removed pod's last state). A
+		// dry run answers the same, from what the delete would do.
 		h.writeObject(req, http.StatusOK, obj)
 		return
 	}
-	if h.res.name == "pods" {
-		h.writeObject(req, http.StatusOK, last)
-		return
-	}
+	last := obj
 	writeJSON(req.w, http.StatusOK, Status{TypeMeta: statusTypeMeta, Status: "Success",
 		Details: &StatusDetails{Name: req.name, Group: h.res.group, Kind: h.res.name, UID: last.GetObjectMeta().UID}})
 }

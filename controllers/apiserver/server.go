@@ -61,6 +61,11 @@ type Options struct {
 	// unwrapped server can read and write the whole cluster. Default
 	// false: Listen refuses.
 	AllowNonLoopback bool
+	// ResourceUsage, when set, serves the resource metrics API
+	// (metrics.k8s.io/v1beta1 PodMetrics and NodeMetrics, as
+	// metrics-server; kubectl top) from the pods' usage it reports.
+	// Default: not served.
+	ResourceUsage ResourceUsage
 }
 
 func (o *Options) validate() error {
@@ -269,6 +274,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		if !s.serveOpenAPI(w, r, p) {
 			writeError(w, notFound(), nil, "")
 		}
+		return
+	}
+	if s.serveResourceMetrics(w, r, p) { // metricsapi.go
 		return
 	}
 	var gv string

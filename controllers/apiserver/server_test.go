@@ -177,7 +177,7 @@ func TestErrors(t *testing.T) {
 		{"exact without a version", "GET", cms + "?resourceVersionMatch=Exact", "", "", 422, "Invalid", ""},
 		{"continue with a version", "GET", cms + "?continue=x&resourceVersion=5", "", "", 400, "BadRequest", ""},
 		{"watch match without sendInitialEvents", "GET", cms + "?watch=true&resourceVersionMatch=NotOlderThan", "", "", 422, "Invalid", ""},
-		{"dry run", "POST", cms + "?dryRun=All", jsonCT, cm, 400, "BadRequest", "dryRun"},
+		{"dry run, unsupported value", "POST", cms + "?dryRun=Some", jsonCT, cm, 422, "Invalid", "dryRun: Unsupported value"},
 		{"bad propagation", "DELETE", cms + "/cm?propagationPolicy=Sideways", "", "", 400, "BadRequest", ""},
 		{"delete precondition", "DELETE", cms + "/cm", jsonCT, `{"preconditions":{"uid":"other"}}`, 409, "Conflict", ""},
 	} {

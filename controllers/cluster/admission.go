@@ -92,6 +92,7 @@ func (c *Cluster) admit(ctx context.Context, a Attributes) error {
 		obj = a.OldObject
 	}
 	a.Kind, a.Namespace, a.Name = obj.GroupVersionKind(), obj.GetObjectMeta().Namespace, obj.GetObjectMeta().Name
+	a.DryRun = a.DryRun || IsDryRun(ctx)
 	var before []byte
 	if a.Object != nil && len(c.opts.Mutating) > 0 {
 		before, _ = json.Marshal(a.Object)

@@ -60,33 +60,48 @@ func (s *Store[T]) Delete(ctx context.Context, key, ifVersion string) (string, e
 // that marked the object. A missing object is ErrNotFound, a failed
 // precondition ErrConflict.
 func (s *Store[T]) DeleteWith(ctx context.Context, key string, opts DeleteOptions) (string, error) {
+	_, _, rv, err := s.DeleteReturning(ctx, key, opts)
+	return rv, err
+}
+
+// DeleteReturning is DeleteWith that also returns the object as the
+// delete left it: marked for deletion (gone false) when finalizers or a
+// grace period keep it, else its last state (gone true). Under a dry-run
+// context (WithDryRun) nothing is stored and obj is what the delete
+// would have left, as kube-apiserver answers a dryRun=All DELETE.
+func (s *Store[T]) DeleteReturning(ctx context.Context, key string, opts DeleteOptions) (obj T, gone bool, rv string, err error) {
 	if ctx == nil {
-		return "", fmt.Errorf("cluster: delete %s %q: nil context", s.kind.resource, key)
+		return obj, false, "", fmt.Errorf("cluster: delete %s %q: nil context", s.kind.resource, key)
 	}
+	obj, gone, rv, err = s.deleteWith(ctx, key, opts)
+	return obj, gone, rv, err
+}
+
+func (s *Store[T]) deleteWith(ctx context.Context, key string, opts DeleteOptions) (obj T, gone bool, rv string, err error) {
 	switch opts.PropagationPolicy {
 	case "", DeletePropagationOrphan, DeletePropagationBackground, DeletePropagationForeground:
 	default:
-		return "", fmt.Errorf("cluster: delete %s %q: unknown propagation policy %q: %w", s.kind.resource, key, opts.PropagationPolicy, ErrBadRequest)
+		return obj, false, "", fmt.Errorf("cluster: delete %s %q: unknown propagation policy %q: %w", s.kind.resource, key, opts.PropagationPolicy, ErrBadRequest)
 	}
 	if opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds < 0 {
-		return "", fmt.Errorf("cluster: delete %s %q: negative grace period: %w", s.kind.resource, key, ErrBadRequest)
+		return obj, false, "", fmt.Errorf("cluster: delete %s %q: negative grace period: %w", s.kind.resource, key, ErrBadRequest)
 	}
 	if s.kind.resource == "namespaces" && immortalNamespaces[key] {
-		return "", fmt.Errorf("cluster: delete namespaces %q: this namespace may not be deleted: %w", key, ErrForbidden)
+		return obj, false, "", fmt.Errorf("cluster: delete namespaces %q: this namespace may not be deleted: %w", key, ErrForbidden)
 	}
 	for range maxRetries {
-		rv, retry, err := s.deleteOnce(ctx, key, opts)
+		res, rv, retry, err := s.deleteOnce(ctx, key, opts)
 		if retry {
 			continue
 		}
-		return rv, err
+		return res.obj, res.gone, rv, err
 	}
-	return "", fmt.Errorf("cluster: delete %s %q: gave up after %d conflicting writes: %w", s.kind.resource, key, maxRetries, source.ErrConflict)
+	return obj, false, "", fmt.Errorf("cluster: delete %s %q: gave up after %d conflicting writes: %w", s.kind.resource, key, maxRetries, source.ErrConflict)
 }
 
-func (s *Store[T]) deleteOnce(ctx context.Context, key string, opts DeleteOptions) (rv string, retry bool, err error) {
-	fail := func(err error) (string, bool, error) {
-		return "", false, fmt.Errorf("cluster: delete %s %q: %w", s.kind.resource, key, err)
+func (s *Store[T]) deleteOnce(ctx context.Context, key string, opts DeleteOptions) (res deleted[T], rv string, retry bool, err error) {
+	fail := func(err error) (deleted[T], string, bool, error) {
+		return res, "", false, fmt.Errorf("cluster: delete %s %q: %w", s.kind.resource, key, err)
 	}
 	cur, curRV, err := s.s.Get(ctx, key)
 	if err != nil {
@@ -101,8 +116,9 @@ func (s *Store[T]) deleteOnce(ctx context.Context, key string, opts DeleteOption
 		return fail(fmt.Errorf("precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s: %w", p.ResourceVersion, curRV, source.ErrConflict))
 	}
 	if err := s.c.admitDelete(ctx, s.kind.resource, cur, opts); err != nil {
-		return "", false, err
+		return res, "", false, err
 	}
+	dry := IsDryRun(ctx)
 	next := deepCopy(cur)
 	nm := next.GetObjectMeta()
 	nm.Finalizers = deletionFinalizers(m.Finalizers, opts.PropagationPolicy)
@@ -118,14 +134,18 @@ func (s *Store[T]) deleteOnce(ctx context.Context, key string, opts DeleteOption
 		grace = *pending // a pending deletion may only be shortened
 	}
 	if !graceful && !s.kind.finalizing(next) {
+		cur.SetResourceVersion(curRV)
+		if dry {
+			return deleted[T]{cur, true}, curRV, false, nil
+		}
 		rv, err := s.s.Delete(ctx, key, curRV)
 		if errors.Is(err, source.ErrConflict) && p.ResourceVersion == "" {
-			return "", true, nil
+			return res, "", true, nil
 		}
 		if err != nil {
 			return fail(err)
 		}
-		return rv, false, nil
+		return deleted[T]{cur, true}, rv, false, nil
 	}
 	t := now()
 	if m.DeletionTimestamp == nil || m.DeletionGracePeriodSeconds == nil || grace < *m.DeletionGracePeriodSeconds {
@@ -142,17 +162,24 @@ func (s *Store[T]) deleteOnce(ctx context.Context, key string, opts DeleteOption
 		}
 	}
 	next.SetResourceVersion(curRV)
-	if jsonEqual(cur, next) {
-		return curRV, false, nil
+	if dry || jsonEqual(cur, next) {
+		return deleted[T]{next, false}, curRV, false, nil
 	}
 	rv, err = s.s.Update(ctx, next, curRV)
 	if errors.Is(err, source.ErrConflict) && p.ResourceVersion == "" {
-		return "", true, nil
+		return res, "", true, nil
 	}
 	if err != nil {
 		return fail(err)
 	}
-	return rv, false, nil
+	next.SetResourceVersion(rv)
+	return deleted[T]{next, false}, rv, false, nil
+}
+
+// deleted is the object a delete left and whether it is gone.
+type deleted[T api.Object] struct {
+	obj  T
+	gone bool
 }
 
 // deletionFinalizers returns the finalizers after a delete with policy,

@@ -64,7 +64,7 @@ func (s *Store[T]) Create(ctx context.Context, obj T) (string, error) {
 		if err := s.c.admitCreate(ctx, s.kind.resource, s.kind.namespaced, next); err != nil {
 			return "", err
 		}
-		rv, err := s.s.Create(ctx, next)
+		rv, err := s.create(ctx, next)
 		if errors.Is(err, source.ErrAlreadyExists) && generated && attempt < generateNameAttempts {
 			continue
 		}
@@ -86,7 +86,7 @@ func (s *Store[T]) createService(ctx context.Context, svc *api.Service, mayRetry
 	if err := s.c.admitCreate(ctx, s.kind.resource, s.kind.namespaced, svc); err != nil {
 		return "", false, err
 	}
-	rv, err = storeOf[*api.Service](s.c).s.Create(ctx, svc)
+	rv, err = storeOf[*api.Service](s.c).create(ctx, svc)
 	if errors.Is(err, source.ErrAlreadyExists) && mayRetry {
 		return "", true, nil
 	}
@@ -247,6 +247,10 @@ func (s *Store[T]) write(ctx context.Context, op, key, ifVersion string, obj T, 
 		}
 		var rv string
 		m := next.GetObjectMeta()
+		if IsDryRun(ctx) {
+			assign(obj, next)
+			return curRV, nil
+		}
 		if m.DeletionTimestamp != nil && !s.kind.finalizing(next) && (m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0) {
 			rv, err = s.s.Delete(ctx, key, curRV)
 		} else {

@@ -25,6 +25,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/webhook"
 	"github.com/ctrlkit/ctrlkit/leader"
 	"github.com/ctrlkit/ctrlkit/manifests"
+	"github.com/ctrlkit/ctrlkit/metrics"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
 	"github.com/ctrlkit/ctrlkit/workqueue"
@@ -58,6 +59,9 @@ type Options struct {
 	// module's build sets crdcel.MatchConditions). Without it a webhook
 	// is called as if its conditions held.
 	MatchConditions webhook.MatchConditionsFunc
+	// registry is the default build's /metrics (defaultMetrics), nil
+	// when the build set Metrics.
+	registry *metrics.Registry
 	// Stdin is where interactive commands are read (default os.Stdin);
 	// Terminal reports whether stdout is a terminal (default: checks
 	// os.Stdout).
@@ -249,6 +253,7 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		copts.Backend = b
 	}
 	mopts := managerOptions(cfg)
+	opts.registry = defaultMetrics(&opts)
 	mopts.ReconcileMetrics, mopts.QueueMetrics = opts.ReconcileMetrics, opts.QueueMetrics
 	if cfg.leaderElect {
 		if mopts.Elector, err = opts.Elector(); err != nil {

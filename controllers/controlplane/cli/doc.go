@@ -57,7 +57,13 @@
 // Serves, on one loopback address, the Kubernetes API of the cluster
 // (package apiserver: kubectl and client-go work against it) and the
 // manager's /healthz, /readyz (which says whether this replica leads)
-// and /metrics (Options.Metrics), through package apiserver/serving:
+// and /metrics (Options.Metrics; in the default build a standard-library
+// metrics.Registry with kube-apiserver's apiserver_request_total and
+// apiserver_request_duration_seconds, leader_election_master_status,
+// scheduler_pending_pods, and the workqueue_* and controller_runtime_*
+// series of the controllers), and the resource metrics API
+// (metrics.k8s.io, kubectl top) from the simulated usage the HPA reads,
+// through package apiserver/serving:
 //
 //   - HTTPS, with a CA and a serving certificate (ECDSA P-256, for
 //     localhost, 127.0.0.1, ::1 and the --listen host) made at each

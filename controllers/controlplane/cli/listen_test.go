@@ -131,8 +131,9 @@ func TestUpListen(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(body), &rootCA))
 	require.Equal(t, string(kc.CAData), rootCA.Data["ca.crt"])
-	code, _ = get(client, url+"/metrics", "", "")
-	require.Equal(t, http.StatusNotFound, code, "the core build has no metrics handler")
+	code, body = get(client, url+"/metrics", "", "")
+	require.Equal(t, http.StatusOK, code, "the core build serves /metrics")
+	require.Contains(t, body, "# TYPE apiserver_request_total counter")
 	code, body = get(client, url+"/debug/pprof/", "", "")
 	require.Equal(t, http.StatusOK, code, "--pprof serves the profiler")
 	require.Contains(t, body, "goroutine")

@@ -40,7 +40,7 @@ type served struct {
 // before the control plane started), or, with --insecure-http-no-auth
 // (creds nil), plain HTTP with the Host check only.
 func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, creds *serving.Credentials, logger *slog.Logger, stderr io.Writer) (*served, error) {
-	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny})
+	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny, ResourceUsage: resourceUsage(cp)})
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,14 @@ func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, creds *
 		s.url = "https://" + net.JoinHostPort(urlHost, port)
 		kc = serving.Kubeconfig{Server: s.url, CAData: creds.CAPEM, Token: creds.Token}
 	}
-	hs.Handler = serving.Handler(serveMux(cp, api, opts.Metrics, cfg.pprof), hopts)
+	var apiHandler http.Handler = api
+	if opts.registry != nil {
+		// The default build's /metrics: kube-apiserver's request series
+		// and the control plane's, beside the controllers'.
+		apiHandler = api.Instrument(opts.registry)
+		controlPlaneMetrics(opts.registry, cp)
+	}
+	hs.Handler = serving.Handler(serveMux(cp, apiHandler, opts.Metrics, cfg.pprof), hopts)
 	s.kube = cfg.kubeconfig
 	if s.kube == "" {
 		if s.kube, err = DefaultKubeconfig(); err != nil {
