@@ -12,13 +12,10 @@ package harness_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -194,50 +191,6 @@ apiVersion: v1
 kind: ServiceAccount
 metadata: {name: default, namespace: default}
 ---`
-
-// refKind is harness.KindOf[T] with fix applied to every object listed
-// (fix must not change the object it is given: it may be the store's):
-// it masks what differs from run to run and is no behaviour of the
-// controller (a uid in a label, an IP, the order of independent taints).
-func refKind[T api.Object](fix func(T) T) harness.Kind {
-	k := harness.KindOf[T]()
-	list := k.List
-	k.List = func(ctx context.Context, c client.Client) ([]api.Object, error) {
-		objs, err := list(ctx, c)
-		for i, o := range objs {
-			objs[i] = fix(o.(T))
-		}
-		return objs, err
-	}
-	return k
-}
-
-// refMask returns a fix for refKind that rewrites each object's JSON
-// with the replacements, pairs of a regular expression and its
-// replacement.
-func refMask[T api.Object](pairs ...string) func(T) T {
-	var res []*regexp.Regexp
-	for i := 0; i < len(pairs); i += 2 {
-		res = append(res, regexp.MustCompile(pairs[i]))
-	}
-	return func(o T) T {
-		data, err := json.Marshal(o)
-		if err != nil {
-			panic(err)
-		}
-		for i, re := range res {
-			data = re.ReplaceAll(data, []byte(pairs[2*i+1]))
-		}
-		out := reflect.New(reflect.TypeOf(o).Elem()).Interface().(T)
-		if err := json.Unmarshal(data, out); err != nil {
-			panic(err)
-		}
-		return out
-	}
-}
-
-// refUIDLabel masks the Job controller's controller-uid labels.
-const refUIDLabel = `("(?:batch\.kubernetes\.io/)?controller-uid":)"[^"]*"`
 
 // refAll lists everything.
 var refAll = source.ListOptions{}
@@ -570,7 +523,8 @@ spec:
       containers: [{name: work, image: "busybox:1"}]
 `),
 		Steps: []harness.Step{{Name: "a minute", Sleep: time.Minute}},
-		Kinds: []harness.Kind{refKind(refMask[*api.Job](refUIDLabel, `$1"*"`)), refKind(refMask[*api.Pod](refUIDLabel, `$1"*"`))},
+		Kinds: []harness.Kind{harness.KindOf[*api.Job](), harness.KindOf[*api.Pod]()},
+		Mask:  []harness.Mask{harness.MaskControllerUID()},
 		Invariants: []harness.Invariant{{Name: "one pod per completion", Check: func(ctx context.Context, c client.Client) error {
 			pods, err := refList[*api.Pod](ctx, c)
 			if err != nil {
@@ -623,10 +577,8 @@ spec:
 		Steps: []harness.Step{{Name: "4 minutes", Sleep: 4 * time.Minute}},
 		// A Job is named after its scheduled minute, and the runs of one
 		// exploration follow each other in virtual time.
-		Kinds: []harness.Kind{
-			refKind(refMask[*api.CronJob](`tick-\d+`, "tick-N")),
-			refKind(refMask[*api.Job](refUIDLabel, `$1"*"`, `tick-\d+`, "tick-N")),
-		},
+		Kinds: []harness.Kind{harness.KindOf[*api.CronJob](), harness.KindOf[*api.Job]()},
+		Mask:  []harness.Mask{harness.MaskTimeNames("", "tick-"), harness.MaskControllerUID()},
 		Invariants: []harness.Invariant{{Name: "Forbid: one active Job", Check: func(ctx context.Context, c client.Client) error {
 			jobs, err := refList[*api.Job](ctx, c)
 			if err != nil {
@@ -720,7 +672,8 @@ spec:
 			refUpdate("new image", "default/web", func(d *api.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.28" }),
 			refUpdate("scale to 1", "default/web", func(d *api.Deployment) { d.Spec.Replicas = new(int32(1)) }),
 		},
-		Kinds: append(harness.DefaultKinds(), refKind(refMask[*api.Endpoints](`"ip":"[^"]*"`, `"ip":"*"`))),
+		Kinds: append(harness.DefaultKinds(), harness.KindOf[*api.Endpoints]()),
+		Mask:  []harness.Mask{harness.MaskIPs()},
 		Invariants: []harness.Invariant{{Name: "addresses are the selector's pods", Check: func(ctx context.Context, c client.Client) error {
 			eps, err := refList[*api.Endpoints](ctx, c)
 			if err != nil {
@@ -764,11 +717,9 @@ func TestReferenceNodeLifecycle(t *testing.T) {
 		Name:    "nodelifecycle",
 		Objects: refDecode(t, refNode),
 		Steps:   []harness.Step{{Name: "node-x silent 10 minutes", Sleep: 10 * time.Minute}},
-		Kinds: append(harness.DefaultKinds(), refKind(func(n *api.Node) *api.Node {
-			n = n.DeepCopy() // the listed object may be the store's
-			slices.SortFunc(n.Spec.Taints, func(a, b api.Taint) int { return strings.Compare(a.Key+string(a.Effect), b.Key+string(b.Effect)) })
-			return n
-		})),
+		Kinds:   append(harness.DefaultKinds(), harness.KindOf[*api.Node]()),
+		// node-x's taints are added by independent writes, in either order.
+		Mask: []harness.Mask{harness.SortList("Node", "spec", "taints")},
 		Invariants: []harness.Invariant{{Name: "a healthy node is left alone", Check: func(ctx context.Context, c client.Client) error {
 			nodes, err := refList[*api.Node](ctx, c)
 			if err != nil {
