@@ -250,6 +250,22 @@ spec:
 func refCheck(t *testing.T, s harness.Scenario, budget int, build func(c client.Client, f *informer.Factory) (harness.Runner, error)) {
 	t.Helper()
 	harness.Check(t, s, refController(build), refBudget(t, budget, 2))
+	t.Run("time", func(t *testing.T) { harness.Check(t, s, refController(build), refTimeBudget(t)) })
+}
+
+// refTimeBudget explores the time faults (Expire and Resync: the
+// reference controllers run as one replica) at the first writes, then
+// random runs mixing them with crashes: 2 exhaustive runs in CI, every
+// write and $CTRLKIT_HARNESS_RUNS random runs in a long exploration.
+func refTimeBudget(t *testing.T) harness.Options {
+	t.Helper()
+	opts := refBudget(t, 2, 1)
+	if testing.Short() {
+		opts.Budget = 2
+	}
+	opts.Faults = harness.TimeFaults()
+	opts.RandomFaults = append(harness.TimeFaults(), harness.Crash)
+	return opts
 }
 
 // refExploreLoose explores s as Explore does — every fault at every
@@ -260,7 +276,14 @@ func refCheck(t *testing.T, s harness.Scenario, budget int, build func(c client.
 // a failure is reported with its perturbations and timeline, unminimized.
 func refExploreLoose(t *testing.T, s harness.Scenario, budget int, build func(c client.Client, f *informer.Factory) (harness.Runner, error)) {
 	t.Helper()
-	ctl, opts := refController(build), refBudget(t, budget, 2)
+	refLoose(t, s, refController(build), refBudget(t, budget, 2), append([]harness.Fault{harness.Crash}, harness.WriteFaults()...))
+	t.Run("time", func(t *testing.T) { refLoose(t, s, refController(build), refTimeBudget(t), harness.TimeFaults()) })
+}
+
+// refLoose is refExploreLoose's exploration with opts of faults at each
+// write.
+func refLoose(t *testing.T, s harness.Scenario, ctl harness.Controller, opts harness.Options, faults []harness.Fault) {
+	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
 		ref, err := harness.Replay(t.Context(), s, ctl, nil, nil)
 		require.NoError(t, err)
@@ -280,14 +303,21 @@ func refExploreLoose(t *testing.T, s harness.Scenario, budget int, build func(c 
 		}
 		runs := 0
 		for k := 1; k <= ref.Writes; k++ {
-			for _, f := range append([]harness.Fault{harness.Crash}, harness.WriteFaults()...) {
+			for _, f := range faults {
+				if f == harness.Handover && s.Election == nil {
+					continue
+				}
 				if runs++; runs > opts.Budget || !try([]harness.Perturbation{{Write: k, Fault: f}}) {
 					return
 				}
 			}
 		}
 		for i := range opts.Random {
-			if !try(harness.Generate(opts.Seed+uint64(i), ref.Writes, 3)) {
+			rf := opts.RandomFaults
+			if s.Election == nil {
+				rf = slices.DeleteFunc(slices.Clone(rf), func(f harness.Fault) bool { return f == harness.Handover })
+			}
+			if !try(harness.GenerateFrom(opts.Seed+uint64(i), ref.Writes, 3, rf)) {
 				return
 			}
 		}

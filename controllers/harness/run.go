@@ -115,8 +115,12 @@ func Normalize(kind string, objs []api.Object, masks ...Mask) ([]Object, error) 
 // tests are ready-made: MaskControllerUID, MaskIPs, MaskTimeNames,
 // SortList.
 type Mask struct {
-	Kind             string
-	Sort             []string
+	// Kind is the kind masked (a Kind's Name); "" masks every kind.
+	Kind string
+	// Sort is the path of a list to sort, if any.
+	Sort []string
+	// Pattern is a regular expression to replace, if any, and Replace
+	// its replacement.
 	Pattern, Replace string
 }
 
