@@ -285,7 +285,9 @@ type Outcome struct {
 	Perturbations []Perturbation
 	// Writes counts the controller's writes (every attempt).
 	Writes int
-	// Timeline lists them, the first MaxTimeline only.
+	// Timeline lists them, the first MaxTimeline only, in the order
+	// they completed (a write a Handover partition held comes after
+	// those made meanwhile).
 	Timeline []Entry
 	// End is the normalized end state.
 	End []Object
