@@ -122,7 +122,11 @@
 // (default Options.ResyncPeriod, rounded up to a multiple of it) has
 // elapsed gets OnUpdate(obj, obj) for every cached object; handlers without
 // a period get none. The informer drives resync itself from one timer; it
-// does not go through the reflector or the FIFO.
+// does not go through the reflector or the FIFO. Informer.Resync (and
+// Factory.Resync) resyncs every handler at once, on demand; so does
+// Resyncs.Resync for every informer run under a context carrying it
+// (WithResyncs), the hook of a test harness that does not hold the
+// informers.
 //
 // # Objects are shared
 //

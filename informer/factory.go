@@ -44,6 +44,7 @@ type runnable interface {
 	Run(ctx context.Context) error
 	HasSynced() bool
 	WaitForLatest(ctx context.Context) error
+	Resync() int
 }
 
 type factoryEntry struct {

@@ -194,6 +194,9 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	}
 	inf.mu.Unlock()
 
+	if r := resyncsFrom(ctx); r != nil {
+		defer r.register(inf.Resync)()
+	}
 	inf.wg.Go(func() { _ = inf.refl.Run(ctx) })
 	inf.wg.Go(func() { inf.resyncLoop(ctx) })
 	if inf.mutations != nil {

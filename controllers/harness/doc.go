@@ -80,8 +80,29 @@
 //     timed-out create (as kcm's Job controller does) recovers only if
 //     its expectations expire.
 //
-// Stale and Cut are the view faults (ViewFaults), Expire the time fault
-// (TimeFaults); Options.Faults tries them when listed, and a perturbation pending when the steps are done
+//   - Resync: the write happens, then every informer the controller's
+//     running incarnations run under the context Run was given
+//     (informer.WithResyncs, the informer package's hook) gives each of
+//     its handlers OnUpdate(obj, obj) for every cached object, as a
+//     shared informer's resync period does.
+//
+//   - Handover (leader handover between two replicas; needs
+//     Scenario.Election): the controller runs as replicas "a" and "b",
+//     each built with Elected and given a leaderelection.Elector over
+//     one Lease; a leads, b is the standby (warm if its controller runs
+//     its informers before it campaigns). At the write, a is
+//     partitioned: the write and a's later writes are held, its Lease
+//     renewals fail, its reads still succeed. Its term ends when
+//     RenewDeadline has passed since its last renewal; b takes the Lease
+//     over once LeaseDuration has passed since it last saw it change.
+//     Once b has led for a quiet period and the system settled, the
+//     partition heals: a's held writes go out if the context they were
+//     made under is still live (an old leader acting on its last view),
+//     and fail with it otherwise.
+//
+// Stale and Cut are the view faults (ViewFaults); Expire, Resync and
+// Handover the time faults (TimeFaults; Explore leaves Handover out of a
+// scenario without Election). Options.Faults tries them when listed, and a perturbation pending when the steps are done
 // happens then, followed by a quiet period and a settle.
 //
 // Explore runs the reference run twice, then every Fault of
@@ -105,7 +126,9 @@
 //     "*" (also where other objects mention them), and uids,
 //     resourceVersions, generations, observed generations, managed
 //     fields, pod and host IPs and every RFC 3339 time are removed or
-//     masked. More live objects of one normalized identity than the
+//     masked, then Scenario.Mask (ready-made: MaskControllerUID,
+//     MaskIPs, MaskTimeNames, SortList; or a regular expression and its
+//     replacement, or a list to sort, of one kind or all). More live objects of one normalized identity than the
 //     reference has is reported as a duplicate create; an identity the
 //     reference lacks is "extra" (the leaked-object finding), one it has
 //     and the run lacks is missing — and, when the controller deleted
@@ -174,6 +197,17 @@
 // after ExpectationsTTL with a requeue for then. Its fixed twin passes
 // ttl at every write and random runs mixing ttl and crash.
 //
+// Two more in election_test.go. A non-idempotent Update handler — an
+// audit record created for every Update event, a resync's included:
+// resync@1 (the first run), a duplicate create; fixed by comparing the
+// two states (their resourceVersions). An old leader still acting — a
+// reconcile loop run under the process's context rather than the
+// term's: handover@1 (the first run), its create held by the partition
+// goes out after the standby made the same child, a duplicate create
+// and a broken invariant; fixed by running the loop, and each action,
+// under the term's context. Each fixed twin passes every time fault at
+// every write and random runs mixing them (with crashes for the second).
+//
 // The fixed twins pass every fault (the view faults too, for the last
 // five) at every write plus random runs: 4 in CI, $CTRLKIT_HARNESS_RUNS
 // for a long exploration.
@@ -184,7 +218,9 @@
 // (ReplicaSet, Deployment, StatefulSet, DaemonSet, Job, CronJob, the
 // garbage collector, endpoints, node lifecycle, namespace), each built
 // over the harness's client beside the rest of the control plane it
-// needs, with steps and invariants stating its contract. Controllers
+// needs, with steps and invariants stating its contract, explored under
+// crashes and write faults, then (subtest "time") under Expire and
+// Resync. Controllers
 // whose number of writes varies between two unperturbed runs (their own
 // status conflicts, several pods turning ready at one instant) are
 // explored without minimization. It found two defects, since fixed: a
@@ -197,13 +233,10 @@
 //
 // Coalescing events on a live watch (Cut's relist coalesces them),
 // staleness of reads other than an informer's initial list (a Get is
-// always served the latest), resync (the harness reaches the
-// controller only through its client, and a relist does not redeliver
-// unchanged objects, so a resync needs a hook in package informer),
-// leader handover between two replicas, Expire over the reference
-// controllers, exploring steps rather than writes,
-// and a "wrongly deleted" oracle beyond the end state (a live object
-// deleted and recreated the same shows only in a user's invariant),
-// and the normalizer masks the task asked for as general options (Job
-// controller-uid labels, endpoint IPs, taint order, CronJob job names).
+// always served the latest), a resync of an informer run outside the
+// context Run was given (it cannot be reached), Handover over the
+// reference controllers (they are not built with Elected), exploring
+// steps rather than writes, and a "wrongly deleted" oracle beyond the
+// end state (a live object deleted and recreated the same shows only in
+// a user's invariant).
 package harness

@@ -145,6 +145,15 @@ func Explore(ctx context.Context, s Scenario, ctl Controller, opts Options) (*Re
 	if opts.MaxPerturbations <= 0 {
 		opts.MaxPerturbations = 3
 	}
+	if s.Election == nil { // a handover needs two replicas
+		isHandover := func(f Fault) bool { return f == Handover }
+		opts.Faults = slices.DeleteFunc(slices.Clone(opts.Faults), isHandover)
+		if len(opts.RandomFaults) > 0 {
+			if opts.RandomFaults = slices.DeleteFunc(slices.Clone(opts.RandomFaults), isHandover); len(opts.RandomFaults) == 0 {
+				opts.Random = 0
+			}
+		}
+	}
 	ref, err := Replay(ctx, s, ctl, nil, nil)
 	if err != nil {
 		return nil, err

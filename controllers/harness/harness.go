@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -80,6 +82,30 @@ type Scenario struct {
 	// TTL is how much virtual time an Expire fault lets pass. Default
 	// ExpectationsTTL.
 	TTL time.Duration
+	// Election, when not nil, runs the controller as two replicas under
+	// leader election (see Elected and the Handover fault). Default: one
+	// replica, no election.
+	Election *Election
+	// Mask normalizes the end state further before the differential
+	// oracle compares it (see Mask); applied in order, after Normalize.
+	Mask []Mask
+}
+
+// Election configures the two replicas of Scenario.Election: replicas
+// "a" and "b", each with its own client, incarnations and a
+// leaderelection.Elector (identity "a" or "b") over one Lease, which
+// the harness's own client reads and writes (its writes are not the
+// controller's and are not numbered). Replica a starts first and
+// leads; b starts once a leads, as the standby. Build the controller
+// with Elected, so that each incarnation gets its replica's elector.
+type Election struct {
+	// Namespace and Name of the Lease. Default "kube-system" and
+	// "harness-controller".
+	Namespace, Name string
+	// LeaseDuration, RenewDeadline and RetryPeriod are the elector's
+	// (see leaderelection.Options); zero takes its defaults,
+	// kube-controller-manager's 15 s, 10 s and 2 s.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
 // Fault is what happens at a perturbed write.
@@ -141,6 +167,29 @@ const (
 	// create and relies on the expectation's TTL recovers; one whose
 	// expectations never expire stalls and is found.
 	Expire Fault = "ttl"
+	// Resync is a resync of every informer of the controller: the write
+	// happens, then every informer its running incarnations run (under
+	// the context Run was given; see informer.WithResyncs) gives each of
+	// its handlers OnUpdate(obj, obj) for every cached object, as a
+	// shared informer's resync period does. A controller that acts on
+	// every Update event without comparing states (creates, appends,
+	// bumps a counter) acts again for nothing and is found.
+	Resync Fault = "resync"
+	// Handover is the leader's partition and a standby's takeover; it
+	// needs Scenario.Election (without it, Explore leaves it out). The
+	// write fails with a server timeout and is not written, and from
+	// then on the replica that made it is partitioned: every write of
+	// its controller and every renewal of its Lease fails (its reads
+	// still succeed: its caches stay current). Its term ends when
+	// RenewDeadline has passed since its last renewal; the standby, whose
+	// caches are warm if its controller starts its informers before it
+	// campaigns, takes the Lease over once LeaseDuration has passed
+	// since it last saw the Lease change. As soon as the standby leads,
+	// the partition heals: an old leader that still acts (one that did
+	// not stop its work when its term ended) now writes beside the new
+	// one. The harness waits (in virtual time, up to Scenario.Converge)
+	// for the takeover before the scenario goes on.
+	Handover Fault = "handover"
 )
 
 // ExpectationsTTL is the time after which kube-controller-manager's
@@ -148,10 +197,11 @@ const (
 // the default of Scenario.TTL.
 const ExpectationsTTL = 5 * time.Minute
 
-// TimeFaults returns the faults of time passing, Expire; Options.Faults
-// does not try them unless asked.
+// TimeFaults returns the faults of time passing: Expire, Resync and
+// Handover; Options.Faults does not try them unless asked, and Explore
+// leaves Handover out of a scenario without Scenario.Election.
 func TimeFaults() []Fault {
-	return []Fault{Expire}
+	return []Fault{Expire, Resync, Handover}
 }
 
 // StaleLag is how long, in virtual time, a Stale incarnation's watches
@@ -192,6 +242,9 @@ type Entry struct {
 	// Write is its number (from 1); Incarnation the controller's (from 0,
 	// one more after each crash).
 	Write, Incarnation int
+	// Replica is the replica ("a" or "b") under Scenario.Election; ""
+	// otherwise.
+	Replica string
 	// At is the virtual time since the run started.
 	At time.Duration
 	// Verb, Resource (with "/subresource") and Key of the call. For a
@@ -214,7 +267,7 @@ func (e Entry) String() string {
 	if e.Generated != "" {
 		k += " (" + e.Generated + ")"
 	}
-	return fmt.Sprintf("#%d t=%s inc=%d %s %s %s -> %s%s", e.Write, e.At, e.Incarnation, e.Verb, e.Resource, k, e.Result, f)
+	return fmt.Sprintf("#%d t=%s inc=%s%d %s %s %s -> %s%s", e.Write, e.At, e.Replica, e.Incarnation, e.Verb, e.Resource, k, e.Result, f)
 }
 
 // isWrite reports whether a call writes.
@@ -237,9 +290,14 @@ func faultError(f Fault) error {
 		return ErrInternal
 	case TimeoutWritten, TimeoutLost, Expire:
 		return fmt.Errorf("harness: injected timeout: %w", client.ErrServerTimeout)
+	case Handover:
+		return errPartitioned
 	}
 	return nil
 }
+
+// errPartitioned is the error of a partitioned replica's writes.
+var errPartitioned = fmt.Errorf("harness: partitioned from the API server: %w", client.ErrServerTimeout)
 
 // MaxTimeline is the most writes a run's timeline (Outcome.Timeline)
 // keeps: a controller that writes without end is stopped by the
@@ -271,6 +329,88 @@ type recorder struct {
 	cuts    int
 	// expire is set by an Expire write until the harness lets time pass.
 	expire bool
+	// live are the incarnations running (a Resync reaches them all);
+	// parted is the replica a Handover partitioned, until it heals;
+	// taken is closed when the other replica leads (isTaken), healed
+	// when the partition heals.
+	live          map[*incarnation]bool
+	parted        *replica
+	taken, healed chan struct{}
+	isTaken       bool
+}
+
+// replica is one of the two replicas of Scenario.Election.
+type replica struct {
+	name        string
+	partitioned atomic.Bool
+}
+
+// handingOver returns the handover under way: taken is closed when the
+// standby leads; nil when there is none.
+func (r *recorder) handingOver() (taken chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.parted == nil {
+		return nil
+	}
+	return r.taken
+}
+
+// leads is called when replica rep begins a term: a term of the other
+// replica than the partitioned one takes the handover under way.
+func (r *recorder) leads(rep *replica) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.parted != nil && r.parted != rep && !r.isTaken {
+		r.isTaken = true
+		close(r.taken)
+	}
+}
+
+// heal ends the partition of the handover under way: the old leader's
+// writes held meanwhile go out.
+func (r *recorder) heal() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.parted != nil {
+		r.parted.partitioned.Store(false)
+		close(r.healed)
+		r.parted = nil
+	}
+}
+
+// held returns the channel closed when the partition heals, or nil.
+func (r *recorder) held() chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.parted == nil {
+		return nil
+	}
+	return r.healed
+}
+
+// partition partitions rep until another replica leads.
+func (r *recorder) partition(rep *replica) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.parted != nil {
+		return // one handover at a time
+	}
+	rep.partitioned.Store(true)
+	r.parted, r.taken, r.healed, r.isTaken = rep, make(chan struct{}), make(chan struct{}), false
+}
+
+// resync resyncs the informers of every running incarnation.
+func (r *recorder) resync() {
+	r.mu.Lock()
+	var all []*informer.Resyncs
+	for inc := range r.live {
+		all = append(all, inc.resyncs)
+	}
+	r.mu.Unlock()
+	for _, rs := range all {
+		rs.Resync()
+	}
 }
 
 // expired reports whether an Expire write asked for time to pass since
@@ -315,10 +455,12 @@ func (inc *incarnation) crash() {
 
 // incarnation is one life of the controller between crashes.
 type incarnation struct {
-	n      int
-	cancel context.CancelFunc
-	mu     sync.Mutex
-	dead   bool
+	n       int
+	replica *replica // nil without Scenario.Election
+	resyncs *informer.Resyncs
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	dead    bool
 	// stale is the snapshot this incarnation's first lists are served
 	// at; listed and watched the streams (resource and Select) already
 	// listed and watched.
@@ -427,38 +569,35 @@ func (r *recorder) intercept(inc *incarnation) client.InterceptFunc {
 		r.n++
 		k := r.n
 		f := r.faults[k]
+		r.current = inc
 		r.mu.Unlock()
 		var err error
-		switch f {
-		case Stale:
-			if r.snapshot != nil {
-				if snap, serr := r.snapshot(context.WithoutCancel(ctx)); serr == nil {
-					r.mu.Lock()
-					if r.pending == nil {
-						r.pending = snap
-					}
-					r.mu.Unlock()
+		if f == Handover && inc.replica != nil {
+			r.partition(inc.replica)
+		}
+		switch {
+		case inc.replica != nil && inc.replica.partitioned.Load():
+			// The replica hangs: its write goes out once the standby
+			// leads, if the context it was made under is still live.
+			if healed := r.held(); healed != nil {
+				select {
+				case <-healed:
+				case <-ctx.Done():
 				}
 			}
-			err = next(ctx)
-		case Cut:
-			r.cutWatches(inc)
-			err = next(ctx)
-		case Expire:
-			r.mu.Lock()
-			r.expire = true
-			r.mu.Unlock()
-			err = faultError(f)
-		case "", Crash:
-			err = next(ctx)
-		case TimeoutWritten:
-			if err = next(ctx); err == nil {
-				err = faultError(f)
+			if err = ctx.Err(); err == nil {
+				err = next(ctx)
 			}
+		case f == Resync:
+			err = next(ctx)
+			r.resync()
 		default:
-			err = faultError(f)
+			err = r.write(ctx, inc, f, next)
 		}
 		e := Entry{Write: k, Incarnation: inc.n, At: time.Since(r.start), Verb: call.Verb, Resource: call.Resource, Key: call.Key, Fault: f, Result: "ok"}
+		if inc.replica != nil {
+			e.Replica = inc.replica.name
+		}
 		if call.Subresource != "" {
 			e.Resource += "/" + call.Subresource
 		}
@@ -495,4 +634,40 @@ func (r *recorder) intercept(inc *incarnation) client.InterceptFunc {
 		}
 		return err
 	}
+}
+
+// write does write call (next) of incarnation inc under fault f (a
+// Crash, a view, time or write fault, or none).
+func (r *recorder) write(ctx context.Context, inc *incarnation, f Fault, next func(context.Context) error) error {
+	var err error
+	switch f {
+	case Stale:
+		if r.snapshot != nil {
+			if snap, serr := r.snapshot(context.WithoutCancel(ctx)); serr == nil {
+				r.mu.Lock()
+				if r.pending == nil {
+					r.pending = snap
+				}
+				r.mu.Unlock()
+			}
+		}
+		err = next(ctx)
+	case Cut:
+		r.cutWatches(inc)
+		err = next(ctx)
+	case Expire:
+		r.mu.Lock()
+		r.expire = true
+		r.mu.Unlock()
+		err = faultError(f)
+	case "", Crash:
+		err = next(ctx)
+	case TimeoutWritten:
+		if err = next(ctx); err == nil {
+			err = faultError(f)
+		}
+	default:
+		err = faultError(f)
+	}
+	return err
 }

@@ -12,13 +12,10 @@ package harness_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,50 +192,6 @@ kind: ServiceAccount
 metadata: {name: default, namespace: default}
 ---`
 
-// refKind is harness.KindOf[T] with fix applied to every object listed
-// (fix must not change the object it is given: it may be the store's):
-// it masks what differs from run to run and is no behaviour of the
-// controller (a uid in a label, an IP, the order of independent taints).
-func refKind[T api.Object](fix func(T) T) harness.Kind {
-	k := harness.KindOf[T]()
-	list := k.List
-	k.List = func(ctx context.Context, c client.Client) ([]api.Object, error) {
-		objs, err := list(ctx, c)
-		for i, o := range objs {
-			objs[i] = fix(o.(T))
-		}
-		return objs, err
-	}
-	return k
-}
-
-// refMask returns a fix for refKind that rewrites each object's JSON
-// with the replacements, pairs of a regular expression and its
-// replacement.
-func refMask[T api.Object](pairs ...string) func(T) T {
-	var res []*regexp.Regexp
-	for i := 0; i < len(pairs); i += 2 {
-		res = append(res, regexp.MustCompile(pairs[i]))
-	}
-	return func(o T) T {
-		data, err := json.Marshal(o)
-		if err != nil {
-			panic(err)
-		}
-		for i, re := range res {
-			data = re.ReplaceAll(data, []byte(pairs[2*i+1]))
-		}
-		out := reflect.New(reflect.TypeOf(o).Elem()).Interface().(T)
-		if err := json.Unmarshal(data, out); err != nil {
-			panic(err)
-		}
-		return out
-	}
-}
-
-// refUIDLabel masks the Job controller's controller-uid labels.
-const refUIDLabel = `("(?:batch\.kubernetes\.io/)?controller-uid":)"[^"]*"`
-
 // refAll lists everything.
 var refAll = source.ListOptions{}
 
@@ -297,6 +250,22 @@ spec:
 func refCheck(t *testing.T, s harness.Scenario, budget int, build func(c client.Client, f *informer.Factory) (harness.Runner, error)) {
 	t.Helper()
 	harness.Check(t, s, refController(build), refBudget(t, budget, 2))
+	t.Run("time", func(t *testing.T) { harness.Check(t, s, refController(build), refTimeBudget(t)) })
+}
+
+// refTimeBudget explores the time faults (Expire and Resync: the
+// reference controllers run as one replica) at the first writes, then
+// random runs mixing them with crashes: 2 exhaustive runs in CI, every
+// write and $CTRLKIT_HARNESS_RUNS random runs in a long exploration.
+func refTimeBudget(t *testing.T) harness.Options {
+	t.Helper()
+	opts := refBudget(t, 2, 1)
+	if testing.Short() {
+		opts.Budget = 2
+	}
+	opts.Faults = harness.TimeFaults()
+	opts.RandomFaults = append(harness.TimeFaults(), harness.Crash)
+	return opts
 }
 
 // refExploreLoose explores s as Explore does — every fault at every
@@ -307,7 +276,14 @@ func refCheck(t *testing.T, s harness.Scenario, budget int, build func(c client.
 // a failure is reported with its perturbations and timeline, unminimized.
 func refExploreLoose(t *testing.T, s harness.Scenario, budget int, build func(c client.Client, f *informer.Factory) (harness.Runner, error)) {
 	t.Helper()
-	ctl, opts := refController(build), refBudget(t, budget, 2)
+	refLoose(t, s, refController(build), refBudget(t, budget, 2), append([]harness.Fault{harness.Crash}, harness.WriteFaults()...))
+	t.Run("time", func(t *testing.T) { refLoose(t, s, refController(build), refTimeBudget(t), harness.TimeFaults()) })
+}
+
+// refLoose is refExploreLoose's exploration with opts of faults at each
+// write.
+func refLoose(t *testing.T, s harness.Scenario, ctl harness.Controller, opts harness.Options, faults []harness.Fault) {
+	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
 		ref, err := harness.Replay(t.Context(), s, ctl, nil, nil)
 		require.NoError(t, err)
@@ -327,14 +303,21 @@ func refExploreLoose(t *testing.T, s harness.Scenario, budget int, build func(c 
 		}
 		runs := 0
 		for k := 1; k <= ref.Writes; k++ {
-			for _, f := range append([]harness.Fault{harness.Crash}, harness.WriteFaults()...) {
+			for _, f := range faults {
+				if f == harness.Handover && s.Election == nil {
+					continue
+				}
 				if runs++; runs > opts.Budget || !try([]harness.Perturbation{{Write: k, Fault: f}}) {
 					return
 				}
 			}
 		}
 		for i := range opts.Random {
-			if !try(harness.Generate(opts.Seed+uint64(i), ref.Writes, 3)) {
+			rf := opts.RandomFaults
+			if s.Election == nil {
+				rf = slices.DeleteFunc(slices.Clone(rf), func(f harness.Fault) bool { return f == harness.Handover })
+			}
+			if !try(harness.GenerateFrom(opts.Seed+uint64(i), ref.Writes, 3, rf)) {
 				return
 			}
 		}
@@ -570,7 +553,8 @@ spec:
       containers: [{name: work, image: "busybox:1"}]
 `),
 		Steps: []harness.Step{{Name: "a minute", Sleep: time.Minute}},
-		Kinds: []harness.Kind{refKind(refMask[*api.Job](refUIDLabel, `$1"*"`)), refKind(refMask[*api.Pod](refUIDLabel, `$1"*"`))},
+		Kinds: []harness.Kind{harness.KindOf[*api.Job](), harness.KindOf[*api.Pod]()},
+		Mask:  []harness.Mask{harness.MaskControllerUID()},
 		Invariants: []harness.Invariant{{Name: "one pod per completion", Check: func(ctx context.Context, c client.Client) error {
 			pods, err := refList[*api.Pod](ctx, c)
 			if err != nil {
@@ -623,10 +607,8 @@ spec:
 		Steps: []harness.Step{{Name: "4 minutes", Sleep: 4 * time.Minute}},
 		// A Job is named after its scheduled minute, and the runs of one
 		// exploration follow each other in virtual time.
-		Kinds: []harness.Kind{
-			refKind(refMask[*api.CronJob](`tick-\d+`, "tick-N")),
-			refKind(refMask[*api.Job](refUIDLabel, `$1"*"`, `tick-\d+`, "tick-N")),
-		},
+		Kinds: []harness.Kind{harness.KindOf[*api.CronJob](), harness.KindOf[*api.Job]()},
+		Mask:  []harness.Mask{harness.MaskTimeNames("", "tick-"), harness.MaskControllerUID()},
 		Invariants: []harness.Invariant{{Name: "Forbid: one active Job", Check: func(ctx context.Context, c client.Client) error {
 			jobs, err := refList[*api.Job](ctx, c)
 			if err != nil {
@@ -720,7 +702,8 @@ spec:
 			refUpdate("new image", "default/web", func(d *api.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:1.28" }),
 			refUpdate("scale to 1", "default/web", func(d *api.Deployment) { d.Spec.Replicas = new(int32(1)) }),
 		},
-		Kinds: append(harness.DefaultKinds(), refKind(refMask[*api.Endpoints](`"ip":"[^"]*"`, `"ip":"*"`))),
+		Kinds: append(harness.DefaultKinds(), harness.KindOf[*api.Endpoints]()),
+		Mask:  []harness.Mask{harness.MaskIPs()},
 		Invariants: []harness.Invariant{{Name: "addresses are the selector's pods", Check: func(ctx context.Context, c client.Client) error {
 			eps, err := refList[*api.Endpoints](ctx, c)
 			if err != nil {
@@ -764,11 +747,9 @@ func TestReferenceNodeLifecycle(t *testing.T) {
 		Name:    "nodelifecycle",
 		Objects: refDecode(t, refNode),
 		Steps:   []harness.Step{{Name: "node-x silent 10 minutes", Sleep: 10 * time.Minute}},
-		Kinds: append(harness.DefaultKinds(), refKind(func(n *api.Node) *api.Node {
-			n = n.DeepCopy() // the listed object may be the store's
-			slices.SortFunc(n.Spec.Taints, func(a, b api.Taint) int { return strings.Compare(a.Key+string(a.Effect), b.Key+string(b.Effect)) })
-			return n
-		})),
+		Kinds:   append(harness.DefaultKinds(), harness.KindOf[*api.Node]()),
+		// node-x's taints are added by independent writes, in either order.
+		Mask: []harness.Mask{harness.SortList("Node", "spec", "taints")},
 		Invariants: []harness.Invariant{{Name: "a healthy node is left alone", Check: func(ctx context.Context, c client.Client) error {
 			nodes, err := refList[*api.Node](ctx, c)
 			if err != nil {

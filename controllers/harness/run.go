@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
 	"github.com/ctrlkit/ctrlkit/controllers/manager"
+	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -95,11 +98,104 @@ var dropped = map[string]bool{
 // depth (owner references lose their uid), and every string that is an
 // RFC 3339 time becomes "<time>". The result is sorted by identity, then
 // JSON.
-func Normalize(kind string, objs []api.Object) ([]Object, error) {
-	return normalize(map[string][]api.Object{kind: objs})
+func Normalize(kind string, objs []api.Object, masks ...Mask) ([]Object, error) {
+	return normalize(map[string][]api.Object{kind: objs}, masks)
 }
 
-func normalize(byKind map[string][]api.Object) ([]Object, error) {
+// Mask is a normalization of the end state beyond Normalize's, for what
+// differs from run to run and is no behaviour of the controller (a uid
+// in a label, an IP, a name made of the time, the order of a list whose
+// order does not matter): Scenario.Mask applies each, in order, to the
+// normalized objects of Kind (of every kind when Kind is ""). Sort, when
+// set, is the path of a list in the object ("spec", "taints") whose
+// elements are sorted by their JSON; then Pattern, when set, a regular
+// expression (package regexp), is replaced by Replace (with $1 for a
+// group) in the object's normalized JSON — compact, with its keys
+// sorted — and in its namespace and name. The masks of the harness's own
+// tests are ready-made: MaskControllerUID, MaskIPs, MaskTimeNames,
+// SortList.
+type Mask struct {
+	// Kind is the kind masked (a Kind's Name); "" masks every kind.
+	Kind string
+	// Sort is the path of a list to sort, if any.
+	Sort []string
+	// Pattern is a regular expression to replace, if any, and Replace
+	// its replacement.
+	Pattern, Replace string
+}
+
+// MaskControllerUID masks the value of the Job controller's
+// controller-uid and batch.kubernetes.io/controller-uid labels and
+// selectors (a uid, which differs from run to run) as "*".
+func MaskControllerUID() Mask {
+	return Mask{Pattern: `("(?:batch\.kubernetes\.io/)?controller-uid":)"[^"]*"`, Replace: `$1"*"`}
+}
+
+// MaskIPs masks every "ip" field (an Endpoints address, an
+// EndpointSlice's, a pod's podIPs entry) as "*": which pod got which IP
+// depends on the order pods were created in.
+func MaskIPs() Mask {
+	return Mask{Pattern: `"ip":"[^"]*"`, Replace: `"ip":"*"`}
+}
+
+// MaskTimeNames masks, in the objects of kind (every kind for ""), the
+// names made of prefix and a number — a CronJob's Jobs are named after
+// their scheduled minute, and an exploration's runs follow each other
+// in virtual time — as prefix and "N".
+func MaskTimeNames(kind, prefix string) Mask {
+	return Mask{Kind: kind, Pattern: regexp.QuoteMeta(prefix) + `\d+`, Replace: prefix + "N"}
+}
+
+// SortList sorts the list at path in the objects of kind (a node's
+// spec.taints, which independent writers add in either order).
+func SortList(kind string, path ...string) Mask {
+	return Mask{Kind: kind, Sort: path}
+}
+
+// compiled is a Mask ready to apply.
+type compiled struct {
+	Mask
+	re *regexp.Regexp
+}
+
+// compileMasks compiles masks.
+func compileMasks(masks []Mask) ([]compiled, error) {
+	out := make([]compiled, len(masks))
+	for i, m := range masks {
+		out[i].Mask = m
+		if m.Pattern != "" {
+			re, err := regexp.Compile(m.Pattern)
+			if err != nil {
+				return nil, fmt.Errorf("harness: mask %d: %w", i, err)
+			}
+			out[i].re = re
+		}
+	}
+	return out, nil
+}
+
+// sortAt sorts the list at path in v by its elements' JSON.
+func sortAt(v any, path []string) {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		v = m[k]
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return
+	}
+	key := func(e any) string { b, _ := json.Marshal(e); return string(b) }
+	slices.SortStableFunc(l, func(a, b any) int { return strings.Compare(key(a), key(b)) })
+}
+
+func normalize(byKind map[string][]api.Object, masks []Mask) ([]Object, error) {
+	ms, err := compileMasks(masks)
+	if err != nil {
+		return nil, err
+	}
 	generated := map[string]string{}
 	for _, objs := range byKind {
 		for _, o := range objs {
@@ -121,16 +217,28 @@ func normalize(byKind map[string][]api.Object) ([]Object, error) {
 				return nil, err
 			}
 			v = clean(v, generated)
+			for _, m := range ms {
+				if len(m.Sort) > 0 && (m.Kind == "" || m.Kind == kind) {
+					sortAt(v, m.Sort)
+				}
+			}
 			data, err = json.Marshal(v)
 			if err != nil {
 				return nil, err
 			}
 			m := o.GetObjectMeta()
-			name := m.Name
+			name, ns, js := m.Name, m.Namespace, string(data)
 			if g, ok := generated[name]; ok {
 				name = g
 			}
-			out = append(out, Object{Kind: kind, Namespace: m.Namespace, Name: name, JSON: string(data)})
+			for _, m := range ms {
+				if m.re != nil && (m.Kind == "" || m.Kind == kind) {
+					js = m.re.ReplaceAllString(js, m.Replace)
+					name = m.re.ReplaceAllString(name, m.Replace)
+					ns = m.re.ReplaceAllString(ns, m.Replace)
+				}
+			}
+			out = append(out, Object{Kind: kind, Namespace: ns, Name: name, JSON: js})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -177,7 +285,9 @@ type Outcome struct {
 	Perturbations []Perturbation
 	// Writes counts the controller's writes (every attempt).
 	Writes int
-	// Timeline lists them, the first MaxTimeline only.
+	// Timeline lists them, the first MaxTimeline only, in the order
+	// they completed (a write a Handover partition held comes after
+	// those made meanwhile).
 	Timeline []Entry
 	// End is the normalized end state.
 	End []Object
@@ -235,6 +345,9 @@ func (s Scenario) defaults() Scenario {
 // start); what the controller did wrong is in Outcome.Problems.
 func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []Perturbation) (*Outcome, error) {
 	s = s.defaults()
+	if s.Election == nil && slices.ContainsFunc(ps, func(p Perturbation) bool { return p.Fault == Handover }) {
+		return nil, errors.New("harness: the Handover fault needs Scenario.Election")
+	}
 	ps = slices.Clone(ps)
 	slices.SortStableFunc(ps, func(a, b Perturbation) int { return a.Write - b.Write })
 	out := &Outcome{Perturbations: ps}
@@ -242,7 +355,8 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	if err != nil {
 		return nil, err
 	}
-	rec := &recorder{start: time.Now(), faults: map[int]Fault{}, release: make(chan struct{}), snapshot: cp.Cluster.ResourceVersions}
+	rec := &recorder{start: time.Now(), faults: map[int]Fault{}, release: make(chan struct{}), snapshot: cp.Cluster.ResourceVersions,
+		live: map[*incarnation]bool{}}
 	for _, p := range ps {
 		rec.faults[p.Write] = p.Fault
 	}
@@ -260,24 +374,39 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	}
 
 	runCtx, stopCtl := context.WithCancel(ctx)
-	ctlDone := make(chan struct{})
-	go func() {
-		defer close(ctlDone)
+	var ctlWG sync.WaitGroup
+	// runReplica runs the incarnations of one replica (rep nil: the one
+	// controller of a scenario without Election) until the run ends.
+	runReplica := func(rep *replica, leading func()) {
 		for i := 0; ; i++ {
 			ictx, cancel := context.WithCancel(runCtx)
+			rs := &informer.Resyncs{}
+			ictx = informer.WithResyncs(ictx, rs)
 			rec.mu.Lock()
-			inc := &incarnation{n: i, cancel: cancel, stale: rec.stale, listed: map[string]bool{}, watched: map[string]bool{},
+			inc := &incarnation{n: i, replica: rep, resyncs: rs, cancel: cancel, stale: rec.stale, listed: map[string]bool{}, watched: map[string]bool{},
 				watches: map[string]context.CancelFunc{}, cut: map[string]chan struct{}{}}
 			rec.stale, rec.current = nil, inc
+			rec.live[inc] = true
 			rec.mu.Unlock()
-			r, err := ctl(client.Intercept(cp.Cluster, rec.intercept(inc)))
-			if err != nil {
-				cancel()
-				problem("controller incarnation %d could not be built: %v", i, err)
-				return
+			name := strconv.Itoa(i)
+			if rep != nil {
+				name = rep.name + name
+				e, err := newElector(cp.Cluster, s.Election, rep, func() { rec.leads(rep); leading() })
+				if err != nil {
+					cancel()
+					problem("replica %s: %v", rep.name, err)
+					return
+				}
+				ictx = context.WithValue(ictx, electorKey{}, e)
 			}
-			err = r.Run(ictx)
+			r, err := ctl(client.Intercept(cp.Cluster, rec.intercept(inc)))
+			if err == nil {
+				err = r.Run(ictx)
+			}
 			cancel()
+			rec.mu.Lock()
+			delete(rec.live, inc)
+			rec.mu.Unlock()
 			if runCtx.Err() != nil {
 				return
 			}
@@ -285,11 +414,26 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 			crashed := inc.dead
 			inc.mu.Unlock()
 			if !crashed {
-				problem("controller incarnation %d stopped by itself: %v", i, err)
+				problem("controller incarnation %s stopped by itself: %v", name, err)
 				return
 			}
 		}
-	}()
+	}
+	if s.Election == nil {
+		ctlWG.Go(func() { runReplica(nil, func() {}) })
+	} else {
+		a, b := &replica{name: "a"}, &replica{name: "b"}
+		var once sync.Once
+		aLeads := make(chan struct{})
+		ctlWG.Go(func() { runReplica(a, func() { once.Do(func() { close(aLeads) }) }) })
+		ctlWG.Go(func() {
+			select { // b is the standby: it starts once a leads
+			case <-aLeads:
+				runReplica(b, func() {})
+			case <-runCtx.Done():
+			}
+		})
+	}
 
 	settleOnce := func(what string) bool {
 		sctx, cancel := context.WithTimeout(ctx, s.Converge)
@@ -304,7 +448,26 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 		ok := settleOnce(what)
 		// An Expire write meanwhile: its TTL passes, then the system
 		// settles again (a write of that settle may be an Expire too).
-		for i := 0; ok && i < 100 && rec.expired(); i++ {
+		// A handover under way: the standby takes over, then the system
+		// settles again.
+		for i := 0; ok && i < 100; i++ {
+			if taken := rec.handingOver(); taken != nil {
+				select {
+				case <-taken:
+				case <-time.After(s.Converge):
+					problem("no handover within %s after %s: the standby never led", s.Converge, what)
+					return false
+				}
+				time.Sleep(s.Quiet) // the new leader's time to act
+				ok = settleOnce(what + " and a leader handover")
+				rec.heal() // the old leader's held writes go out
+				time.Sleep(s.Quiet)
+				ok = ok && settleOnce(what+" and the old leader's partition healing")
+				continue
+			}
+			if !rec.expired() {
+				break
+			}
 			time.Sleep(s.TTL)
 			ok = settleOnce(what + " and " + s.TTL.String() + " passing")
 		}
@@ -359,7 +522,7 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 		problem("at the end: %s", v)
 	}
 	stopCtl()
-	<-ctlDone
+	ctlWG.Wait()
 	if err := cp.Stop(); err != nil {
 		problem("control plane: %v", err)
 	}
@@ -368,7 +531,7 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	out.Writes, out.Timeline = rec.n, rec.timeline
 	problems = slices.Concat(rec.violations, problems) // the writes' first
 	rec.mu.Unlock()
-	if out.End, err = normalize(byKind); err != nil {
+	if out.End, err = normalize(byKind, s.Mask); err != nil {
 		return nil, err
 	}
 	if ref != nil {
