@@ -83,6 +83,8 @@ func TestKubectlEndpointSlices(t *testing.T) {
 	require.Equal(t, "endpointslice-controller.k8s.io",
 		run("get", "endpointslice", row[0], "-o", "jsonpath={.metadata.labels.endpointslice\\.kubernetes\\.io/managed-by}"))
 
-	desc := run("describe", "service", "web")
-	require.Regexp(t, `(?m)^Endpoints:\s+10\.244\.\d+\.\d+:8080,10\.244\.\d+\.\d+:8080$`, desc)
+	// describe lists the ready endpoints: once both pods are ready.
+	endpoints := regexp.MustCompile(`(?m)^Endpoints:\s+10\.244\.\d+\.\d+:8080,10\.244\.\d+\.\d+:8080$`)
+	require.Eventually(t, func() bool { return endpoints.MatchString(run("describe", "service", "web")) },
+		30*time.Second, 200*time.Millisecond, "describe shows the slice's ready endpoints")
 }
