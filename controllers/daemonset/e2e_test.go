@@ -154,7 +154,15 @@ func TestFluentdEndToEnd(t *testing.T) {
 			kubelet.Options{NodeName: "node-2", PodCIDR: "10.244.2.0/24"},
 		)
 		e.settle(time.Second)
-		_, err := e.c.CreateObject(e.ctx, fluentdManifest(t))
+		// Its containers drain for the whole grace period when stopped
+		// (the simulated kubelet's default is to exit at once on SIGTERM),
+		// which makes the rolling update below measurable.
+		fluentd := fluentdManifest(t)
+		if fluentd.Spec.Template.Annotations == nil {
+			fluentd.Spec.Template.Annotations = map[string]string{}
+		}
+		fluentd.Spec.Template.Annotations[kubelet.AnnotationStopAfter] = "grace"
+		_, err := e.c.CreateObject(e.ctx, fluentd)
 		require.NoError(t, err)
 		e.settle(time.Minute)
 

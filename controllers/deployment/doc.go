@@ -75,8 +75,10 @@
 //     if they are empty: spec and status replicas 0, status of their
 //     current generation, not being deleted.
 //  8. Status. replicas, updatedReplicas (the new ReplicaSet's),
-//     readyReplicas, availableReplicas, unavailableReplicas and
-//     observedGeneration; Available True (MinimumReplicasAvailable) when at
+//     readyReplicas, availableReplicas, unavailableReplicas,
+//     terminatingReplicas (the ReplicaSets' sum, unset while one has none:
+//     DeploymentReplicaSetTerminatingReplicas, on by default since v1.35)
+//     and observedGeneration; Available True (MinimumReplicasAvailable) when at
 //     least replicas − maxUnavailable are available, else False
 //     (MinimumReplicasUnavailable); during a rollout, Progressing True with
 //     NewReplicaSetCreated, FoundNewReplicaSet, ReplicaSetUpdated (on any

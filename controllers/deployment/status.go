@@ -87,6 +87,10 @@ func (s *state) calculateStatus(all []*api.ReplicaSet, newRS *api.ReplicaSet) ap
 		UnavailableReplicas: unavailable,
 		CollisionCount:      d.Status.CollisionCount,
 		Conditions:          slices.Clone(d.Status.Conditions),
+		// DeploymentReplicaSetTerminatingReplicas is beta and on by
+		// default since v1.35: the sum of the ReplicaSets' counts, unset
+		// while one of them has none yet.
+		TerminatingReplicas: terminatingReplicas(all),
 	}
 	if avail >= replicas(d)-maxUnavailable(d) {
 		setCondition(&st, newCondition(ConditionAvailable, api.ConditionTrue, ReasonMinimumReplicasAvailable, "Deployment has minimum availability.", s.now))
@@ -231,4 +235,21 @@ func statusEqual(a, b *api.DeploymentStatus) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
+}
+
+// terminatingReplicas is GetTerminatingReplicaCountForReplicaSets: the
+// sum of the ReplicaSets' status.terminatingReplicas, nil when one of
+// them has it unset.
+func terminatingReplicas(all []*api.ReplicaSet) *int32 {
+	var n int32
+	for _, rs := range all {
+		switch {
+		case rs == nil:
+		case rs.Status.TerminatingReplicas == nil:
+			return nil
+		default:
+			n += *rs.Status.TerminatingReplicas
+		}
+	}
+	return &n
 }

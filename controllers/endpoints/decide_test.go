@@ -135,7 +135,9 @@ func TestDesiredSubsets(t *testing.T) {
 			api.ServicePort{Name: "a", Port: 80, Protocol: api.ProtocolTCP, TargetPort: api.FromInt32(8080)},
 			api.ServicePort{Name: "b", Port: 81, Protocol: api.ProtocolTCP, TargetPort: api.FromString("http")})),
 			[]*api.Pod{testPod(0), testPod(1, func(p *api.Pod) { p.Spec.Containers[0].Ports = nil })},
-			"ready[1.2.3.5@pod1] notReady[] ports[a:8080/TCP] | ready[1.2.3.4@pod0] notReady[] ports[a:8080/TCP,b:8080/TCP]"},
+			// RepackSubsets groups ports by the addresses serving them:
+			// port a by both pods, port b by pod0 only.
+			"ready[1.2.3.4@pod0,1.2.3.5@pod1] notReady[] ports[a:8080/TCP] | ready[1.2.3.4@pod0] notReady[] ports[b:8080/TCP]"},
 		{"hostname when subdomain is the service", newService(headless), []*api.Pod{testPod(0, host("web-0", "foo")), testPod(1, host("web-1", "other"))},
 			"ready[1.2.3.4/web-0@pod0,1.2.3.5@pod1] notReady[] ports[:8080/TCP]"},
 		{"headless without ports (TestSyncEndpointsHeadlessWithoutPort)", newService(headless, ports()), []*api.Pod{testPod(0), testPod(1, notReady)},

@@ -189,65 +189,121 @@ func keyOf(a *api.EndpointAddress) addressKey {
 }
 
 // repackSubsets is endpoints.RepackSubsets: it flattens the subsets into
-// (address, port) pairs and regroups them so that every group of
-// addresses serving exactly the same ports is one subset; an address
-// ready on a port in one subset is ready there. Addresses, ports and
-// subsets are then sorted, so that equal states compare equal.
+// (address, port) pairs and regroups them so that the addresses serving
+// a port with the same readiness share a subset with every other such
+// port. An address is identified by its IP and its target's UID; the
+// first one met is kept. An address listed both ready and not ready for
+// a port is not ready there (not-ready wins). An address without ports
+// is kept, in a subset without ports. Addresses, ports and subsets are
+// then sorted, so that equal states compare equal.
 func repackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
-	type entry struct {
-		addr  *api.EndpointAddress
-		ready bool
-		ports map[portKey]api.EndpointPort
-	}
-	addrs := map[addressKey]*entry{}
-	note := func(a *api.EndpointAddress, ready bool, ports []api.EndpointPort) {
+	// noPorts stands for "no port" (kube's sentinel port -1).
+	noPorts := portKey{port: -1}
+	addrs := map[addressKey]*api.EndpointAddress{}
+	ports := map[portKey]api.EndpointPort{}
+	// ready[port][address] is the address's readiness on the port.
+	ready := map[portKey]map[addressKey]bool{}
+	note := func(a *api.EndpointAddress, isReady bool, pk portKey) {
 		k := keyOf(a)
-		e, ok := addrs[k]
-		if !ok {
-			e = &entry{addr: a, ports: map[portKey]api.EndpointPort{}}
-			addrs[k] = e
+		if addrs[k] == nil {
+			addrs[k] = a
 		}
-		e.ready = e.ready || ready
-		for _, p := range ports {
-			e.ports[portKeyOf(p)] = p
+		if ready[pk] == nil {
+			ready[pk] = map[addressKey]bool{}
+		}
+		if was, seen := ready[pk][k]; !seen || was {
+			ready[pk][k] = isReady
 		}
 	}
 	for i := range subsets {
 		s := &subsets[i]
-		for j := range s.Addresses {
-			note(&s.Addresses[j], true, s.Ports)
+		keys := []portKey{noPorts}
+		if len(s.Ports) > 0 {
+			keys = keys[:0]
+			for _, p := range s.Ports {
+				pk := portKeyOf(p)
+				if _, ok := ports[pk]; !ok {
+					ports[pk] = p
+				}
+				keys = append(keys, pk)
+			}
 		}
-		for j := range s.NotReadyAddresses {
-			note(&s.NotReadyAddresses[j], false, s.Ports)
+		for _, pk := range keys {
+			for j := range s.Addresses {
+				note(&s.Addresses[j], true, pk)
+			}
+			for j := range s.NotReadyAddresses {
+				note(&s.NotReadyAddresses[j], false, pk)
+			}
 		}
 	}
-	// Group the addresses by their set of ports.
-	groups := map[string]*api.EndpointSubset{}
-	for _, e := range addrs {
-		ports := slices.SortedFunc(maps.Values(e.ports), comparePorts)
-		gk := portsKey(ports)
-		g, ok := groups[gk]
+	// Group the ports by their set of (address, readiness).
+	type group struct {
+		set   map[addressKey]bool
+		ports []api.EndpointPort
+	}
+	groups := map[string]*group{}
+	for pk, set := range ready {
+		sig := setKey(set)
+		g, ok := groups[sig]
 		if !ok {
-			g = &api.EndpointSubset{Ports: ports}
-			groups[gk] = g
+			g = &group{set: set}
+			groups[sig] = g
 		}
-		if e.ready {
-			g.Addresses = append(g.Addresses, *e.addr)
-		} else {
-			g.NotReadyAddresses = append(g.NotReadyAddresses, *e.addr)
+		if pk != noPorts {
+			g.ports = append(g.ports, ports[pk])
 		}
 	}
 	out := make([]api.EndpointSubset, 0, len(groups))
-	for _, gk := range slices.Sorted(maps.Keys(groups)) {
-		g := groups[gk]
-		slices.SortFunc(g.Addresses, compareAddresses)
-		slices.SortFunc(g.NotReadyAddresses, compareAddresses)
-		out = append(out, *g)
+	for _, g := range groups {
+		var s api.EndpointSubset
+		for k, isReady := range g.set {
+			if isReady {
+				s.Addresses = append(s.Addresses, *addrs[k])
+			} else {
+				s.NotReadyAddresses = append(s.NotReadyAddresses, *addrs[k])
+			}
+		}
+		slices.SortFunc(s.Addresses, compareAddresses)
+		slices.SortFunc(s.NotReadyAddresses, compareAddresses)
+		slices.SortFunc(g.ports, comparePorts)
+		s.Ports = g.ports
+		out = append(out, s)
 	}
+	slices.SortFunc(out, compareSubsets)
 	if len(out) == 0 {
 		return nil
 	}
 	return out
+}
+
+// setKey is a canonical string of a set of (address, readiness).
+func setKey(set map[addressKey]bool) string {
+	keys := make([]string, 0, len(set))
+	for k, r := range set {
+		keys = append(keys, fmt.Sprintf("%s/%s/%t", k.ip, k.uid, r))
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ",")
+}
+
+// compareSubsets orders repacked subsets by their ports, then their
+// addresses (kube orders them by a hash; any fixed order does).
+func compareSubsets(a, b api.EndpointSubset) int {
+	if c := cmp.Compare(portsKey(a.Ports), portsKey(b.Ports)); c != 0 {
+		return c
+	}
+	sig := func(s api.EndpointSubset) string {
+		var b strings.Builder
+		for _, x := range s.Addresses {
+			fmt.Fprintf(&b, "r%s/%s,", x.IP, keyOf(&x).uid)
+		}
+		for _, x := range s.NotReadyAddresses {
+			fmt.Fprintf(&b, "n%s/%s,", x.IP, keyOf(&x).uid)
+		}
+		return b.String()
+	}
+	return cmp.Compare(sig(a), sig(b))
 }
 
 type portKey struct {

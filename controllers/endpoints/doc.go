@@ -41,8 +41,10 @@
 //     notReadyAddresses; with publishNotReadyAddresses all go to
 //     addresses. A headless service without ports gets addresses without
 //     ports.
-//  4. The (address, port) pairs are repacked (RepackSubsets): addresses
-//     serving the same set of ports share a subset; addresses, ports and
+//  4. The (address, port) pairs are repacked (RepackSubsets): the ports
+//     served by the same addresses with the same readiness share a
+//     subset; an address (its IP and its pod's UID) listed both ready and
+//     not ready for a port is not ready there; addresses, ports and
 //     subsets are sorted, so equal states compare equal.
 //  5. The subsets and the labels (the service's, plus
 //     service.kubernetes.io/headless for a headless service) are compared
@@ -57,8 +59,8 @@
 //
 // # Left out
 //
-// Deliberately not done: EndpointSlices (the EndpointSlice controller and
-// mirroring are not built; kube-proxy here reads Endpoints); the
+// Deliberately not done (EndpointSlices are package endpointslice's; the
+// kube-proxy here reads Endpoints): the
 // endpoints.kubernetes.io/last-change-trigger-time annotation; truncation
 // to 1,000 addresses with the over-capacity annotation; dual stack (the
 // first pod IP is used); the

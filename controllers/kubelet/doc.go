@@ -117,10 +117,11 @@
 //
 // Deletion: when the pod's deletionTimestamp appears, containers stop
 // within the deletion grace period (deletionGracePeriodSeconds, else
-// terminationGracePeriodSeconds) — by default a container drains for the
-// whole period and exits 0; one with a shorter stop delay exits then,
-// one with a longer one is killed at the deadline with 137 — and no
-// container starts again. Then the kubelet writes the final status and
+// terminationGracePeriodSeconds) — by default a container exits 0 at
+// once on SIGTERM, as most processes do; one with a stop delay
+// (sim.ctrlkit.io/stop-after) exits then, killed at the deadline with 137
+// if the delay is longer; one with stop-after "grace" drains for the
+// whole period and exits 0 — and no container starts again. Then the kubelet writes the final status and
 // deletes the pod with grace period 0 and its uid as precondition, so it
 // is gone from the API. A pod that disappears from the API (deleted with
 // grace 0) is dropped at once.
@@ -174,7 +175,7 @@
 //	sim.ctrlkit.io/exit-code: "1"     exit with 1 (after 1 s, unless run-for says otherwise)
 //	sim.ctrlkit.io/run-for: 30s       exit after 30 s; "forever" never exits on its own
 //	sim.ctrlkit.io/start-after: 5s    creating the container takes 5 s
-//	sim.ctrlkit.io/stop-after: 2s     exit 2 s after being asked to stop
+//	sim.ctrlkit.io/stop-after: 2s     exit 2 s after SIGTERM (default: at once; "grace": at the grace period's end)
 //	sim.ctrlkit.io/ready: never       the readiness probe never passes ("20s": passes from 20 s)
 //	sim.ctrlkit.io/live-for: 30s      the liveness probe fails from 30 s after each start ("0s": at once)
 //	sim.ctrlkit.io/started: never     the startup probe never passes ("20s": passes from 20 s)

@@ -303,12 +303,32 @@ func TestLivenessRestarts(t *testing.T) {
 	})
 }
 
-// Graceful deletion: the containers get the grace period, then the
+// Graceful deletion: containers exit at once on SIGTERM by default, and
+// the kubelet deletes the pod with grace 0 without waiting the grace
+// period (issue 31).
+func TestDeletionIsPromptByDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		p := newPod("web", "", nil)
+		e.run(p)
+		e.sleepTo(5 * time.Second)
+		if _, err := e.c.Pods().DeleteWith(e.ctx, "default/web", cluster.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		e.sleepTo(6 * time.Second)
+		if _, _, err := e.c.Pods().Get(e.ctx, "default/web"); !errors.Is(err, source.ErrNotFound) {
+			t.Fatalf("a second after the delete (grace 30 s): %v", err)
+		}
+	})
+}
+
+// Graceful deletion of a pod whose containers ignore SIGTERM
+// (stop-after "grace"): they get the whole grace period, then the
 // kubelet deletes the pod with grace 0.
 func TestGracefulDeletion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := start(t, kubelet.Options{})
-		p := newPod("web", "", nil)
+		p := newPod("web", "", map[string]string{kubelet.AnnotationStopAfter: "grace"})
 		p.Spec.TerminationGracePeriodSeconds = new(int64(20))
 		e.run(p)
 		e.sleepTo(5 * time.Second)
@@ -331,6 +351,7 @@ kind: Pod
 metadata:
   name: etcd
   namespace: kube-system
+  annotations: {sim.ctrlkit.io/stop-after: grace}
 spec:
   containers:
   - name: etcd

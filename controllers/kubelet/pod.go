@@ -548,8 +548,9 @@ func (s *podState) computePhase() api.PodPhase {
 }
 
 // terminate begins the pod's graceful termination at t: running
-// containers get grace to stop (their own stop delay, if shorter), no
-// container starts any more.
+// containers stop after their stop delay (at once by default), killed at
+// the end of the grace period if it is longer; no container starts any
+// more.
 func (s *podState) terminate(t time.Time, grace time.Duration) {
 	if s.terminating {
 		if until := t.Add(grace); until.Before(s.graceUntil) {
@@ -564,8 +565,8 @@ func (s *podState) terminate(t time.Time, grace time.Duration) {
 			c.startAt = time.Time{}
 		case running:
 			s.note(false, c, "Killing", "Stopping container %s", c.name)
-			c.stopAt = s.graceUntil // by default it drains until the end
-			if c.b.stopSet {
+			c.stopAt = s.graceUntil // stop-after "grace": it drains until the end
+			if !c.b.drain {
 				c.stopAt = t.Add(c.b.stop)
 				if c.stopAt.After(s.graceUntil) {
 					c.stopAt = time.Time{} // killed at graceUntil

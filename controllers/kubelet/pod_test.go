@@ -97,7 +97,7 @@ func TestResolve(t *testing.T) {
 		{name: "other container's annotation", policy: api.RestartPolicyAlways, ann: map[string]string{AnnotationReady + ".sidecar": "never"},
 			want: behaviour{start: time.Second, exit: Exit{Never: true}}},
 		{name: "probes", policy: api.RestartPolicyAlways, ann: map[string]string{AnnotationLiveFor: "0s", AnnotationStarted: "never", AnnotationStopAfter: "2s", AnnotationStartAfter: "0s"},
-			want: behaviour{exit: Exit{Never: true}, liveness: ProbeOutcome{Never: true}, startup: ProbeOutcome{Never: true}, stop: 2 * time.Second, stopSet: true}},
+			want: behaviour{exit: Exit{Never: true}, liveness: ProbeOutcome{Never: true}, startup: ProbeOutcome{Never: true}, stop: 2 * time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := testPod(tc.policy, tc.ann)
@@ -365,8 +365,9 @@ func TestStartupProbe(t *testing.T) {
 	}
 }
 
-// Graceful termination: containers use the grace period (or their own
-// stop delay), then the pod is done with its final phase.
+// Graceful termination: containers exit at once on SIGTERM by default,
+// after their own stop delay if they have one, or use the whole grace
+// period when they ask to; then the pod is done with its final phase.
 func TestTerminate(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -374,7 +375,8 @@ func TestTerminate(t *testing.T) {
 		doneAt int
 		phase  api.PodPhase
 	}{
-		{"whole grace period", nil, 32, api.PodSucceeded},
+		{"prompt on SIGTERM by default", nil, 2, api.PodSucceeded},
+		{"whole grace period when asked", map[string]string{AnnotationStopAfter: "grace"}, 32, api.PodSucceeded},
 		{"stops early", map[string]string{AnnotationStopAfter: "3s"}, 5, api.PodSucceeded},
 		{"killed at the deadline", map[string]string{AnnotationStopAfter: "1m"}, 32, api.PodFailed},
 	} {
@@ -383,8 +385,10 @@ func TestTerminate(t *testing.T) {
 			s := admit(t, p)
 			s.advance(at(2))
 			s.terminate(at(2), 30*time.Second)
-			s.advance(at(tc.doneAt - 1))
-			if s.done {
+			if tc.doneAt > 2 {
+				s.advance(at(tc.doneAt - 1))
+			}
+			if tc.doneAt > 2 && s.done {
 				t.Fatalf("done before %ds", tc.doneAt)
 			}
 			s.advance(at(tc.doneAt))

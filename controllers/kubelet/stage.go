@@ -30,7 +30,9 @@ const (
 	// it runs for the first time ("3s").
 	AnnotationStartAfter = AnnotationPrefix + "start-after"
 	// AnnotationStopAfter is how long a container takes to exit once it
-	// is asked to stop ("2s"); unset, it uses the whole grace period.
+	// is asked to stop (SIGTERM): "2s", or "grace" to ignore SIGTERM and
+	// use the whole grace period (exiting 0 at its end). Unset, a
+	// container exits at once, as most processes do on SIGTERM.
 	AnnotationStopAfter = AnnotationPrefix + "stop-after"
 	// AnnotationReady is when the readiness probe starts passing, counted
 	// from the container's start ("20s"), or "never".
@@ -182,6 +184,7 @@ type Stage struct {
 	Exit *Exit `json:"exit,omitempty"`
 	// Stop is how long it takes to exit once asked to stop; a
 	// container that takes longer than the grace period is killed.
+	// Unset, it exits at once.
 	Stop *Delay `json:"stop,omitempty"`
 	// Readiness, Liveness and Startup are what its probes answer; a
 	// probe only runs when the container's spec declares it.
@@ -215,7 +218,7 @@ type behaviour struct {
 	start     time.Duration
 	exit      Exit // After.Jitter already drawn into After.Duration
 	stop      time.Duration
-	stopSet   bool // stop is set; else the container uses the whole grace period
+	drain     bool // stop-after "grace": it ignores SIGTERM and uses the whole grace period
 	readiness ProbeOutcome
 	liveness  ProbeOutcome
 	startup   ProbeOutcome
@@ -225,7 +228,8 @@ type behaviour struct {
 // and draws the jitters from rng (nil draws none).
 func resolve(stages []Stage, pod *api.Pod, c *api.Container, init bool, rng *rand.Rand) (behaviour, error) {
 	var start, stop Delay
-	stopSet := false
+	// By default a container exits as soon as it gets SIGTERM.
+	drain := false
 	exit := Exit{Never: true}
 	var b behaviour
 	for _, s := range stages {
@@ -239,7 +243,7 @@ func resolve(stages []Stage, pod *api.Pod, c *api.Container, init bool, rng *ran
 			exit = *s.Exit
 		}
 		if s.Stop != nil {
-			stop, stopSet = *s.Stop, true
+			stop, drain = *s.Stop, false
 		}
 		if s.Readiness != nil {
 			b.readiness = *s.Readiness
@@ -292,10 +296,12 @@ func resolve(stages []Stage, pod *api.Pod, c *api.Container, init bool, rng *ran
 		}
 	}
 	if v, ok := ann(AnnotationStopAfter); ok {
-		if d, e := time.ParseDuration(strings.TrimSpace(v)); e != nil {
+		if strings.TrimSpace(v) == "grace" {
+			stop, drain = Delay{}, true
+		} else if d, e := time.ParseDuration(strings.TrimSpace(v)); e != nil {
 			fail(AnnotationStopAfter, v, e)
 		} else {
-			stop, stopSet = Delay{Duration: d}, true
+			stop, drain = Delay{Duration: d}, false
 		}
 	}
 	probe := func(name string, dst *ProbeOutcome) {
@@ -328,7 +334,7 @@ func resolve(stages []Stage, pod *api.Pod, c *api.Container, init bool, rng *ran
 		}
 	}
 	b.start = start.draw(rng)
-	b.stop, b.stopSet = stop.draw(rng), stopSet
+	b.stop, b.drain = stop.draw(rng), drain
 	if !exit.Never {
 		exit.After = Delay{Duration: exit.After.draw(rng)}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/deployment"
 	"github.com/ctrlkit/ctrlkit/controllers/disruption"
 	"github.com/ctrlkit/ctrlkit/controllers/endpoints"
+	"github.com/ctrlkit/ctrlkit/controllers/endpointslice"
 	"github.com/ctrlkit/ctrlkit/controllers/garbagecollector"
 	"github.com/ctrlkit/ctrlkit/controllers/hpa"
 	"github.com/ctrlkit/ctrlkit/controllers/job"
@@ -38,6 +39,7 @@ const (
 	NodeLifecycleController           = "node-lifecycle-controller"
 	TaintEvictionController           = "taint-eviction-controller"
 	EndpointsController               = "endpoints-controller"
+	EndpointSliceController           = "endpointslice-controller"
 	DaemonSetController               = "daemonset-controller"
 	StatefulSetController             = "statefulset-controller"
 	PersistentVolumeBinderController  = "persistentvolume-binder-controller"
@@ -122,6 +124,14 @@ func Descriptors() []Descriptor {
 			EventComponent: "endpoint-controller",
 			New: func(x Context) (Runner, error) {
 				return endpoints.New(x.Client, x.Factory, endpoints.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+			},
+		},
+		{
+			// kcm's EndpointSlice controller records as endpoint-slice-controller.
+			Name: EndpointSliceController, Aliases: []string{"endpointslice"}, Workers: endpointslice.DefaultWorkers,
+			EventComponent: "endpoint-slice-controller",
+			New: func(x Context) (Runner, error) {
+				return endpointslice.New(x.Client, x.Factory, endpointslice.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{

@@ -223,6 +223,13 @@ func (m *manager[T]) sync(ctx context.Context, key string) (reconcile.Result, er
 	}
 
 	st, recheck := calculateStatus(m.kind.status(owner), sp, claimed, manageErr, now)
+	// status.terminatingReplicas (DeploymentReplicaSetTerminatingReplicas,
+	// beta and on by default since v1.35): the owner's pods being deleted
+	// that are not yet terminal (FilterTerminatingPods, FilterClaimedPods).
+	// A ReplicationController's status has no such field.
+	if _, isRS := any(owner).(*api.ReplicaSet); isRS {
+		st.TerminatingReplicas = new(terminating(meta.UID, sp.selector, nsPods))
+	}
 	if !statusEqual(m.kind.status(owner), st) {
 		rv, err := m.kind.store.UpdateStatus(ctx, m.kind.withStatus(owner, st))
 		if err != nil {

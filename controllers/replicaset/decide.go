@@ -52,6 +52,20 @@ func manage(replicas int, active, related []*api.Pod, burst int, now time.Time) 
 	return 0, nil
 }
 
+// terminating counts the pods controlled by the owner with uid that its
+// selector picks and that are being deleted but not yet terminal.
+func terminating(uid api.UID, sel api.Selector, pods []*api.Pod) int32 {
+	var n int32
+	for _, p := range pods {
+		ref := p.ControllerRef()
+		if p.DeletionTimestamp != nil && p.Status.Phase != api.PodSucceeded && p.Status.Phase != api.PodFailed &&
+			ref != nil && ref.UID == uid && sel.Matches(p.Labels) {
+			n++
+		}
+	}
+	return n
+}
+
 // isActive reports whether p counts toward the replicas: not Succeeded,
 // not Failed, and not being deleted (FilterActivePods).
 func isActive(p *api.Pod) bool {
@@ -156,6 +170,7 @@ func statusEqual(a, b api.ReplicaSetStatus) bool {
 		a.ReadyReplicas == b.ReadyReplicas &&
 		a.AvailableReplicas == b.AvailableReplicas &&
 		a.ObservedGeneration == b.ObservedGeneration &&
+		reflect.DeepEqual(a.TerminatingReplicas, b.TerminatingReplicas) &&
 		reflect.DeepEqual(a.Conditions, b.Conditions)
 }
 

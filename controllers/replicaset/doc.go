@@ -45,7 +45,9 @@
 //  6. Compute the status from the claimed pods: replicas,
 //     fullyLabeledReplicas (pods with every template label), readyReplicas,
 //     availableReplicas (ready for more than minReadySeconds),
-//     observedGeneration, and the ReplicaFailure condition (reason
+//     observedGeneration, a ReplicaSet's terminatingReplicas (its pods
+//     being deleted, not yet terminal: DeploymentReplicaSetTerminatingReplicas,
+//     on by default since v1.35), and the ReplicaFailure condition (reason
 //     FailedCreate or FailedDelete, with the error) while creates or
 //     deletes fail, removed by the next sync without a failed write. Write it with
 //     UpdateStatus only if it changed.
@@ -89,8 +91,7 @@
 // rather than by "namespace/name" (a pod re-created under the same name
 // cannot satisfy the old one's deletion); a pod not yet available is
 // rechecked at the exact instant it becomes available rather than
-// minReadySeconds after a status write; status.terminatingReplicas (behind
-// a feature gate in kube-controller-manager) is left unset; the
+// minReadySeconds after a status write; the
 // namespace-terminating create error is not special-cased; the status
 // write is not retried in place on a conflict (the sync fails and retries
 // with backoff); no metrics of deletion-age ratios.

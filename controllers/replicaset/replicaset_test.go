@@ -70,7 +70,16 @@ func TestReplacesDeletedPods(t *testing.T) {
 			all := e.pods("web")
 			return live(all) == 3 && len(all) == 4
 		})
+		// status.terminatingReplicas counts it (v1.37's default).
+		e.eventually("terminatingReplicas 1", func() bool {
+			tr := e.getRS("web").Status.TerminatingReplicas
+			return tr != nil && *tr == 1
+		})
 		e.eventually("settled", func() bool { return e.settled("web", 3) })
+		e.eventually("terminatingReplicas 0", func() bool {
+			tr := e.getRS("web").Status.TerminatingReplicas
+			return tr != nil && *tr == 0
+		})
 		require.Equal(t, 5, e.count("SuccessfulCreate"))
 		for _, p := range e.pods("web") {
 			require.NotEqual(t, ps[0].UID, p.UID)
@@ -177,7 +186,7 @@ func TestStatusAvailableAfterMinReadySeconds(t *testing.T) {
 		time.Sleep(time.Second)
 		synctest.Wait()
 		st := e.getRS("web").Status
-		require.Equal(t, api.ReplicaSetStatus{Replicas: 3, FullyLabeledReplicas: 3, ObservedGeneration: 1}, st)
+		require.Equal(t, api.ReplicaSetStatus{Replicas: 3, FullyLabeledReplicas: 3, ObservedGeneration: 1, TerminatingReplicas: new(int32(0))}, st)
 
 		time.Sleep(created.Add(34 * time.Second).Sub(time.Now()))
 		synctest.Wait()
