@@ -198,8 +198,8 @@ type Stage struct {
 // sidecars) complete with exit code 0 after one second; app containers
 // of a pod whose restartPolicy is OnFailure or Never (a Job's pod)
 // complete with exit code 0 after five seconds; other containers run
-// until stopped; every probe passes; a stopped container uses its whole
-// grace period.
+// until stopped; every probe passes; a stopped container exits at once,
+// as most processes do on SIGTERM (AnnotationStopAfter asks otherwise).
 func DefaultStages() []Stage {
 	return []Stage{
 		{Name: "create", Start: &Delay{Duration: time.Second}},

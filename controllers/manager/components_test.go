@@ -21,6 +21,7 @@ func TestEventComponentsAreKubeControllerManagers(t *testing.T) {
 		manager.TaintEvictionController:           "taint-eviction-controller",
 		manager.DisruptionController:              "controllermanager",
 		manager.EndpointsController:               "endpoint-controller",
+		manager.EndpointSliceController:           "endpoint-slice-controller",
 		manager.DaemonSetController:               "daemonset-controller",
 		manager.StatefulSetController:             "statefulset-controller",
 		manager.PersistentVolumeBinderController:  "persistentvolume-controller",
