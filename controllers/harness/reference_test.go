@@ -209,7 +209,10 @@ spec:
   replicas: 1
   selector: {matchLabels: {app: web}}
   template:
-    metadata: {labels: {app: web}}
+    # A pod asked to stop takes 2 s (virtual) to exit, so the controller
+    # always sees it terminating (status.terminatingReplicas 1, then 0):
+    # exiting at once would make that write depend on goroutine order.
+    metadata: {labels: {app: web}, annotations: {sim.ctrlkit.io/stop-after: 2s}}
     spec: {containers: [{name: nginx, image: "nginx:1.27"}]}
 `)
 	s := harness.Scenario{
