@@ -338,7 +338,11 @@ spec:
   strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
   selector: {matchLabels: {app: web}}
   template:
-    metadata: {labels: {app: web}}
+    # Its pods drain for their whole grace period when deleted (the
+    # simulated kubelet's behaviour before containers stopped at once on
+    # SIGTERM), so every controller sees them terminating and not ready
+    # before they are gone, whatever order goroutines run in.
+    metadata: {labels: {app: web}, annotations: {sim.ctrlkit.io/stop-after: grace}}
     spec: {containers: [{name: nginx, image: "nginx:1.27"}]}
 `
 
