@@ -135,7 +135,9 @@ spec:
   replicas: 2
   selector: {matchLabels: {app: web}}
   template:
-    metadata: {labels: {app: web}}
+    # They take 5 s to stop, so the controller's first pass always
+    # counts them, whatever the goroutine order.
+    metadata: {labels: {app: web}, annotations: {sim.ctrlkit.io/stop-after: 5s}}
     spec:
       containers: [{name: nginx, image: nginx}]
 ---
