@@ -184,3 +184,46 @@ func requireFieldInvalid(t *testing.T, err error, field, value string) {
 	require.Equal(t, client.FieldInvalid, fe.Type)
 	require.Equal(t, value, fe.Value)
 }
+
+// kube-apiserver's TZ-in-schedule rule, the cases of
+// TestValidateCronJobScheduleTZ (pkg/apis/batch/validation/validation_test.go):
+// refused on create; an update may keep a stored prefix or drop it, but
+// not add spec.timeZone beside it, nor add a prefix to a schedule without.
+func TestAdmissionTZInSchedule(t *testing.T) {
+	const withTZ, plain = "TZ=UTC 0 * * * *", "0 * * * *"
+	mk := func(schedule string, tz *string) *api.CronJob {
+		cj := hello(t)
+		cj.Spec.Schedule, cj.Spec.TimeZone = schedule, tz
+		return cj
+	}
+	cases := []struct {
+		name     string
+		old, obj *api.CronJob
+		msg      string // "" accepted
+	}{
+		{"create with TZ", nil, mk(withTZ, nil), "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"},
+		{"create with CRON_TZ", nil, mk("CRON_TZ=UTC 0 * * * *", nil), "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"},
+		{"create with timeZone", nil, mk(plain, new("UTC")), ""},
+		{"update removing TZ should work", mk(withTZ, nil), mk(plain, nil), ""},
+		{"update not modifying TZ should work", mk(withTZ, nil), mk(withTZ, nil), ""},
+		{"update not modifying TZ but adding .spec.timeZone should fail", mk(withTZ, nil), mk(withTZ, new("Asia/Tokyo")),
+			"cannot use both timeZone field and TZ or CRON_TZ in schedule"},
+		{"update adding TZ should fail", mk(plain, nil), mk(withTZ, nil), "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := admission.Attributes{Operation: admission.Create, Resource: "cronjobs", Object: tc.obj}
+			if tc.old != nil {
+				a.Operation, a.OldObject = admission.Update, tc.old
+			}
+			err := cronjob.Admission(context.Background(), a)
+			if tc.msg == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, cronjob.ErrInvalidSchedule)
+			requireFieldInvalid(t, err, "spec.schedule", tc.obj.Spec.Schedule)
+			require.Contains(t, err.Error(), tc.msg)
+		})
+	}
+}

@@ -70,12 +70,32 @@ func location(cj *api.CronJob) (*time.Location, error) {
 	return time.LoadLocation(*cj.Spec.TimeZone)
 }
 
-// mostRecentScheduleTime is kcm's function of the same name: the earliest
-// time a schedule may fall after (lastScheduleTime, else the cron job's
-// creation, moved up to now − startingDeadlineSeconds when withDeadline),
-// the most recent activation in (earliest, now] if any, and how many
-// activations that interval holds.
-func mostRecentScheduleTime(cj *api.CronJob, now time.Time, s *Schedule, withDeadline bool) (earliest time.Time, recent *time.Time, missed int) {
+// missedSchedules is kcm's missedSchedulesType: how many activations
+// mostRecentScheduleTime estimates were missed.
+type missedSchedules int
+
+const (
+	noneMissed missedSchedules = iota
+	fewMissed
+	manyMissed // more than tooManyMissed
+)
+
+// errScheduleNeverFires is mostRecentScheduleTime's error for a schedule
+// that parses but never (or no longer) activates, such as "0 0 30 2 *":
+// kcm's wording, which the InvalidSchedule event carries.
+var errScheduleNeverFires = fmt.Errorf("time difference between two schedules is less than 1 second")
+
+// mostRecentScheduleTime is kcm's function of the same name
+// (pkg/controller/cronjob/utils.go). earliest is lastScheduleTime, else
+// the creation time, moved up to now − startingDeadlineSeconds when
+// withDeadline. With t1 and t2 the two activations after earliest:
+// before t1 nothing is due; before t2, t1 is. Otherwise the number of
+// missed activations is estimated as kcm does, (now − t1) / (t2 − t1) + 1,
+// and the most recent activation is searched from two intervals before
+// that estimate; for an irregular schedule ("30 10,11,12 * * 1-5") the
+// search may find none, as kcm's. A schedule whose t1 and t2 are less
+// than a second apart (it never fires) is errScheduleNeverFires.
+func mostRecentScheduleTime(cj *api.CronJob, now time.Time, s *Schedule, withDeadline bool) (earliest time.Time, recent *time.Time, missed missedSchedules, err error) {
 	earliest = cj.CreationTimestamp.Time
 	if cj.Status.LastScheduleTime != nil {
 		earliest = cj.Status.LastScheduleTime.Time
@@ -85,22 +105,53 @@ func mostRecentScheduleTime(cj *api.CronJob, now time.Time, s *Schedule, withDea
 			earliest = d
 		}
 	}
+	// The schedule runs in now's zone (the cron job's), as kcm's TZ= prefix.
 	earliest = earliest.In(now.Location())
-	for t := s.Next(earliest); !t.IsZero() && !t.After(now); t = s.Next(t) {
-		recent = &t
-		missed++
+	t1 := s.Next(earliest)
+	t2 := s.Next(t1)
+	if now.Before(t1) {
+		return earliest, nil, noneMissed, nil
 	}
-	return earliest, recent, missed
+	if now.Before(t2) {
+		return earliest, &t1, noneMissed, nil
+	}
+	interval := int64(t2.Sub(t1).Round(time.Second).Seconds())
+	if interval < 1 {
+		return earliest, nil, noneMissed, errScheduleNeverFires
+	}
+	elapsed := int64(now.Sub(t1).Seconds())
+	n := elapsed/interval + 1
+	var mostRecent time.Time
+	from := t1.Add(time.Duration((n-2)*interval) * time.Second)
+	for t := s.Next(from); !t.IsZero() && !t.After(now); t = s.Next(t) {
+		mostRecent = t
+	}
+	switch {
+	case n > tooManyMissed:
+		missed = manyMissed
+	case n > 0:
+		missed = fewMissed
+	}
+	if mostRecent.IsZero() {
+		return earliest, nil, missed, nil
+	}
+	return earliest, &mostRecent, missed, nil
 }
 
 // nextRequeue is kcm's nextScheduleTimeDuration: how long until just
-// after the activation that follows the most recent one (or the earliest
-// time, if none passed). Zero if the schedule never fires again.
+// after the activation that follows the most recent one — or follows
+// earliest, if none is due and none was missed, or follows now, if the
+// estimate found missed activations but no most recent one, or the
+// schedule never fires. Zero if the schedule never fires again.
 func nextRequeue(cj *api.CronJob, now time.Time, s *Schedule) time.Duration {
-	earliest, recent, _ := mostRecentScheduleTime(cj, now, s, false)
-	base := earliest
-	if recent != nil {
+	earliest, recent, missed, err := mostRecentScheduleTime(cj, now, s, false)
+	base := now
+	switch {
+	case err != nil:
+	case recent != nil:
 		base = *recent
+	case missed == noneMissed:
+		base = earliest
 	}
 	next := s.Next(base)
 	if next.IsZero() {
@@ -118,13 +169,15 @@ func nextRequeue(cj *api.CronJob, now time.Time, s *Schedule) time.Duration {
 //     a listed job that is gone leaves it (MissingJob); an unfinished job
 //     not listed is reported (UnexpectedJob), as kcm does, not added.
 //  2. Nothing is scheduled while the cron job is being deleted, its zone
-//     or schedule is invalid (UnknownTimeZone, UnparseableSchedule) or it
-//     is suspended.
+//     is unknown (UnknownTimeZone), it is suspended, or its schedule is
+//     unparseable (UnparseableSchedule) or never fires (InvalidSchedule);
+//     a TZ= or CRON_TZ= prefix warns (UnsupportedSchedule) and is honoured.
 //  3. The most recent missed activation (only that one: no backfill) is
 //     run unless it is past startingDeadlineSeconds (MissSchedule), was
 //     already run, or concurrencyPolicy Forbid finds a job active
 //     (JobAlreadyActive); Replace deletes the active jobs first. More
-//     than 100 missed activations warn (TooManyMissedTimes).
+//     than 100 missed activations, as mostRecentScheduleTime estimates
+//     them, warn (TooManyMissedTimes).
 //  4. Finished jobs beyond the history limits are deleted, oldest first.
 func decide(cj *api.CronJob, jobs []*api.Job, now time.Time) decision {
 	d := decision{status: *cj.Status.DeepCopy()}
@@ -167,7 +220,7 @@ func decide(cj *api.CronJob, jobs []*api.Job, now time.Time) decision {
 	return d
 }
 
-// schedule is step 2 and 3 of decide.
+// schedule is step 2 and 3 of decide, in kcm's syncCronJob order.
 func (d *decision) schedule(cj *api.CronJob, now time.Time) {
 	st := &d.status
 	loc, err := location(cj)
@@ -175,26 +228,44 @@ func (d *decision) schedule(cj *api.CronJob, now time.Time) {
 		d.eventf(events.Warning, "UnknownTimeZone", "invalid timeZone: %q: %s", *cj.Spec.TimeZone, err)
 		return
 	}
+	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
+		return
+	}
+	if strings.Contains(cj.Spec.Schedule, "TZ") {
+		d.eventf(events.Warning, "UnsupportedSchedule", "CRON_TZ or TZ used in schedule %q is not officially supported, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details", cj.Spec.Schedule)
+	}
 	sched, err := ParseSchedule(cj.Spec.Schedule)
 	if err != nil {
 		d.eventf(events.Warning, "UnparseableSchedule", "unparseable schedule: %q : %s", cj.Spec.Schedule, err)
 		return
 	}
-	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
-		return
-	}
 	now = now.In(loc)
-	d.requeueAfter = nextRequeue(cj, now, sched)
-	_, recent, missed := mostRecentScheduleTime(cj, now, sched, true)
-	if missed > tooManyMissed {
-		d.eventf(events.Warning, "TooManyMissedTimes", "too many missed start times: %d. Set or decrease .spec.startingDeadlineSeconds or check clock skew", missed)
-	}
-	if recent == nil {
+	// requeue is computed from the status as this sync leaves it (kcm
+	// computes it after moving lastScheduleTime); a schedule that never
+	// fires is not requeued: kcm waits for the cron job to change.
+	invalid := false
+	defer func() {
+		if invalid {
+			return
+		}
+		after := *cj
+		after.Status = *st
+		d.requeueAfter = nextRequeue(&after, now, sched)
+	}()
+	_, recent, missed, err := mostRecentScheduleTime(cj, now, sched, true)
+	if recent == nil || recent.After(now) {
+		if err != nil {
+			d.eventf(events.Warning, "InvalidSchedule", "invalid schedule: %s : %s", cj.Spec.Schedule, err)
+			invalid = true
+		}
 		return
+	}
+	if missed == manyMissed {
+		d.eventf(events.Warning, "TooManyMissedTimes", "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew")
 	}
 	scheduled := *recent
 	if sd := cj.Spec.StartingDeadlineSeconds; sd != nil && scheduled.Add(time.Duration(*sd)*time.Second).Before(now) {
-		d.eventf(events.Warning, "MissSchedule", "Missed scheduled time to start a job: %s", scheduled.Format(time.RFC1123Z))
+		d.eventf(events.Warning, "MissSchedule", "Missed scheduled time to start a job: %s", scheduled.UTC().Format(time.RFC1123Z))
 		return
 	}
 	name := JobName(cj.Name, scheduled)

@@ -75,6 +75,12 @@ func TestDecideSchedule(t *testing.T) {
 	}{
 		{name: "never ran, not valid schedule", mod: func(c *api.CronJob) { c.Spec.Schedule = "* * * * * *" },
 			now: topOfTheHour, reasons: []string{"UnparseableSchedule"}},
+		{name: "never ran, schedule never fires (30 February)", mod: func(c *api.CronJob) { c.Spec.Schedule = "0 0 30 2 *" },
+			now: justAfterTheHour, reasons: []string{"InvalidSchedule"}},
+		{name: "suspended: an unparseable schedule is not reported", mod: func(c *api.CronJob) {
+			c.Spec.Schedule = "* * * * * *"
+			c.Spec.Suspend = ptr(true)
+		}, now: topOfTheHour},
 		{name: "never ran, invalid time zone", mod: func(c *api.CronJob) { c.Spec.TimeZone = ptr("Nowhere/Atlantis") },
 			now: topOfTheHour, reasons: []string{"UnknownTimeZone"}},
 		{name: "never ran, not time, A", now: justBeforeTheHour.Add(30 * time.Second), requeue: 30*time.Second + nextScheduleDelta},
@@ -120,8 +126,8 @@ func TestDecideSchedule(t *testing.T) {
 			mod: func(c *api.CronJob) { c.Spec.TimeZone = ptr("Asia/Tokyo"); c.Spec.Schedule = "0 19 * * *" },
 			now: justAfterTheHour, create: JobName("hello", topOfTheHour), active: 1, reasons: []string{"SuccessfulCreate"},
 			requeue: 23*time.Hour + 59*time.Minute + nextScheduleDelta},
-		{name: "CRON_TZ prefix", mod: func(c *api.CronJob) { c.Spec.Schedule = "CRON_TZ=Asia/Tokyo 0 19 * * *" },
-			now: justAfterTheHour, create: JobName("hello", topOfTheHour), active: 1, reasons: []string{"SuccessfulCreate"},
+		{name: "CRON_TZ prefix: honoured, with a warning", mod: func(c *api.CronJob) { c.Spec.Schedule = "CRON_TZ=Asia/Tokyo 0 19 * * *" },
+			now: justAfterTheHour, create: JobName("hello", topOfTheHour), active: 1, reasons: []string{"UnsupportedSchedule", "SuccessfulCreate"},
 			requeue: 23*time.Hour + 59*time.Minute + nextScheduleDelta},
 	}
 	for _, tc := range tests {
@@ -174,31 +180,59 @@ func TestDecideSchedule(t *testing.T) {
 	}
 }
 
-// The cases of kcm's TestMostRecentScheduleTime (cronjob/utils_test.go).
+// after is topOfTheHour + d: kcm's deltaTimeAfterTopOfTheHour.
+func after(d time.Duration) time.Time { return topOfTheHour.Add(d) }
+
+// The cases of kcm's TestMostRecentScheduleTime
+// (pkg/controller/cronjob/utils_test.go), with its expectations: the
+// earliest time, the most recent activation (nil for "another complex
+// schedule", where kcm's estimate finds none) and the missed class.
 func TestMostRecentScheduleTime(t *testing.T) {
 	tests := []struct {
-		name     string
-		schedule string
-		created  time.Time
-		last     time.Time
-		deadline *int64
-		now      time.Time
-		want     time.Time // zero: none
-		missed   int
+		name       string
+		schedule   string
+		created    time.Time
+		last       time.Time // zero: no lastScheduleTime
+		deadline   *int64
+		includeSDS bool
+		now        time.Time
+		earliest   time.Time
+		want       time.Time // zero: none
+		missed     missedSchedules
+		wantErr    bool
 	}{
-		{name: "now before next schedule", schedule: "0 * * * *", created: topOfTheHour, now: topOfTheHour.Add(30 * time.Second)},
-		{name: "now just after next schedule", schedule: "0 * * * *", created: topOfTheHour, now: topOfTheHour.Add(61 * time.Minute),
-			want: topOfTheHour.Add(time.Hour), missed: 1},
-		{name: "missed 5 schedules", schedule: "0 * * * *", created: topOfTheHour, now: topOfTheHour.Add(5*time.Hour + time.Minute),
-			want: topOfTheHour.Add(5 * time.Hour), missed: 5},
-		{name: "last schedule time wins over creation", schedule: "0 * * * *", created: weekBefore, last: topOfTheHour,
-			now: topOfTheHour.Add(90 * time.Minute), want: topOfTheHour.Add(time.Hour), missed: 1},
-		{name: "starting deadline shortens the window", schedule: "*/10 * * * *", created: topOfTheHour, deadline: ptr(int64(1800)),
-			now: topOfTheHour.Add(5 * time.Hour), want: topOfTheHour.Add(5 * time.Hour), missed: 3},
-		{name: "rogue cronjob: 101 missed", schedule: "*/1 * * * *", created: topOfTheHour, now: topOfTheHour.Add(101 * time.Minute),
-			want: topOfTheHour.Add(101 * time.Minute), missed: 101},
-		{name: "complex schedule skipping weekdays and hours", schedule: "30 6-16/4 * * 1-5", created: mustTime("2016-05-19T14:00:00Z"),
-			now: mustTime("2016-05-23T07:00:00Z"), want: mustTime("2016-05-23T06:30:00Z"), missed: 5},
+		{name: "now before next schedule", schedule: "0 * * * *", created: topOfTheHour,
+			now: after(30 * time.Second), earliest: topOfTheHour},
+		{name: "now just after next schedule", schedule: "0 * * * *", created: topOfTheHour,
+			now: after(61 * time.Minute), earliest: topOfTheHour, want: after(60 * time.Minute)},
+		{name: "missed 5 schedules", schedule: "0 * * * *", created: after(10 * time.Second),
+			now: after(301 * time.Minute), earliest: after(10 * time.Second), want: after(300 * time.Minute), missed: fewMissed},
+		{name: "complex schedule", schedule: "30 6-16/4 * * 1-5", created: topOfTheHour, last: after(30 * time.Minute),
+			now: after(24*time.Hour + 31*time.Minute), earliest: after(30 * time.Minute), want: after(24*time.Hour + 30*time.Minute), missed: fewMissed},
+		{name: "another complex schedule", schedule: "30 10,11,12 * * 1-5", created: topOfTheHour, last: after(30 * time.Minute),
+			now: after(30*time.Hour + 30*time.Minute), earliest: after(30 * time.Minute), missed: fewMissed},
+		{name: "complex schedule with longer diff between executions", schedule: "30 6-16/4 * * 1-5", created: topOfTheHour,
+			last: after(30 * time.Minute), now: after(96*time.Hour + 31*time.Minute), earliest: after(30 * time.Minute),
+			want: after(96*time.Hour + 30*time.Minute), missed: fewMissed},
+		{name: "complex schedule with shorter diff between executions", schedule: "30 6-16/4 * * 1-5", created: topOfTheHour,
+			now: after(24*time.Hour + 31*time.Minute), earliest: topOfTheHour, want: after(24*time.Hour + 30*time.Minute), missed: fewMissed},
+		{name: "@every schedule", schedule: "@every 1h", created: after(-59 * time.Minute), last: after(time.Minute), deadline: ptr(int64(10)),
+			now: after(7 * 24 * time.Hour), earliest: after(time.Minute), want: after(6*24*time.Hour + 23*time.Hour + time.Minute), missed: manyMissed},
+		{name: "rogue cronjob", schedule: "59 23 31 2 *", created: after(10 * time.Second), now: after(time.Hour), wantErr: true},
+		{name: "earliestTime being CreationTimestamp and LastScheduleTime", schedule: "0 * * * *", created: topOfTheHour, last: topOfTheHour,
+			now: after(30 * time.Second), earliest: topOfTheHour},
+		{name: "earliestTime being LastScheduleTime", schedule: "*/5 * * * *", created: topOfTheHour, last: after(30 * time.Minute),
+			now: after(31 * time.Minute), earliest: after(30 * time.Minute)},
+		{name: "earliestTime being LastScheduleTime (within StartingDeadlineSeconds)", schedule: "*/5 * * * *", created: topOfTheHour,
+			last: after(30 * time.Minute), deadline: ptr(int64(60)), now: after(31 * time.Minute), earliest: after(30 * time.Minute)},
+		{name: "earliestTime being LastScheduleTime (outside StartingDeadlineSeconds)", schedule: "*/5 * * * *", created: topOfTheHour,
+			last: after(30 * time.Minute), deadline: ptr(int64(60)), includeSDS: true, now: after(32 * time.Minute), earliest: after(31 * time.Minute)},
+		// Ours: more than 100 missed by the estimate, and Feb 30 (the issue's example).
+		{name: "rogue cronjob: 101 missed", schedule: "*/1 * * * *", created: topOfTheHour, now: after(101 * time.Minute),
+			earliest: topOfTheHour, want: after(101 * time.Minute), missed: manyMissed},
+		{name: "exactly 100 missed is few", schedule: "*/1 * * * *", created: topOfTheHour, now: after(100 * time.Minute),
+			earliest: topOfTheHour, want: after(100 * time.Minute), missed: fewMissed},
+		{name: "30 February never fires", schedule: "0 0 30 2 *", created: topOfTheHour, now: after(time.Hour), wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,9 +246,57 @@ func TestMostRecentScheduleTime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, got, missed := mostRecentScheduleTime(cj, tc.now, s, true)
+			earliest, got, missed, err := mostRecentScheduleTime(cj, tc.now, s, tc.includeSDS)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("no error, got %v", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !earliest.Equal(tc.earliest) {
+				t.Errorf("earliest = %v, want %v", earliest, tc.earliest)
+			}
 			if (got == nil) != tc.want.IsZero() || (got != nil && !got.Equal(tc.want)) || missed != tc.missed {
-				t.Errorf("got %v (%d missed), want %v (%d)", got, missed, tc.want, tc.missed)
+				t.Errorf("got %v (missed %d), want %v (%d)", got, missed, tc.want, tc.missed)
+			}
+		})
+	}
+}
+
+// The cases of kcm's TestNextScheduleTimeDuration
+// (pkg/controller/cronjob/utils_test.go).
+func TestNextRequeue(t *testing.T) {
+	tests := []struct {
+		name     string
+		schedule string
+		last     time.Time
+		now      time.Time
+		want     time.Duration
+	}{
+		{name: "complex schedule skipping weekend", schedule: "30 6-16/4 * * 1-5", last: after(30 * time.Minute),
+			now: after(24*time.Hour + 31*time.Minute), want: 3*time.Hour + 59*time.Minute + nextScheduleDelta},
+		{name: "another complex schedule skipping weekend", schedule: "30 10,11,12 * * 1-5", last: after(30 * time.Minute),
+			now: after(30*time.Hour + 30*time.Minute), want: 66*time.Hour + nextScheduleDelta},
+		{name: "once a week cronjob, missed two runs", schedule: "0 12 * * 4", last: after(2 * time.Hour),
+			now: after(19*24*time.Hour + time.Hour + 30*time.Minute), want: 48*time.Hour + 30*time.Minute + nextScheduleDelta},
+		{name: "no previous run of a cronjob", schedule: "0 12 * * 5", now: after(6 * time.Hour), want: 20*time.Hour + nextScheduleDelta},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cj := hourly(topOfTheHour)
+			cj.Spec.Schedule = tc.schedule
+			if !tc.last.IsZero() {
+				cj.Status.LastScheduleTime = &api.Time{Time: tc.last}
+			}
+			s, err := ParseSchedule(tc.schedule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := nextRequeue(cj, tc.now, s); got != tc.want {
+				t.Errorf("nextRequeue = %v, want %v", got, tc.want)
 			}
 		})
 	}

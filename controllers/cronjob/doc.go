@@ -46,12 +46,19 @@
 //     (MissingJob); an unfinished job it controls that is not listed is
 //     reported (UnexpectedJob), not adopted into the list, as kcm does.
 //  2. Nothing is scheduled for a cron job being deleted, with an unknown
-//     zone (UnknownTimeZone) or unparseable schedule
-//     (UnparseableSchedule), or suspended.
+//     zone (UnknownTimeZone), suspended, or with a schedule that does not
+//     parse (UnparseableSchedule) or never fires, such as "0 0 30 2 *"
+//     (InvalidSchedule "invalid schedule: 0 0 30 2 * : time difference
+//     between two schedules is less than 1 second"; not requeued until the
+//     cron job changes). A TZ= or CRON_TZ= prefix is honoured with a
+//     warning (UnsupportedSchedule), as kcm does.
 //  3. The activations since lastScheduleTime (else the creation time),
-//     but not before now − startingDeadlineSeconds, are counted: more
-//     than 100 warn (TooManyMissedTimes), and only the most recent is run
-//     — there is no backfill. It is skipped when already run (its job is
+//     but not before now − startingDeadlineSeconds, are estimated as kcm's
+//     mostRecentScheduleTime does (from the interval between the next two
+//     activations, then a search for the most recent one): more than 100
+//     warn (TooManyMissedTimes), and only the most recent is run — there
+//     is no backfill. For an irregular schedule the estimate may find
+//     none to run, as kcm's. It is skipped when already run (its job is
 //     active, or lastScheduleTime equals it), or when concurrencyPolicy
 //     Forbid finds a job active (JobAlreadyActive; it runs when that job
 //     ends, if still the most recent); Replace deletes the active jobs
@@ -74,7 +81,8 @@
 // job missing from the informer is dropped without a live read: the
 // Consistency gate already made the cache show this controller's own
 // writes. kube-apiserver since 1.27 rejects TZ=/CRON_TZ= in new cron
-// jobs' schedules in favour of spec.timeZone; Admission accepts them.
+// jobs' schedules in favour of spec.timeZone; Admission does too, the
+// in-process cluster's own validation (api.ValidateCronSchedule) does not.
 // Metrics are left out.
 //
 // # Wiring and Run

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -26,7 +27,10 @@ func ValidateSchedule(schedule string, timeZone *string) error {
 // that rejects cron jobs whose schedule or time zone is invalid
 // (ValidateSchedule) on create and on spec updates, for a server whose
 // own validation does not check schedules (the in-process cluster's
-// does, so there it only repeats it):
+// does, so there it only repeats it). As kube-apiserver since 1.27, it
+// also refuses a TZ= or CRON_TZ= prefix in a new cron job's schedule ("use
+// timeZone field instead"); an update may keep a prefix the stored
+// schedule already had, but not add spec.timeZone beside it:
 //
 //	c, err := cluster.New(ctx, cluster.Options{Admission: []admission.ValidatingFunc{cronjob.Admission}})
 //
@@ -40,6 +44,10 @@ func Admission(_ context.Context, a admission.Attributes) error {
 	}
 	err := ValidateSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
 	if err == nil {
+		old, _ := a.OldObject.(*api.CronJob)
+		err = tzInSchedule(cj, old)
+	}
+	if err == nil {
 		return nil
 	}
 	field, value := "spec.schedule", cj.Spec.Schedule
@@ -49,6 +57,28 @@ func Admission(_ context.Context, a admission.Attributes) error {
 	inv := &client.InvalidError{Resource: a.Resource, Name: cj.Name,
 		Errors: []client.FieldError{{Type: client.FieldInvalid, Field: field, Value: value, Detail: err.Error()}}}
 	return invalidSchedule{inv, err}
+}
+
+// tzInSchedule is kube-apiserver's rule for a TZ= or CRON_TZ= prefix
+// (pkg/apis/batch/validation, validateScheduleFormat): refused in a new
+// cron job, and in an update unless the stored schedule had one already
+// (then only together with spec.timeZone is it refused).
+func tzInSchedule(cj, old *api.CronJob) error {
+	if !strings.Contains(cj.Spec.Schedule, "TZ") {
+		return nil
+	}
+	allow := old != nil && strings.Contains(old.Spec.Schedule, "TZ")
+	var msg string
+	switch {
+	case allow && cj.Spec.TimeZone != nil:
+		msg = "cannot use both timeZone field and TZ or CRON_TZ in schedule"
+	case !allow:
+		msg = "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"
+	default:
+		return nil
+	}
+	return &api.CronScheduleError{Field: "spec.schedule", Value: cj.Spec.Schedule,
+		Err: fmt.Errorf("%w: %s", ErrInvalidSchedule, msg)}
 }
 
 // invalidSchedule is Admission's error: the field error, and the
