@@ -143,6 +143,7 @@
 // projected, downwardAPI and csi are modelled; PersistentVolumes: hostPath,
 // local, nfs, csi), and HPA metric sources other than Resource. A manifest
 // that uses one of these fails strict decoding with an error naming the
-// field, and decodes without it with DecodeOptions.Lenient. Kubernetes' cap
-// of BinarySI quantities at 2^63-1 is not applied.
+// field, and decodes without it with DecodeOptions.Lenient. Parsed BinarySI
+// quantities are capped at 2^63-1 as in Kubernetes; Quantity arithmetic is
+// exact beyond it, and its int64 accessors saturate instead of wrapping.
 package api

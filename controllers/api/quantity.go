@@ -34,8 +34,10 @@ var ErrInvalidQuantity = errors.New("invalid quantity")
 // nano-unit, exactly as Kubernetes does, so every Kubernetes quantity is
 // representable; big.Int makes Add and Sub exact with no overflow (int64
 // milli-units would overflow at 9.2P and could not hold "1n" or "3Ei"), and
-// no float is ever used. Kubernetes' cap of BinarySI values at 2^63-1 is not
-// applied. A Quantity is immutable: Add, Sub and Neg return new values and
+// no float is ever used. As in Kubernetes, parsing caps a BinarySI value at
+// ±(2^63-1) ("8Ei", "16Ei"), while arithmetic is exact beyond it (8 x 2Ei
+// is 16Ei); Value, MilliValue and ScaledValue saturate to the int64 range
+// where apimachinery's would wrap. A Quantity is immutable: Add, Sub and Neg return new values and
 // no method changes the big.Int it holds, so copying a Quantity by
 // assignment is a deep copy and Quantities may be shared between goroutines.
 //
@@ -56,6 +58,8 @@ var (
 	bigThou   = big.NewInt(1000)
 	bigMaxI64 = big.NewInt(math.MaxInt64)
 	bigMinI64 = big.NewInt(math.MinInt64)
+	// bigMaxNano is 2^63-1 whole units, in nano-units: the BinarySI cap.
+	bigMaxNano = new(big.Int).Mul(bigMaxI64, bigNano)
 )
 
 // maxDecimalShift bounds the power of ten a quantity may carry, so that
@@ -106,6 +110,8 @@ func quantityError(s, why string) error {
 // and 1 becomes DecimalSI. Input finer than 1n rounds up to the next
 // nano-unit. Whitespace is not allowed, nor an exponent beyond ±400.
 // Errors wrap ErrInvalidQuantity.
+// A BinarySI value beyond 2^63-1 units saturates at ±(2^63-1), as
+// apimachinery's maxAllowed cap ("8Ei", "9223372036854775807Ki").
 // Unlike Kubernetes, a suffix with no digits ("k") is rejected.
 func ParseQuantity(s string) (Quantity, error) {
 	if s == "" {
@@ -166,6 +172,11 @@ func ParseQuantity(s string) (Quantity, error) {
 		if r.Sign() != 0 {
 			n.Add(n, bigOne)
 		}
+	}
+	// apimachinery caps a BinarySI quantity at 2^63-1 (its maxAllowed),
+	// whatever its sign: "8Ei" and "9223372036854775807Ki" are 2^63-1.
+	if f == BinarySI && n.Cmp(bigMaxNano) > 0 {
+		n = new(big.Int).Set(bigMaxNano)
 	}
 	if f == BinarySI && n.Cmp(bigNano) < 0 {
 		f = DecimalSI
@@ -313,6 +324,76 @@ func (q Quantity) Value() int64 { return scaledCeil(q.val(), bigNano) }
 // saturated to the int64 range.
 func (q Quantity) MilliValue() int64 { return scaledCeil(q.val(), bigMicro) }
 
+// QuantityScale is a power of ten (apimachinery's resource.Scale): NewScaledQuantity
+// and ScaledValue use it; Milli is 10^-3.
+type QuantityScale int32
+
+// The named scales.
+const (
+	Nano  QuantityScale = -9
+	Micro QuantityScale = -6
+	Milli QuantityScale = -3
+	Kilo  QuantityScale = 3
+	Mega  QuantityScale = 6
+	Giga  QuantityScale = 9
+	Tera  QuantityScale = 12
+	Peta  QuantityScale = 15
+	Exa   QuantityScale = 18
+)
+
+// NewScaledQuantity returns value × 10^scale in DecimalSI
+// (NewScaledQuantity(5, Milli) is "5m"). A value finer than 1n rounds up,
+// away from zero, to the next nano-unit as parsing does; a scale beyond
+// 10^400 is taken as 10^400, keeping every Quantity bounded.
+func NewScaledQuantity(value int64, scale QuantityScale) Quantity {
+	shift := int(max(min(scale, maxDecimalShift), -maxDecimalShift)) + 9
+	n := big.NewInt(value)
+	if shift >= 0 {
+		return newQuantity(n.Mul(n, pow10(shift)), DecimalSI)
+	}
+	return newQuantity(quoAway(n, pow10(-shift)), DecimalSI)
+}
+
+// ScaledValue returns q in units of 10^scale, rounded up away from zero
+// and saturated to the int64 range, as apimachinery's ScaledValue rounds
+// (Value is ScaledValue(0), MilliValue ScaledValue(Milli)).
+func (q Quantity) ScaledValue(scale QuantityScale) int64 {
+	shift := int(max(min(scale, maxDecimalShift), -maxDecimalShift)) + 9
+	if shift >= 0 {
+		return scaledCeil(q.val(), pow10(shift))
+	}
+	return saturate(new(big.Int).Mul(q.val(), pow10(-shift)))
+}
+
+// Mul returns q × y, exactly, in q's format (apimachinery's Mul, without
+// its in-place update).
+func (q Quantity) Mul(y int64) Quantity {
+	return newQuantity(new(big.Int).Mul(q.val(), big.NewInt(y)), q.Format)
+}
+
+// quoAway is n / d rounded away from zero.
+func quoAway(n, d *big.Int) *big.Int {
+	var r big.Int
+	z, _ := new(big.Int).QuoRem(n, d, &r)
+	if r.Sign() > 0 {
+		z.Add(z, bigOne)
+	} else if r.Sign() < 0 {
+		z.Sub(z, bigOne)
+	}
+	return z
+}
+
+// saturate returns n clamped to the int64 range.
+func saturate(n *big.Int) int64 {
+	switch {
+	case n.Cmp(bigMaxI64) > 0:
+		return math.MaxInt64
+	case n.Cmp(bigMinI64) < 0:
+		return math.MinInt64
+	}
+	return n.Int64()
+}
+
 // AsInt64 returns q in whole units when q is an integer that fits in int64.
 func (q Quantity) AsInt64() (int64, bool) {
 	var r big.Int
@@ -323,22 +404,7 @@ func (q Quantity) AsInt64() (int64, bool) {
 	return n.Int64(), true
 }
 
-func scaledCeil(v, unit *big.Int) int64 {
-	var r big.Int
-	n, _ := new(big.Int).QuoRem(v, unit, &r) // truncates toward zero
-	if r.Sign() > 0 {
-		n.Add(n, bigOne)
-	} else if r.Sign() < 0 {
-		n.Sub(n, bigOne)
-	}
-	switch {
-	case n.Cmp(bigMaxI64) > 0:
-		return math.MaxInt64
-	case n.Cmp(bigMinI64) < 0:
-		return math.MinInt64
-	}
-	return n.Int64()
-}
+func scaledCeil(v, unit *big.Int) int64 { return saturate(quoAway(v, unit)) }
 
 // MarshalJSON encodes q as a JSON string of its canonical form.
 func (q Quantity) MarshalJSON() ([]byte, error) {

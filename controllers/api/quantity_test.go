@@ -21,8 +21,7 @@ func dq(i int64, exp int, f Format) Quantity {
 }
 
 // Cases from k8s.io/apimachinery/pkg/api/resource/quantity_test.go,
-// TestQuantityParse. Left out: "9Ei" and "9223372036854775807Ki", which
-// Kubernetes caps at 2^63-1 and this package does not cap.
+// TestQuantityParse, including its saturating rows ("9Ei").
 var parseCases = []struct {
 	input  string
 	expect Quantity
@@ -121,7 +120,12 @@ var parseCases = []struct {
 	{"1.G", dq(1, 9, DecimalSI)},
 	// This package's own additions.
 	{"1e-20", dq(1, -9, DecimalExponent)},
-	{"9223372036854775807Ki", newQuantity(new(big.Int).Mul(new(big.Int).Lsh(big.NewInt(math.MaxInt64), 10), bigNano), BinarySI)},
+	// apimachinery's saturating rows: BinarySI caps at 2^63-1.
+	{"9Ei", dq(math.MaxInt64, 0, BinarySI)},
+	{"9223372036854775807Ki", dq(math.MaxInt64, 0, BinarySI)},
+	// Ours: the cap's edges.
+	{"8Ei", dq(math.MaxInt64, 0, BinarySI)},
+	{"7Ei", dq(7<<60, 0, BinarySI)},
 }
 
 func TestParseQuantity(t *testing.T) {
@@ -299,8 +303,12 @@ func TestQuantityArithmetic(t *testing.T) {
 	if sum.String() != "16Ei" || sum.Value() != math.MaxInt64 {
 		t.Errorf("8 x 2Ei = %s (Value %d)", sum, sum.Value())
 	}
-	if sum.Sub(MustParse("16Ei")).Sign() != 0 {
-		t.Error("16Ei - 16Ei != 0")
+	if sum.Sub(MustParse("2Ei").Mul(8)).Sign() != 0 {
+		t.Error("8 x 2Ei - 2Ei*8 != 0")
+	}
+	// Parsing, unlike arithmetic, caps BinarySI at 2^63-1 (apimachinery).
+	if MustParse("16Ei").Cmp(sum) >= 0 || MustParse("16Ei").String() != "9223372036854775807" {
+		t.Errorf("parsed 16Ei = %s, not capped below the sum %s", MustParse("16Ei"), sum)
 	}
 	// TestQuantityCmp.
 	for _, c := range []struct {
@@ -332,8 +340,10 @@ func TestQuantityValues(t *testing.T) {
 		{"10", 10, 10000, true},
 		{"1e3", 1000, 1000000, true},
 		{"0", 0, 0, true},
-		{"16Ei", math.MaxInt64, math.MaxInt64, false},
-		{"-16Ei", math.MinInt64, math.MinInt64, false},
+		{"16Ei", math.MaxInt64, math.MaxInt64, true},
+		{"-16Ei", -math.MaxInt64, math.MinInt64, true},
+		{"1E", 1e18, math.MaxInt64, true},
+		{"100E", math.MaxInt64, math.MaxInt64, false},
 	} {
 		q := MustParse(c.in)
 		if q.Value() != c.value || q.MilliValue() != c.milli {
@@ -388,5 +398,112 @@ func TestQuantityJSON(t *testing.T) {
 	var out wrap
 	if err := json.Unmarshal(b, &out); err != nil || out.Q.Cmp(in.Q) != 0 || out.RL.Memory().Cmp(in.RL.Memory()) != 0 {
 		t.Errorf("round trip: %+v, %v", out, err)
+	}
+}
+
+// TestNewScaledSet and TestScaledValue (apimachinery
+// pkg/api/resource/quantity_test.go).
+func TestQuantityScaled(t *testing.T) {
+	for _, c := range []struct {
+		value  int64
+		scale  QuantityScale
+		expect string
+	}{
+		{1, Nano, "1n"}, {1000, Nano, "1u"}, {1, Micro, "1u"}, {1000, Micro, "1m"}, {1, Milli, "1m"},
+		{1000, Milli, "1"}, {1, 0, "1"}, {0, Nano, "0"}, {0, Micro, "0"}, {0, Milli, "0"}, {0, 0, "0"},
+	} {
+		q := NewScaledQuantity(c.value, c.scale)
+		if q.String() != c.expect {
+			t.Errorf("NewScaledQuantity(%d, %d) = %s, want %s", c.value, c.scale, q, c.expect)
+		}
+		if got := MustParse(q.String()).ScaledValue(c.scale); got != c.value {
+			t.Errorf("%s: ScaledValue(%d) = %d, want %d", q, c.scale, got, c.value)
+		}
+	}
+	for _, c := range []struct {
+		from, to QuantityScale
+		want     int64
+	}{
+		{Nano, Nano, 1}, {Nano, Micro, 1}, {Nano, Milli, 1}, {Nano, 0, 1},
+		{Micro, Nano, 1000}, {Micro, Micro, 1}, {Micro, Milli, 1}, {Micro, 0, 1},
+		{Milli, Nano, 1000 * 1000}, {Milli, Micro, 1000}, {Milli, Milli, 1}, {Milli, 0, 1},
+		{0, Nano, 1000 * 1000 * 1000}, {0, Micro, 1000 * 1000}, {0, Milli, 1000}, {0, 0, 1},
+		{2, -2, 100 * 100},
+	} {
+		if got := NewScaledQuantity(1, c.from).ScaledValue(c.to); got != c.want {
+			t.Errorf("%d to %d: got %d, want %d", c.from, c.to, got, c.want)
+		}
+	}
+	// Ours: rounding away from zero, finer than nano, and bounds.
+	for _, c := range []struct {
+		q     Quantity
+		scale QuantityScale
+		want  int64
+	}{
+		{MustParse("-1.5"), 0, -2}, {MustParse("1500m"), Kilo, 1}, {MustParse("-1n"), Milli, -1},
+		{NewScaledQuantity(5, -12), Nano, 1}, {NewScaledQuantity(-5, -12), Nano, -1},
+		{MustParse("1"), -1000, math.MaxInt64}, {MustParse("-1"), -1000, math.MinInt64}, {MustParse("1"), 1000, 1},
+	} {
+		if got := c.q.ScaledValue(c.scale); got != c.want {
+			t.Errorf("%s.ScaledValue(%d) = %d, want %d", c.q, c.scale, got, c.want)
+		}
+	}
+}
+
+// TestMul and TestNeg (apimachinery pkg/api/resource/quantity_test.go),
+// on an immutable Quantity: the product, exact beyond int64.
+func TestQuantityMulNeg(t *testing.T) {
+	const mostPositive, mostNegative = math.MaxInt64, math.MinInt64
+	big := func(v int64, by int64, e int) Quantity {
+		n := new(big.Int).Mul(big.NewInt(v), big.NewInt(by))
+		return newQuantity(n.Mul(n, pow10(e+9)), DecimalSI)
+	}
+	for i, c := range []struct {
+		a    Quantity
+		b    int64
+		want Quantity
+	}{
+		{dq(10, 0, DecimalSI), 10, dq(100, 0, DecimalSI)},
+		{dq(10, 0, DecimalSI), 1, dq(10, 0, DecimalSI)},
+		{dq(10, 0, BinarySI), 1, dq(10, 0, BinarySI)},
+		{Quantity{Format: DecimalSI}, 50, dq(0, 0, DecimalSI)},
+		{dq(50, 0, DecimalSI), 0, dq(0, 0, DecimalSI)},
+		{dq(10, 0, DecimalSI), -10, dq(-100, 0, DecimalSI)},
+		{dq(-10, 0, DecimalSI), 1, dq(-10, 0, DecimalSI)},
+		{dq(10, 0, BinarySI), -1, dq(-10, 0, BinarySI)},
+		{dq(-50, 0, DecimalSI), -50, dq(2500, 0, DecimalSI)},
+		{dq(mostPositive, 0, DecimalSI), 0, dq(0, 1, DecimalSI)},
+		{dq(mostPositive, 0, DecimalSI), -1, dq(-mostPositive, 0, DecimalSI)},
+		{dq(mostPositive/2, 0, DecimalSI), 2, dq((mostPositive/2)*2, 0, DecimalSI)},
+		{dq(mostPositive, 0, DecimalSI), 2, big(mostPositive, 2, 0)},
+		{dq(mostPositive, 0, DecimalSI), 10, dq(mostPositive, 1, DecimalSI)},
+		{dq(mostNegative, 0, DecimalSI), -1, big(mostNegative, -1, 0)},
+		{dq(mostNegative, 0, DecimalSI), -10, big(mostNegative, -1, 1)},
+	} {
+		if got := c.a.Mul(c.b); got.Cmp(c.want) != 0 || got.Format != c.a.Format {
+			t.Errorf("[%d] %s * %d = %s, want %s", i, c.a, c.b, got, c.want)
+		}
+	}
+	for i, c := range []struct{ a, want Quantity }{
+		{dq(0, 0, DecimalSI), dq(0, 0, DecimalSI)}, {Quantity{}, Quantity{}},
+		{dq(10, 0, BinarySI), dq(-10, 0, BinarySI)}, {dq(-10, 0, BinarySI), dq(10, 0, BinarySI)},
+	} {
+		if got := c.a.Neg(); got.Cmp(c.want) != 0 || got.Format != c.want.Format {
+			t.Errorf("[%d] -(%s) = %s, want %s", i, c.a, got, c.want)
+		}
+	}
+	// TestAddSubRoundTripAcrossScales, deterministic.
+	q := Quantity{Format: DecimalSI}
+	var order []int64
+	for i := range int64(100) {
+		j := (i*7919 + 13) * 104729 % math.MaxInt32 * 1000003
+		order = append(order, j)
+		q = q.Add(NewScaledQuantity(j, QuantityScale(j%20-10)))
+	}
+	for _, j := range order {
+		q = q.Sub(NewScaledQuantity(j, QuantityScale(j%20-10)))
+	}
+	if !q.IsZero() {
+		t.Errorf("addition and subtraction did not cancel: %s", q)
 	}
 }
