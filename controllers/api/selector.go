@@ -84,6 +84,7 @@ type SelectionOperator string
 // The selector operators.
 const (
 	SelectionEquals       SelectionOperator = "="
+	SelectionDoubleEquals SelectionOperator = "==" // matches as =, prints as ==
 	SelectionNotEquals    SelectionOperator = "!="
 	SelectionIn           SelectionOperator = "in"
 	SelectionNotIn        SelectionOperator = "notin"
@@ -140,7 +141,7 @@ func validateLabelValue(v string) error {
 	return nil
 }
 
-// NewRequirement returns a validated requirement: = and != take exactly one
+// NewRequirement returns a validated requirement: =, == and != take exactly one
 // value, in and notin at least one, exists and ! none, gt and lt one
 // integer. Keys and values must be valid label keys and values.
 func NewRequirement(key string, op SelectionOperator, values ...string) (Requirement, error) {
@@ -149,7 +150,7 @@ func NewRequirement(key string, op SelectionOperator, values ...string) (Require
 	}
 	n := len(values)
 	switch op {
-	case SelectionEquals, SelectionNotEquals:
+	case SelectionEquals, SelectionDoubleEquals, SelectionNotEquals:
 		if n != 1 {
 			return Requirement{}, fmt.Errorf("api: requirement %q %s: exactly one value required, got %d", key, op, n)
 		}
@@ -188,7 +189,7 @@ func NewRequirement(key string, op SelectionOperator, values ...string) (Require
 func (r Requirement) Matches(labels map[string]string) bool {
 	v, ok := labels[r.key]
 	switch r.op {
-	case SelectionEquals, SelectionIn:
+	case SelectionEquals, SelectionDoubleEquals, SelectionIn:
 		return ok && slices.Contains(r.values, v)
 	case SelectionNotEquals, SelectionNotIn:
 		return !ok || !slices.Contains(r.values, v)
@@ -213,14 +214,16 @@ func (r Requirement) Matches(labels map[string]string) bool {
 	return false
 }
 
-// String returns r in the string form ParseSelector reads.
+// String returns r in the string form ParseSelector reads, as
+// apimachinery's Requirement.String: "x=a", "x==a", "x!=a",
+// "x in (a,b)", "x notin ()", "x", "!x", "x>1", "x<1".
 func (r Requirement) String() string {
 	switch r.op {
 	case SelectionExists:
 		return r.key
 	case SelectionDoesNotExist:
 		return "!" + r.key
-	case SelectionEquals, SelectionNotEquals:
+	case SelectionEquals, SelectionDoubleEquals, SelectionNotEquals:
 		return r.key + string(r.op) + r.values[0]
 	case SelectionGreaterThan:
 		return r.key + ">" + r.values[0]

@@ -13,7 +13,9 @@ import (
 //	key  !key                               existence
 //	key>5  key<5                            integer comparison
 //
-// Whitespace between tokens is ignored; a value may be empty ("key=").
+// Whitespace between tokens (space, tab, CR, LF, as apimachinery's lexer)
+// is ignored; a value may be empty ("key="). "==" is kept as
+// SelectionDoubleEquals, so that String prints it back as kube does.
 // The empty string gives Everything. Errors name the offending position.
 func ParseSelector(s string) (Selector, error) {
 	p := selectorParser{src: s}
@@ -46,7 +48,7 @@ type selectorParser struct {
 }
 
 func (p *selectorParser) skipSpace() {
-	for p.pos < len(p.src) && (p.src[p.pos] == ' ' || p.src[p.pos] == '\t') {
+	for p.pos < len(p.src) && isSelectorSpace(p.src[p.pos]) {
 		p.pos++
 	}
 }
@@ -59,8 +61,11 @@ func (p *selectorParser) rest() string {
 	return r
 }
 
+// isSelectorSpace is apimachinery's isWhitespace: space, tab, CR, LF.
+func isSelectorSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
 func isSelectorSpecial(c byte) bool {
-	return strings.IndexByte(" \t,()=!<>", c) >= 0
+	return isSelectorSpace(c) || strings.IndexByte(",()=!<>", c) >= 0
 }
 
 // word reads an identifier (possibly empty).
@@ -100,7 +105,7 @@ func (p *selectorParser) requirement() (Requirement, error) {
 	var op SelectionOperator
 	switch c := p.src[p.pos]; {
 	case strings.HasPrefix(p.src[p.pos:], "=="):
-		op, p.pos = SelectionEquals, p.pos+2
+		op, p.pos = SelectionDoubleEquals, p.pos+2
 	case c == '=':
 		op, p.pos = SelectionEquals, p.pos+1
 	case strings.HasPrefix(p.src[p.pos:], "!="):
@@ -126,7 +131,7 @@ func (p *selectorParser) requirement() (Requirement, error) {
 		return NewRequirement(key, op, values...)
 	}
 	value := p.word()
-	if p.pos < len(p.src) && p.src[p.pos] != ',' && p.src[p.pos] != ' ' && p.src[p.pos] != '\t' {
+	if p.pos < len(p.src) && p.src[p.pos] != ',' && !isSelectorSpace(p.src[p.pos]) {
 		return Requirement{}, fmt.Errorf("at %d: unexpected %q in the value of %q", p.pos, p.rest(), key)
 	}
 	return NewRequirement(key, op, value)

@@ -19,7 +19,7 @@ func TestParseSelectorRoundTrip(t *testing.T) {
 		{"!x", "!x"},
 		{"x>1", "x>1"},
 		{"x>1,z<5", "x>1,z<5"},
-		{"x==a", "x=a"},
+		{"x==a", "x==a"},
 		{"app=nginx,tier!=db,env in (a,b),env notin (c),!canary,key", "app=nginx,!canary,env in (a,b),env notin (c),key,tier!=db"},
 		{"  env  in  ( b , a , a )  ", "env in (a,b)"},
 		{"z notin ()", "z notin ()"},
@@ -196,5 +196,87 @@ func TestNewRequirementErrors(t *testing.T) {
 		if _, err := NewRequirement("k", c.op, c.values...); err == nil {
 			t.Errorf("%s %v accepted", c.op, c.values)
 		}
+	}
+}
+
+// TestSetSelectorParser (k8s.io/apimachinery/pkg/labels/selector_test.go):
+// the rows on whitespace and value lists, each parsed and printed back as
+// kube's String does.
+func TestParseSelectorKubeRows(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"\rx", "x"},
+		{"this-is-a-dns.domain.com/key-with-dash", "this-is-a-dns.domain.com/key-with-dash"},
+		{"this-is-another-dns.domain.com/key-with-dash in (so,what)", "this-is-another-dns.domain.com/key-with-dash in (so,what)"},
+		{"0.1.2.domain/99 notin (10.10.100.1, tick.tack.clock)", "0.1.2.domain/99 notin (10.10.100.1,tick.tack.clock)"},
+		{"foo  in\t (abc)", "foo in (abc)"},
+		{"x notin\n (abc)", "x notin (abc)"},
+		{"x  notin\t\t\t(abc,def)", "x notin (abc,def)"},
+		{"x in (abc,def)", "x in (abc,def)"},
+		{"x in (abc,)", "x in (,abc)"},
+		{"x in (abc,abc)", "x in (abc)"},
+		{"x in ()", "x in ()"},
+		{"x in (a,,)", "x in (,a)"},
+		{"x in (a,,,,,,)", "x in (,a)"},
+		{"x in (a,,a,,a,,a,,)", "x in (,a)"},
+		{"x notin (abc,,def),bar,z in (),w", "bar,w,x notin (,abc,def),z in ()"},
+		{"x,y in (a)", "x,y in (a)"},
+		{"x=a", "x=a"},
+		{"x>1", "x>1"},
+		{"x<7", "x<7"},
+		{"x=a,y!=b", "x=a,y!=b"},
+		{"x=a,y!=b,z in (h,i,j)", "x=a,y!=b,z in (h,i,j)"},
+		{"x\r\n=\ta ,\n y\r!=\nb", "x=a,y!=b"},
+		{"x==a,y\t==\r\nb", "x==a,y==b"},
+	} {
+		sel, err := ParseSelector(c.in)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if got := sel.String(); got != c.want {
+			t.Errorf("%q: String() = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, bad := range []string{"x=a||y=b", "x==a==b", "!x=a", "x<a", "x in (a", "x in a", "x\r\n=a\nb"} {
+		if _, err := ParseSelector(bad); err == nil {
+			t.Errorf("%q: parsed, want an error", bad)
+		}
+	}
+}
+
+// TestToString (k8s.io/apimachinery/pkg/labels/selector_test.go): every
+// operator printed as kube's Requirement.String prints it.
+func TestSelectorStringKube(t *testing.T) {
+	req := func(k string, op SelectionOperator, vs ...string) Requirement {
+		r, err := NewRequirement(k, op, vs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, c := range []struct {
+		reqs []Requirement
+		want string
+	}{
+		{[]Requirement{req("x", SelectionIn, "abc", "def"), req("y", SelectionNotIn, "jkl"), req("z", SelectionExists)},
+			"x in (abc,def),y notin (jkl),z"},
+		{[]Requirement{req("x", SelectionNotIn, "abc", "def"), req("y", SelectionNotEquals, "jkl"), req("z", SelectionDoesNotExist)},
+			"x notin (abc,def),y!=jkl,!z"},
+		{[]Requirement{req("x", SelectionNotIn, "abc"), req("y", SelectionIn, "jkl", "mno"), req("z", SelectionNotIn, "")},
+			"x notin (abc),y in (jkl,mno),z notin ()"},
+		{[]Requirement{req("x", SelectionEquals, "abc"), req("y", SelectionDoubleEquals, "jkl"), req("z", SelectionNotEquals, "a"), req("z", SelectionExists)},
+			"x=abc,y==jkl,z!=a,z"},
+		{[]Requirement{req("x", SelectionGreaterThan, "2"), req("y", SelectionLessThan, "8"), req("z", SelectionExists)},
+			"x>2,y<8,z"},
+	} {
+		if got := Everything().Add(c.reqs...).String(); got != c.want {
+			t.Errorf("String() = %q, want %q", got, c.want)
+		}
+	}
+	// == matches as =.
+	sel, err := ParseSelector("x==a")
+	if err != nil || !sel.Matches(map[string]string{"x": "a"}) || sel.Matches(map[string]string{"x": "b"}) {
+		t.Errorf("x==a: %v, matching wrong", err)
 	}
 }
