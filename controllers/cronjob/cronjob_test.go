@@ -227,3 +227,28 @@ func TestAdmissionTZInSchedule(t *testing.T) {
 		})
 	}
 }
+
+// A schedule that parses but never fires (30 February) is accepted by the
+// cluster, as kube-apiserver accepts it, and the controller records kcm's
+// Warning InvalidSchedule once and creates no job.
+func TestScheduleThatNeverFires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		cj := hello(t)
+		cj.Spec.Schedule = "0 0 30 2 *"
+		_, err := e.c.CronJobs().Create(e.ctx, cj)
+		require.NoError(t, err)
+		time.Sleep(3 * time.Minute)
+		synctest.Wait()
+		require.Empty(t, e.jobs())
+		require.Equal(t, 1, e.count("InvalidSchedule"), "one event: the sync is not requeued")
+		var msg string
+		for _, ev := range e.rec.Events() {
+			if ev.Reason == "InvalidSchedule" {
+				msg = ev.Message
+				require.Equal(t, "Warning", string(ev.Type))
+			}
+		}
+		require.Equal(t, "invalid schedule: 0 0 30 2 * : time difference between two schedules is less than 1 second", msg)
+	})
+}
