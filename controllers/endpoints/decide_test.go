@@ -226,4 +226,3 @@ func TestDecide(t *testing.T) {
 		})
 	}
 }
-
