@@ -73,6 +73,15 @@
 // owned by the Node) is renewed every quarter of its duration, 10 s. A
 // deleted Node is not registered again, as the kubelet does not.
 //
+// status.images lists the images the node's containers started with, as
+// a container runtime names them — a simulated repo digest
+// "<repo>@sha256:<hex>" (also the containers' imageID) and the tagged
+// ref (":latest" added when untagged) — with sizeBytes from
+// sim.ctrlkit.io/image-size or ImageSize (a function of the ref): the
+// largest NodeStatusMaxImages (50, nodeStatusMaxImages) first, as the
+// kubelet's images setter sorts them. The node keeps at most 500
+// images, forgetting the least recently used beyond (its image GC).
+//
 // # Pods
 //
 // A pod bound to the node is admitted when first seen: it gets a pod IP
@@ -179,6 +188,7 @@
 //	sim.ctrlkit.io/ready: never       the readiness probe never passes ("20s": passes from 20 s)
 //	sim.ctrlkit.io/live-for: 30s      the liveness probe fails from 30 s after each start ("0s": at once)
 //	sim.ctrlkit.io/started: never     the startup probe never passes ("20s": passes from 20 s)
+//	sim.ctrlkit.io/image-size: 300Mi  the image's size in the node's status.images
 //
 // So a pod that fails: exit-code "1" with restartPolicy Never; one that
 // crash-loops: exit-code "1" with Always or OnFailure; one that never

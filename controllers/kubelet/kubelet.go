@@ -59,6 +59,7 @@ type Kubelet struct {
 	states     map[string]*podState
 	deleted    map[string]bool // terminated pods whose final delete succeeded
 	static     map[string]*staticPod
+	images     imageStore // the images containers started with
 	nextStatus time.Time
 	nextLease  time.Time
 	nextStatic time.Time
@@ -116,6 +117,7 @@ func New(c client.Client, opts Options) (*Kubelet, error) {
 		states:    map[string]*podState{},
 		deleted:   map[string]bool{},
 		static:    map[string]*staticPod{},
+		images:    imageStore{},
 	}
 	k.bootID = k.machineID
 	if k.ctl, err = reconcile.New("kubelet-"+opts.NodeName, reconcile.Func[struct{}](k.reconcile), reconcile.Options[struct{}]{Logger: opts.Logger}); err != nil {
@@ -369,8 +371,14 @@ func (k *Kubelet) admit(pod *api.Pod, now time.Time) (*podState, error) {
 	return newPodState(pod, now, k.opts.Stages, k.rng, ip, k.opts.InternalIP)
 }
 
-// record hands the events of s to the recorder, about pod.
+// record hands the events of s to the recorder, about pod, and its
+// containers' images to the node's image store.
 func (k *Kubelet) record(pod *api.Pod, s *podState) {
+	now := time.Now()
+	for _, p := range s.pulls {
+		k.images.use(p, now)
+	}
+	s.pulls = nil
 	notes := s.notes
 	s.notes = nil
 	if k.opts.Recorder == nil {

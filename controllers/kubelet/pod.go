@@ -142,7 +142,8 @@ type podState struct {
 	graceUntil  time.Time
 	done        bool // terminating and every container has stopped
 	conds       map[api.PodConditionType]*cond
-	notes       []note // events not yet recorded; the shell drains them
+	notes       []note      // events not yet recorded; the shell drains them
+	pulls       []imagePull // images containers started with; the shell drains them
 }
 
 // note is one event the kubelet records about the pod: about one of its
@@ -320,6 +321,11 @@ func (s *podState) start(c *container, t time.Time) {
 	s.note(false, c, "Pulled", "Container image %q already present on machine and can be accessed by the pod", c.image)
 	s.note(false, c, "Created", "Container created")
 	s.note(false, c, "Started", "Container started")
+	size := c.b.imageSize
+	if size == 0 {
+		size = ImageSize(c.image)
+	}
+	s.pulls = append(s.pulls, imagePull{c.image, size})
 	c.startedAt = t
 	c.exitAt = time.Time{}
 	if !c.b.exit.Never {
