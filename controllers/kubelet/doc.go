@@ -113,6 +113,23 @@
 // than 10 min since the last restart resets it. activeDeadlineSeconds
 // kills the pod: Failed, reason DeadlineExceeded.
 //
+// ConfigMaps and Secrets: a pod whose volume (configMap, secret, or a
+// projected source of either) needs a missing object, or a missing key
+// its items name, is not started until it exists, unless the reference is
+// optional: its containers wait in ContainerCreating (PodInitializing
+// behind init containers) and each mount attempt fails with a Warning
+// FailedMount event as the volume manager words it (`MountVolume.SetUp
+// failed for volume "v" : configmap "x" not found`; a projected volume's
+// errors together, in brackets), attempts backing off 0.5 s doubling to
+// 2 min 2 s. A container whose env or envFrom needs a missing object or
+// key (makeEnvironmentVariables' rules and messages: `configmap "x" not
+// found`, `couldn't find key k in ConfigMap ns/x`) waits in
+// CreateContainerConfigError with a Warning Failed event ("Error: …")
+// and is tried again every 10 s (the pod worker's back-off), at each
+// start including restarts; the pod's other containers run. The kubelet
+// reads these objects with a Get each (the managers' Get strategy), only
+// for its pods and only while one waits.
+//
 // Probes come from the container's spec, with the API's defaults (period
 // 10 s, successThreshold 1, failureThreshold 3): each probe runs from
 // start+initialDelaySeconds every periodSeconds; a startup probe holds
@@ -218,7 +235,9 @@
 // node status report frequency of 5 min with leases (the kubelet posts
 // every 10 s here, its nodeStatusUpdateFrequency); jitter in the back-off and
 // probe timing; probes' timeoutSeconds and per-probe
-// terminationGracePeriodSeconds; QoS classes; volumes; manifest URLs as a
+// terminationGracePeriodSeconds; QoS classes; volumes other than the ConfigMap and Secret checks above,
+// and the FailedMount "Unable to attach or mount volumes … timed out"
+// event after 2 min; manifest URLs as a
 // static pod source; the kube-node-lease namespace's creation by
 // kube-apiserver (the kubelet creates it when missing).
 package kubelet
