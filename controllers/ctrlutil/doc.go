@@ -25,6 +25,12 @@
 // lists the rules); SlowStartBatch makes creates in doubling batches that
 // stop at the first failure.
 //
+// # Services
+//
+// ServicesForPod and ServicesForPodChange map a pod, or a change of one,
+// to the services to sync, as kcm's pkg/controller/util/endpoint does for
+// its Endpoints and EndpointSlice controllers (both use them here).
+//
 // # Expectations
 //
 // PodExpectations wires expectations into a pod informer's handlers as

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
@@ -147,9 +148,9 @@ func (e *Controller) register() error {
 		return err
 	}
 	if _, err := reconcile.WatchEvents(e.ctl, e.pods, reconcile.Events[*api.Pod, string]{
-		Map: func(p *api.Pod) []string { return servicesForPod(e.servicesIn(p.Namespace), p) },
+		Map: func(p *api.Pod) []string { return ctrlutil.ServicesForPod(e.servicesIn(p.Namespace), p) },
 		Update: func(old, cur *api.Pod) []string {
-			return servicesForPodChange(e.servicesIn(cur.Namespace), old, cur)
+			return ctrlutil.ServicesForPodChange(e.servicesIn(cur.Namespace), old, cur)
 		},
 	}, opts); err != nil {
 		return err
@@ -200,7 +201,7 @@ func (e *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 		return reconcile.Result{}, nil
 	}
 	pods := e.pods.Lister().Namespace(svc.Namespace).List(func(p *api.Pod) bool {
-		return selects(svc, p.Labels)
+		return ctrlutil.ServiceSelects(svc, p.Labels)
 	})
 	var current *api.Endpoints
 	if cur, ok := e.endpoints.Lister().Get(key); ok {

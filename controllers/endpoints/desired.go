@@ -112,7 +112,7 @@ func desiredSubsets(svc *api.Service, pods []*api.Pod) (subsets []api.EndpointSu
 			add(p, addr, &api.EndpointPort{Name: sp.Name, Port: num, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol})
 		}
 	}
-	return repackSubsets(flat), ready, notReady
+	return RepackSubsets(flat), ready, notReady
 }
 
 // shouldPodBeInEndpoints is endpointsliceutil.ShouldPodBeInEndpoints:
@@ -188,7 +188,8 @@ func keyOf(a *api.EndpointAddress) addressKey {
 	return k
 }
 
-// repackSubsets is endpoints.RepackSubsets: it flattens the subsets into
+// RepackSubsets is kube's endpoints.RepackSubsets (pkg/api/v1/endpoints), shared
+// with the EndpointSlice mirroring controller: it flattens the subsets into
 // (address, port) pairs and regroups them so that the addresses serving
 // a port with the same readiness share a subset with every other such
 // port. An address is identified by its IP and its target's UID; the
@@ -196,7 +197,7 @@ func keyOf(a *api.EndpointAddress) addressKey {
 // a port is not ready there (not-ready wins). An address without ports
 // is kept, in a subset without ports. Addresses, ports and subsets are
 // then sorted, so that equal states compare equal.
-func repackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
+func RepackSubsets(subsets []api.EndpointSubset) []api.EndpointSubset {
 	// noPorts stands for "no port" (kube's sentinel port -1).
 	noPorts := portKey{port: -1}
 	addrs := map[addressKey]*api.EndpointAddress{}

@@ -15,7 +15,7 @@ type ep = api.EndpointPort
 
 // Cases ported from kube's pkg/api/v1/endpoints/util_test.go
 // (TestPackSubsets). kube compares with SortSubsets(expect), ordered by
-// hash; the expectations here are sorted by repackSubsets' own order
+// hash; the expectations here are sorted by RepackSubsets' own order
 // (repacking them is the identity on a packed, sorted input).
 func TestRepackSubsets(t *testing.T) {
 	foo := &api.ObjectReference{Name: "foo"}
@@ -107,8 +107,8 @@ func TestRepackSubsets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := repackSubsets(tt.given)
-			want := repackSubsets(tt.expect)
+			got := RepackSubsets(tt.given)
+			want := RepackSubsets(tt.expect)
 			require.Equal(t, len(tt.expect), len(want), "the expectation is packed")
 			require.Equal(t, want, got)
 			// The expectation, in whatever order kube lists it, is what

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
@@ -158,9 +158,9 @@ func (e *Controller) register() error {
 		return err
 	}
 	if _, err := reconcile.WatchEvents(e.ctl, e.pods, reconcile.Events[*api.Pod, string]{
-		Map: func(p *api.Pod) []string { return ServicesForPod(e.servicesIn(p.Namespace), p) },
+		Map: func(p *api.Pod) []string { return ctrlutil.ServicesForPod(e.servicesIn(p.Namespace), p) },
 		Update: func(old, cur *api.Pod) []string {
-			return ServicesForPodChange(e.servicesIn(cur.Namespace), old, cur)
+			return ctrlutil.ServicesForPodChange(e.servicesIn(cur.Namespace), old, cur)
 		},
 	}, opts); err != nil {
 		return err
@@ -212,7 +212,7 @@ func (e *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 		// endpoints, one without a selector gets its user's (mirrored).
 		return reconcile.Result{}, nil
 	}
-	pods := e.pods.Lister().Namespace(svc.Namespace).List(func(p *api.Pod) bool { return Selects(svc, p.Labels) })
+	pods := e.pods.Lister().Namespace(svc.Namespace).List(func(p *api.Pod) bool { return ctrlutil.ServiceSelects(svc, p.Labels) })
 	existing := e.slices.Lister().Namespace(svc.Namespace).List(func(s *api.EndpointSlice) bool {
 		return s.Labels[api.LabelServiceName] == svc.Name && s.Labels[LabelManagedBy] == ControllerName
 	})
@@ -269,76 +269,4 @@ func (e *Controller) write(ctx context.Context, key string, p plan) error {
 		errs = append(errs, e.gate.DeletedKey(key, api.Key(s), rv))
 	}
 	return errors.Join(errs...)
-}
-
-// Selects reports whether svc's selector picks a pod with these labels;
-// a service without a selector picks none.
-func Selects(svc *api.Service, podLabels map[string]string) bool {
-	if len(svc.Spec.Selector) == 0 {
-		return false
-	}
-	for k, v := range svc.Spec.Selector {
-		if got, ok := podLabels[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
-}
-
-// ServicesForPod returns the keys of the services among services (of
-// p's namespace) whose selector picks p (GetPodServiceMemberships).
-func ServicesForPod(services []*api.Service, p *api.Pod) []string {
-	var keys []string
-	for _, s := range services {
-		if s.Namespace == p.Namespace && Selects(s, p.Labels) {
-			keys = append(keys, api.Key(s))
-		}
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// ServicesForPodChange is GetServicesToUpdateOnPodChange: the services to
-// sync after a pod went from old to cur — none for a resync or a change no
-// slice shows; those of the new labels after a change of the pod; after a
-// change of its labels (or hostname, subdomain) also those of the old
-// ones, all of both when the pod changed too, only those that picked it
-// before or after but not both otherwise.
-func ServicesForPodChange(services []*api.Service, old, cur *api.Pod) []string {
-	if old.ResourceVersion == cur.ResourceVersion {
-		return nil
-	}
-	labelsChanged := !maps.Equal(old.Labels, cur.Labels) ||
-		old.Spec.Hostname != cur.Spec.Hostname || old.Spec.Subdomain != cur.Spec.Subdomain
-	podChanged := (old.DeletionTimestamp == nil) != (cur.DeletionTimestamp == nil) ||
-		api.IsPodReady(old) != api.IsPodReady(cur) ||
-		old.Status.PodIP != cur.Status.PodIP || !slices.Equal(old.Status.PodIPs, cur.Status.PodIPs) ||
-		old.Spec.NodeName != cur.Spec.NodeName ||
-		terminal(old) != terminal(cur)
-	if !podChanged && !labelsChanged {
-		return nil
-	}
-	now := ServicesForPod(services, cur)
-	if !labelsChanged {
-		return now
-	}
-	set := map[string]int{}
-	for _, k := range ServicesForPod(services, old) {
-		set[k] |= 1
-	}
-	for _, k := range now {
-		set[k] |= 2
-	}
-	var keys []string
-	for k, in := range set {
-		if podChanged || in != 3 {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func terminal(p *api.Pod) bool {
-	return p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed
 }

@@ -13,7 +13,7 @@
 // A queue of service keys is worked by Options.Workers goroutines
 // (default 5, kcm's --concurrent-service-endpoint-syncs). A service's
 // events enqueue it; a pod's those whose selector picks it (before or
-// after an update, as ServicesForPodChange says); a slice's the service
+// after an update, as ctrlutil.ServicesForPodChange says); a slice's the service
 // it is labelled with, if this controller manages it.
 //
 // One sync, for a service that exists, is not ExternalName and has a

@@ -73,6 +73,15 @@
 // owned by the Node) is renewed every quarter of its duration, 10 s. A
 // deleted Node is not registered again, as the kubelet does not.
 //
+// status.images lists the images the node's containers started with, as
+// a container runtime names them — a simulated repo digest
+// "<repo>@sha256:<hex>" (also the containers' imageID) and the tagged
+// ref (":latest" added when untagged) — with sizeBytes from
+// sim.ctrlkit.io/image-size or ImageSize (a function of the ref): the
+// largest NodeStatusMaxImages (50, nodeStatusMaxImages) first, as the
+// kubelet's images setter sorts them. The node keeps at most 500
+// images, forgetting the least recently used beyond (its image GC).
+//
 // # Pods
 //
 // A pod bound to the node is admitted when first seen: it gets a pod IP
@@ -103,6 +112,23 @@
 // it), the container Waiting in CrashLoopBackOff meanwhile; a run of more
 // than 10 min since the last restart resets it. activeDeadlineSeconds
 // kills the pod: Failed, reason DeadlineExceeded.
+//
+// ConfigMaps and Secrets: a pod whose volume (configMap, secret, or a
+// projected source of either) needs a missing object, or a missing key
+// its items name, is not started until it exists, unless the reference is
+// optional: its containers wait in ContainerCreating (PodInitializing
+// behind init containers) and each mount attempt fails with a Warning
+// FailedMount event as the volume manager words it (`MountVolume.SetUp
+// failed for volume "v" : configmap "x" not found`; a projected volume's
+// errors together, in brackets), attempts backing off 0.5 s doubling to
+// 2 min 2 s. A container whose env or envFrom needs a missing object or
+// key (makeEnvironmentVariables' rules and messages: `configmap "x" not
+// found`, `couldn't find key k in ConfigMap ns/x`) waits in
+// CreateContainerConfigError with a Warning Failed event ("Error: …")
+// and is tried again every 10 s (the pod worker's back-off), at each
+// start including restarts; the pod's other containers run. The kubelet
+// reads these objects with a Get each (the managers' Get strategy), only
+// for its pods and only while one waits.
 //
 // Probes come from the container's spec, with the API's defaults (period
 // 10 s, successThreshold 1, failureThreshold 3): each probe runs from
@@ -179,6 +205,7 @@
 //	sim.ctrlkit.io/ready: never       the readiness probe never passes ("20s": passes from 20 s)
 //	sim.ctrlkit.io/live-for: 30s      the liveness probe fails from 30 s after each start ("0s": at once)
 //	sim.ctrlkit.io/started: never     the startup probe never passes ("20s": passes from 20 s)
+//	sim.ctrlkit.io/image-size: 300Mi  the image's size in the node's status.images
 //
 // So a pod that fails: exit-code "1" with restartPolicy Never; one that
 // crash-loops: exit-code "1" with Always or OnFailure; one that never
@@ -208,7 +235,9 @@
 // node status report frequency of 5 min with leases (the kubelet posts
 // every 10 s here, its nodeStatusUpdateFrequency); jitter in the back-off and
 // probe timing; probes' timeoutSeconds and per-probe
-// terminationGracePeriodSeconds; QoS classes; volumes; manifest URLs as a
+// terminationGracePeriodSeconds; QoS classes; volumes other than the ConfigMap and Secret checks above,
+// and the FailedMount "Unable to attach or mount volumes … timed out"
+// event after 2 min; manifest URLs as a
 // static pod source; the kube-node-lease namespace's creation by
 // kube-apiserver (the kubelet creates it when missing).
 package kubelet

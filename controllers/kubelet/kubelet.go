@@ -36,9 +36,12 @@ type Kubelet struct {
 	nodeRes  client.Resource[*api.Node]
 	leaseRes client.Resource[*api.Lease]
 	nsRes    client.Resource[*api.Namespace]
-	opts     Options
-	log      *slog.Logger
-	pods     *informer.Informer[*api.Pod]
+	// The kinds the kubelet reads for its pods (configSource).
+	cmRes     client.Resource[*api.ConfigMap]
+	secretRes client.Resource[*api.Secret]
+	opts      Options
+	log       *slog.Logger
+	pods      *informer.Informer[*api.Pod]
 	// ctl runs the loop: its one request, tickReq, is enqueued by every
 	// pod event, by Start, and by each tick for when the next is due.
 	ctl *reconcile.Controller[struct{}]
@@ -59,6 +62,7 @@ type Kubelet struct {
 	states     map[string]*podState
 	deleted    map[string]bool // terminated pods whose final delete succeeded
 	static     map[string]*staticPod
+	images     imageStore // the images containers started with
 	nextStatus time.Time
 	nextLease  time.Time
 	nextStatic time.Time
@@ -89,6 +93,14 @@ func New(c client.Client, opts Options) (*Kubelet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubelet: %w", err)
 	}
+	cms, err := client.For[*api.ConfigMap](c)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
+	secrets, err := client.For[*api.Secret](c)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
 	lw, err := pods.Select(client.SelectOptions{FieldSelector: "spec.nodeName=" + opts.NodeName})
 	if err != nil {
 		return nil, fmt.Errorf("kubelet: %w", err)
@@ -106,6 +118,8 @@ func New(c client.Client, opts Options) (*Kubelet, error) {
 		nodeRes:   nodes,
 		leaseRes:  leases,
 		nsRes:     namespaces,
+		cmRes:     cms,
+		secretRes: secrets,
 		opts:      opts,
 		log:       opts.Logger.With("node", opts.NodeName),
 		pods:      inf,
@@ -116,6 +130,7 @@ func New(c client.Client, opts Options) (*Kubelet, error) {
 		states:    map[string]*podState{},
 		deleted:   map[string]bool{},
 		static:    map[string]*staticPod{},
+		images:    imageStore{},
 	}
 	k.bootID = k.machineID
 	if k.ctl, err = reconcile.New("kubelet-"+opts.NodeName, reconcile.Func[struct{}](k.reconcile), reconcile.Options[struct{}]{Logger: opts.Logger}); err != nil {
@@ -263,7 +278,7 @@ func (k *Kubelet) tick(ctx context.Context, now time.Time, dirty map[string]stru
 		k.nextStatic = now.Add(k.opts.FileCheckFrequency)
 	}
 	for key, s := range k.states {
-		if due(s.next(), now) {
+		if due(s.wakeAt(), now) {
 			dirty[key] = struct{}{}
 		}
 	}
@@ -294,7 +309,7 @@ func (k *Kubelet) tick(ctx context.Context, now time.Time, dirty map[string]stru
 		consider(k.nextStatic)
 	}
 	for _, s := range k.states {
-		consider(s.next())
+		consider(s.wakeAt())
 	}
 	for _, sp := range k.static {
 		consider(sp.st.next())
@@ -335,12 +350,21 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 		if err != nil {
 			k.log.Warn("kubelet: pod annotations", "pod", key, "err", err)
 		}
+		if hasConfigVolumes(pod) {
+			s.holdMount(now)
+		}
 		k.states[key] = s
 	}
 	if pod.DeletionTimestamp != nil {
 		s.terminate(now, gracePeriod(pod))
 	}
+	cs := k.configSource(ctx, pod.Namespace)
+	if s.unmounted && !s.terminating && !s.terminal() && due(s.mountAt, now) {
+		k.mountVolumes(cs, pod, s, now)
+	}
+	s.configError = func(c *container) string { return cs.envError(c.env, c.envFrom) }
 	s.advance(now)
+	s.configError = nil
 	k.record(pod, s)
 	if s.terminal() {
 		k.releaseIP(s) // the sandbox is gone; the status keeps the address
@@ -369,8 +393,14 @@ func (k *Kubelet) admit(pod *api.Pod, now time.Time) (*podState, error) {
 	return newPodState(pod, now, k.opts.Stages, k.rng, ip, k.opts.InternalIP)
 }
 
-// record hands the events of s to the recorder, about pod.
+// record hands the events of s to the recorder, about pod, and its
+// containers' images to the node's image store.
 func (k *Kubelet) record(pod *api.Pod, s *podState) {
+	now := time.Now()
+	for _, p := range s.pulls {
+		k.images.use(p, now)
+	}
+	s.pulls = nil
 	notes := s.notes
 	s.notes = nil
 	if k.opts.Recorder == nil {

@@ -679,3 +679,32 @@ func TestTakeOverNode(t *testing.T) {
 		}
 	})
 }
+
+// The images of the containers that ran are in the node's status at its
+// next update, largest first, sizes from sim.ctrlkit.io/image-size or
+// derived from the name; a container's imageID is the image's digest name.
+func TestNodeStatusImages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		e.run(newPod("web", "", map[string]string{kubelet.AnnotationImageSize + ".big": "2Gi"},
+			api.Container{Name: "small", Image: "nginx:1.27"}, api.Container{Name: "big", Image: "reg.example/ml/model"}))
+		e.sleepTo(2 * time.Second)
+		n, _, _ := e.c.Nodes().Get(e.ctx, "n1")
+		if len(n.Status.Images) != 0 {
+			t.Fatalf("images before the status update: %+v", n.Status.Images)
+		}
+		e.sleepTo(10 * time.Second)
+		n, _, _ = e.c.Nodes().Get(e.ctx, "n1")
+		im := n.Status.Images
+		if len(im) != 2 || im[0].SizeBytes != 2<<30 || im[0].Names[1] != "reg.example/ml/model:latest" ||
+			im[1].SizeBytes != kubelet.ImageSize("nginx:1.27") || im[1].Names[1] != "nginx:1.27" {
+			t.Fatalf("images %+v", im)
+		}
+		p := e.pod("web")
+		for i, cs := range p.Status.ContainerStatuses {
+			if want := im[1-i].Names[0]; cs.ImageID != want {
+				t.Errorf("container %s imageID %q, want %q", cs.Name, cs.ImageID, want)
+			}
+		}
+	})
+}

@@ -57,6 +57,7 @@ func (k *Kubelet) nodeStatus(prev api.NodeStatus, now time.Time) api.NodeStatus 
 		{Type: api.NodeInternalIP, Address: k.opts.InternalIP},
 		{Type: api.NodeHostName, Address: k.opts.NodeName},
 	}
+	st.Images = k.images.list()
 	st.DaemonEndpoints = api.NodeDaemonEndpoints{KubeletEndpoint: api.DaemonEndpoint{Port: 10250}}
 	st.NodeInfo = api.NodeSystemInfo{
 		MachineID:               k.machineID,

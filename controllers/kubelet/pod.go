@@ -109,6 +109,8 @@ type container struct {
 	liveness    probe
 	startup     probe
 	back        backOff
+	env         []api.EnvVar // what creating the container needs (configError)
+	envFrom     []api.EnvFromSource
 }
 
 func (c *container) restarts() int32 { return max(c.runs-1, 0) }
@@ -142,7 +144,18 @@ type podState struct {
 	graceUntil  time.Time
 	done        bool // terminating and every container has stopped
 	conds       map[api.PodConditionType]*cond
-	notes       []note // events not yet recorded; the shell drains them
+	notes       []note      // events not yet recorded; the shell drains them
+	pulls       []imagePull // images containers started with; the shell drains them
+	// unmounted: a volume needs a ConfigMap or Secret and is not set up
+	// yet; no container is created until it is (the shell retries the
+	// mount at mountAt).
+	unmounted  bool
+	mountAt    time.Time
+	mountTries int
+	// configError, set by the shell for the span of one sync, says why
+	// a container cannot be created now (CreateContainerConfigError), ""
+	// if it can; nil: always can.
+	configError func(c *container) string
 }
 
 // note is one event the kubelet records about the pod: about one of its
@@ -191,7 +204,8 @@ func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, po
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		c := &container{name: spec.Name, image: spec.Image, init: init, sidecar: isSidecar(spec, init), b: b, reason: reasonPodInit}
+		c := &container{name: spec.Name, image: spec.Image, init: init, sidecar: isSidecar(spec, init), b: b, reason: reasonPodInit,
+			env: spec.Env, envFrom: spec.EnvFrom}
 		if !init || c.sidecar {
 			c.readiness.spec, c.liveness.spec, c.startup.spec = spec.ReadinessProbe, spec.LivenessProbe, spec.StartupProbe
 			if len(pod.Spec.InitContainers) == 0 {
@@ -285,7 +299,7 @@ func (s *podState) step(t time.Time) {
 	}
 	for c := range s.containers {
 		if c.phase == waiting && due(c.startAt, t) {
-			s.start(c, t)
+			s.tryStart(c, t)
 		}
 		if c.phase != running {
 			continue
@@ -313,6 +327,49 @@ func (s *podState) step(t time.Time) {
 	s.progress(t)
 }
 
+// tryStart creates and runs container c at t, unless what it needs is
+// missing: then it waits in CreateContainerConfigError, with a Failed
+// event as kuberuntime's startContainer records, and is tried again
+// after configRetry.
+func (s *podState) tryStart(c *container, t time.Time) {
+	if s.configError != nil {
+		if msg := s.configError(c); msg != "" {
+			c.reason, c.msg, c.startAt = reasonConfigError, msg, t.Add(configRetry)
+			s.note(false, c, "Pulled", "Container image %q already present on machine and can be accessed by the pod", c.image)
+			s.note(true, c, "Failed", "Error: %s", msg)
+			return
+		}
+	}
+	s.start(c, t)
+}
+
+// holdMount keeps the pod's containers from being created until mounted
+// is called: a volume of the pod is to be set up first, at t.
+func (s *podState) holdMount(t time.Time) {
+	s.unmounted, s.mountAt = true, t
+	for c := range s.containers {
+		if c.phase == waiting && c.runs == 0 {
+			c.startAt = time.Time{}
+		}
+	}
+}
+
+// mounted ends holdMount at t: the containers are scheduled.
+func (s *podState) mounted(t time.Time) {
+	s.unmounted, s.mountAt = false, time.Time{}
+	s.progress(t)
+}
+
+// wakeAt is when the shell is to look at the pod again: its next event,
+// or its next mount attempt.
+func (s *podState) wakeAt() time.Time {
+	t := s.next()
+	if s.unmounted && !s.terminating && !s.terminal() && (t.IsZero() || s.mountAt.Before(t)) {
+		t = s.mountAt
+	}
+	return t
+}
+
 // start runs container c at t.
 func (s *podState) start(c *container, t time.Time) {
 	c.phase, c.reason, c.msg, c.startAt = running, "", "", time.Time{}
@@ -320,6 +377,11 @@ func (s *podState) start(c *container, t time.Time) {
 	s.note(false, c, "Pulled", "Container image %q already present on machine and can be accessed by the pod", c.image)
 	s.note(false, c, "Created", "Container created")
 	s.note(false, c, "Started", "Container started")
+	size := c.b.imageSize
+	if size == 0 {
+		size = ImageSize(c.image)
+	}
+	s.pulls = append(s.pulls, imagePull{c.image, size})
 	c.startedAt = t
 	c.exitAt = time.Time{}
 	if !c.b.exit.Never {
@@ -422,7 +484,7 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name, s.name)
 		s.note(true, c, "BackOff", "Back-off restarting failed container %s in pod %s", c.name, s.name)
 	} else {
-		s.start(c, t)
+		s.tryStart(c, t)
 	}
 }
 
@@ -468,6 +530,9 @@ func (s *podState) progress(t time.Time) {
 	}
 	if s.terminal() {
 		return
+	}
+	if s.unmounted {
+		return // nothing is created before the volumes are set up
 	}
 	initDone := true
 	for _, c := range s.init {

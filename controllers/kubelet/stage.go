@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -43,6 +44,10 @@ const (
 	// AnnotationStarted is when the startup probe starts passing, counted
 	// from the container's start ("20s"), or "never".
 	AnnotationStarted = AnnotationPrefix + "started"
+	// AnnotationImageSize is the size of the container's image as the
+	// node reports it in status.images once pulled, a quantity ("300Mi");
+	// unset, a size derived from the image name (see ImageSize).
+	AnnotationImageSize = AnnotationPrefix + "image-size"
 )
 
 // Delay is a duration with an optional jitter: the delay drawn is
@@ -222,6 +227,7 @@ type behaviour struct {
 	readiness ProbeOutcome
 	liveness  ProbeOutcome
 	startup   ProbeOutcome
+	imageSize int64 // sim.ctrlkit.io/image-size; zero: ImageSize(image)
 }
 
 // resolve applies the stages and then the pod's annotations to container c
@@ -331,6 +337,15 @@ func resolve(stages []Stage, pod *api.Pod, c *api.Container, init bool, rng *ran
 			b.liveness = ProbeOutcome{Never: true}
 		} else {
 			b.liveness = ProbeOutcome{FailAfter: d}
+		}
+	}
+	if v, ok := ann(AnnotationImageSize); ok {
+		if q, e := api.ParseQuantity(strings.TrimSpace(v)); e != nil {
+			fail(AnnotationImageSize, v, e)
+		} else if q.Value() <= 0 {
+			fail(AnnotationImageSize, v, errors.New("not a positive size"))
+		} else {
+			b.imageSize = q.Value()
 		}
 	}
 	b.start = start.draw(rng)

@@ -143,7 +143,7 @@ func (c *container) status(s *podState) api.ContainerStatus {
 	cs := api.ContainerStatus{
 		Name:         c.name,
 		Image:        c.image,
-		ImageID:      "sim://" + c.image,
+		ImageID:      imageDigestName(c.image),
 		Ready:        c.ready,
 		RestartCount: c.restarts(),
 	}

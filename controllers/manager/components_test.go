@@ -22,6 +22,7 @@ func TestEventComponentsAreKubeControllerManagers(t *testing.T) {
 		manager.DisruptionController:              "controllermanager",
 		manager.EndpointsController:               "endpoint-controller",
 		manager.EndpointSliceController:           "endpoint-slice-controller",
+		manager.EndpointSliceMirroringController:  "endpoint-slice-mirroring-controller",
 		manager.DaemonSetController:               "daemonset-controller",
 		manager.StatefulSetController:             "statefulset-controller",
 		manager.PersistentVolumeBinderController:  "persistentvolume-controller",

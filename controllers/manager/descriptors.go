@@ -9,6 +9,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/disruption"
 	"github.com/ctrlkit/ctrlkit/controllers/endpoints"
 	"github.com/ctrlkit/ctrlkit/controllers/endpointslice"
+	"github.com/ctrlkit/ctrlkit/controllers/endpointslicemirroring"
 	"github.com/ctrlkit/ctrlkit/controllers/garbagecollector"
 	"github.com/ctrlkit/ctrlkit/controllers/hpa"
 	"github.com/ctrlkit/ctrlkit/controllers/job"
@@ -40,6 +41,7 @@ const (
 	TaintEvictionController           = "taint-eviction-controller"
 	EndpointsController               = "endpoints-controller"
 	EndpointSliceController           = "endpointslice-controller"
+	EndpointSliceMirroringController  = "endpointslice-mirroring-controller"
 	DaemonSetController               = "daemonset-controller"
 	StatefulSetController             = "statefulset-controller"
 	PersistentVolumeBinderController  = "persistentvolume-binder-controller"
@@ -132,6 +134,14 @@ func Descriptors() []Descriptor {
 			EventComponent: "endpoint-slice-controller",
 			New: func(x Context) (Runner, error) {
 				return endpointslice.New(x.Client, x.Factory, endpointslice.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+			},
+		},
+		{
+			// kcm's mirroring controller records as endpoint-slice-mirroring-controller.
+			Name: EndpointSliceMirroringController, Aliases: []string{"endpointslicemirroring"}, Workers: endpointslicemirroring.DefaultWorkers,
+			EventComponent: "endpoint-slice-mirroring-controller",
+			New: func(x Context) (Runner, error) {
+				return endpointslicemirroring.New(x.Client, x.Factory, endpointslicemirroring.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{
