@@ -337,6 +337,9 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		return d, start
 	}
 	pc.spread = newSpreadState(pc)
+	if len(env.images) > 0 {
+		pc.images = newImageLocalityState(pi.Pod, env.images, len(nodes))
+	}
 	pc.affinity = newAffinityState(pc)
 	sc.idx, sc.zones = sc.idx[:0], sc.zones[:0]
 	if len(sc.raw) < len(ss) {

@@ -377,6 +377,13 @@
 //     preferred terms, scaled so the best node has 100.
 //   - TaintToleration (weight 3): fewer untolerated PreferNoSchedule taints
 //     score higher, 100 − 100 × count / max.
+//   - ImageLocality (weight 1; imagelocality.go): the nodes' status.images
+//     the pod's init containers and containers run (names normalized with
+//     ":latest" when untagged, as kube's normalizedImageName), each counted
+//     as size × (nodes holding the name / all nodes), the sum clamped to
+//     23 MiB .. 1000 MiB × containers and scaled linearly to 0..100. The
+//     cache keeps each name's spread as nodes report, change and drop
+//     images (a name's size is the first reporter's, as kube's cache).
 //
 // # Left out
 //
@@ -385,7 +392,7 @@
 // PodTopologySpread's and InterPodAffinity's counts, and
 // VolumeRestrictions' claim users freed by victims; Service selectors in PodTopologySpread's
 // system default constraints (the pod's controller stands for them);
-// InterPodAffinityArgs' ignorePreferredTermsOfExistingPods; ImageLocality; of the volume plugins all but VolumeRestrictions'
+// InterPodAffinityArgs' ignorePreferredTermsOfExistingPods; of the volume plugins all but VolumeRestrictions'
 // ReadWriteOncePod check and VolumeBinding's checks of Immediate claims
 // (NoDiskConflict proper restricts GCE PD, EBS, RBD and iSCSI disks, which
 // the object model does not have; VolumeZone and NodeVolumeLimits need
