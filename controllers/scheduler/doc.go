@@ -185,6 +185,18 @@
 //     match PersistentVolume's node affinity" — and a volume that does not
 //     exist rejects every node — "node(s) unavailable due to one or more
 //     pvc(s) bound to non-existent pv(s)".
+//   - VolumeZone (volumezone.go), when Options.Claims and Options.Volumes
+//     are set. Its PreFilter, after VolumeBinding's, looks up the volume
+//     of each of the pod's claims in volume order: a missing one rejects
+//     the pod — `persistentvolume "pv-1" not found` — and otherwise it
+//     collects the volumes' failure-domain.beta.kubernetes.io/zone and
+//     /region and topology.kubernetes.io/zone and /region labels (values
+//     "__"-separated zone lists; one that does not parse is ignored).
+//     Its Filter passes a node carrying none of those four labels;
+//     otherwise each volume label needs the node's value of that label
+//     (for a deprecated one the node lacks, of its topology.kubernetes.io
+//     successor) among the volume's values — "node(s) had no available
+//     volume zone", unresolvable.
 //   - PodTopologySpread (topologyspread.go), the DoNotSchedule
 //     constraints. Its PreFilter counts, per constraint and domain (the
 //     node's value of topologyKey), the pods in the pod's namespace, not
@@ -223,13 +235,13 @@
 // placed or relabelled, as well as on the events below.
 //
 // A PreFilter rejection skips the filters: every node gets the
-// VolumeBinding verdict, and the message names the reason once instead
+// VolumeBinding (or VolumeZone) verdict, and the message names the reason once instead
 // of counting nodes, as kube-scheduler's FitError with a PreFilterMsg:
 // "0/3 nodes are available: pod has unbound immediate
 // PersistentVolumeClaims." Then comes what the preemption PostFilter
 // found — " preemption: 0/3 nodes are available: 3 Preemption is not
-// helpful for scheduling." (VolumeBinding's rejections are all
-// unresolvable).
+// helpful for scheduling." (the PreFilter rejections of VolumeBinding and
+// VolumeZone are all unresolvable).
 //
 // There is no claim watch (kube-scheduler requeues a pod on PVC and PV
 // add/update events): a pod that VolumeBinding rejected, in its PreFilter
@@ -254,7 +266,7 @@
 // (see Preemption): "preemption: " and, over all the nodes, "Preemption
 // is not helpful for scheduling" counted for those whose rejection is
 // UnschedulableAndUnresolvable — NodeUnschedulable, NodeName,
-// TaintToleration, NodeAffinity, VolumeBinding, PodTopologySpread's
+// TaintToleration, NodeAffinity, VolumeBinding, VolumeZone, PodTopologySpread's
 // missing label, InterPodAffinity's affinity rules, and NodeResourcesFit
 // when the pod asks for more than the node's allocatable in all — and for
 // the others (NodePorts, VolumeRestrictions, a node short of room or of
@@ -395,8 +407,8 @@
 // InterPodAffinityArgs' ignorePreferredTermsOfExistingPods; of the volume plugins all but VolumeRestrictions'
 // ReadWriteOncePod check and VolumeBinding's checks of Immediate claims
 // (NoDiskConflict proper restricts GCE PD, EBS, RBD and iSCSI disks, which
-// the object model does not have; VolumeZone and NodeVolumeLimits need
-// CSI nodes; VolumeBinding's delayed binding — matching and provisioning
+// the object model does not have; NodeVolumeLimits needs CSI
+// nodes; VolumeBinding's delayed binding — matching and provisioning
 // volumes per node, Reserve and PreBind — its volume-capacity score,
 // generic ephemeral volumes, which the object model does not have, and
 // its PVC/PV event handlers are left out);

@@ -209,6 +209,7 @@ var filters = []filter{
 	{FilterNodeResourcesFit, filterNodeResourcesFit, false},
 	{FilterVolumeRestrictions, filterVolumeRestrictions, false},
 	{FilterVolumeBinding, filterVolumeBinding, true},
+	{FilterVolumeZone, filterVolumeZone, true},
 	{FilterPodTopologySpread, filterPodTopologySpread, false},
 	{FilterInterPodAffinity, filterInterPodAffinity, false},
 }
