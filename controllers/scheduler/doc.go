@@ -14,6 +14,8 @@
 //		// Optional: VolumeRestrictions and VolumeBinding.
 //		Claims:  scheduler.ClaimsFrom(pvcInformer.Lister()),
 //		Volumes: scheduler.VolumesFrom(pvInformer.Lister()),
+//		// Optional: NodeVolumeLimits' CSI limits.
+//		CSINodes: scheduler.CSINodesFrom(csiNodeInformer.Lister()),
 //		// Optional: namespace labels for namespaceSelector.
 //		Namespaces: scheduler.NamespacesFrom(nsInformer.Lister()),
 //	})
@@ -165,6 +167,16 @@
 //     name and ReadWriteOncePod access mode" on every node (kube-scheduler
 //     counts the users in its PreFilter and rejects in its Filter, so the
 //     message counts the nodes).
+//   - NodeVolumeLimits (nodevolumelimits.go), its CSI part, when
+//     Options.Claims, Options.Volumes and Options.CSINodes are set and the
+//     pod has CSI volumes (claims bound to volumes with spec.csi, counted
+//     once per driver and volumeHandle; inline CSI volumes): a node whose
+//     CSINode gives a driver an allocatable.count is rejected when the
+//     CSI volumes of its bound and assumed pods plus the pod's new ones
+//     exceed it — "node(s) exceed max volume count". A node without a
+//     CSINode, or a driver without a count, is not limited; unbound
+//     claims (which VolumeBinding holds anyway) and non-CSI volumes are
+//     not counted.
 //   - VolumeBinding, for claims of Immediate binding mode, when
 //     Options.Claims is set. Its PreFilter looks up every claim the pod
 //     mounts (spec.volumes[].persistentVolumeClaim.claimName, in the
@@ -269,7 +281,8 @@
 // TaintToleration, NodeAffinity, VolumeBinding, VolumeZone, PodTopologySpread's
 // missing label, InterPodAffinity's affinity rules, and NodeResourcesFit
 // when the pod asks for more than the node's allocatable in all — and for
-// the others (NodePorts, VolumeRestrictions, a node short of room or of
+// the others (NodePorts, VolumeRestrictions, NodeVolumeLimits, a node
+// short of room or of
 // pod slots, a topology spread skew, the pod's or placed pods'
 // anti-affinity) "No preemption victims found for incoming pod" when no
 // pod on the node has a lower priority, else the filters' reasons with
@@ -405,10 +418,11 @@
 // VolumeRestrictions' claim users freed by victims; Service selectors in PodTopologySpread's
 // system default constraints (the pod's controller stands for them);
 // InterPodAffinityArgs' ignorePreferredTermsOfExistingPods; of the volume plugins all but VolumeRestrictions'
-// ReadWriteOncePod check and VolumeBinding's checks of Immediate claims
-// (NoDiskConflict proper restricts GCE PD, EBS, RBD and iSCSI disks, which
-// the object model does not have; NodeVolumeLimits needs CSI
-// nodes; VolumeBinding's delayed binding — matching and provisioning
+// ReadWriteOncePod check, NodeVolumeLimits' CSI limits, VolumeZone and
+// VolumeBinding's checks of Immediate claims (NoDiskConflict proper restricts GCE PD, EBS, RBD and iSCSI disks, which
+// the object model does not have; NodeVolumeLimits' counting of unbound
+// claims by their class's provisioner and of in-tree volumes migrated to
+// CSI; VolumeBinding's delayed binding — matching and provisioning
 // volumes per node, Reserve and PreBind — its volume-capacity score,
 // generic ephemeral volumes, which the object model does not have, and
 // its PVC/PV event handlers are left out);

@@ -208,6 +208,7 @@ var filters = []filter{
 	{FilterNodePorts, filterNodePorts, false},
 	{FilterNodeResourcesFit, filterNodeResourcesFit, false},
 	{FilterVolumeRestrictions, filterVolumeRestrictions, false},
+	{FilterNodeVolumeLimits, filterNodeVolumeLimits, false},
 	{FilterVolumeBinding, filterVolumeBinding, true},
 	{FilterVolumeZone, filterVolumeZone, true},
 	{FilterPodTopologySpread, filterPodTopologySpread, false},

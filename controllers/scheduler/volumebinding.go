@@ -66,6 +66,8 @@ type volumeState struct {
 	// zones are the topology labels of the bound volumes VolumeZone's
 	// Filter matches; nil skips it.
 	zones []volumeTopology
+	// csi is NodeVolumeLimits' state; nil skips it.
+	csi *csiState
 }
 
 // ClaimBound reports whether the claim is fully bound: spec.volumeName
