@@ -158,7 +158,10 @@ func (s *Store[T]) afterMutation(a Attributes) error {
 
 // Bind assigns the pod namespace/name to nodeName, as a scheduler's
 // Binding does (a pod's spec.nodeName cannot be changed by Update): it
-// sets spec.nodeName and the PodScheduled condition. A pod already bound,
+// sets spec.nodeName and the PodScheduled condition, and clears
+// status.nominatedNodeName (kube-apiserver's binding with the
+// ClearingNominatedNodeNameAfterBinding feature gate, beta and on by
+// default since v1.35). A pod already bound,
 // or being deleted, is ErrConflict. It returns the resourceVersion of the
 // write.
 func (c *Cluster) Bind(ctx context.Context, namespace, name, nodeName string) (string, error) {
@@ -176,6 +179,7 @@ func (c *Cluster) Bind(ctx context.Context, namespace, name, nodeName string) (s
 		}
 		next := cur.DeepCopy()
 		next.Spec.NodeName = nodeName
+		next.Status.NominatedNodeName = ""
 		setPodCondition(&next.Status, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: api.NewTime(now())})
 		return next, nil
 	})

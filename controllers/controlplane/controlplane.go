@@ -312,6 +312,15 @@ func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) 
 	if err != nil {
 		return err
 	}
+	csiRes, err := client.For[*api.CSINode](c)
+	if err != nil {
+		return err
+	}
+	csiNodes, err := informer.Shared(cp.factory, csiRes.Resource(), source.ListWatcher[*api.CSINode](csiRes),
+		api.Key[*api.CSINode], informer.Options[*api.CSINode]{Logger: logger})
+	if err != nil {
+		return err
+	}
 	w := scheduler.ClusterWriter{Cluster: c}
 	rec, err := events.NewBroadcaster(eventsink.New(c.Events()), events.Options{Component: scheduler.DefaultSchedulerName, Logger: logger})
 	if err != nil {
@@ -320,9 +329,10 @@ func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) 
 	cp.schedulerEvents = rec
 	if cp.Scheduler, err = scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w, Logger: logger, Recorder: rec,
 		Claims: scheduler.ClaimsFrom(claims.Lister()), Volumes: scheduler.VolumesFrom(volumes.Lister()),
+		CSINodes:   scheduler.CSINodesFrom(csiNodes.Lister()),
 		Namespaces: scheduler.NamespacesFrom(namespaces.Lister()),
 		Preempt:    w, PDBs: scheduler.PDBsFrom(pdbs.Lister()),
-		Synced: []func() bool{claims.HasSynced, volumes.HasSynced, namespaces.HasSynced, pdbs.HasSynced}}); err != nil {
+		Synced: []func() bool{claims.HasSynced, volumes.HasSynced, csiNodes.HasSynced, namespaces.HasSynced, pdbs.HasSynced}}); err != nil {
 		return err
 	}
 	return nil

@@ -93,7 +93,9 @@ spec:
 		web := pods("web")
 		require.Len(t, web, 1)
 		require.Equal(t, "node-1", web[0].Spec.NodeName)
-		require.Equal(t, "node-1", web[0].Status.NominatedNodeName)
+		// The binding cleared the nomination (kube's
+		// ClearingNominatedNodeNameAfterBinding, on by default).
+		require.Empty(t, web[0].Status.NominatedNodeName)
 		require.Equal(t, api.PodRunning, web[0].Status.Phase)
 
 		// One of the two batch pods survived; the other was preempted

@@ -30,12 +30,21 @@ func TestPodWriter(t *testing.T) {
 	if _, rv2, _ := pods.Get(ctx, "default/p"); rv2 != rv1 {
 		t.Fatal("an unchanged condition was written again")
 	}
+	if err := w.Nominate(ctx, p, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := pods.Get(ctx, "default/p"); got.Status.NominatedNodeName != "n1" {
+		t.Fatalf("nominated %q", got.Status.NominatedNodeName)
+	}
 	if err := w.Bind(ctx, p, "n1"); err != nil {
 		t.Fatal(err)
 	}
 	got, _, _ := pods.Get(ctx, "default/p")
 	if got.Spec.NodeName != "n1" || scheduledCond(got).Status != api.ConditionTrue {
 		t.Fatalf("bound pod %+v", got.Status.Conditions)
+	}
+	if got.Status.NominatedNodeName != "" {
+		t.Fatalf("binding left nominatedNodeName %q", got.Status.NominatedNodeName)
 	}
 	if err := w.Bind(ctx, p, "n2"); !errors.Is(err, source.ErrConflict) || !errors.Is(err, ErrAlreadyBound) {
 		t.Fatalf("second Bind = %v", err)

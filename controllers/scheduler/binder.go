@@ -41,7 +41,9 @@ const bindRetries = 5
 // (fake.Source in tests, the cluster store in the control plane): Get the
 // pod, change it, Update it with its own resourceVersion as the
 // precondition, and on a conflict read again (up to a few times). Binding
-// also sets PodScheduled=True, as kube-apiserver's binding does.
+// also sets PodScheduled=True and clears status.nominatedNodeName, as
+// kube-apiserver's binding does (the ClearingNominatedNodeNameAfterBinding
+// feature gate, beta and on by default since v1.35).
 type PodWriter struct {
 	// Pods is where pods are stored.
 	Pods source.Writer[*api.Pod]
@@ -54,6 +56,7 @@ func (w PodWriter) Bind(ctx context.Context, pod *api.Pod, node string) error {
 			return false, fmt.Errorf("%w: %s is on %s", ErrAlreadyBound, api.Key(cur), cur.Spec.NodeName)
 		}
 		cur.Spec.NodeName = node
+		cur.Status.NominatedNodeName = ""
 		setCondition(&cur.Status, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue}, time.Now())
 		return true, nil
 	})

@@ -127,6 +127,9 @@ type NodeInfo struct {
 	// scalarAlloc and scalarRequested are the node's allocatable and
 	// its pods' requests of scalar resources; nil when none.
 	scalarAlloc, scalarRequested map[api.ResourceName]int64
+	// images are the image names of Node.Status.Images with their sizes
+	// (ImageLocality); nil when none.
+	images map[string]int64
 
 	// Node is the node; nil while pods are bound to a node the cache has
 	// not seen (or no longer has): such a NodeInfo is never a candidate.
@@ -161,6 +164,7 @@ func (n *NodeInfo) setNode(node *api.Node) {
 	n.scalarAlloc = scalarAdd(nil, scalarsFrom(node.Status.Allocatable), 1)
 	n.taints = node.Spec.Taints
 	n.labels = node.Labels
+	n.images = imageNames(node)
 	n.taintReasons = make([][]string, len(node.Spec.Taints))
 	for i, t := range node.Spec.Taints {
 		n.taintReasons[i] = []string{fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)}
@@ -242,12 +246,15 @@ type Cache struct {
 	// (anti-)affinity terms: while it is 0, InterPodAffinity is skipped
 	// for pods without terms of their own.
 	withAffinity int
+	// images are the image names the nodes report, with how many nodes
+	// hold each (ImageLocality's spread).
+	images map[string]*imageState
 }
 
 // NewCache returns an empty cache whose assumptions expire ttl after
 // their binding finished.
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int)}
+	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), images: make(map[string]*imageState)}
 }
 
 // SetNode adds or updates node.
@@ -259,8 +266,11 @@ func (c *Cache) SetNode(node *api.Node) {
 	}
 	if n.Node == nil {
 		c.list = nil
+	} else {
+		addImages(c.images, n.images, -1)
 	}
 	n.setNode(node)
+	addImages(c.images, n.images, 1)
 	n.zoneID = -1
 	if n.Zone != "" {
 		id, ok := c.zones[n.Zone]
@@ -281,6 +291,10 @@ func (c *Cache) RemoveNode(name string) {
 		return
 	}
 	c.list = nil
+	if n.Node != nil {
+		addImages(c.images, n.images, -1)
+		n.images = nil
+	}
 	if len(n.Pods) == 0 {
 		delete(c.nodes, name)
 		return

@@ -54,9 +54,20 @@ func TestSchedulesThroughTheClusterStore(t *testing.T) {
 		require.Equal(t, scheduler.ReasonUnschedulable, cond.Reason)
 		require.Equal(t, "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.", cond.Message)
 
-		// A pod bound by someone else meanwhile is not bound twice.
+		// A pod bound by someone else meanwhile is not bound twice. The
+		// binding subresource clears status.nominatedNodeName.
+		got.Status.NominatedNodeName = "n1"
+		_, err = c.Pods().UpdateStatus(ctx, got)
+		require.NoError(t, err)
+		got, _, err = c.Pods().Get(ctx, "default/big")
+		require.NoError(t, err)
+		require.Equal(t, "n1", got.Status.NominatedNodeName)
 		err = w.Bind(ctx, got, "n1")
 		require.NoError(t, err)
+		bound, _, err := c.Pods().Get(ctx, "default/big")
+		require.NoError(t, err)
+		require.Equal(t, "n1", bound.Spec.NodeName)
+		require.Empty(t, bound.Status.NominatedNodeName)
 		err = w.Bind(ctx, got, "n1")
 		require.ErrorIs(t, err, scheduler.ErrAlreadyBound)
 

@@ -326,17 +326,20 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		d.claimWait = true
 		d.message = preFilterMessage(len(nodes), vs.reject)
 		if len(nodes) > 0 {
-			// VolumeBinding's PreFilter rejections are all
-			// UnschedulableAndUnresolvable.
+			// The PreFilter rejections of VolumeBinding and VolumeZone
+			// are all UnschedulableAndUnresolvable.
 			d.message += " " + preemptionMessage(pi.Pod, len(nodes), len(nodes))
 			d.reasons = [][]string{{vs.reject}}
 			for i := range d.verdict {
-				d.verdict[i] = uint32(volumeBindingIndex)<<16 | unresolvableBit | 1
+				d.verdict[i] = uint32(vs.rejectBy)<<16 | unresolvableBit | 1
 			}
 		}
 		return d, start
 	}
 	pc.spread = newSpreadState(pc)
+	if len(env.images) > 0 {
+		pc.images = newImageLocalityState(pi.Pod, env.images, len(nodes))
+	}
 	pc.affinity = newAffinityState(pc)
 	sc.idx, sc.zones = sc.idx[:0], sc.zones[:0]
 	if len(sc.raw) < len(ss) {
@@ -393,7 +396,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			d.verdict[i] |= unresolvableBit
 			helpless++
 		}
-		if f == volumeBindingIndex {
+		if f == volumeBindingIndex || f == volumeZoneIndex {
 			d.claimWait = true
 		}
 		if f == podTopologySpreadIndex || f == interPodAffinityIndex {

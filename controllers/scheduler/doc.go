@@ -14,6 +14,8 @@
 //		// Optional: VolumeRestrictions and VolumeBinding.
 //		Claims:  scheduler.ClaimsFrom(pvcInformer.Lister()),
 //		Volumes: scheduler.VolumesFrom(pvInformer.Lister()),
+//		// Optional: NodeVolumeLimits' CSI limits.
+//		CSINodes: scheduler.CSINodesFrom(csiNodeInformer.Lister()),
 //		// Optional: namespace labels for namespaceSelector.
 //		Namespaces: scheduler.NamespacesFrom(nsInformer.Lister()),
 //	})
@@ -165,6 +167,16 @@
 //     name and ReadWriteOncePod access mode" on every node (kube-scheduler
 //     counts the users in its PreFilter and rejects in its Filter, so the
 //     message counts the nodes).
+//   - NodeVolumeLimits (nodevolumelimits.go), its CSI part, when
+//     Options.Claims, Options.Volumes and Options.CSINodes are set and the
+//     pod has CSI volumes (claims bound to volumes with spec.csi, counted
+//     once per driver and volumeHandle; inline CSI volumes): a node whose
+//     CSINode gives a driver an allocatable.count is rejected when the
+//     CSI volumes of its bound and assumed pods plus the pod's new ones
+//     exceed it — "node(s) exceed max volume count". A node without a
+//     CSINode, or a driver without a count, is not limited; unbound
+//     claims (which VolumeBinding holds anyway) and non-CSI volumes are
+//     not counted.
 //   - VolumeBinding, for claims of Immediate binding mode, when
 //     Options.Claims is set. Its PreFilter looks up every claim the pod
 //     mounts (spec.volumes[].persistentVolumeClaim.claimName, in the
@@ -185,6 +197,18 @@
 //     match PersistentVolume's node affinity" — and a volume that does not
 //     exist rejects every node — "node(s) unavailable due to one or more
 //     pvc(s) bound to non-existent pv(s)".
+//   - VolumeZone (volumezone.go), when Options.Claims and Options.Volumes
+//     are set. Its PreFilter, after VolumeBinding's, looks up the volume
+//     of each of the pod's claims in volume order: a missing one rejects
+//     the pod — `persistentvolume "pv-1" not found` — and otherwise it
+//     collects the volumes' failure-domain.beta.kubernetes.io/zone and
+//     /region and topology.kubernetes.io/zone and /region labels (values
+//     "__"-separated zone lists; one that does not parse is ignored).
+//     Its Filter passes a node carrying none of those four labels;
+//     otherwise each volume label needs the node's value of that label
+//     (for a deprecated one the node lacks, of its topology.kubernetes.io
+//     successor) among the volume's values — "node(s) had no available
+//     volume zone", unresolvable.
 //   - PodTopologySpread (topologyspread.go), the DoNotSchedule
 //     constraints. Its PreFilter counts, per constraint and domain (the
 //     node's value of topologyKey), the pods in the pod's namespace, not
@@ -223,13 +247,13 @@
 // placed or relabelled, as well as on the events below.
 //
 // A PreFilter rejection skips the filters: every node gets the
-// VolumeBinding verdict, and the message names the reason once instead
+// VolumeBinding (or VolumeZone) verdict, and the message names the reason once instead
 // of counting nodes, as kube-scheduler's FitError with a PreFilterMsg:
 // "0/3 nodes are available: pod has unbound immediate
 // PersistentVolumeClaims." Then comes what the preemption PostFilter
 // found — " preemption: 0/3 nodes are available: 3 Preemption is not
-// helpful for scheduling." (VolumeBinding's rejections are all
-// unresolvable).
+// helpful for scheduling." (the PreFilter rejections of VolumeBinding and
+// VolumeZone are all unresolvable).
 //
 // There is no claim watch (kube-scheduler requeues a pod on PVC and PV
 // add/update events): a pod that VolumeBinding rejected, in its PreFilter
@@ -254,10 +278,11 @@
 // (see Preemption): "preemption: " and, over all the nodes, "Preemption
 // is not helpful for scheduling" counted for those whose rejection is
 // UnschedulableAndUnresolvable — NodeUnschedulable, NodeName,
-// TaintToleration, NodeAffinity, VolumeBinding, PodTopologySpread's
+// TaintToleration, NodeAffinity, VolumeBinding, VolumeZone, PodTopologySpread's
 // missing label, InterPodAffinity's affinity rules, and NodeResourcesFit
 // when the pod asks for more than the node's allocatable in all — and for
-// the others (NodePorts, VolumeRestrictions, a node short of room or of
+// the others (NodePorts, VolumeRestrictions, NodeVolumeLimits, a node
+// short of room or of
 // pod slots, a topology spread skew, the pod's or placed pods'
 // anti-affinity) "No preemption victims found for incoming pod" when no
 // pod on the node has a lower priority, else the filters' reasons with
@@ -377,6 +402,13 @@
 //     preferred terms, scaled so the best node has 100.
 //   - TaintToleration (weight 3): fewer untolerated PreferNoSchedule taints
 //     score higher, 100 − 100 × count / max.
+//   - ImageLocality (weight 1; imagelocality.go): the nodes' status.images
+//     the pod's init containers and containers run (names normalized with
+//     ":latest" when untagged, as kube's normalizedImageName), each counted
+//     as size × (nodes holding the name / all nodes), the sum clamped to
+//     23 MiB .. 1000 MiB × containers and scaled linearly to 0..100. The
+//     cache keeps each name's spread as nodes report, change and drop
+//     images (a name's size is the first reporter's, as kube's cache).
 //
 // # Left out
 //
@@ -385,11 +417,12 @@
 // PodTopologySpread's and InterPodAffinity's counts, and
 // VolumeRestrictions' claim users freed by victims; Service selectors in PodTopologySpread's
 // system default constraints (the pod's controller stands for them);
-// InterPodAffinityArgs' ignorePreferredTermsOfExistingPods; ImageLocality; of the volume plugins all but VolumeRestrictions'
-// ReadWriteOncePod check and VolumeBinding's checks of Immediate claims
-// (NoDiskConflict proper restricts GCE PD, EBS, RBD and iSCSI disks, which
-// the object model does not have; VolumeZone and NodeVolumeLimits need
-// CSI nodes; VolumeBinding's delayed binding — matching and provisioning
+// InterPodAffinityArgs' ignorePreferredTermsOfExistingPods; of the volume plugins all but VolumeRestrictions'
+// ReadWriteOncePod check, NodeVolumeLimits' CSI limits, VolumeZone and
+// VolumeBinding's checks of Immediate claims (NoDiskConflict proper restricts GCE PD, EBS, RBD and iSCSI disks, which
+// the object model does not have; NodeVolumeLimits' counting of unbound
+// claims by their class's provisioner and of in-tree volumes migrated to
+// CSI; VolumeBinding's delayed binding — matching and provisioning
 // volumes per node, Reserve and PreBind — its volume-capacity score,
 // generic ephemeral volumes, which the object model does not have, and
 // its PVC/PV event handlers are left out);

@@ -74,8 +74,8 @@ func Example() {
 	// Output:
 	// pod default/web: scheduled to large (2/4 nodes feasible)
 	//   gpu: filtered by TaintToleration: node(s) had untolerated taint {gpu: true}
-	//   large: score 474 = LeastAllocated 84×1 + BalancedAllocation 90×1 + PodTopologySpread 0×2 + InterPodAffinity 0×2 + NodeAffinity 0×2 + TaintToleration 100×3  <- chosen
-	//   medium: score 149 = LeastAllocated 68×1 + BalancedAllocation 81×1 + PodTopologySpread 0×2 + InterPodAffinity 0×2 + NodeAffinity 0×2 + TaintToleration 0×3
+	//   large: score 474 = LeastAllocated 84×1 + BalancedAllocation 90×1 + PodTopologySpread 0×2 + InterPodAffinity 0×2 + NodeAffinity 0×2 + TaintToleration 100×3 + ImageLocality 0×1  <- chosen
+	//   medium: score 149 = LeastAllocated 68×1 + BalancedAllocation 81×1 + PodTopologySpread 0×2 + InterPodAffinity 0×2 + NodeAffinity 0×2 + TaintToleration 0×3 + ImageLocality 0×1
 	//   small: filtered by NodeResourcesFit: Insufficient cpu
 	// False Unschedulable 0/4 nodes are available: 1 node(s) had untolerated taint {gpu: true}, 3 Insufficient cpu. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.
 }

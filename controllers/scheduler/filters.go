@@ -95,6 +95,9 @@ type podCtx struct {
 	// nominatedPods are the pods nominated per node (see pluginEnv).
 	nominated     string
 	nominatedPods map[string][]*PodInfo
+	// images is ImageLocality's view of the pod's images; nil when no
+	// node reports images.
+	images *imageLocalityState
 	// fitReasons are NodeResourcesFit's reason lists naming scalar
 	// resources, by their set.
 	fitReasons map[string][]string
@@ -138,16 +141,26 @@ type pluginEnv struct {
 	// that fits nowhere; nil reports every resolvable node as holding
 	// no victims (PreemptionMessage).
 	preempt *preemptEnv
+	// images are the image names the nodes hold, with their spread
+	// (ImageLocality); nil when no node reports images.
+	images map[string]*imageState
 }
 
 // envFor computes pluginEnv from the nodes themselves (Decide).
 func envFor(nodes []*NodeInfo) pluginEnv {
+	var env pluginEnv
 	for _, n := range nodes {
 		if len(n.withAffinity) > 0 {
-			return pluginEnv{anyAffinity: true}
+			env.anyAffinity = true
+		}
+		if len(n.images) > 0 {
+			if env.images == nil {
+				env.images = make(map[string]*imageState)
+			}
+			addImages(env.images, n.images, 1)
 		}
 	}
-	return pluginEnv{}
+	return env
 }
 
 func newPodCtx(pi *PodInfo) *podCtx { return newPodCtxGated(pi, false) }
@@ -195,7 +208,9 @@ var filters = []filter{
 	{FilterNodePorts, filterNodePorts, false},
 	{FilterNodeResourcesFit, filterNodeResourcesFit, false},
 	{FilterVolumeRestrictions, filterVolumeRestrictions, false},
+	{FilterNodeVolumeLimits, filterNodeVolumeLimits, false},
 	{FilterVolumeBinding, filterVolumeBinding, true},
+	{FilterVolumeZone, filterVolumeZone, true},
 	{FilterPodTopologySpread, filterPodTopologySpread, false},
 	{FilterInterPodAffinity, filterInterPodAffinity, false},
 }

@@ -60,6 +60,11 @@ type Options struct {
 	// labels match it, and a missing volume admits none. Default: none
 	// (bound claims fit on every node).
 	Volumes VolumeLookup
+	// CSINodes, if set with Claims and Volumes, looks up a node's CSINode
+	// (a lister; must not block) for NodeVolumeLimits: a node holds at
+	// most its drivers' allocatable.count of CSI volumes each. Default:
+	// none (no volume limit).
+	CSINodes CSINodeLookup
 	// Namespaces, if set, looks up a namespace's labels (a lister; must
 	// not block) for the namespaceSelector of pod (anti-)affinity terms.
 	// Default: none (every namespace is taken to have no labels, so a
@@ -570,12 +575,14 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	limit := NumFeasibleNodesToFind(s.opts.PercentageOfNodesToScore, len(nodes))
 	pi := NewPodInfo(pod)
 	env := pluginEnv{anyAffinity: s.cache.withAffinity > 0, namespaces: s.opts.Namespaces,
-		nominated: s.nominated, nominatedNode: pp.nominated, comparisonOperators: s.opts.TaintTolerationComparisonOperators}
+		nominated: s.nominated, nominatedNode: pp.nominated, comparisonOperators: s.opts.TaintTolerationComparisonOperators,
+		images: s.cache.images}
 	if s.opts.Preempt != nil {
 		env.preempt = &preemptEnv{pdbs: s.opts.PDBs, now: now}
 	}
-	e, next := decide(pi, nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit,
-		volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes), env)
+	vs := volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes)
+	vs.csi = newCSIState(pod, s.opts.Claims, s.opts.Volumes, s.opts.CSINodes)
+	e, next := decide(pi, nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit, vs, env)
 	s.next = next
 	s.recordLocked(e)
 	if e.node == "" {

@@ -25,7 +25,8 @@ const (
 // Weights are the weights of the score plugins in a node's total. Zero
 // fields take the defaults of kube-scheduler's default profile
 // (LeastAllocated 1, BalancedAllocation 1, PodTopologySpread 2,
-// InterPodAffinity 2, NodeAffinity 2, TaintToleration 3); a negative
+// InterPodAffinity 2, NodeAffinity 2, TaintToleration 3, ImageLocality
+// 1); a negative
 // weight turns the plugin off. SelectorSpread, which PodTopologySpread's
 // system default constraints replaced in kube-scheduler's default
 // profile, is off unless given a positive weight.
@@ -44,6 +45,8 @@ type Weights struct {
 	NodeAffinity int64
 	// TaintToleration weighs ScoreTaintToleration; default 3.
 	TaintToleration int64
+	// ImageLocality weighs ScoreImageLocality; default 1.
+	ImageLocality int64
 }
 
 // scorer is one score plugin: raw gives a node's raw score, normalize (if
@@ -71,6 +74,7 @@ func (w Weights) scorers() []scorer {
 		{ScoreInterPodAffinity, def(w.InterPodAffinity, 2), scoreInterPodAffinity, normalizeInterPodAffinity},
 		{ScoreNodeAffinity, def(w.NodeAffinity, 2), scoreNodeAffinity, normalizeNodeAffinity},
 		{ScoreTaintToleration, def(w.TaintToleration, 3), scoreTaintToleration, normalizeTaintToleration},
+		{ScoreImageLocality, def(w.ImageLocality, 1), scoreImageLocality, nil},
 	}
 	out := all[:0]
 	for _, s := range all {

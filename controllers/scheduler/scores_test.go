@@ -148,10 +148,10 @@ func TestDecideWeightsAndTies(t *testing.T) {
 	}
 	// Weights: totals are the weighted sums; turning a plugin off drops it.
 	e := Decide(NewPodInfo(mkPod("p", "1", "1Gi")), c.Nodes(), Weights{TaintToleration: -1, NodeAffinity: 5}, rng(), t0)
-	if want := []string{ScoreLeastAllocated, ScoreBalancedAllocation, ScorePodTopologySpread, ScoreInterPodAffinity, ScoreNodeAffinity}; !slices.Equal(e.ScoreNames, want) {
+	if want := []string{ScoreLeastAllocated, ScoreBalancedAllocation, ScorePodTopologySpread, ScoreInterPodAffinity, ScoreNodeAffinity, ScoreImageLocality}; !slices.Equal(e.ScoreNames, want) {
 		t.Fatalf("plugins %v", e.ScoreNames)
 	}
-	if want := []int64{1, 1, 2, 2, 5}; !slices.Equal(e.Weights, want) {
+	if want := []int64{1, 1, 2, 2, 5, 1}; !slices.Equal(e.Weights, want) {
 		t.Fatalf("weights %v", e.Weights)
 	}
 	v := e.Verdicts[0]

@@ -56,11 +56,18 @@ type volumeState struct {
 	// rwopConflict: a ReadWriteOncePod claim of the pod is in use by
 	// another pod (VolumeRestrictions).
 	rwopConflict bool
-	// reject is VolumeBinding's PreFilter rejection: the pod fits on no
-	// node, and the message is this text instead of per-node counts.
-	reject string
+	// reject is the PreFilter rejection of VolumeBinding or VolumeZone
+	// (rejectBy, an index in filters): the pod fits on no node, and the
+	// message is this text instead of per-node counts.
+	reject   string
+	rejectBy int
 	// bound are the pod's bound claims whose volumes the Filter checks.
 	bound []boundVolume
+	// zones are the topology labels of the bound volumes VolumeZone's
+	// Filter matches; nil skips it.
+	zones []volumeTopology
+	// csi is NodeVolumeLimits' state; nil skips it.
+	csi *csiState
 }
 
 // ClaimBound reports whether the claim is fully bound: spec.volumeName
@@ -159,13 +166,20 @@ func filterVolumeBinding(pc *podCtx, n *NodeInfo) []string {
 }
 
 // volumeStateFor computes the volume plugins' pre-filter state of pi
-// against the cache and the lookups; with claims nil, the zero state.
+// against the cache and the lookups, running the PreFilters of
+// VolumeBinding and then (with volumes set) VolumeZone; with claims nil,
+// the zero state.
 func volumeStateFor(pi *PodInfo, c *Cache, claims ClaimLookup, volumes VolumeLookup) volumeState {
 	if claims == nil {
 		return volumeState{}
 	}
 	vs := volumeState{rwopConflict: rwopConflict(pi, c, claims)}
 	vs.reject, vs.bound = volumeBindingPreFilter(pi.Pod, claims, volumes)
+	vs.rejectBy = volumeBindingIndex
+	if vs.reject == "" && volumes != nil {
+		vs.zones, vs.reject = volumeZonePreFilter(pi.Pod, claims, volumes)
+		vs.rejectBy = volumeZoneIndex
+	}
 	return vs
 }
 
