@@ -143,10 +143,24 @@ func testDeletePodGraceful(t *testing.T, e *env) {
 	_, _, err = pods.Get(e.ctx, ns+"/pending")
 	wantErr(t, "get an unbound pod after delete", err, "IsNotFound")
 
-	_, err = pods.Create(e.ctx, Pod(ns, "running", nil))
+	rv, err := pods.Create(e.ctx, Pod(ns, "running", nil))
 	must(t, err)
+	events := watch(t, e, pods, client.SelectOptions{Namespace: ns}, rv)
 	_, err = binder.Bind(e.ctx, ns, "running", "clienttest-node")
 	must(t, err)
+	// kube-apiserver decides a pod's grace period first on its watch
+	// cache's copy, and the decision sticks when etcd's copy is read
+	// next: a delete racing the binding into that cache removes the pod
+	// at once, as if never bound (a lagging cache on a loaded machine).
+	// A watch is served from that cache, so once the binding shows in
+	// one the delete is graceful.
+	for bound := false; !bound; {
+		ev := nextChange(t, e, events)
+		if ev.Type != source.Modified {
+			t.Fatalf("after Bind: %v, want Modified", ev.Type)
+		}
+		bound = ev.Object.Spec.NodeName == "clienttest-node"
+	}
 	_, err = pods.Delete(e.ctx, ns+"/running", "")
 	must(t, err)
 	p, _, err := pods.Get(e.ctx, ns+"/running")
