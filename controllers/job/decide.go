@@ -280,7 +280,7 @@ func (p *plan) countFinished(job *api.Job, pods []*api.Pod, st *api.JobStatus, v
 		f := *st.DeepCopy()
 		p.flush = &f
 	}
-	p.backoff = newBackoffRecord(rec, newSucc, newFail, now)
+	p.backoff = newBackoffRecord(rec, newSucc, newFail)
 	if len(newFail) > 0 || len(newSucc) > 0 {
 		rec = p.backoff
 	}
