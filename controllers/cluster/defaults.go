@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"math"
+
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
 
@@ -180,6 +182,9 @@ func defaultJobSpec(s *api.JobSpec) {
 	}
 	if s.Completions == nil {
 		s.Completions = ptr(int32(1))
+	}
+	if s.BackoffLimit == nil && s.BackoffLimitPerIndex != nil {
+		s.BackoffLimit = ptr(int32(math.MaxInt32)) // kube: the per-index limit alone decides
 	}
 	defaultInt32(&s.BackoffLimit, 6)
 	if s.CompletionMode == nil {

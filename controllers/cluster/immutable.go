@@ -104,6 +104,7 @@ func validateJobUpdate(old, cur *api.Job, fs *fieldErrors) {
 	immutable(fs, "spec.selector", old.Spec.Selector, cur.Spec.Selector)
 	immutable(fs, "spec.completions", old.Spec.Completions, cur.Spec.Completions)
 	immutable(fs, "spec.template", old.Spec.Template, cur.Spec.Template)
+	immutable(fs, "spec.managedBy", old.Spec.ManagedBy, cur.Spec.ManagedBy)
 }
 
 func validateServiceUpdate(old, cur *api.Service, fs *fieldErrors) {

@@ -115,6 +115,7 @@ func TestImmutableFields(t *testing.T) {
 		ss("StatefulSetPodManagement", "spec", func(s *api.StatefulSet) { s.Spec.PodManagementPolicy = api.ParallelPodManagement }),
 		job("JobParallelism", "", func(j *api.Job) { j.Spec.Parallelism = ptr(int32(3)) }),
 		job("JobCompletions", "spec.completions", func(j *api.Job) { j.Spec.Completions = ptr(int32(3)) }),
+		job("JobManagedBy", "spec.managedBy", func(j *api.Job) { j.Spec.ManagedBy = ptr("example.com/other") }),
 		job("JobTemplate", "spec.template", func(j *api.Job) { j.Spec.Template.Spec.Containers[0].Image = "busybox:2" }),
 		job("JobSelector", "spec.selector", func(j *api.Job) {
 			j.Spec.Selector = sel(map[string]string{api.LabelControllerUID: "x"})

@@ -201,6 +201,27 @@ func TestValidationPorted(t *testing.T) {
 		{"JobTTLSecondsAfterFinished", job(func(j *api.JobSpec) { j.TTLSecondsAfterFinished = ptr(int32(-1)) }), "spec.ttlSecondsAfterFinished", cluster.FieldInvalid, ""},
 		{"JobCompletionMode", job(func(j *api.JobSpec) { j.CompletionMode = &bogus }), "spec.completionMode", cluster.FieldUnsupported, ""},
 		{"JobBackoffLimitPerIndexNeedsIndexed", job(func(j *api.JobSpec) { j.BackoffLimitPerIndex = ptr(int32(1)) }), "spec.backoffLimitPerIndex", cluster.FieldForbidden, "requires indexed completion mode"},
+		// batch/validation: validatePodFailurePolicyRule (validation_test.go's TestValidateJob error cases).
+		{"PodFailurePolicyRuleNeedsOne", job(func(j *api.JobSpec) {
+			j.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: "FailJob"}}}
+		}), "spec.podFailurePolicy.rules[0]", cluster.FieldInvalid, "specifying one of OnExitCodes and OnPodConditions is required"},
+		{"PodFailurePolicyRuleNotBoth", job(func(j *api.JobSpec) {
+			j.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: "FailJob",
+				OnExitCodes:     &api.PodFailurePolicyOnExitCodesRequirement{Operator: "In", Values: []int32{1}},
+				OnPodConditions: []api.PodFailurePolicyOnPodConditionsPattern{{Type: "DisruptionTarget", Status: api.ConditionTrue}}}}}
+		}), "spec.podFailurePolicy.rules[0]", cluster.FieldInvalid, "specifying both OnExitCodes and OnPodConditions is not supported"},
+		{"PodFailurePolicyOperator", job(func(j *api.JobSpec) {
+			j.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: "FailJob",
+				OnExitCodes: &api.PodFailurePolicyOnExitCodesRequirement{Operator: "Gt", Values: []int32{1}}}}}
+		}), "spec.podFailurePolicy.rules[0].onExitCodes.operator", cluster.FieldUnsupported, `supported values: "In", "NotIn"`},
+		{"PodFailurePolicyAction", job(func(j *api.JobSpec) {
+			j.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: "UnknownAction",
+				OnExitCodes: &api.PodFailurePolicyOnExitCodesRequirement{Operator: "In", Values: []int32{1}}}}}
+		}), "spec.podFailurePolicy.rules[0].action", cluster.FieldUnsupported, `supported values: "Count", "FailIndex", "FailJob", "Ignore"`},
+		{"PodFailurePolicyFailIndexNeedsPerIndex", job(func(j *api.JobSpec) {
+			j.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: "FailIndex",
+				OnExitCodes: &api.PodFailurePolicyOnExitCodesRequirement{Operator: "In", Values: []int32{1}}}}}
+		}), "spec.podFailurePolicy.rules[0].action", cluster.FieldInvalid, "requires the backoffLimitPerIndex to be set"},
 		{"CronJobStartingDeadline", cron(func(s *api.CronJobSpec) { s.StartingDeadlineSeconds = ptr(int64(-1)) }), "spec.startingDeadlineSeconds", cluster.FieldInvalid, ""},
 		{"CronJobHistoryLimit", cron(func(s *api.CronJobSpec) { s.SuccessfulJobsHistoryLimit = ptr(int32(-1)) }), "spec.successfulJobsHistoryLimit", cluster.FieldInvalid, ""},
 		{"CronJobFailedHistoryLimit", cron(func(s *api.CronJobSpec) { s.FailedJobsHistoryLimit = ptr(int32(-1)) }), "spec.failedJobsHistoryLimit", cluster.FieldInvalid, ""},

@@ -25,12 +25,12 @@ type backoffRecord struct {
 // newBackoffRecord is kcm's newBackoffRecord: old updated with the pods
 // that finished since (each passed once). A success resets the count,
 // except for the failures that finished after it.
-func newBackoffRecord(old backoffRecord, newSucceeded, newFailed []*api.Pod, now time.Time) backoffRecord {
+func newBackoffRecord(old backoffRecord, newSucceeded, newFailed []*api.Pod) backoffRecord {
 	rec := old
 	byFinish := func(ps []*api.Pod) []time.Time {
 		ts := make([]time.Time, len(ps))
 		for i, p := range ps {
-			ts[i] = finishedTime(p, now)
+			ts[i] = finishedTime(p)
 		}
 		slices.SortFunc(ts, time.Time.Compare)
 		return ts
@@ -81,24 +81,66 @@ func (b backoffRecord) remaining(now time.Time, defaultBackoff, maxBackoff time.
 	return d - elapsed
 }
 
-// finishedTime is kcm's getFinishedTime: the last container finish, else
-// when the pod's Ready condition turned False, else its deletion
-// timestamp, else now.
-func finishedTime(p *api.Pod, now time.Time) time.Time {
-	var last time.Time
-	for _, cs := range p.Status.ContainerStatuses {
-		if t := cs.State.Terminated; t != nil && t.FinishedAt.After(last) {
-			last = t.FinishedAt.Time
-		}
-	}
-	if !last.IsZero() {
-		return last
+// finishedTime is kcm's getFinishedTime (backoff_utils.go): when the pod
+// finished, looked up in this order:
+//
+//  1. once every container has terminated — the regular ones and the
+//     restartable init containers (sidecars), which stop last — the
+//     latest finishedAt among them; a container not terminated, or
+//     terminated without finishedAt, makes this step give nothing;
+//  2. when the pod's Ready condition turned False;
+//  3. its deletion timestamp minus its deletion grace period, the moment
+//     the deletion was asked for;
+//  4. its creation time.
+//
+// Every use of a pod's finish time — the order of new finishes and the
+// last failure's time in the back-off record, the per-index back-off —
+// goes through it.
+func finishedTime(p *api.Pod) time.Time {
+	if t, ok := finishTimeFromContainers(p); ok {
+		return t
 	}
 	if c, ok := p.Status.GetCondition(api.PodReady); ok && c.Status == api.ConditionFalse && !c.LastTransitionTime.IsZero() {
 		return c.LastTransitionTime.Time
 	}
 	if p.DeletionTimestamp != nil {
-		return p.DeletionTimestamp.Time
+		return p.DeletionTimestamp.Add(-time.Duration(deref(p.DeletionGracePeriodSeconds, 0)) * time.Second)
 	}
-	return now
+	return p.CreationTimestamp.Time
+}
+
+// finishTimeFromContainers is step 1 of finishedTime, as kcm composes it:
+// the latest finish of the regular containers (none if one has not
+// terminated), then carried over the restartable init containers (none
+// if one of those has not terminated).
+func finishTimeFromContainers(p *api.Pod) (time.Time, bool) {
+	sidecars := map[string]bool{}
+	for _, c := range p.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == "Always" {
+			sidecars[c.Name] = true
+		}
+	}
+	t, ok := latestFinishTime(time.Time{}, false, p.Status.ContainerStatuses, nil)
+	return latestFinishTime(t, ok, p.Status.InitContainerStatuses, sidecars)
+}
+
+// latestFinishTime is kcm's function of the same name: the latest
+// finishedAt of the statuses (only those named in only, if set) and
+// prev; nothing (false) when one of them has not terminated or has no
+// finishedAt, or when there is neither prev nor a status.
+func latestFinishTime(prev time.Time, havePrev bool, statuses []api.ContainerStatus, only map[string]bool) (time.Time, bool) {
+	last, ok := prev, havePrev
+	for _, cs := range statuses {
+		if only != nil && !only[cs.Name] {
+			continue
+		}
+		t := cs.State.Terminated
+		if t == nil || t.FinishedAt.IsZero() {
+			return time.Time{}, false
+		}
+		if !ok || last.Before(t.FinishedAt.Time) {
+			last, ok = t.FinishedAt.Time, true
+		}
+	}
+	return last, ok
 }

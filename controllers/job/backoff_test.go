@@ -99,7 +99,7 @@ func TestNewBackoffRecord(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := newBackoffRecord(tc.old, tc.newSucceeded, tc.newFailed, tt)
+			got := newBackoffRecord(tc.old, tc.newSucceeded, tc.newFailed)
 			if got.failuresAfterLastSuccess != tc.want.failuresAfterLastSuccess ||
 				(got.lastFailureTime == nil) != (tc.want.lastFailureTime == nil) ||
 				(got.lastFailureTime != nil && !got.lastFailureTime.Equal(*tc.want.lastFailureTime)) {
@@ -111,30 +111,74 @@ func TestNewBackoffRecord(t *testing.T) {
 
 func ptrTime(t time.Time) *time.Time { return &t }
 
-// Ported from kcm's backoff_utils_test.go (TestGetFinishedTime).
+// Ported from kcm's pkg/controller/job/backoff_utils_test.go
+// (TestGetFinishedTime), plus the sidecar rules of getFinishTimeFromContainers.
 func TestGetFinishedTime(t *testing.T) {
 	tt := defaultTestTime
-	ready := &api.Pod{}
-	ready.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionFalse, LastTransitionTime: api.Time{Time: tt.Add(2 * time.Second)}}}
-	deleted := &api.Pod{}
-	deleted.DeletionTimestamp = &api.Time{Time: tt.Add(3 * time.Second)}
+	minus30s := tt.Add(-30 * time.Second)
+	term := func(at time.Time) api.ContainerStatus {
+		return api.ContainerStatus{State: api.ContainerState{Terminated: &api.ContainerStateTerminated{FinishedAt: api.Time{Time: at}}}}
+	}
+	named := func(name string, cs api.ContainerStatus) api.ContainerStatus { cs.Name = name; return cs }
+	running := api.ContainerStatus{State: api.ContainerState{Running: &api.ContainerStateRunning{}}}
+	terminatedNoTime := api.ContainerStatus{State: api.ContainerState{Terminated: &api.ContainerStateTerminated{}}}
+	always := api.ContainerRestartPolicy("Always")
+	pod := func(f func(p *api.Pod)) *api.Pod { p := &api.Pod{}; f(p); return p }
 	tests := map[string]struct {
 		pod  *api.Pod
 		want time.Time
 	}{
-		"Pod with multiple containers and all containers terminated": {pod: func() *api.Pod {
-			p := finishedPod(api.PodFailed, tt.Add(-1*time.Second))
-			p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, api.ContainerStatus{Name: "d",
-				State: api.ContainerState{Terminated: &api.ContainerStateTerminated{FinishedAt: api.Time{Time: tt}}}})
-			return p
-		}(), want: tt},
-		"Pod with Ready condition False":              {pod: ready, want: tt.Add(2 * time.Second)},
-		"Pod with no terminated containers, deleted":  {pod: deleted, want: tt.Add(3 * time.Second)},
-		"Pod with nothing: the current time is taken": {pod: &api.Pod{}, want: tt.Add(time.Hour)},
+		"Pod with multiple containers and all containers terminated": {pod: pod(func(p *api.Pod) {
+			p.Status.ContainerStatuses = []api.ContainerStatus{term(tt.Add(-time.Second)), term(tt), term(tt.Add(-2 * time.Second))}
+		}), want: tt},
+		"Pod with multiple containers; two containers in terminated state and one in running state; fallback to deletionTimestamp": {pod: pod(func(p *api.Pod) {
+			p.Status.ContainerStatuses = []api.ContainerStatus{term(tt.Add(-time.Second)), running, term(tt.Add(-2 * time.Second))}
+			p.DeletionTimestamp = &api.Time{Time: tt}
+		}), want: tt},
+		"fallback to deletionTimestamp": {pod: pod(func(p *api.Pod) {
+			p.Status.ContainerStatuses = []api.ContainerStatus{running}
+			p.DeletionTimestamp = &api.Time{Time: tt}
+		}), want: tt},
+		"fallback to deletionTimestamp, decremented by grace period": {pod: pod(func(p *api.Pod) {
+			p.Status.ContainerStatuses = []api.ContainerStatus{running}
+			p.DeletionTimestamp = &api.Time{Time: tt}
+			p.DeletionGracePeriodSeconds = ptr(int64(30))
+		}), want: minus30s},
+		"fallback to PodReady.LastTransitionTime when status of the condition is False": {pod: pod(func(p *api.Pod) {
+			p.Status.ContainerStatuses = []api.ContainerStatus{terminatedNoTime}
+			p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionFalse, Reason: "PodFailed", LastTransitionTime: api.Time{Time: tt}}}
+		}), want: tt},
+		"skip fallback to PodReady.LastTransitionTime when status of the condition is True": {pod: pod(func(p *api.Pod) {
+			p.Status.ContainerStatuses = []api.ContainerStatus{terminatedNoTime}
+			p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.Time{Time: minus30s}}}
+			p.DeletionTimestamp = &api.Time{Time: tt}
+		}), want: tt},
+		"fallback to creationTimestamp": {pod: pod(func(p *api.Pod) {
+			p.Status.ContainerStatuses = []api.ContainerStatus{terminatedNoTime}
+			p.CreationTimestamp = api.Time{Time: tt}
+		}), want: tt},
+		// A sidecar (restartable init container) stops after the regular
+		// containers: its finish is the pod's.
+		"Pod with a sidecar init container and all containers terminated": {pod: pod(func(p *api.Pod) {
+			p.Spec.InitContainers = []api.Container{{Name: "sidecar", RestartPolicy: &always}}
+			p.Status.ContainerStatuses = []api.ContainerStatus{named("main", term(tt.Add(-time.Second)))}
+			p.Status.InitContainerStatuses = []api.ContainerStatus{named("sidecar", term(tt))}
+		}), want: tt},
+		"a classic init container's finish is not the pod's": {pod: pod(func(p *api.Pod) {
+			p.Spec.InitContainers = []api.Container{{Name: "init"}}
+			p.Status.ContainerStatuses = []api.ContainerStatus{named("main", term(tt.Add(-time.Second)))}
+			p.Status.InitContainerStatuses = []api.ContainerStatus{named("init", term(tt))}
+		}), want: tt.Add(-time.Second)},
+		"a sidecar still running: fallback to deletionTimestamp": {pod: pod(func(p *api.Pod) {
+			p.Spec.InitContainers = []api.Container{{Name: "sidecar", RestartPolicy: &always}}
+			p.Status.ContainerStatuses = []api.ContainerStatus{named("main", term(tt.Add(-time.Minute)))}
+			p.Status.InitContainerStatuses = []api.ContainerStatus{named("sidecar", running)}
+			p.DeletionTimestamp = &api.Time{Time: tt}
+		}), want: tt},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			if got := finishedTime(tc.pod, tt.Add(time.Hour)); !got.Equal(tc.want) {
+			if got := finishedTime(tc.pod); !got.Equal(tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})

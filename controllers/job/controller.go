@@ -173,16 +173,23 @@ func (ctl *Controller) register() error {
 // orphan not being deleted, to the jobs whose selector picks it.
 func (ctl *Controller) jobsOf(p *api.Pod) []string {
 	if r := p.ControllerRef(); r != nil {
-		if r.Kind == "Job" {
-			return []string{p.Namespace + "/" + r.Name}
+		if r.Kind != "Job" {
+			return nil
 		}
-		return nil
+		key := p.Namespace + "/" + r.Name
+		if j, ok := ctl.jobs.Lister().Get(key); ok && managedByOther(j) {
+			return nil
+		}
+		return []string{key}
 	}
 	if p.DeletionTimestamp != nil {
 		return nil
 	}
 	var keys []string
 	for _, j := range ctl.jobs.Lister().Namespace(p.Namespace).List(nil) {
+		if managedByOther(j) {
+			continue
+		}
 		if sel, err := j.Spec.Selector.AsSelector(); err == nil && j.Spec.Selector != nil && sel.Matches(p.Labels) {
 			keys = append(keys, api.Key(j))
 		}
@@ -200,6 +207,13 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 	if !ok {
 		ctl.forget(key)
 		return reconcile.Result{}, ctl.releaseOrphans(ctx, key)
+	}
+	if managedByOther(job) {
+		// Another controller's job: kcm skips it in its event handlers and
+		// again here, as the key may have been queued for a job of the
+		// same name that was not.
+		ctl.forget(key)
+		return reconcile.Result{}, nil
 	}
 	if job.Spec.Selector == nil {
 		return reconcile.Result{}, reconcile.Terminal(fmt.Errorf("job: %s has no selector", key))

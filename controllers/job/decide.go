@@ -15,12 +15,32 @@ import (
 // job's status has counted it (kcm's batch.kubernetes.io/job-tracking).
 const FinalizerTracking = "batch.kubernetes.io/job-tracking"
 
+// ControllerName is the value of spec.managedBy that names this
+// controller (kube's batch/v1 JobControllerName); a job whose managedBy
+// is set to anything else belongs to another controller.
+const ControllerName = "kubernetes.io/job-controller"
+
+// managedByOther is kcm's managedByExternalController: whether job's
+// spec.managedBy names a controller other than this one, in which case
+// the controller leaves the job and its pods entirely alone.
+func managedByOther(job *api.Job) bool {
+	return job.Spec.ManagedBy != nil && *job.Spec.ManagedBy != ControllerName
+}
+
 // The reasons of the job conditions and events.
 const (
 	ReasonBackoffLimitExceeded = "BackoffLimitExceeded"
 	ReasonDeadlineExceeded     = "DeadlineExceeded"
 	ReasonPodFailurePolicy     = "PodFailurePolicy"
 	ReasonCompletionsReached   = "CompletionsReached"
+	// ReasonSuccessPolicy: a successPolicy rule was met.
+	ReasonSuccessPolicy = "SuccessPolicy"
+	// ReasonFailedIndexes: with backoffLimitPerIndex, every index
+	// finished and some failed.
+	ReasonFailedIndexes = "FailedIndexes"
+	// ReasonMaxFailedIndexesExceeded: more indexes failed than
+	// maxFailedIndexes allows.
+	ReasonMaxFailedIndexesExceeded = "MaxFailedIndexesExceeded"
 )
 
 type event struct {
@@ -144,8 +164,6 @@ func decide(job *api.Job, pods []*api.Pod, rec backoffRecord, now time.Time, bo 
 		v.completions = int(*job.Spec.Completions)
 	}
 	v.completed = parseIndexes(st.CompletedIndexes, v.completions)
-
-	failJobMsg, rec := p.countFinished(job, pods, st, v, rec, now)
 	var active, terminating []*api.Pod
 	for _, pod := range pods {
 		switch {
@@ -156,9 +174,18 @@ func decide(job *api.Job, pods []*api.Pod, rec backoffRecord, now time.Time, bo 
 			active = append(active, pod)
 		}
 	}
+	if v.indexed && job.Spec.BackoffLimitPerIndex != nil {
+		v.perIndex = true
+		v.failed = failedIndexes(job, st, pods, v)
+		if condition(st, api.JobFailureTarget) == nil && condition(st, api.JobSuccessCriteriaMet) == nil {
+			v.delayed = delayedPerIndex(pods, active, v)
+		}
+	}
+
+	failJobMsg, rec := p.countFinished(job, pods, st, v, rec, now)
 
 	if pending := verdict(job, st, v, active, failJobMsg, now); pending != nil {
-		p.finish(job, st, pending, active, terminating, now)
+		p.finish(job, st, pending, active, terminating, len(v.delayed) > 0, now)
 		return p
 	}
 
@@ -184,7 +211,7 @@ func decide(job *api.Job, pods []*api.Pod, rec backoffRecord, now time.Time, bo 
 		p.requeue(st.StartTime.Add(time.Duration(*ads) * time.Second).Sub(now))
 	}
 	p.status = *st
-	p.manage(job, active, terminating, v.completed, v.indexed, v.completions, v.onlyFailed, rec, now, bo)
+	p.manage(job, active, terminating, v, rec, now, bo)
 	p.setCounts(active, terminating)
 	return p
 }
@@ -196,6 +223,51 @@ type jobView struct {
 	suspended   bool         // spec.suspend
 	onlyFailed  bool         // pods are replaced only once Failed (podFailurePolicy or podReplacementPolicy Failed)
 	completed   map[int]bool // the completed indexes of an Indexed job; countFinished adds to it
+	// perIndex: an Indexed job with backoffLimitPerIndex.
+	perIndex bool
+	// failed are its failed indexes, status.failedIndexes and the new ones.
+	failed map[int]bool
+	// delayed holds, per index to be retried, the failed pod whose
+	// finalizer (and counting) waits until its replacement exists: the
+	// replacement takes its failure counts from it (kcm's
+	// podsWithDelayedDeletionPerIndex).
+	delayed map[int]*api.Pod
+}
+
+// failedIndexes is kcm's calculateFailedIndexes: status.failedIndexes and
+// the indexes whose not yet counted pod fails them.
+func failedIndexes(job *api.Job, st *api.JobStatus, pods []*api.Pod, v jobView) map[int]bool {
+	failed := parseIndexes(deref(st.FailedIndexes, ""), v.completions)
+	for _, pod := range pods {
+		ix := completionIndex(pod)
+		if ix >= 0 && ix < v.completions && ctrlutil.HasFinalizer(pod, FinalizerTracking) && isIndexFailed(job, pod, v.onlyFailed) {
+			failed[ix] = true
+		}
+	}
+	return failed
+}
+
+// delayedPerIndex is kcm's getPodsWithDelayedDeletionPerIndex: for each
+// index neither succeeded, failed nor running, its failed pod (not yet
+// counted) with the most failures before it, the latest to finish among
+// equals.
+func delayedPerIndex(pods, active []*api.Pod, v jobView) map[int]*api.Pod {
+	running := map[int]bool{}
+	for _, pod := range active {
+		running[completionIndex(pod)] = true
+	}
+	out := map[int]*api.Pod{}
+	for _, pod := range pods {
+		ix := completionIndex(pod)
+		if ix < 0 || ix >= v.completions || !ctrlutil.HasFinalizer(pod, FinalizerTracking) || !podFailed(pod, v.onlyFailed) ||
+			v.completed[ix] || v.failed[ix] || running[ix] {
+			continue
+		}
+		if last, ok := out[ix]; !ok || (absoluteFailureCount(last) <= absoluteFailureCount(pod) && !finishedTime(pod).Before(finishedTime(last))) {
+			out[ix] = pod
+		}
+	}
+	return out
 }
 
 // decideFinished is the sync of a finished (or deleted) job: it keeps no
@@ -238,6 +310,9 @@ func (p *plan) countFinished(job *api.Job, pods []*api.Pod, st *api.JobStatus, v
 			continue
 		}
 		ix := completionIndex(pod)
+		if d := v.delayed[ix]; d != nil && d.UID == pod.UID {
+			continue // counted once its replacement exists
+		}
 		inRange := !v.indexed || (ix >= 0 && ix < v.completions)
 		switch {
 		case pod.Status.Phase == api.PodSucceeded:
@@ -276,11 +351,17 @@ func (p *plan) countFinished(job *api.Job, pods []*api.Pod, st *api.JobStatus, v
 		st.CompletedIndexes = formatIndexes(v.completed)
 		st.Succeeded = int32(len(v.completed))
 	}
+	if v.perIndex {
+		if f := formatIndexes(v.failed); st.FailedIndexes == nil || *st.FailedIndexes != f {
+			st.FailedIndexes = &f
+			flush = true
+		}
+	}
 	if flush {
 		f := *st.DeepCopy()
 		p.flush = &f
 	}
-	p.backoff = newBackoffRecord(rec, newSucc, newFail, now)
+	p.backoff = newBackoffRecord(rec, newSucc, newFail)
 	if len(newFail) > 0 || len(newSucc) > 0 {
 		rec = p.backoff
 	}
@@ -312,6 +393,13 @@ func verdict(job *api.Job, st *api.JobStatus, v jobView, active []*api.Pod, fail
 		typ, reason, msg = api.JobFailureTarget, ReasonBackoffLimitExceeded, "Job has reached the specified backoff limit"
 	case !v.suspended && pastDeadline(job, now):
 		typ, reason, msg = api.JobFailureTarget, ReasonDeadlineExceeded, "Job was active longer than specified deadline"
+	case v.perIndex && job.Spec.MaxFailedIndexes != nil && len(v.failed) > int(*job.Spec.MaxFailedIndexes):
+		typ, reason, msg = api.JobFailureTarget, ReasonMaxFailedIndexesExceeded, "Job has exceeded the specified maximal number of failed indexes"
+	case v.perIndex && len(v.failed) > 0 && len(v.failed)+len(v.completed) >= v.completions:
+		typ, reason, msg = api.JobFailureTarget, ReasonFailedIndexes, "Job has failed indexes"
+	case v.indexed && successPolicyMet(job, v):
+		typ, reason = api.JobSuccessCriteriaMet, ReasonSuccessPolicy
+		msg, _ = matchSuccessPolicy(job.Spec.SuccessPolicy, v.completions, v.completed)
 	case (v.completions >= 0 && succeeded >= v.completions) || (v.completions < 0 && succeeded > 0 && len(active) == 0):
 		typ, reason, msg = api.JobSuccessCriteriaMet, ReasonCompletionsReached, "Reached expected number of succeeded pods"
 	}
@@ -322,11 +410,17 @@ func verdict(job *api.Job, st *api.JobStatus, v jobView, active []*api.Pod, fail
 	return condition(st, typ)
 }
 
+func successPolicyMet(job *api.Job, v jobView) bool {
+	_, ok := matchSuccessPolicy(job.Spec.SuccessPolicy, v.completions, v.completed)
+	return ok
+}
+
 // finish carries a verdict out: stop every pod, then, once none runs or
-// terminates, set Failed or Complete.
-func (p *plan) finish(job *api.Job, st *api.JobStatus, pending *api.JobCondition, active, terminating []*api.Pod, now time.Time) {
+// terminates and no failed pod waits to be counted (delayed), set Failed
+// or Complete with the verdict's reason and message.
+func (p *plan) finish(job *api.Job, st *api.JobStatus, pending *api.JobCondition, active, terminating []*api.Pod, delayed bool, now time.Time) {
 	p.deletes = active
-	if len(active) == 0 && len(terminating) == 0 {
+	if len(active) == 0 && len(terminating) == 0 && !delayed {
 		if pending.Type == api.JobFailureTarget {
 			setCondition(st, api.JobFailed, api.ConditionTrue, pending.Reason, pending.Message, now)
 			p.eventf(events.Warning, pending.Reason, "%s", pending.Message)
@@ -344,8 +438,8 @@ func (p *plan) finish(job *api.Job, st *api.JobStatus, pending *api.JobCondition
 // min(parallelism, completions − succeeded) — parallelism until one
 // succeeds when completions is nil — and creates (after the back-off) or
 // deletes to match.
-func (p *plan) manage(job *api.Job, active, terminating []*api.Pod, completed map[int]bool, indexed bool, completions int,
-	onlyFailed bool, rec backoffRecord, now time.Time, bo backoffs) {
+func (p *plan) manage(job *api.Job, active, terminating []*api.Pod, v jobView, rec backoffRecord, now time.Time, bo backoffs) {
+	completed, indexed, completions, onlyFailed := v.completed, v.indexed, v.completions, v.onlyFailed
 	parallelism := int(deref(job.Spec.Parallelism, 1))
 	succeeded := int(p.status.Succeeded)
 	var want int
@@ -362,8 +456,8 @@ func (p *plan) manage(job *api.Job, active, terminating []*api.Pod, completed ma
 		var keep []*api.Pod
 		for _, pod := range active {
 			ix := completionIndex(pod)
-			if ix < 0 || ix >= completions || completed[ix] || held[ix] {
-				p.deletes = append(p.deletes, pod) // out of range, done or a duplicate
+			if ix < 0 || ix >= completions || completed[ix] || v.failed[ix] || held[ix] {
+				p.deletes = append(p.deletes, pod) // out of range, done, failed or a duplicate
 				continue
 			}
 			held[ix] = true
@@ -387,6 +481,10 @@ func (p *plan) manage(job *api.Job, active, terminating []*api.Pod, completed ma
 		ranked := ctrlutil.RankForDeletion(active, active, now)
 		p.deletes = append(p.deletes, ranked[:len(active)-want]...)
 	case want > count:
+		if v.perIndex {
+			p.createPerIndex(job, want-count, held, v, now, bo)
+			return
+		}
 		if wait := rec.remaining(now, bo.base, bo.max); wait > 0 {
 			p.requeue(wait)
 			return
@@ -404,6 +502,45 @@ func (p *plan) manage(job *api.Job, active, terminating []*api.Pod, completed ma
 				n--
 			}
 		}
+	}
+}
+
+// createPerIndex creates up to n pods for the lowest indexes neither
+// completed, failed nor held whose own back-off has passed (kcm's
+// getPodCreationInfoForIndependentIndexes over firstPendingIndexes): an
+// index's back-off counts its failures so far from its last failed pod's
+// finish. Each pod carries its index's failure counts. If no index may
+// start yet the sync requeues for the earliest.
+func (p *plan) createPerIndex(job *api.Job, n int, held map[int]bool, v jobView, now time.Time, bo backoffs) {
+	var wait time.Duration
+	created := false
+	for ix := 0; ix < v.completions && n > 0; ix++ {
+		if v.completed[ix] || v.failed[ix] || held[ix] {
+			continue
+		}
+		n--
+		last := v.delayed[ix]
+		if last != nil {
+			t := finishedTime(last)
+			rec := backoffRecord{failuresAfterLastSuccess: absoluteFailureCount(last) + 1, lastFailureTime: &t}
+			if d := rec.remaining(now, bo.base, bo.max); d > 0 {
+				if wait == 0 || d < wait {
+					wait = d
+				}
+				continue
+			}
+		}
+		pod := podForJob(job, ix)
+		count, ignored := newIndexFailureCounts(job, last)
+		pod.Annotations[AnnotationIndexFailureCount] = strconv.Itoa(int(count))
+		if ignored > 0 {
+			pod.Annotations[AnnotationIndexIgnoredFailureCount] = strconv.Itoa(int(ignored))
+		}
+		p.creates = append(p.creates, pod)
+		created = true
+	}
+	if !created {
+		p.requeue(wait)
 	}
 }
 

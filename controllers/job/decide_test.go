@@ -197,7 +197,7 @@ func TestDecide(t *testing.T) {
 		{name: "indexed: a success completes its index",
 			job:  newJob(indexedJob(3, 3), func(j *api.Job) { j.Status.CompletedIndexes = "0"; j.Status.Succeeded = 1 }),
 			pods: []*api.Pod{pod("b", api.PodSucceeded, index(1)), pod("c", api.PodRunning, index(2))}, flush: true, rmFin: 1,
-			succeeded: 2, active: 1, completedIndexes: "0-1"},
+			succeeded: 2, active: 1, completedIndexes: "0,1"},
 		{name: "indexed: a second success of a completed index is not counted",
 			job:  newJob(indexedJob(3, 1), func(j *api.Job) { j.Status.CompletedIndexes = "0"; j.Status.Succeeded = 1 }),
 			pods: []*api.Pod{pod("b", api.PodSucceeded, index(0))}, rmFin: 1, succeeded: 1, creates: 1, active: 1, completedIndexes: "0"},
@@ -272,8 +272,10 @@ func indexedJob(completions, parallelism int32) func(*api.Job) {
 	}
 }
 
+// kcm's orderedIntervals: a run of two prints as two indexes
+// (indexed_job_utils.go, String).
 func TestIndexesRoundTrip(t *testing.T) {
-	for in, want := range map[string]string{"": "", "0": "0", "1,3-5,7,8": "1,3-5,7-8", "0-2,1,9": "0-2,9", "5-3,x,2": "2"} {
+	for in, want := range map[string]string{"": "", "0": "0", "1,3-5,7,8": "1,3-5,7,8", "0-1": "0,1", "0-2,1,9": "0-2,9", "5-3,x,2": "2"} {
 		if got := formatIndexes(parseIndexes(in, 10)); got != want {
 			t.Errorf("%q → %q, want %q", in, got, want)
 		}

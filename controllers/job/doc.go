@@ -53,9 +53,13 @@
 //     loses nor double-counts a pod.
 //  2. The verdict, in kcm's order: a podFailurePolicy rule with action
 //     FailJob (reason PodFailurePolicy); status.failed above backoffLimit
-//     (default 6) or, with restartPolicy OnFailure, the running pods'
-//     container restarts reaching it (BackoffLimitExceeded);
-//     activeDeadlineSeconds since startTime (DeadlineExceeded); success:
+//     (default 6; MaxInt32 beside backoffLimitPerIndex) or, with
+//     restartPolicy OnFailure, the running pods' container restarts
+//     reaching it (BackoffLimitExceeded); activeDeadlineSeconds since
+//     startTime (DeadlineExceeded); with backoffLimitPerIndex, more failed
+//     indexes than maxFailedIndexes (MaxFailedIndexesExceeded) or every
+//     index finished and one failed (FailedIndexes); a successPolicy rule
+//     met (SuccessPolicy, "Matched rules at index <i>"); success:
 //     completions successes (Indexed: completed indexes), or with no
 //     completions one success and no pod running (CompletionsReached).
 //     The verdict is first written as FailureTarget or SuccessCriteriaMet;
@@ -71,12 +75,18 @@
 //     order); missing ones are created once the re-creation back-off has
 //     passed: after n failures since the last success DefaultBackoff ×
 //     2^(n−1), at most MaxBackoff (10 s and 10 min, kcm v1.37), counted
-//     from the last failure's finish. Indexed jobs create the lowest
+//     from the last failure's finish. A pod's finish is kcm's
+//     getFinishedTime: the last finishedAt once every container and
+//     sidecar (restartable init container) terminated, else when Ready
+//     turned False, else the deletion timestamp minus the grace period,
+//     else the creation time. Indexed jobs create the lowest
 //     indexes that are neither completed nor running, each pod carrying
 //     batch.kubernetes.io/job-completion-index as annotation and label,
 //     JOB_COMPLETION_INDEX in its environment, hostname <job>-<index>
-//     and generateName <job>-<index>-; pods of completed or out-of-range
-//     indexes and duplicates are deleted.
+//     and generateName <job>-<index>-; pods of completed, failed or
+//     out-of-range indexes and duplicates are deleted. completedIndexes
+//     and failedIndexes are written as kcm writes them ("1,3-5,7,8": a
+//     run of two is two indexes).
 //  5. Status: active, ready, terminating, succeeded, failed, startTime,
 //     completionTime, completedIndexes, conditions.
 //
@@ -91,19 +101,48 @@
 //
 // # podFailurePolicy
 //
-// Rules are tried in order on each newly Failed pod: onExitCodes (In /
-// NotIn over non-zero exit codes of the named or any container, init
-// containers included) or onPodConditions (type and status). FailJob
-// fails the job, Ignore does not count the pod toward backoffLimit (it
-// is replaced at once), Count counts it; no match counts it. With a
-// policy (or podReplacementPolicy Failed) a terminating pod is counted,
-// and replaced, only once it is Failed.
+// Rules are tried in order on each newly Failed pod, the first match
+// with a known action deciding: onExitCodes (In / NotIn over the
+// non-zero exit codes of terminated containers, the named one or any,
+// regular containers before init containers; another operator matches
+// nothing) or onPodConditions (the pod's conditions in the pod's order
+// against the listed type and status). FailJob fails the job, Ignore
+// does not count the pod toward backoffLimit (it is replaced at once),
+// Count counts it, FailIndex counts it and fails its index (with
+// backoffLimitPerIndex); no match counts it. With a policy (or
+// podReplacementPolicy Failed) a terminating pod is counted, and
+// replaced, only once it is Failed.
+//
+// # backoffLimitPerIndex
+//
+// An Indexed job with backoffLimitPerIndex retries each index on its
+// own: every pod carries batch.kubernetes.io/job-index-failure-count (and
+// job-index-ignored-failure-count once an Ignore rule matched) — the
+// failures of its index before it. A failed pod whose count reached the
+// limit, or matched a FailIndex rule, fails its index
+// (status.failedIndexes); otherwise its replacement waits the index's
+// own back-off (the global record is not used) and the failed pod keeps
+// its finalizer, uncounted, until the replacement exists, as kcm does,
+// so that the count passes on. Pods of failed indexes are not replaced.
+//
+// # successPolicy
+//
+// An Indexed job whose successPolicy rule is met (succeededIndexes all
+// succeeded, or succeededCount of them; or succeededCount indexes in
+// all) gets SuccessCriteriaMet with reason SuccessPolicy; its remaining
+// pods are deleted, then Complete follows with the same reason and
+// message.
+//
+// # managedBy
+//
+// A job whose spec.managedBy is set to anything but ControllerName
+// (kubernetes.io/job-controller) belongs to another controller: its
+// events and its pods' do not enqueue it, and a sync of its key does
+// nothing, so neither its status nor its pods are touched.
 //
 // # Left out, deliberately
 //
-// backoffLimitPerIndex, maxFailedIndexes and the FailIndex action (FailIndex
-// counts like Count), successPolicy, managedBy, the
-// JobReadyPods/elastic-indexed resizing details, pod creation in
+// The JobReadyPods/elastic-indexed resizing details, pod creation in
 // slow-start batches and burst limits (a sync creates every missing pod),
 // and metrics. A pod deleted because its job is suspended is not counted
 // as a failure (our choice; it keeps a suspend/resume cycle from eating

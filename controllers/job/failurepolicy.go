@@ -15,10 +15,23 @@ const (
 	ActionCount     = "Count"
 )
 
-// matchPodFailurePolicy is kcm's matchPodFailurePolicy: the first rule
-// that matches the failed pod p decides. It returns the FailJob message
-// (non-empty: the job fails), whether p counts toward backoffLimit, and
-// the action matched ("" for none, which counts).
+// The operators of an onExitCodes requirement.
+const (
+	OperatorIn    = "In"
+	OperatorNotIn = "NotIn"
+)
+
+// matchPodFailurePolicy is kcm's matchPodFailurePolicy
+// (pod_failure_policy.go): the rules are tried in order and the first
+// that matches the failed pod p with a known action decides. A rule with
+// onExitCodes matches a terminated container — regular containers
+// first, then init containers — with a non-zero exit code the operator
+// accepts (an unknown operator accepts none); a rule with
+// onPodConditions matches a pod condition of a listed type and status.
+// It returns the FailJob message (non-empty: the job fails), whether p
+// counts toward backoffLimit (and backoffLimitPerIndex; Ignore does not),
+// and the action matched ("" for none, which counts). A matching rule
+// with an unknown action is passed over.
 func matchPodFailurePolicy(policy *api.PodFailurePolicy, p *api.Pod) (failJobMessage string, count bool, action string) {
 	if policy == nil {
 		return "", true, ""
@@ -33,7 +46,7 @@ func matchPodFailurePolicy(policy *api.PodFailurePolicy, p *api.Pod) (failJobMes
 			}
 			msg = fmt.Sprintf("Container %s for pod %s/%s failed with exit code %d matching %v rule at index %d",
 				cs.Name, p.Namespace, p.Name, cs.State.Terminated.ExitCode, rule.Action, i)
-		case len(rule.OnPodConditions) > 0:
+		case rule.OnPodConditions != nil:
 			c := matchConditions(rule.OnPodConditions, p)
 			if c == nil {
 				continue
@@ -47,29 +60,25 @@ func matchPodFailurePolicy(policy *api.PodFailurePolicy, p *api.Pod) (failJobMes
 			return msg, true, ActionFailJob
 		case ActionIgnore:
 			return "", false, ActionIgnore
-		case ActionCount, ActionFailIndex: // FailIndex needs backoffLimitPerIndex: counted here
+		case ActionCount, ActionFailIndex:
 			return "", true, rule.Action
 		}
 	}
 	return "", true, ""
 }
 
-// matchExitCodes returns the first terminated container (init containers
-// first, as kcm checks them) whose non-zero exit code satisfies req.
-// Containers that exited 0 never match.
+// matchExitCodes is kcm's matchOnExitCodes: the first terminated
+// container with a non-zero exit code that satisfies req, looked for
+// among the regular containers, then the init containers.
 func matchExitCodes(req *api.PodFailurePolicyOnExitCodesRequirement, p *api.Pod) *api.ContainerStatus {
-	for _, list := range [][]api.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+	for _, list := range [][]api.ContainerStatus{p.Status.ContainerStatuses, p.Status.InitContainerStatuses} {
 		for i := range list {
 			cs := &list[i]
-			if req.ContainerName != nil && *req.ContainerName != cs.Name {
-				continue
-			}
 			t := cs.State.Terminated
-			if t == nil || t.ExitCode == 0 {
+			if t == nil || t.ExitCode == 0 || (req.ContainerName != nil && *req.ContainerName != cs.Name) {
 				continue
 			}
-			in := slices.Contains(req.Values, t.ExitCode)
-			if (req.Operator == "In") == in {
+			if exitCodeMatches(req, t.ExitCode) {
 				return cs
 			}
 		}
@@ -77,13 +86,25 @@ func matchExitCodes(req *api.PodFailurePolicyOnExitCodesRequirement, p *api.Pod)
 	return nil
 }
 
+func exitCodeMatches(req *api.PodFailurePolicyOnExitCodesRequirement, code int32) bool {
+	switch req.Operator {
+	case OperatorIn:
+		return slices.Contains(req.Values, code)
+	case OperatorNotIn:
+		return !slices.Contains(req.Values, code)
+	}
+	return false
+}
+
+// matchConditions is kcm's matchOnPodConditions: the first of the pod's
+// conditions (in the pod's order) whose type and status a pattern names.
 func matchConditions(patterns []api.PodFailurePolicyOnPodConditionsPattern, p *api.Pod) *api.PodCondition {
-	for _, pat := range patterns {
-		for i := range p.Status.Conditions {
-			c := &p.Status.Conditions[i]
+	for i := range p.Status.Conditions {
+		c := &p.Status.Conditions[i]
+		for _, pat := range patterns {
 			st := pat.Status
 			if st == "" {
-				st = api.ConditionTrue
+				st = api.ConditionTrue // the API's default
 			}
 			if c.Type == pat.Type && c.Status == st {
 				return c

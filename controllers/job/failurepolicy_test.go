@@ -74,6 +74,58 @@ func TestMatchPodFailurePolicy(t *testing.T) {
 				ContainerName: ptr("main-container"), Operator: "In", Values: []int32{42}}}},
 			pod: failed(map[string]int32{"main-container": 1, "sidecar": 42}), wantCount: true},
 	}
+	// Order and operator rules of kcm's matchOnExitCodes / matchOnPodConditions
+	// (pod_failure_policy.go; pod_failure_policy_test.go's init-container and
+	// ordering cases).
+	withInit := func(p *api.Pod, name string, code int32) *api.Pod {
+		p.Status.InitContainerStatuses = append(p.Status.InitContainerStatuses, api.ContainerStatus{Name: name,
+			State: api.ContainerState{Terminated: &api.ContainerStateTerminated{ExitCode: code}}})
+		return p
+	}
+	msgTests := map[string]struct {
+		rules   []api.PodFailurePolicyRule
+		pod     *api.Pod
+		wantMsg string
+	}{
+		"FailJob rule matched for exit codes in init container": {
+			rules:   []api.PodFailurePolicyRule{in(ActionFailJob, 42)},
+			pod:     withInit(failed(nil), "init-container", 42),
+			wantMsg: "Container init-container for pod default/mypod failed with exit code 42 matching FailJob rule at index 0"},
+		"regular containers are looked at before init containers": {
+			rules:   []api.PodFailurePolicyRule{in(ActionFailJob, 42)},
+			pod:     withInit(failed(map[string]int32{"main-container": 42}), "init-container", 42),
+			wantMsg: "Container main-container for pod default/mypod failed with exit code 42 matching FailJob rule at index 0"},
+		"rule at index 1 named in the message": {
+			rules:   []api.PodFailurePolicyRule{in(ActionIgnore, 7), notIn(ActionFailJob, 7)},
+			pod:     failed(map[string]int32{"main-container": 3}),
+			wantMsg: "Container main-container for pod default/mypod failed with exit code 3 matching FailJob rule at index 1"},
+		"the pod's conditions are looked at in the pod's order": {
+			rules: []api.PodFailurePolicyRule{{Action: ActionFailJob, OnPodConditions: []api.PodFailurePolicyOnPodConditionsPattern{
+				{Type: "ConfigIssue", Status: api.ConditionTrue}, {Type: "DisruptionTarget", Status: api.ConditionTrue}}}},
+			pod:     failed(nil, "DisruptionTarget", "ConfigIssue"),
+			wantMsg: "Pod default/mypod has condition DisruptionTarget matching FailJob rule at index 0"},
+		"an unknown operator matches nothing": {
+			rules: []api.PodFailurePolicyRule{{Action: ActionFailJob, OnExitCodes: &api.PodFailurePolicyOnExitCodesRequirement{Operator: "Bogus", Values: []int32{1}}}},
+			pod:   failed(map[string]int32{"main-container": 2})},
+		"a condition with another status does not match": {
+			rules: []api.PodFailurePolicyRule{{Action: ActionFailJob, OnPodConditions: []api.PodFailurePolicyOnPodConditionsPattern{{Type: "DisruptionTarget", Status: api.ConditionFalse}}}},
+			pod:   failed(nil, "DisruptionTarget")},
+		"a container not terminated has no exit code to match": {
+			rules: []api.PodFailurePolicyRule{notIn(ActionFailJob, 0)},
+			pod: func() *api.Pod {
+				p := failed(nil)
+				p.Status.ContainerStatuses = []api.ContainerStatus{{Name: "main-container", State: api.ContainerState{Running: &api.ContainerStateRunning{}}}}
+				return p
+			}()},
+	}
+	for name, tc := range msgTests {
+		t.Run(name, func(t *testing.T) {
+			msg, _, _ := matchPodFailurePolicy(&api.PodFailurePolicy{Rules: tc.rules}, tc.pod)
+			if msg != tc.wantMsg {
+				t.Errorf("message %q, want %q", msg, tc.wantMsg)
+			}
+		})
+	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			msg, count, action := matchPodFailurePolicy(&api.PodFailurePolicy{Rules: tc.rules}, tc.pod)
