@@ -62,5 +62,10 @@ func Definitions(types []reflect.Type, opts DefinitionOptions) (map[string]api.J
 			return nil, nil, err
 		}
 	}
+	for _, check := range w.checks {
+		if err := check(); err != nil {
+			return nil, nil, err
+		}
+	}
 	return w.defs, goTypes, nil
 }

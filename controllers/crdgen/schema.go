@@ -36,6 +36,9 @@ type walker struct {
 	// are then a $ref to it (see Definitions); "" inlines the type.
 	name func(reflect.Type) string
 	defs map[string]api.JSONSchemaProps // the definitions made, by name
+	// checks are the list checks left until every definition is made
+	// (a list's items may be a definition still being made).
+	checks []func() error
 }
 
 // source returns the parsed source of t, a type of the walker's package,
@@ -214,8 +217,16 @@ func (w *walker) fields(t reflect.Type, path string, root bool, s *api.JSONSchem
 			if err := applyMarkers(&fs, fc.markers); err != nil {
 				return fmt.Errorf("crdgen: field %s.%s (%s): %w", t.Name(), f.Name, fpath, err)
 			}
-			if err := checkList(&fs, w.defs); err != nil {
-				return fmt.Errorf("crdgen: field %s.%s (%s): %w", t.Name(), f.Name, fpath, err)
+			check := func(fs api.JSONSchemaProps) error {
+				if err := checkList(&fs, w.defs); err != nil {
+					return fmt.Errorf("crdgen: field %s.%s (%s): %w", t.Name(), f.Name, fpath, err)
+				}
+				return nil
+			}
+			if w.name != nil {
+				w.checks = append(w.checks, func() error { return check(fs) })
+			} else if err := check(fs); err != nil {
+				return err
 			}
 			switch {
 			case fc.has("optional") || fc.has("kubebuilder:validation:Optional"):
