@@ -185,3 +185,101 @@ func TestKubectlAgainstServedAPI(t *testing.T) {
 	out2, _ := exec.CommandContext(ctx, kubectl, "--kubeconfig", kc, "get", "deployment", "hello-web").CombinedOutput()
 	require.Contains(t, string(out2), `deployments.apps "hello-web" not found`)
 }
+
+// kubectl explain reads the OpenAPI v3 documents the server builds from
+// the Go types and their doc comments (a built-in kind's field, a whole
+// kind recursively, a CustomResourceDefinition's kind from its schema);
+// kubectl apply, which validates by default, sends fieldValidation=Strict
+// and gets the server's 400 for a manifest with an unknown field, also
+// with --validate=true and strict.
+func TestKubectlExplainAndValidation(t *testing.T) {
+	kubectl := kubectlPath(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	_, kc := startServed(t, ctx)
+	exec1 := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kc}, args...)...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec1(args...)
+		require.NoError(t, err, "kubectl %s:\n%s", strings.Join(args, " "), out)
+		return out
+	}
+
+	out := run("explain", "deployment.spec.strategy")
+	require.Regexp(t, `(?m)^GROUP:\s+apps$`, out)
+	require.Regexp(t, `(?m)^KIND:\s+Deployment$`, out)
+	require.Regexp(t, `(?m)^VERSION:\s+v1$`, out)
+	require.Regexp(t, `(?m)^FIELD: strategy <DeploymentStrategy>$`, out)
+	require.Contains(t, out, "Strategy replaces old pods with new ones.")
+	require.Regexp(t, `(?m)^\s+rollingUpdate\s+<RollingUpdateDeployment>$`, out)
+	require.Regexp(t, `(?m)^\s+type\s+<string>$`, out)
+
+	out = run("explain", "pods", "--recursive")
+	require.Regexp(t, `(?m)^KIND:\s+Pod$`, out)
+	require.Regexp(t, `(?m)^\s+metadata\s+<ObjectMeta>$`, out)
+	require.Regexp(t, `(?m)^\s+containers\s+<\[\]Container>`, out)
+	require.Regexp(t, `(?m)^\s+image\s+<string>$`, out)
+	require.Regexp(t, `(?m)^\s+nodeName\s+<string>$`, out)
+
+	dir := t.TempDir()
+	crd := filepath.Join(dir, "crd.yaml")
+	require.NoError(t, os.WriteFile(crd, []byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: crontabs.stable.example.com}
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: crontabs, singular: crontab, kind: CronTab, shortNames: [ct]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: Spec is when and what the cron tab runs.
+            properties:
+              cronSpec: {type: string, description: CronSpec is the schedule in cron syntax.}
+              replicas: {type: integer}
+`), 0o600))
+	run("apply", "-f", crd)
+	run("wait", "--for=condition=Established", "crd/crontabs.stable.example.com", "--timeout=20s")
+	var explained string
+	require.Eventually(t, func() bool { // discovery caches refresh
+		explained, _ = exec1("explain", "crontab.spec")
+		return strings.Contains(explained, "CronSpec is the schedule in cron syntax.")
+	}, 20*time.Second, 200*time.Millisecond, "%s", explained)
+	require.Regexp(t, `(?m)^KIND:\s+CronTab$`, explained)
+	require.Regexp(t, `(?m)^FIELD: spec <Object>$`, explained)
+	require.Regexp(t, `(?m)^\s+cronSpec\s+<string>$`, explained)
+
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: bad, namespace: default}
+data: {a: b}
+colour: red
+`), 0o600))
+	for _, flags := range [][]string{nil, {"--validate=true"}, {"--validate=strict"}} {
+		out, err := exec1(append([]string{"apply", "-f", bad}, flags...)...)
+		require.Error(t, err, "%v: %s", flags, out)
+		require.Contains(t, out, `Error from server (BadRequest)`, "%v", flags)
+		require.Contains(t, out, `unknown field "colour"`, "%v", flags)
+	}
+	out, err := exec1("get", "configmap", "bad", "-n", "default")
+	require.Error(t, err, out)
+	require.Contains(t, out, `configmaps "bad" not found`)
+	good := filepath.Join(dir, "good.yaml")
+	require.NoError(t, os.WriteFile(good, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good, namespace: default}\ndata: {a: b}\n"), 0o600))
+	require.Contains(t, run("apply", "--validate=true", "-f", good), "configmap/good created")
+	out = run("apply", "-f", good)
+	require.Contains(t, out, "configmap/good unchanged")
+	require.NotContains(t, out, "warning", "the patch is computed from the v3 schemas without error")
+}

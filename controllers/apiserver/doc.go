@@ -163,16 +163,28 @@
 //     None). Watches send one-row Tables, with the column definitions in
 //     the first event only. as=PartialObjectMetadata(List) gets metadata
 //     only, for client-go's metadata client.
-//   - /openapi/v3 and one document per group version, minimal: a PATCH
-//     operation per kind declaring the fieldValidation parameter, and no
-//     schemas. kubectl apply, create and replace (validation on by
-//     default) find there that the server validates fields itself, send
-//     fieldValidation=Strict, and the server decodes strictly (unknown
-//     fields are a 400); without the document kubectl would fail with
-//     "failed to download openapi" unless run with --validate=false.
-//     kubectl apply computes its strategic merge patches from its
-//     compiled-in types, as it does for every built-in kind when the
-//     server publishes no schemas. /openapi/v2 is 404.
+//   - OpenAPI: /openapi/v3 (the index of the documents, each URL with
+//     the hash of its document), /openapi/v3/api/v1 and
+//     /openapi/v3/apis/<group>/<version>, and /openapi/v2 (JSON; its
+//     protobuf form is 406, which kubectl tolerates). Package
+//     controllers/openapi builds them from the Go types of the kinds
+//     served and their doc comments, with kube's definition names,
+//     x-kubernetes-* extensions and paths; a CustomResourceDefinition's
+//     kind is described by its schema. They are built at the first
+//     request and again only when the kinds served change (a kind
+//     registered, a CustomResourceDefinition created, changed or
+//     deleted), and served from memory with an ETag (304 on
+//     If-None-Match), gzip when asked, and, for a v3 document asked for
+//     with its current hash, Cache-Control: public, immutable (an
+//     outdated hash is redirected to the current one, 301, as
+//     kube-apiserver does). kubectl explain reads the v3 documents.
+//     kubectl apply, create and replace (validation on by default,
+//     --validate=true or strict) find there that the server validates
+//     fields itself, send fieldValidation=Strict, and the server decodes
+//     strictly: a manifest with an unknown field is refused with kube's
+//     "strict decoding error: unknown field" message, and
+//     --validate=false is never needed. kubectl apply computes a built-in
+//     kind's strategic merge patch from the v3 schemas' patch strategies.
 //
 // # Limits and timeouts
 //
@@ -249,7 +261,7 @@
 // port-forward subresource (a 400 Status after kube's checks, which
 // kubectl prints), proxy and ephemeralcontainers (404: `kubectl debug`
 // prints that ephemeral containers are disabled); SPDY streams;
-// OpenAPI schemas (kubectl explain does not work); periodic bookmarks
+// the scale and watch paths in the OpenAPI documents; periodic bookmarks
 // beyond what the store sends; the resourceVersion semantics the store
 // does not have (see package cluster).
 //

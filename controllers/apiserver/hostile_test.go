@@ -111,7 +111,7 @@ func TestClientMistakes(t *testing.T) {
 func TestNotFoundDetails(t *testing.T) {
 	_, ts := start(t, cluster.Options{})
 	for _, p := range []string{"/nowhere", "/api/v1/nosuch", "/apis/nosuch", "/apis/apps/v1/nosuch",
-		"/api/v1/namespaces/default/configmaps/x/scale", "/openapi/v2", "/api/v1/namespaces/default/configmaps/missing",
+		"/api/v1/namespaces/default/configmaps/x/scale", "/openapi/v3/apis/nosuch/v1", "/api/v1/namespaces/default/configmaps/missing",
 		"/apis/apps/v1/namespaces/default/deployments/missing/scale"} {
 		r := do(t, ts, "GET", p, "", "")
 		requireStatus(t, r, 404, "NotFound")

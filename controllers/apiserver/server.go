@@ -141,6 +141,8 @@ type Server struct {
 	// made at their first use (lookup, served); dynMu guards it.
 	dynMu   sync.Mutex
 	dynamic map[api.GroupVersionKind]handler
+	// openapi holds the OpenAPI documents of the kinds served (openapi.go).
+	openapi openAPICache
 }
 
 var _ http.Handler = (*Server)(nil)

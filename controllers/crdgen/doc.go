@@ -80,6 +80,19 @@
 // name at the same embedding depth are an error too (encoding/json would
 // drop both); a shallower one hides a deeper one, as in encoding/json.
 //
+// # Definitions
+//
+// Definitions makes the schemas of an OpenAPI document (what
+// controllers/openapi serves) by the same rules: each named type that
+// DefinitionOptions.Name names becomes a definition, referenced by its
+// bare name ($ref) wherever it is used, with the field's description
+// beside the reference; a type may then reach itself, and ObjectMeta is
+// a full definition. The doc comments and markers come from
+// DefinitionOptions.Comments, which ParseComments reads from a package's
+// source (a generator may write them into the program, which has no
+// source at run time); list markers are checked once every definition is
+// made.
+//
 // The result is a structural schema (every node has a type, except
 // int-or-string and preserve-unknown-fields nodes) that api.Decode reads
 // back strictly; WriteYAML writes it as one YAML document.

@@ -131,12 +131,18 @@ func (c comment) has(name string) bool {
 }
 
 func parseComment(cg *ast.CommentGroup) (comment, error) {
-	var c comment
 	if cg == nil {
-		return c, nil
+		return comment{}, nil
 	}
+	return parseCommentText(cg.Text())
+}
+
+// parseCommentText parses the text of a doc comment (as
+// ast.CommentGroup.Text gives it).
+func parseCommentText(text string) (comment, error) {
+	var c comment
 	var lines []string
-	for _, l := range strings.Split(cg.Text(), "\n") {
+	for _, l := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(l)
 		if rest, ok := strings.CutPrefix(t, "+"); ok && rest != "" {
 			m, err := parseMarker(rest)
@@ -159,9 +165,28 @@ type typeSource struct {
 	fields map[string]comment
 }
 
-// parseDir reads the doc comments and markers of the types declared in
-// the Go files of dir (tests excluded).
-func parseDir(dir string) (map[string]*typeSource, error) {
+// Comments holds the doc comments of the types of one Go package, as
+// ParseComments reads them from its source: type name → the type's
+// comment, and its struct fields' by Go field name (an embedded field by
+// its type name). Each comment is its text as go/ast gives it, marker
+// lines included. Generated code may hold a Comments (see
+// DefinitionOptions), so that a program without the package's source
+// still has its descriptions and markers.
+type Comments map[string]TypeComments
+
+// TypeComments is the doc comment of one type declaration and of its
+// struct fields.
+type TypeComments struct {
+	// Doc is the type's doc comment.
+	Doc string
+	// Fields are the doc comments of its fields, by Go field name; only
+	// fields with a comment are present.
+	Fields map[string]string
+}
+
+// ParseComments reads the doc comments of the types declared in the Go
+// files of dir (tests excluded).
+func ParseComments(dir string) (Comments, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, fmt.Errorf("crdgen: %w", err)
@@ -170,7 +195,7 @@ func parseDir(dir string) (map[string]*typeSource, error) {
 		return nil, fmt.Errorf("crdgen: no Go files in %s", dir)
 	}
 	fset := token.NewFileSet()
-	types := map[string]*typeSource{}
+	out := Comments{}
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -190,28 +215,57 @@ func parseDir(dir string) (map[string]*typeSource, error) {
 				if doc == nil && len(gd.Specs) == 1 {
 					doc = gd.Doc
 				}
-				c, err := parseComment(doc)
-				if err != nil {
-					return nil, fmt.Errorf("crdgen: type %s: %w", ts.Name.Name, err)
-				}
-				src := &typeSource{comment: c, fields: map[string]comment{}}
+				tc := TypeComments{Doc: doc.Text()}
 				if st, ok := ts.Type.(*ast.StructType); ok {
 					for _, fld := range st.Fields.List {
-						fc, err := parseComment(fld.Doc)
-						if err != nil {
-							return nil, fmt.Errorf("crdgen: type %s: %w", ts.Name.Name, err)
+						if fld.Doc == nil {
+							continue
+						}
+						if tc.Fields == nil {
+							tc.Fields = map[string]string{}
 						}
 						for _, id := range fld.Names {
-							src.fields[id.Name] = fc
+							tc.Fields[id.Name] = fld.Doc.Text()
 						}
 						if len(fld.Names) == 0 {
-							src.fields[embeddedName(fld.Type)] = fc
+							tc.Fields[embeddedName(fld.Type)] = fld.Doc.Text()
 						}
 					}
 				}
-				types[ts.Name.Name] = src
+				out[ts.Name.Name] = tc
 			}
 		}
+	}
+	return out, nil
+}
+
+// parseDir reads the doc comments and markers of the types declared in
+// the Go files of dir (tests excluded).
+func parseDir(dir string) (map[string]*typeSource, error) {
+	cs, err := ParseComments(dir)
+	if err != nil {
+		return nil, err
+	}
+	return compileComments(cs)
+}
+
+// compileComments parses the comments of cs into their text and markers.
+func compileComments(cs Comments) (map[string]*typeSource, error) {
+	types := map[string]*typeSource{}
+	for name, tc := range cs {
+		c, err := parseCommentText(tc.Doc)
+		if err != nil {
+			return nil, fmt.Errorf("crdgen: type %s: %w", name, err)
+		}
+		src := &typeSource{comment: c, fields: map[string]comment{}}
+		for f, text := range tc.Fields {
+			fc, err := parseCommentText(text)
+			if err != nil {
+				return nil, fmt.Errorf("crdgen: type %s: %w", name, err)
+			}
+			src.fields[f] = fc
+		}
+		types[name] = src
 	}
 	return types, nil
 }

@@ -32,6 +32,13 @@ type walker struct {
 	pkgPath string
 	src     map[string]*typeSource // by type name; nil without source
 	stack   []reflect.Type         // the struct types being walked, for cycles
+	// name, when set, names the definition of a named type: its values
+	// are then a $ref to it (see Definitions); "" inlines the type.
+	name func(reflect.Type) string
+	defs map[string]api.JSONSchemaProps // the definitions made, by name
+	// checks are the list checks left until every definition is made
+	// (a list's items may be a definition still being made).
+	checks []func() error
 }
 
 // source returns the parsed source of t, a type of the walker's package,
@@ -57,6 +64,25 @@ func (w *walker) schema(t reflect.Type, path string) (api.JSONSchemaProps, error
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if w.name != nil && t.Name() != "" {
+		if name := w.name(t); name != "" {
+			if _, ok := w.defs[name]; !ok {
+				w.defs[name] = api.JSONSchemaProps{} // a placeholder, for recursive types
+				s, err := w.inline(t, path)
+				if err != nil {
+					return s, err
+				}
+				w.defs[name] = s
+			}
+			return api.JSONSchemaProps{Ref: &name}, nil
+		}
+	}
+	return w.inline(t, path)
+}
+
+// inline returns the schema of values of type t (not a pointer) at path,
+// never a $ref to t's own definition.
+func (w *walker) inline(t reflect.Type, path string) (api.JSONSchemaProps, error) {
 	s, err := w.shape(t, path)
 	if err != nil {
 		return s, err
@@ -77,10 +103,11 @@ func (w *walker) shape(t reflect.Type, path string) (api.JSONSchemaProps, error)
 		return api.JSONSchemaProps{Type: "string", Format: "date-time"}, nil
 	case quantityType, intOrStringType:
 		return intOrString(), nil
-	case objectMetaType:
-		return api.JSONSchemaProps{Type: "object"}, nil
 	case rawMessageType:
 		return api.JSONSchemaProps{XPreserveUnknownFields: ptr(true)}, nil
+	}
+	if t == objectMetaType && w.name == nil {
+		return api.JSONSchemaProps{Type: "object"}, nil
 	}
 	switch t.Kind() {
 	case reflect.Bool:
@@ -190,8 +217,16 @@ func (w *walker) fields(t reflect.Type, path string, root bool, s *api.JSONSchem
 			if err := applyMarkers(&fs, fc.markers); err != nil {
 				return fmt.Errorf("crdgen: field %s.%s (%s): %w", t.Name(), f.Name, fpath, err)
 			}
-			if err := checkList(&fs); err != nil {
-				return fmt.Errorf("crdgen: field %s.%s (%s): %w", t.Name(), f.Name, fpath, err)
+			check := func(fs api.JSONSchemaProps) error {
+				if err := checkList(&fs, w.defs); err != nil {
+					return fmt.Errorf("crdgen: field %s.%s (%s): %w", t.Name(), f.Name, fpath, err)
+				}
+				return nil
+			}
+			if w.name != nil {
+				w.checks = append(w.checks, func() error { return check(fs) })
+			} else if err := check(fs); err != nil {
+				return err
 			}
 			switch {
 			case fc.has("optional") || fc.has("kubebuilder:validation:Optional"):
@@ -375,7 +410,7 @@ func applyMarker(s *api.JSONSchemaProps, m marker) error {
 // checkList checks the list markers of s as kube-apiserver validates
 // x-kubernetes-list-type and x-kubernetes-list-map-keys, so that a
 // definition it would reject is an error here.
-func checkList(s *api.JSONSchemaProps) error {
+func checkList(s *api.JSONSchemaProps, defs map[string]api.JSONSchemaProps) error {
 	if s.XListType == nil {
 		if len(s.XListMapKeys) > 0 {
 			return errors.New("+listMapKey needs +listType=map")
@@ -386,6 +421,10 @@ func checkList(s *api.JSONSchemaProps) error {
 		return fmt.Errorf("+listType on a field of type %q, not an array", s.Type)
 	}
 	items := s.Items.Schema
+	if items.Ref != nil && defs != nil {
+		d := defs[*items.Ref]
+		items = &d
+	}
 	switch *s.XListType {
 	case "atomic":
 	case "set":
