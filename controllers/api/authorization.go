@@ -73,7 +73,7 @@ type SubjectAccessReview struct {
 	// Spec is the question.
 	Spec SubjectAccessReviewSpec `json:"spec"`
 	// Status is the answer.
-	Status SubjectAccessReviewStatus `json:"status,omitzero"`
+	Status SubjectAccessReviewStatus `json:"status"`
 }
 
 // LocalSubjectAccessReview is a SubjectAccessReview in a namespace
@@ -85,7 +85,7 @@ type LocalSubjectAccessReview struct {
 	// Spec is the question; its namespace is the review's.
 	Spec SubjectAccessReviewSpec `json:"spec"`
 	// Status is the answer.
-	Status SubjectAccessReviewStatus `json:"status,omitzero"`
+	Status SubjectAccessReviewStatus `json:"status"`
 }
 
 // SelfSubjectAccessReviewSpec is the request a SelfSubjectAccessReview asks
@@ -106,7 +106,7 @@ type SelfSubjectAccessReview struct {
 	// Spec is the question.
 	Spec SelfSubjectAccessReviewSpec `json:"spec"`
 	// Status is the answer.
-	Status SubjectAccessReviewStatus `json:"status,omitzero"`
+	Status SubjectAccessReviewStatus `json:"status"`
 }
 
 // SelfSubjectRulesReviewSpec names the namespace whose rules are listed.
@@ -157,7 +157,7 @@ type SelfSubjectRulesReview struct {
 	// Spec names the namespace.
 	Spec SelfSubjectRulesReviewSpec `json:"spec"`
 	// Status lists the rules.
-	Status SubjectRulesReviewStatus `json:"status,omitzero"`
+	Status SubjectRulesReviewStatus `json:"status"`
 }
 
 // UserInfo is an authenticated identity (authentication.k8s.io/v1).
@@ -185,7 +185,7 @@ type SelfSubjectReview struct {
 	ObjectMeta `json:"metadata,omitzero"`
 
 	// Status is the identity.
-	Status SelfSubjectReviewStatus `json:"status,omitzero"`
+	Status SelfSubjectReviewStatus `json:"status"`
 }
 
 // BoundObjectReference is the object a service account token is bound to.
