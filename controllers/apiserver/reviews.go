@@ -73,12 +73,17 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, gv string, 
 
 // review decodes, validates and answers one review.
 func (s *Server) review(r *http.Request, gv string, res *reviewResource, ns string) (any, error) {
-	if err := checkContentType(r, bodyTypes); err != nil {
+	if err := checkContentType(r, protobufBodyTypes); err != nil {
 		return nil, err
 	}
 	b, err := readLimited(&request{r: r})
 	if err != nil {
 		return nil, err
+	}
+	if isProtobuf(r) { // kubectl's typed clients send protobuf
+		if b, err = decodeProtobufBody(b, gv, res.kind); err != nil {
+			return nil, err
+		}
 	}
 	u, _ := rbac.UserFrom(r.Context())
 	ctx := r.Context()
