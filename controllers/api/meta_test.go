@@ -56,7 +56,7 @@ func TestResourceVersionAndOwners(t *testing.T) {
 }
 
 func TestKindsRegistry(t *testing.T) {
-	if len(Kinds()) != 36 {
+	if len(Kinds()) != 40 {
 		t.Errorf("%d kinds", len(Kinds()))
 	}
 	for _, gvk := range Kinds() {

@@ -157,6 +157,9 @@ func networking(kind string) GroupVersionKind {
 func storage(kind string) GroupVersionKind {
 	return GroupVersionKind{Group: "storage.k8s.io", Version: "v1", Kind: kind}
 }
+func rbacGroup(kind string) GroupVersionKind {
+	return GroupVersionKind{Group: RBACGroup, Version: "v1", Kind: kind}
+}
 func admissionRegistration(kind string) GroupVersionKind {
 	return GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: kind}
 }
@@ -260,6 +263,14 @@ var (
 		Resource: "csinodes", Columns: csiNodeColumns, Cells: csiNodeCells})
 	volumeAttachmentKind = register[*VolumeAttachment](KindInfo{GroupVersionKind: storage("VolumeAttachment"), OldVersions: []string{"storage.k8s.io/v1beta1"},
 		Resource: "volumeattachments", Status: true, Columns: volumeAttachmentColumns, Cells: volumeAttachmentCells})
+	roleKind = register[*Role](KindInfo{GroupVersionKind: rbacGroup("Role"), OldVersions: []string{RBACGroup + "/v1beta1"},
+		Resource: "roles", Namespaced: true, Columns: roleColumns, Cells: roleCells})
+	clusterRoleKind = register[*ClusterRole](KindInfo{GroupVersionKind: rbacGroup("ClusterRole"), OldVersions: []string{RBACGroup + "/v1beta1"},
+		Resource: "clusterroles", Columns: roleColumns, Cells: roleCells})
+	roleBindingKind = register[*RoleBinding](KindInfo{GroupVersionKind: rbacGroup("RoleBinding"), OldVersions: []string{RBACGroup + "/v1beta1"},
+		Resource: "rolebindings", Namespaced: true, Columns: roleBindingColumns, Cells: roleBindingCells})
+	clusterRoleBindingKind = register[*ClusterRoleBinding](KindInfo{GroupVersionKind: rbacGroup("ClusterRoleBinding"), OldVersions: []string{RBACGroup + "/v1beta1"},
+		Resource: "clusterrolebindings", Columns: roleBindingColumns, Cells: roleBindingCells})
 )
 
 // builtin is every built-in kind, in the order Kinds and Registered list
@@ -271,7 +282,8 @@ var builtin = newRegistry(podKind, nodeKind, serviceKind, endpointsKind, replica
 	leaseKind, eventKind, customResourceDefinitionKind,
 	validatingWebhookConfigurationKind, mutatingWebhookConfigurationKind,
 	podDisruptionBudgetKind, ingressKind, ingressClassKind, networkPolicyKind, priorityClassKind,
-	limitRangeKind, endpointSliceKind, csiDriverKind, csiNodeKind, volumeAttachmentKind)
+	limitRangeKind, endpointSliceKind, csiDriverKind, csiNodeKind, volumeAttachmentKind,
+	roleKind, clusterRoleKind, roleBindingKind, clusterRoleBindingKind)
 
 // GroupVersionKind methods: each type's registration.
 
@@ -405,6 +417,20 @@ func (*CSINode) GroupVersionKind() GroupVersionKind { return csiNodeKind.GroupVe
 // GroupVersionKind returns storage.k8s.io/v1, Kind=VolumeAttachment.
 func (*VolumeAttachment) GroupVersionKind() GroupVersionKind {
 	return volumeAttachmentKind.GroupVersionKind
+}
+
+// GroupVersionKind returns rbac.authorization.k8s.io/v1, Kind=Role.
+func (*Role) GroupVersionKind() GroupVersionKind { return roleKind.GroupVersionKind }
+
+// GroupVersionKind returns rbac.authorization.k8s.io/v1, Kind=ClusterRole.
+func (*ClusterRole) GroupVersionKind() GroupVersionKind { return clusterRoleKind.GroupVersionKind }
+
+// GroupVersionKind returns rbac.authorization.k8s.io/v1, Kind=RoleBinding.
+func (*RoleBinding) GroupVersionKind() GroupVersionKind { return roleBindingKind.GroupVersionKind }
+
+// GroupVersionKind returns rbac.authorization.k8s.io/v1, Kind=ClusterRoleBinding.
+func (*ClusterRoleBinding) GroupVersionKind() GroupVersionKind {
+	return clusterRoleBindingKind.GroupVersionKind
 }
 
 // registry is a fixed table of kinds and its indexes, read-only once

@@ -91,7 +91,7 @@ func (s *Server) groups() []apiGroup {
 	if g, ok := s.resourceMetricsGroup(); ok { // metricsapi.go
 		out = append(out, g)
 	}
-	return out
+	return append(out, reviewGroups()...) // reviews.go
 }
 
 func (s *Server) serveGroups(w http.ResponseWriter, r *http.Request) {
@@ -137,6 +137,9 @@ var (
 func (s *Server) resources(gv string) ([]apiResource, bool) {
 	if _, ok := s.resourceMetricsGroup(); ok && gv == metricsGroupVersion { // metricsapi.go
 		return metricsResources, true
+	}
+	if rs, ok := reviewAPIResources(gv); ok { // reviews.go
+		return rs, true
 	}
 	var out []apiResource
 	found := false

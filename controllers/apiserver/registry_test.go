@@ -27,6 +27,9 @@ func TestServedIsRegistered(t *testing.T) {
 	for _, p := range paths {
 		doc := do(t, ts, "GET", p, "", "").body
 		gv := doc["groupVersion"].(string)
+		if gv == "authorization.k8s.io/v1" || gv == "authentication.k8s.io/v1" {
+			continue // the reviews (reviews.go): answered, not stored kinds
+		}
 		for _, r := range doc["resources"].([]any) {
 			r := r.(map[string]any)
 			name := r["name"].(string)

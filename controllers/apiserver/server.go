@@ -14,6 +14,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/rbac"
 )
 
 // Options configures a Server. The zero value serves every kind with the
@@ -66,6 +67,12 @@ type Options struct {
 	// metrics-server; kubectl top) from the pods' usage it reports.
 	// Default: not served.
 	ResourceUsage ResourceUsage
+	// AuthorizationMode is AuthorizationAlwaysAllow (the default: every
+	// request of whoever reached the server is served) or
+	// AuthorizationRBAC (a request RBAC does not allow is 403 Forbidden,
+	// as kube-apiserver's --authorization-mode=RBAC; authz.go). The
+	// review resources answer by RBAC in both modes.
+	AuthorizationMode string
 }
 
 func (o *Options) validate() error {
@@ -74,6 +81,13 @@ func (o *Options) validate() error {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	switch o.AuthorizationMode {
+	case "":
+		o.AuthorizationMode = AuthorizationAlwaysAllow
+	case AuthorizationAlwaysAllow, AuthorizationRBAC:
+	default:
+		return fmt.Errorf("apiserver: authorization mode %q: want %s or %s", o.AuthorizationMode, AuthorizationAlwaysAllow, AuthorizationRBAC)
 	}
 	if o.MaxWatchTimeout < 0 || o.RequestTimeout < 0 {
 		return errors.New("apiserver: negative MaxWatchTimeout or RequestTimeout")
@@ -143,6 +157,10 @@ type Server struct {
 	dynamic map[api.GroupVersionKind]handler
 	// openapi holds the OpenAPI documents of the kinds served (openapi.go).
 	openapi openAPICache
+
+	// authorizer is RBAC over the cluster's roles: the reviews', and
+	// every request's with AuthorizationRBAC.
+	authorizer *rbac.Authorizer
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -160,7 +178,8 @@ func New(c *cluster.Cluster, opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, c: c, builtinByPath: map[string]handler{}, dynamic: map[api.GroupVersionKind]handler{},
 		readOnly: semaphore(opts.MaxRequestsInFlight), mutating: semaphore(opts.MaxMutatingRequestsInFlight),
-		lists: semaphore(opts.MaxListsInFlight), encoded: newEncodeCache(encodeCacheBytes, encodeCacheEntries)}
+		lists: semaphore(opts.MaxListsInFlight), encoded: newEncodeCache(encodeCacheBytes, encodeCacheEntries),
+		authorizer: rbac.New(c)}
 	if err := registerAll(s, c); err != nil {
 		return nil, err
 	}
@@ -255,6 +274,10 @@ func isWatch(r *http.Request) bool {
 
 // route serves one request by its path.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	r, ok := s.authorize(w, r) // authz.go
+	if !ok {
+		return
+	}
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
 	case p == "/version":
@@ -300,6 +323,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(rest) == 0 {
 		s.serveResources(w, r, gv)
+		return
+	}
+	if s.serveReview(w, r, gv, rest) { // reviews.go
 		return
 	}
 	req, err := s.parse(w, r, gv, rest)

@@ -78,7 +78,8 @@ func TestDiscovery(t *testing.T) {
 		groups[g.(map[string]any)["name"].(string)] = true
 	}
 	want := map[string]bool{"apps": true, "batch": true, "storage.k8s.io": true, "autoscaling": true, "coordination.k8s.io": true, "apiextensions.k8s.io": true, "admissionregistration.k8s.io": true,
-		"policy": true, "networking.k8s.io": true, "scheduling.k8s.io": true, "discovery.k8s.io": true}
+		"policy": true, "networking.k8s.io": true, "scheduling.k8s.io": true, "discovery.k8s.io": true,
+		"rbac.authorization.k8s.io": true, "authorization.k8s.io": true, "authentication.k8s.io": true}
 	for _, k := range api.Registered() {
 		if !api.IsBuiltin(k.GroupVersionKind) {
 			want[k.Group] = true // the kinds of Register these tests add (apitest's)

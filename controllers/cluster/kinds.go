@@ -45,6 +45,7 @@ var strategies = strategyTable(
 	strategy(podDisruptionBudgetKind), strategy(ingressKind), strategy(ingressClassKind), strategy(networkPolicyKind),
 	strategy(priorityClassKind), strategy(limitRangeKind), strategy(endpointSliceKind), strategy(csiDriverKind),
 	strategy(csiNodeKind), strategy(volumeAttachmentKind),
+	strategy(roleKind), strategy(clusterRoleKind), strategy(roleBindingKind), strategy(clusterRoleBindingKind),
 )
 
 // typedStrategy is one kind's strategy constructor, a func() *kind[T].

@@ -82,6 +82,9 @@ func checkLabels(fs *fieldErrors, path string, labels map[string]string) {
 var nameRules = map[string]func(*fieldErrors, string, string){
 	"namespaces": checkDNS1123Label,
 	"services":   checkDNS1035Label,
+	// ValidateRBACName: a path segment, so "system:basic-user" is one.
+	"roles": checkPathSegmentName, "clusterroles": checkPathSegmentName,
+	"rolebindings": checkPathSegmentName, "clusterrolebindings": checkPathSegmentName,
 }
 
 // validateMeta checks the metadata every kind shares.

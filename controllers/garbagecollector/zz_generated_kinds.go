@@ -46,4 +46,8 @@ var kindInstances = []kindInstance{
 	instantiate[*api.CSIDriver](),
 	instantiate[*api.CSINode](),
 	instantiate[*api.VolumeAttachment](),
+	instantiate[*api.Role](),
+	instantiate[*api.ClusterRole](),
+	instantiate[*api.RoleBinding](),
+	instantiate[*api.ClusterRoleBinding](),
 }

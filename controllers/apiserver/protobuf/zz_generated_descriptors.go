@@ -22,6 +22,11 @@ var kinds = map[string]string{
 	"apps/v1/ReplicaSetList":                                             "k8s.io.api.apps.v1.ReplicaSetList",
 	"apps/v1/StatefulSet":                                                "k8s.io.api.apps.v1.StatefulSet",
 	"apps/v1/StatefulSetList":                                            "k8s.io.api.apps.v1.StatefulSetList",
+	"authentication.k8s.io/v1/SelfSubjectReview":                         "k8s.io.api.authentication.v1.SelfSubjectReview",
+	"authorization.k8s.io/v1/LocalSubjectAccessReview":                   "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
+	"authorization.k8s.io/v1/SelfSubjectAccessReview":                    "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
+	"authorization.k8s.io/v1/SelfSubjectRulesReview":                     "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
+	"authorization.k8s.io/v1/SubjectAccessReview":                        "k8s.io.api.authorization.v1.SubjectAccessReview",
 	"autoscaling/v1/Scale":                                               "k8s.io.api.autoscaling.v1.Scale",
 	"autoscaling/v2/HorizontalPodAutoscaler":                             "k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler",
 	"autoscaling/v2/HorizontalPodAutoscalerList":                         "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList",
@@ -42,6 +47,14 @@ var kinds = map[string]string{
 	"policy/v1/Eviction":                                                 "k8s.io.api.policy.v1.Eviction",
 	"policy/v1/PodDisruptionBudget":                                      "k8s.io.api.policy.v1.PodDisruptionBudget",
 	"policy/v1/PodDisruptionBudgetList":                                  "k8s.io.api.policy.v1.PodDisruptionBudgetList",
+	"rbac.authorization.k8s.io/v1/ClusterRole":                           "k8s.io.api.rbac.v1.ClusterRole",
+	"rbac.authorization.k8s.io/v1/ClusterRoleBinding":                    "k8s.io.api.rbac.v1.ClusterRoleBinding",
+	"rbac.authorization.k8s.io/v1/ClusterRoleBindingList":                "k8s.io.api.rbac.v1.ClusterRoleBindingList",
+	"rbac.authorization.k8s.io/v1/ClusterRoleList":                       "k8s.io.api.rbac.v1.ClusterRoleList",
+	"rbac.authorization.k8s.io/v1/Role":                                  "k8s.io.api.rbac.v1.Role",
+	"rbac.authorization.k8s.io/v1/RoleBinding":                           "k8s.io.api.rbac.v1.RoleBinding",
+	"rbac.authorization.k8s.io/v1/RoleBindingList":                       "k8s.io.api.rbac.v1.RoleBindingList",
+	"rbac.authorization.k8s.io/v1/RoleList":                              "k8s.io.api.rbac.v1.RoleList",
 	"scheduling.k8s.io/v1/PriorityClass":                                 "k8s.io.api.scheduling.v1.PriorityClass",
 	"scheduling.k8s.io/v1/PriorityClassList":                             "k8s.io.api.scheduling.v1.PriorityClassList",
 	"storage.k8s.io/v1/CSIDriver":                                        "k8s.io.api.storage.v1.CSIDriver",
@@ -336,6 +349,99 @@ var messages = map[string]*MessageType{
 	"k8s.io.api.apps.v1.StatefulSetUpdateStrategy": {Fields: []Field{
 		{Num: 1, Name: "type", Type: String},
 		{Num: 2, Name: "rollingUpdate", Type: Message, Message: "k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy", Nullable: true},
+	}},
+	"k8s.io.api.authentication.v1.SelfSubjectReview": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "status", Type: Message, Message: "k8s.io.api.authentication.v1.SelfSubjectReviewStatus"},
+	}},
+	"k8s.io.api.authentication.v1.SelfSubjectReviewStatus": {Fields: []Field{
+		{Num: 1, Name: "userInfo", Type: Message, Message: "k8s.io.api.authentication.v1.UserInfo"},
+	}},
+	"k8s.io.api.authentication.v1.UserInfo": {Fields: []Field{
+		{Num: 1, Name: "username", Type: String},
+		{Num: 2, Name: "uid", Type: String},
+		{Num: 3, Name: "groups", Type: String, Repeated: true},
+		{Num: 4, Name: "extra", Type: Bytes, Map: true},
+	}},
+	"k8s.io.api.authorization.v1.FieldSelectorAttributes": {Fields: []Field{
+		{Num: 1, Name: "rawSelector", Type: String},
+		{Num: 2, Name: "requirements", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement", Repeated: true},
+	}},
+	"k8s.io.api.authorization.v1.LabelSelectorAttributes": {Fields: []Field{
+		{Num: 1, Name: "rawSelector", Type: String},
+		{Num: 2, Name: "requirements", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", Repeated: true},
+	}},
+	"k8s.io.api.authorization.v1.LocalSubjectAccessReview": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "spec", Type: Message, Message: "k8s.io.api.authorization.v1.SubjectAccessReviewSpec"},
+		{Num: 3, Name: "status", Type: Message, Message: "k8s.io.api.authorization.v1.SubjectAccessReviewStatus"},
+	}},
+	"k8s.io.api.authorization.v1.NonResourceAttributes": {Fields: []Field{
+		{Num: 1, Name: "path", Type: String},
+		{Num: 2, Name: "verb", Type: String},
+	}},
+	"k8s.io.api.authorization.v1.NonResourceRule": {Fields: []Field{
+		{Num: 1, Name: "verbs", Type: String, Repeated: true},
+		{Num: 2, Name: "nonResourceURLs", Type: String, Repeated: true},
+	}},
+	"k8s.io.api.authorization.v1.ResourceAttributes": {Fields: []Field{
+		{Num: 1, Name: "namespace", Type: String},
+		{Num: 2, Name: "verb", Type: String},
+		{Num: 3, Name: "group", Type: String},
+		{Num: 4, Name: "version", Type: String},
+		{Num: 5, Name: "resource", Type: String},
+		{Num: 6, Name: "subresource", Type: String},
+		{Num: 7, Name: "name", Type: String},
+		{Num: 8, Name: "fieldSelector", Type: Message, Message: "k8s.io.api.authorization.v1.FieldSelectorAttributes", Nullable: true},
+		{Num: 9, Name: "labelSelector", Type: Message, Message: "k8s.io.api.authorization.v1.LabelSelectorAttributes", Nullable: true},
+	}},
+	"k8s.io.api.authorization.v1.ResourceRule": {Fields: []Field{
+		{Num: 1, Name: "verbs", Type: String, Repeated: true},
+		{Num: 2, Name: "apiGroups", Type: String, Repeated: true},
+		{Num: 3, Name: "resources", Type: String, Repeated: true},
+		{Num: 4, Name: "resourceNames", Type: String, Repeated: true},
+	}},
+	"k8s.io.api.authorization.v1.SelfSubjectAccessReview": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "spec", Type: Message, Message: "k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec"},
+		{Num: 3, Name: "status", Type: Message, Message: "k8s.io.api.authorization.v1.SubjectAccessReviewStatus"},
+	}},
+	"k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec": {Fields: []Field{
+		{Num: 1, Name: "resourceAttributes", Type: Message, Message: "k8s.io.api.authorization.v1.ResourceAttributes", Nullable: true},
+		{Num: 2, Name: "nonResourceAttributes", Type: Message, Message: "k8s.io.api.authorization.v1.NonResourceAttributes", Nullable: true},
+	}},
+	"k8s.io.api.authorization.v1.SelfSubjectRulesReview": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "spec", Type: Message, Message: "k8s.io.api.authorization.v1.SelfSubjectRulesReviewSpec"},
+		{Num: 3, Name: "status", Type: Message, Message: "k8s.io.api.authorization.v1.SubjectRulesReviewStatus"},
+	}},
+	"k8s.io.api.authorization.v1.SelfSubjectRulesReviewSpec": {Fields: []Field{
+		{Num: 1, Name: "namespace", Type: String},
+	}},
+	"k8s.io.api.authorization.v1.SubjectAccessReview": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "spec", Type: Message, Message: "k8s.io.api.authorization.v1.SubjectAccessReviewSpec"},
+		{Num: 3, Name: "status", Type: Message, Message: "k8s.io.api.authorization.v1.SubjectAccessReviewStatus"},
+	}},
+	"k8s.io.api.authorization.v1.SubjectAccessReviewSpec": {Fields: []Field{
+		{Num: 1, Name: "resourceAttributes", Type: Message, Message: "k8s.io.api.authorization.v1.ResourceAttributes", Nullable: true},
+		{Num: 2, Name: "nonResourceAttributes", Type: Message, Message: "k8s.io.api.authorization.v1.NonResourceAttributes", Nullable: true},
+		{Num: 3, Name: "user", Type: String},
+		{Num: 4, Name: "groups", Type: String, Repeated: true},
+		{Num: 5, Name: "extra", Type: Bytes, Map: true},
+		{Num: 6, Name: "uid", Type: String},
+	}},
+	"k8s.io.api.authorization.v1.SubjectAccessReviewStatus": {Fields: []Field{
+		{Num: 1, Name: "allowed", Type: Bool},
+		{Num: 2, Name: "reason", Type: String},
+		{Num: 3, Name: "evaluationError", Type: String},
+		{Num: 4, Name: "denied", Type: Bool},
+	}},
+	"k8s.io.api.authorization.v1.SubjectRulesReviewStatus": {Fields: []Field{
+		{Num: 1, Name: "resourceRules", Type: Message, Message: "k8s.io.api.authorization.v1.ResourceRule", Repeated: true},
+		{Num: 2, Name: "nonResourceRules", Type: Message, Message: "k8s.io.api.authorization.v1.NonResourceRule", Repeated: true},
+		{Num: 3, Name: "incomplete", Type: Bool},
+		{Num: 4, Name: "evaluationError", Type: String},
 	}},
 	"k8s.io.api.autoscaling.v1.Scale": {Fields: []Field{
 		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
@@ -2225,6 +2331,62 @@ var messages = map[string]*MessageType{
 		{Num: 6, Name: "expectedPods", Type: Int32},
 		{Num: 7, Name: "conditions", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.Condition", Repeated: true},
 	}},
+	"k8s.io.api.rbac.v1.AggregationRule": {Fields: []Field{
+		{Num: 1, Name: "clusterRoleSelectors", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector", Repeated: true},
+	}},
+	"k8s.io.api.rbac.v1.ClusterRole": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "rules", Type: Message, Message: "k8s.io.api.rbac.v1.PolicyRule", Repeated: true},
+		{Num: 3, Name: "aggregationRule", Type: Message, Message: "k8s.io.api.rbac.v1.AggregationRule", Nullable: true},
+	}},
+	"k8s.io.api.rbac.v1.ClusterRoleBinding": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "subjects", Type: Message, Message: "k8s.io.api.rbac.v1.Subject", Repeated: true},
+		{Num: 3, Name: "roleRef", Type: Message, Message: "k8s.io.api.rbac.v1.RoleRef"},
+	}},
+	"k8s.io.api.rbac.v1.ClusterRoleBindingList": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta"},
+		{Num: 2, Name: "items", Type: Message, Message: "k8s.io.api.rbac.v1.ClusterRoleBinding", Repeated: true},
+	}},
+	"k8s.io.api.rbac.v1.ClusterRoleList": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta"},
+		{Num: 2, Name: "items", Type: Message, Message: "k8s.io.api.rbac.v1.ClusterRole", Repeated: true},
+	}},
+	"k8s.io.api.rbac.v1.PolicyRule": {Fields: []Field{
+		{Num: 1, Name: "verbs", Type: String, Repeated: true},
+		{Num: 2, Name: "apiGroups", Type: String, Repeated: true},
+		{Num: 3, Name: "resources", Type: String, Repeated: true},
+		{Num: 4, Name: "resourceNames", Type: String, Repeated: true},
+		{Num: 5, Name: "nonResourceURLs", Type: String, Repeated: true},
+	}},
+	"k8s.io.api.rbac.v1.Role": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "rules", Type: Message, Message: "k8s.io.api.rbac.v1.PolicyRule", Repeated: true},
+	}},
+	"k8s.io.api.rbac.v1.RoleBinding": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "subjects", Type: Message, Message: "k8s.io.api.rbac.v1.Subject", Repeated: true},
+		{Num: 3, Name: "roleRef", Type: Message, Message: "k8s.io.api.rbac.v1.RoleRef"},
+	}},
+	"k8s.io.api.rbac.v1.RoleBindingList": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta"},
+		{Num: 2, Name: "items", Type: Message, Message: "k8s.io.api.rbac.v1.RoleBinding", Repeated: true},
+	}},
+	"k8s.io.api.rbac.v1.RoleList": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta"},
+		{Num: 2, Name: "items", Type: Message, Message: "k8s.io.api.rbac.v1.Role", Repeated: true},
+	}},
+	"k8s.io.api.rbac.v1.RoleRef": {Fields: []Field{
+		{Num: 1, Name: "apiGroup", Type: String},
+		{Num: 2, Name: "kind", Type: String},
+		{Num: 3, Name: "name", Type: String},
+	}},
+	"k8s.io.api.rbac.v1.Subject": {Fields: []Field{
+		{Num: 1, Name: "kind", Type: String},
+		{Num: 2, Name: "apiGroup", Type: String},
+		{Num: 3, Name: "name", Type: String},
+		{Num: 4, Name: "namespace", Type: String},
+	}},
 	"k8s.io.api.scheduling.v1.PriorityClass": {Fields: []Field{
 		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
 		{Num: 2, Name: "value", Type: Int32},
@@ -2383,6 +2545,11 @@ var messages = map[string]*MessageType{
 		{Num: 6, Name: "ignoreStoreReadErrorWithClusterBreakingPotential", Type: Bool, Nullable: true},
 	}},
 	"k8s.io.apimachinery.pkg.apis.meta.v1.Duration": {Shape: Duration},
+	"k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement": {Fields: []Field{
+		{Num: 1, Name: "key", Type: String},
+		{Num: 2, Name: "operator", Type: String},
+		{Num: 3, Name: "values", Type: String, Repeated: true},
+	}},
 	"k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1": {Shape: RawJSON},
 	"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector": {Fields: []Field{
 		{Num: 1, Name: "matchLabels", Type: String, Map: true},

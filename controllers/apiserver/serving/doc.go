@@ -35,6 +35,9 @@
 //   - the bearer token, compared in constant time (of SHA-256 digests),
 //     else 401 Unauthorized — except for PublicPaths (/healthz, /livez,
 //     /readyz, /version), which kube-apiserver serves to anonymous users.
+//     The token authenticates as kubernetes-admin in the groups
+//     system:masters and system:authenticated (rbac.Admin), as kind's
+//     kubeconfig does: the identity `kubectl auth whoami` shows.
 //
 // Both refusals are kube Status objects, as kube-apiserver writes them
 // (WriteStatus). An empty Options.Token turns authentication off (the

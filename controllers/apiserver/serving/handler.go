@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/ctrlkit/ctrlkit/controllers/rbac"
 )
 
 // PublicPaths are served without a token, as kube-apiserver's
@@ -44,7 +46,9 @@ type Options struct {
 //     name to 127.0.0.1 sends its own name, so this stops DNS rebinding
 //     even where there is no token.
 //  2. Unless the path is public, the request must carry
-//     "Authorization: Bearer <Options.Token>", else 401 Unauthorized.
+//     "Authorization: Bearer <Options.Token>", else 401 Unauthorized;
+//     it is then the admin's (rbac.Admin: kubernetes-admin in
+//     system:masters), in the request's context (rbac.WithUser).
 //
 // Both answers are kube Status objects (application/json), as
 // kube-apiserver's.
@@ -83,6 +87,8 @@ func Handler(next http.Handler, opts Options) http.Handler {
 				WriteStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 				return
 			}
+			// The token is the admin's, as kind's kubeconfig is.
+			r = r.WithContext(rbac.WithUser(r.Context(), rbac.Admin()))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -22,6 +22,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
 	"github.com/ctrlkit/ctrlkit/controllers/manager"
+	"github.com/ctrlkit/ctrlkit/controllers/rbac"
 	"github.com/ctrlkit/ctrlkit/controllers/webhook"
 	"github.com/ctrlkit/ctrlkit/leader"
 	"github.com/ctrlkit/ctrlkit/manifests"
@@ -178,6 +179,8 @@ type upConfig struct {
 	mergeKubeconfig bool
 	insecure        bool
 	pprof           bool
+	// authorizationMode is --authorization-mode.
+	authorizationMode string
 }
 
 type stringList []string
@@ -202,6 +205,7 @@ func upFlags(out io.Writer, c *upConfig) *flag.FlagSet {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "with --listen: write the kubeconfig (server, certificate-authority-data, token; context \"ctrlkit\"; mode 0600) to this file, replacing it; default: ctrlkit/kubeconfig under the user's config directory (~/.config/ctrlkit/kubeconfig on Linux)")
 	fs.BoolVar(&c.mergeKubeconfig, "merge-kubeconfig", false, "with --listen: also merge the cluster, user and context \"ctrlkit\" into the user's kubeconfig ($KUBECONFIG's first file, else ~/.kube/config), keeping its other entries, and make it the current context (as kind does)")
 	fs.BoolVar(&c.insecure, "insecure-http-no-auth", false, "with --listen: serve plain HTTP WITHOUT TLS OR AUTHENTICATION, for throw-away use only: any program on this machine can read and write everything, secrets included (the Host header is still checked against DNS rebinding)")
+	fs.StringVar(&c.authorizationMode, "authorization-mode", "AlwaysAllow", "with --listen: AlwaysAllow serves every authenticated request; RBAC serves only what the cluster's Roles and ClusterRoles bound to the requester allow (kube-apiserver's 403 Forbidden otherwise), to test an operator's RBAC. `kubectl auth can-i` and `auth whoami` answer by RBAC in both modes")
 	fs.BoolVar(&c.pprof, "pprof", false, "with --listen: serve Go's profiler at /debug/pprof/ (behind the token, as the rest)")
 	fs.StringVar(&c.etcd, "etcd", "", "keep the cluster in etcd at these endpoints (needs the etcd build)")
 	fs.IntVar(&c.events, "events", 10, "how many recent events the view shows")
@@ -293,6 +297,14 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		}
 	}()
 	if cfg.listen != "" {
+		// kube-apiserver's default roles and bindings, and the
+		// clusterrole-aggregation controller that fills admin, edit and
+		// view.
+		if err := rbac.Bootstrap(ctx, cp.Cluster); err != nil {
+			fmt.Fprintf(stderr, "ctrlkit up: %v\n", err)
+			return 1
+		}
+		go func() { _ = rbac.RunAggregation(ctx, cp.Cluster) }()
 		s, err := serveAPI(cp, cfg, opts, creds, logger, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctrlkit up: --listen: %v\n", err)

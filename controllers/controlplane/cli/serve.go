@@ -40,7 +40,8 @@ type served struct {
 // before the control plane started), or, with --insecure-http-no-auth
 // (creds nil), plain HTTP with the Host check only.
 func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, creds *serving.Credentials, logger *slog.Logger, stderr io.Writer) (*served, error) {
-	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny, ResourceUsage: resourceUsage(cp)})
+	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny, ResourceUsage: resourceUsage(cp),
+		AuthorizationMode: cfg.authorizationMode})
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,8 @@ import (
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -207,9 +209,15 @@ func Generate() ([]byte, error) {
 	for key, t := range map[string]reflect.Type{
 		"autoscaling/v1/Scale": reflect.TypeFor[autoscalingv1.Scale](),
 		"policy/v1/Eviction":   reflect.TypeFor[policyv1.Eviction](),
-		"*/Status":             reflect.TypeFor[metav1.Status](),
-		"*/DeleteOptions":      reflect.TypeFor[metav1.DeleteOptions](),
-		"*/WatchEvent":         reflect.TypeFor[metav1.WatchEvent](),
+		// The reviews, answered and not stored (kubectl auth can-i, whoami).
+		"authorization.k8s.io/v1/SelfSubjectAccessReview":  reflect.TypeFor[authorizationv1.SelfSubjectAccessReview](),
+		"authorization.k8s.io/v1/SubjectAccessReview":      reflect.TypeFor[authorizationv1.SubjectAccessReview](),
+		"authorization.k8s.io/v1/LocalSubjectAccessReview": reflect.TypeFor[authorizationv1.LocalSubjectAccessReview](),
+		"authorization.k8s.io/v1/SelfSubjectRulesReview":   reflect.TypeFor[authorizationv1.SelfSubjectRulesReview](),
+		"authentication.k8s.io/v1/SelfSubjectReview":       reflect.TypeFor[authenticationv1.SelfSubjectReview](),
+		"*/Status":        reflect.TypeFor[metav1.Status](),
+		"*/DeleteOptions": reflect.TypeFor[metav1.DeleteOptions](),
+		"*/WatchEvent":    reflect.TypeFor[metav1.WatchEvent](),
 	} {
 		if err := add(key, t); err != nil {
 			return nil, err

@@ -36,7 +36,7 @@ import (
 var leafTypes = map[string]bool{"Time": true, "MicroTime": true, "Quantity": true, "IntOrString": true}
 
 // methodTypes are named non-struct types with a hand-written DeepCopy() T.
-var methodTypes = map[string]bool{"ResourceList": true}
+var methodTypes = map[string]bool{"ResourceList": true, "ExtraValue": true}
 
 var basicTypes = map[string]bool{
 	"string": true, "bool": true, "int": true, "int8": true, "int16": true, "int32": true, "int64": true,
@@ -284,6 +284,8 @@ func (g *gen) field(where, src, dst string, t ast.Expr) {
 			g.printf("\t\t\tc := make(%s, len(val))\n\t\t\tcopy(c, val)\n\t\t\t(*out)[key] = c\n", exprString(t.Value))
 		case isStructIdent(g, t.Value):
 			g.printf("\t\t\t(*out)[key] = *val.DeepCopy()\n")
+		case isMethodType(t.Value):
+			g.printf("\t\t\t(*out)[key] = val.DeepCopy()\n")
 		default:
 			g.fail("%s: unsupported map value %s", where, exprString(t.Value))
 		}
@@ -309,4 +311,10 @@ func exprString(t ast.Expr) string {
 		return fmt.Sprintf("%T", t)
 	}
 	return b.String()
+}
+
+// isMethodType reports whether t names a type of methodTypes.
+func isMethodType(t ast.Expr) bool {
+	id, ok := t.(*ast.Ident)
+	return ok && methodTypes[id.Name]
 }
