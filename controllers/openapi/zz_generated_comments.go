@@ -17,6 +17,12 @@ var apiComments = crdgen.Comments{
 			"PodAntiAffinity": "PodAntiAffinity keeps the pod away from other pods.\n",
 		},
 	},
+	"AggregationRule": {
+		Doc: "AggregationRule selects the ClusterRoles whose rules a ClusterRole\naggregates.\n",
+		Fields: map[string]string{
+			"ClusterRoleSelectors": "ClusterRoleSelectors select ClusterRoles by label (any of them).\n",
+		},
+	},
 	"AppArmorProfile": {
 		Doc: "AppArmorProfile selects an AppArmor profile: RuntimeDefault, Unconfined or Localhost.\n",
 		Fields: map[string]string{
@@ -29,6 +35,15 @@ var apiComments = crdgen.Comments{
 		Fields: map[string]string{
 			"DevicePath": "DevicePath of the attached device.\n",
 			"Name":       "Name of the volume.\n",
+		},
+	},
+	"BoundObjectReference": {
+		Doc: "BoundObjectReference is the object a service account token is bound to.\n",
+		Fields: map[string]string{
+			"APIVersion": "APIVersion of the object.\n",
+			"Kind":       "Kind of the object (Pod, Secret, Node).\n",
+			"Name":       "Name of the object.\n",
+			"UID":        "UID of the object.\n",
 		},
 	},
 	"CSIDriver": {
@@ -111,6 +126,20 @@ var apiComments = crdgen.Comments{
 		Doc: "ClientIPConfig tunes ClientIP session affinity.\n",
 		Fields: map[string]string{
 			"TimeoutSeconds": "TimeoutSeconds of a sticky session; defaults to 10800.\n",
+		},
+	},
+	"ClusterRole": {
+		Doc: "ClusterRole is a cluster-wide set of PolicyRules\n(rbac.authorization.k8s.io/v1); with an AggregationRule its rules are\nthe union of the rules of the ClusterRoles it selects, kept up to date\nby the aggregation controller (controllers/rbac).\n",
+		Fields: map[string]string{
+			"AggregationRule": "AggregationRule, if set, makes Rules controller-managed.\n",
+			"Rules":           "Rules of the role.\n",
+		},
+	},
+	"ClusterRoleBinding": {
+		Doc: "ClusterRoleBinding grants a ClusterRole's rules cluster-wide to\nsubjects (rbac.authorization.k8s.io/v1).\n",
+		Fields: map[string]string{
+			"RoleRef":  "RoleRef is the ClusterRole granted; immutable.\n",
+			"Subjects": "Subjects granted the role.\n",
 		},
 	},
 	"Column": {
@@ -760,6 +789,9 @@ var apiComments = crdgen.Comments{
 			"URL":         "URL is where it is.\n",
 		},
 	},
+	"ExtraValue": {
+		Doc: "ExtraValue is the values of one extra attribute of a user.\n",
+	},
 	"FSGroupPolicy": {
 		Doc: "FSGroupPolicy is ReadWriteOnceWithFSType, File or None.\n",
 	},
@@ -1319,6 +1351,13 @@ var apiComments = crdgen.Comments{
 			"Name": "Name of the referent.\n",
 		},
 	},
+	"LocalSubjectAccessReview": {
+		Doc: "LocalSubjectAccessReview is a SubjectAccessReview in a namespace\n(authorization.k8s.io/v1).\n",
+		Fields: map[string]string{
+			"Spec":   "Spec is the question; its namespace is the review's.\n",
+			"Status": "Status is the answer.\n",
+		},
+	},
 	"LocalVolumeSource": {
 		Doc: "LocalVolumeSource is a local disk, partition or directory.\n",
 		Fields: map[string]string{
@@ -1597,6 +1636,20 @@ var apiComments = crdgen.Comments{
 			"OSImage":                 "OSImage from /etc/os-release.\n",
 			"OperatingSystem":         "OperatingSystem is GOOS of the node.\n",
 			"SystemUUID":              "SystemUUID of the machine.\n",
+		},
+	},
+	"NonResourceAttributes": {
+		Doc: "NonResourceAttributes describe a request to a non-resource URL.\n",
+		Fields: map[string]string{
+			"Path": "Path of the URL (\"/healthz\").\n",
+			"Verb": "Verb: the HTTP method in lower case (\"get\").\n",
+		},
+	},
+	"NonResourceRule": {
+		Doc: "NonResourceRule is what a requester may do to non-resource URLs.\n",
+		Fields: map[string]string{
+			"NonResourceURLs": "NonResourceURLs allowed.\n",
+			"Verbs":           "Verbs allowed.\n",
 		},
 	},
 	"Object": {
@@ -1999,6 +2052,16 @@ var apiComments = crdgen.Comments{
 			"Spec":       "Spec is the spec of created pods.\n",
 		},
 	},
+	"PolicyRule": {
+		Doc: "PolicyRule allows verbs on resources (of API groups, optionally only\nthe objects named) or on non-resource URLs.\n",
+		Fields: map[string]string{
+			"APIGroups":       "APIGroups of the resources (\"\" is the core group; \"*\" all).\n",
+			"NonResourceURLs": "NonResourceURLs allowed (\"/healthz\", \"/apis/*\": a trailing \"*\" is a\nprefix); only in ClusterRoles, and without Resources.\n",
+			"ResourceNames":   "ResourceNames, if any, restrict the rule to the objects named.\n",
+			"Resources":       "Resources allowed (\"pods\", \"pods/log\" for a subresource, \"*/scale\",\n\"*\" for all).\n",
+			"Verbs":           "Verbs allowed (\"get\", \"list\", …; \"*\" for all).\n",
+		},
+	},
 	"PolicyType": {
 		Doc: "PolicyType is Ingress or Egress: the direction a network policy\ngoverns.\n",
 	},
@@ -2056,10 +2119,13 @@ var apiComments = crdgen.Comments{
 		Doc: "PullPolicy says when the kubelet pulls a container's image.\n",
 	},
 	"Quantity": {
-		Doc: "Quantity is an exact fixed-point number with a unit suffix: \"500m\" CPUs,\n\"512Mi\" bytes, \"10\" pods (Kubernetes' resource.Quantity).\n\nRepresentation: the value is an integer count of nano-units (10^-9) in a\nmath/big.Int. Parsing rounds finer input up (away from zero) to the next\nnano-unit, exactly as Kubernetes does, so every Kubernetes quantity is\nrepresentable; big.Int makes Add and Sub exact with no overflow (int64\nmilli-units would overflow at 9.2P and could not hold \"1n\" or \"3Ei\"), and\nno float is ever used. Kubernetes' cap of BinarySI values at 2^63-1 is not\napplied. A Quantity is immutable: Add, Sub and Neg return new values and\nno method changes the big.Int it holds, so copying a Quantity by\nassignment is a deep copy and Quantities may be shared between goroutines.\n\nThe zero value is 0. Compare with Cmp or Equal, not ==.\n",
+		Doc: "Quantity is an exact fixed-point number with a unit suffix: \"500m\" CPUs,\n\"512Mi\" bytes, \"10\" pods (Kubernetes' resource.Quantity).\n\nRepresentation: the value is an integer count of nano-units (10^-9) in a\nmath/big.Int. Parsing rounds finer input up (away from zero) to the next\nnano-unit, exactly as Kubernetes does, so every Kubernetes quantity is\nrepresentable; big.Int makes Add and Sub exact with no overflow (int64\nmilli-units would overflow at 9.2P and could not hold \"1n\" or \"3Ei\"), and\nno float is ever used. As in Kubernetes, parsing caps a BinarySI value at\n±(2^63-1) (\"8Ei\", \"16Ei\"), while arithmetic is exact beyond it (8 x 2Ei\nis 16Ei); Value, MilliValue and ScaledValue saturate to the int64 range\nwhere apimachinery's would wrap. A Quantity is immutable: Add, Sub and Neg return new values and\nno method changes the big.Int it holds, so copying a Quantity by\nassignment is a deep copy and Quantities may be shared between goroutines.\n\nThe zero value is 0. Compare with Cmp or Equal, not ==.\n",
 		Fields: map[string]string{
 			"Format": "Format is the notation String uses. Parsing sets it from the suffix.\n",
 		},
+	},
+	"QuantityScale": {
+		Doc: "QuantityScale is a power of ten (apimachinery's resource.Scale): NewScaledQuantity\nand ScaledValue use it; Milli is 10^-3.\n",
 	},
 	"ReinvocationPolicyType": {
 		Doc: "ReinvocationPolicyType says whether a mutating webhook is called again\nwhen a later one changed the object: Never (the default) or IfNeeded.\n",
@@ -2132,6 +2198,18 @@ var apiComments = crdgen.Comments{
 	"Requirement": {
 		Doc: "Requirement is one condition on one label key. Build it with\nNewRequirement, which validates it and sorts its values.\n",
 	},
+	"ResourceAttributes": {
+		Doc: "ResourceAttributes describe a request on a resource, as an authorizer\nsees it.\n",
+		Fields: map[string]string{
+			"Group":       "Group of the resource (\"\" the core group).\n",
+			"Name":        "Name of the object (\"\" for all).\n",
+			"Namespace":   "Namespace of the request (\"\" for cluster-scoped resources, or all\nnamespaces).\n",
+			"Resource":    "Resource (\"pods\").\n",
+			"Subresource": "Subresource (\"log\").\n",
+			"Verb":        "Verb: get, list, watch, create, update, patch, delete,\ndeletecollection, or a custom one (\"impersonate\", \"use\").\n",
+			"Version":     "Version of the resource.\n",
+		},
+	},
 	"ResourceFieldSelector": {
 		Doc: "ResourceFieldSelector selects a container resource, e.g. \"limits.cpu\".\n",
 		Fields: map[string]string{
@@ -2192,11 +2270,41 @@ var apiComments = crdgen.Comments{
 			"Requests": "Requests are what the scheduler reserves; they default to Limits.\n",
 		},
 	},
+	"ResourceRule": {
+		Doc: "ResourceRule is what a requester may do to resources.\n",
+		Fields: map[string]string{
+			"APIGroups":     "APIGroups of the resources.\n",
+			"ResourceNames": "ResourceNames, if any, restrict the rule to these objects.\n",
+			"Resources":     "Resources allowed.\n",
+			"Verbs":         "Verbs allowed.\n",
+		},
+	},
 	"ResourceScope": {
 		Doc: "ResourceScope is the scope of a custom resource: \"Cluster\" or\n\"Namespaced\".\n",
 	},
 	"RestartPolicy": {
 		Doc: "RestartPolicy says when the kubelet restarts a pod's containers.\n",
+	},
+	"Role": {
+		Doc: "Role is a namespaced set of PolicyRules (rbac.authorization.k8s.io/v1).\n",
+		Fields: map[string]string{
+			"Rules": "Rules of the role.\n",
+		},
+	},
+	"RoleBinding": {
+		Doc: "RoleBinding grants a Role or ClusterRole's rules in its namespace to\nsubjects (rbac.authorization.k8s.io/v1).\n",
+		Fields: map[string]string{
+			"RoleRef":  "RoleRef is the role granted; immutable.\n",
+			"Subjects": "Subjects granted the role.\n",
+		},
+	},
+	"RoleRef": {
+		Doc: "RoleRef names the role a binding grants; immutable.\n",
+		Fields: map[string]string{
+			"APIGroup": "APIGroup is rbac.authorization.k8s.io.\n",
+			"Kind":     "Kind is Role (a RoleBinding's only) or ClusterRole.\n",
+			"Name":     "Name of the role.\n",
+		},
 	},
 	"RollingUpdateDaemonSet": {
 		Doc: "RollingUpdateDaemonSet bounds a daemon set's rolling update.\n",
@@ -2370,6 +2478,45 @@ var apiComments = crdgen.Comments{
 	"Selector": {
 		Doc: "Selector is a conjunction of requirements on labels (labels.Selector).\nIt is an immutable value; the zero value is Everything.\n",
 	},
+	"SelfSubjectAccessReview": {
+		Doc: "SelfSubjectAccessReview asks whether the requester may do something\n(authorization.k8s.io/v1): `kubectl auth can-i`.\n",
+		Fields: map[string]string{
+			"Spec":   "Spec is the question.\n",
+			"Status": "Status is the answer.\n",
+		},
+	},
+	"SelfSubjectAccessReviewSpec": {
+		Doc: "SelfSubjectAccessReviewSpec is the request a SelfSubjectAccessReview asks\nabout: exactly one of the two.\n",
+		Fields: map[string]string{
+			"NonResourceAttributes": "NonResourceAttributes of a non-resource request.\n",
+			"ResourceAttributes":    "ResourceAttributes of a resource request.\n",
+		},
+	},
+	"SelfSubjectReview": {
+		Doc: "SelfSubjectReview answers who the requester is\n(authentication.k8s.io/v1): `kubectl auth whoami`.\n",
+		Fields: map[string]string{
+			"Status": "Status is the identity.\n",
+		},
+	},
+	"SelfSubjectReviewStatus": {
+		Doc: "SelfSubjectReviewStatus is the requester's identity.\n",
+		Fields: map[string]string{
+			"UserInfo": "UserInfo of the requester.\n",
+		},
+	},
+	"SelfSubjectRulesReview": {
+		Doc: "SelfSubjectRulesReview lists what the requester may do in a namespace\n(authorization.k8s.io/v1): `kubectl auth can-i --list`.\n",
+		Fields: map[string]string{
+			"Spec":   "Spec names the namespace.\n",
+			"Status": "Status lists the rules.\n",
+		},
+	},
+	"SelfSubjectRulesReviewSpec": {
+		Doc: "SelfSubjectRulesReviewSpec names the namespace whose rules are listed.\n",
+		Fields: map[string]string{
+			"Namespace": "Namespace to list the rules in.\n",
+		},
+	},
 	"Service": {
 		Doc: "Service exposes a set of pods under one virtual IP and DNS name (core/v1).\n",
 		Fields: map[string]string{
@@ -2391,6 +2538,28 @@ var apiComments = crdgen.Comments{
 			"Audience":          "Audience of the token.\n",
 			"ExpirationSeconds": "ExpirationSeconds of the token; defaults to 3600.\n",
 			"Path":              "Path of the file.\n",
+		},
+	},
+	"ServiceAccountTokenRequest": {
+		Doc: "ServiceAccountTokenRequest is authentication.k8s.io/v1 TokenRequest, the\nbody of a service account's token subresource (`kubectl create token`).\n(Named so beside the CSI driver's TokenRequest.)\n",
+		Fields: map[string]string{
+			"Spec":   "Spec is the request.\n",
+			"Status": "Status is the token.\n",
+		},
+	},
+	"ServiceAccountTokenRequestSpec": {
+		Doc: "ServiceAccountTokenRequestSpec is what a token is asked for.\n",
+		Fields: map[string]string{
+			"Audiences":         "Audiences of the token; default the API server's.\n",
+			"BoundObjectRef":    "BoundObjectRef is the object the token is bound to.\n",
+			"ExpirationSeconds": "ExpirationSeconds the token is valid for; default 3600, at least\n600.\n",
+		},
+	},
+	"ServiceAccountTokenRequestStatus": {
+		Doc: "ServiceAccountTokenRequestStatus is the token issued.\n",
+		Fields: map[string]string{
+			"ExpirationTimestamp": "ExpirationTimestamp is when it stops authenticating.\n",
+			"Token":               "Token is the bearer token.\n",
 		},
 	},
 	"ServiceBackendPort": {
@@ -2543,6 +2712,51 @@ var apiComments = crdgen.Comments{
 	"StorageMedium": {
 		Doc: "StorageMedium is the backing of an emptyDir: \"\" (node disk) or \"Memory\".\n",
 	},
+	"Subject": {
+		Doc: "Subject is who a binding grants its role to: a User, a Group or a\nServiceAccount.\n",
+		Fields: map[string]string{
+			"APIGroup":  "APIGroup is \"\" for a ServiceAccount, rbac.authorization.k8s.io for\na User or Group.\n",
+			"Kind":      "Kind is User, Group or ServiceAccount.\n",
+			"Name":      "Name of the subject.\n",
+			"Namespace": "Namespace of a ServiceAccount subject.\n",
+		},
+	},
+	"SubjectAccessReview": {
+		Doc: "SubjectAccessReview asks whether a user may do something\n(authorization.k8s.io/v1, cluster-scoped).\n",
+		Fields: map[string]string{
+			"Spec":   "Spec is the question.\n",
+			"Status": "Status is the answer.\n",
+		},
+	},
+	"SubjectAccessReviewSpec": {
+		Doc: "SubjectAccessReviewSpec is the request and the user a SubjectAccessReview\nasks about: exactly one of ResourceAttributes and\nNonResourceAttributes, and a User or Groups.\n",
+		Fields: map[string]string{
+			"Extra":                 "Extra attributes of the user.\n",
+			"Groups":                "Groups of the user.\n",
+			"NonResourceAttributes": "NonResourceAttributes of a non-resource request.\n",
+			"ResourceAttributes":    "ResourceAttributes of a resource request.\n",
+			"UID":                   "UID of the user.\n",
+			"User":                  "User asked about.\n",
+		},
+	},
+	"SubjectAccessReviewStatus": {
+		Doc: "SubjectAccessReviewStatus is the authorizer's answer.\n",
+		Fields: map[string]string{
+			"Allowed":         "Allowed is true when the request is allowed.\n",
+			"Denied":          "Denied is true when an authorizer denies it outright.\n",
+			"EvaluationError": "EvaluationError is an error met while deciding.\n",
+			"Reason":          "Reason is why (the RBAC authorizer names the binding that allowed).\n",
+		},
+	},
+	"SubjectRulesReviewStatus": {
+		Doc: "SubjectRulesReviewStatus lists the rules of a requester in a namespace.\n",
+		Fields: map[string]string{
+			"EvaluationError":  "EvaluationError is an error met while listing (a binding to a\nmissing role).\n",
+			"Incomplete":       "Incomplete is true when the list may miss rules.\n",
+			"NonResourceRules": "NonResourceRules of the requester.\n",
+			"ResourceRules":    "ResourceRules of the requester.\n",
+		},
+	},
 	"SuccessPolicy": {
 		Doc: "SuccessPolicy lists rules any of which declares the job succeeded.\n",
 		Fields: map[string]string{
@@ -2675,6 +2889,15 @@ var apiComments = crdgen.Comments{
 		Doc: "Unstructured is an object of a kind the program has no Go type for: a\ncustom resource whose kind a CustomResourceDefinition defines. Its\napiVersion, kind and metadata are typed, so that every metadata rule\n(names, labels, finalizers, owner references, deletion) applies to it\nas to any kind; every other top-level field (spec, status, data, …) is\nin Content, as JSON decodes it: nil, bool, string, int64 (a JSON\ninteger that fits), float64 (any other number), []any and\nmap[string]any, the values of kube's unstructured objects.\n\nA controller of a kind it owns should use a Go type (Register) and\nnever touch Unstructured; this type is for code generic over kinds met\nat run time: the API server, kubectl-like tools, the garbage collector.\n",
 		Fields: map[string]string{
 			"Content": "Content holds the object's top-level fields other than apiVersion,\nkind and metadata.\n",
+		},
+	},
+	"UserInfo": {
+		Doc: "UserInfo is an authenticated identity (authentication.k8s.io/v1).\n",
+		Fields: map[string]string{
+			"Extra":    "Extra attributes of the user.\n",
+			"Groups":   "Groups of the user.\n",
+			"UID":      "UID of the user.\n",
+			"Username": "Username of the user.\n",
 		},
 	},
 	"ValidatingWebhook": {
