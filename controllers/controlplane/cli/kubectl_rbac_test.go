@@ -1,0 +1,62 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// RBAC through a real kubectl against `ctrlkit up --listen
+// --authorization-mode=RBAC`: the kubeconfig's token is kubernetes-admin
+// in system:masters; auth whoami and auth can-i [--as] [--list] answer as
+// the bootstrap roles and the Roles and RoleBindings kubectl creates say;
+// a user they do not allow gets kube-apiserver's 403.
+func TestKubectlRBAC(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	kubeconfig := t.TempDir() + "/kubeconfig"
+	upServing(t, "--kubeconfig", kubeconfig, "--authorization-mode=RBAC")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cache := t.TempDir()
+	run := func(wantErr bool, args ...string) string {
+		t.Helper()
+		out, err := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig, "--cache-dir", cache}, args...)...).CombinedOutput()
+		require.Equal(t, wantErr, err != nil, "kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		return string(out)
+	}
+	out := run(false, "auth", "whoami")
+	require.Contains(t, out, "kubernetes-admin")
+	require.Contains(t, out, "[system:masters system:authenticated]")
+	require.Equal(t, "yes\n", run(false, "auth", "can-i", "create", "pods"))
+	require.Equal(t, "no\n", run(true, "auth", "can-i", "list", "pods", "--as=jane", "-n", "default"))
+
+	run(false, "create", "namespace", "team")
+	require.Contains(t, run(false, "create", "role", "pod-reader", "--verb=get,list", "--resource=pods,pods/log", "-n", "team"),
+		"role.rbac.authorization.k8s.io/pod-reader created")
+	require.Contains(t, run(false, "create", "rolebinding", "jane-reads", "--role=pod-reader", "--user=jane", "-n", "team"),
+		"rolebinding.rbac.authorization.k8s.io/jane-reads created")
+	require.Equal(t, "yes\n", run(false, "auth", "can-i", "list", "pods", "--as=jane", "-n", "team"))
+	require.Equal(t, "yes\n", run(false, "auth", "can-i", "get", "pods", "--subresource=log", "--as=jane", "-n", "team"))
+	require.Equal(t, "no\n", run(true, "auth", "can-i", "delete", "pods", "--as=jane", "-n", "team"))
+	require.Contains(t, run(false, "auth", "whoami", "--as=jane"), "jane")
+	list := run(false, "auth", "can-i", "--list", "--as=jane", "-n", "team")
+	require.Contains(t, list, "pods/log")
+	require.Contains(t, list, "selfsubjectaccessreviews.authorization.k8s.io")
+
+	require.Contains(t, run(true, "get", "secrets", "--as=jane", "-n", "team"),
+		`secrets is forbidden: User "jane" cannot list resource "secrets" in API group "" in the namespace "team"`)
+	require.Contains(t, run(false, "get", "pods", "--as=jane", "-n", "team"), "No resources found in team namespace.")
+	require.Contains(t, run(false, "get", "rolebindings", "-n", "team", "-o", "wide"), "Role/pod-reader")
+}
