@@ -250,9 +250,24 @@
 // metrics.k8s.io/v1beta1 PodMetrics and NodeMetrics (list, get,
 // labelSelector), as metrics-server does, for kubectl top.
 //
+// # Authorization
+//
+// The requester is the identity the request's context carries
+// (rbac.WithUser, set by the authentication in front of the Server —
+// package serving maps its bearer token to kubernetes-admin in
+// system:masters), else the admin's; Impersonate-User, -Group and -Uid
+// are applied when RBAC lets the requester impersonate. With
+// Options.AuthorizationMode AuthorizationRBAC a request RBAC does not
+// allow is kube-apiserver's 403 Forbidden; AuthorizationAlwaysAllow (the
+// default) serves it. SelfSubjectAccessReview, SubjectAccessReview,
+// LocalSubjectAccessReview, SelfSubjectRulesReview and SelfSubjectReview
+// answer by RBAC in both modes (kubectl auth can-i, kubectl auth whoami).
+//
 // # Not served
 //
-// Authentication, authorization, admission webhooks and audit;
+// Authentication other than what the handler in front provides; audit;
+// service-account tokens (TokenRequest); admission webhooks are the
+// cluster's (package webhook), not the Server's;
 // server-side apply and managedFields; CBOR; protobuf for
 // kinds other than the built-in ones client-go knows (see Protobuf);
 // conversion webhooks of
