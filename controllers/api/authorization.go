@@ -242,3 +242,37 @@ func (v ExtraValue) DeepCopy() ExtraValue {
 	}
 	return append(ExtraValue(nil), v...)
 }
+
+// TokenReviewSpec is the token a TokenReview asks about.
+type TokenReviewSpec struct {
+	// Token is the opaque bearer token.
+	Token string `json:"token,omitempty"`
+	// Audiences the token must be valid for; default the API server's.
+	Audiences []string `json:"audiences,omitempty"`
+}
+
+// TokenReviewStatus is the answer of a TokenReview.
+type TokenReviewStatus struct {
+	// Authenticated is true when the token authenticates.
+	Authenticated bool `json:"authenticated,omitempty"`
+	// User is the identity the token authenticates as.
+	User UserInfo `json:"user"`
+	// Audiences are those of spec.audiences the token is valid for (the
+	// API server's when spec.audiences is empty).
+	Audiences []string `json:"audiences,omitempty"`
+	// Error says why the token does not authenticate.
+	Error string `json:"error,omitempty"`
+}
+
+// TokenReview asks whether a bearer token authenticates, and as whom
+// (authentication.k8s.io/v1): what a webhook or an aggregated server
+// asks of the API server about the tokens it is sent.
+type TokenReview struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata,omitzero"`
+
+	// Spec is the token.
+	Spec TokenReviewSpec `json:"spec"`
+	// Status is the answer.
+	Status TokenReviewStatus `json:"status"`
+}

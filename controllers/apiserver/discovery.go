@@ -164,6 +164,9 @@ func (s *Server) resources(gv string) ([]apiResource, bool) {
 			out = append(out, evictionResource)   // eviction.go
 			out = append(out, streamResources...) // exec.go
 		}
+		if info.name == "serviceaccounts" && s.opts.ServiceAccountTokens != nil {
+			out = append(out, tokenResource) // token.go
+		}
 	}
 	return out, found
 }

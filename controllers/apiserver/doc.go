@@ -263,10 +263,35 @@
 // LocalSubjectAccessReview, SelfSubjectRulesReview and SelfSubjectReview
 // answer by RBAC in both modes (kubectl auth can-i, kubectl auth whoami).
 //
+// # Service account tokens
+//
+// With Options.ServiceAccountTokens (a satoken.Issuer) the
+// serviceaccounts/token subresource is served as kube-apiserver's
+// TokenREST (token.go): a TokenRequest (JSON or protobuf: `kubectl
+// create token`) for an existing service account gets a signed JWT for
+// spec.audiences (default the API audiences) valid expirationSeconds
+// (default 3600; 422 below 600 or above 2^32, with kube's messages;
+// capped at Options.ServiceAccountMaxTokenExpiration with kube's
+// warning), optionally bound to a Pod of that service account (its node
+// named too), a Secret or a Node, with kube's 400, 404 and 409 answers
+// for a mismatched name, namespace or UID. AuthenticateToken is the
+// authenticator the handler in front asks about a bearer token: the
+// token's signature, issuer, audience and times, then the service
+// account and the bound object must still exist with the same UIDs
+// (deleted more than a minute ago: invalidated). The user is
+// system:serviceaccount:NS:NAME in system:serviceaccounts,
+// system:serviceaccounts:NS and system:authenticated, with kube's extra
+// keys (pod name and UID, node name and UID, credential id JTI=…), so
+// RBAC's ServiceAccount subjects govern it. TokenReview
+// (authentication.k8s.io/v1) answers whether a token authenticates, for
+// which audiences. Without an issuer, the subresource is 404 and absent
+// from discovery, as kube-apiserver without --service-account-issuer;
+// webhook-bound tokens and attestations are not served.
+//
 // # Not served
 //
-// Authentication other than what the handler in front provides; audit;
-// service-account tokens (TokenRequest); admission webhooks are the
+// Authentication other than what the handler in front provides and
+// service account tokens; audit; admission webhooks are the
 // cluster's (package webhook), not the Server's;
 // server-side apply and managedFields; CBOR; protobuf for
 // kinds other than the built-in ones client-go knows (see Protobuf);

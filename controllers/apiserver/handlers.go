@@ -130,6 +130,9 @@ func (h *typed[T]) serve(req *request) {
 	case "eviction":
 		h.serveEviction(req)
 		return
+	case "token":
+		h.serveToken(req)
+		return
 	case "status":
 		switch m {
 		case http.MethodGet, http.MethodPut, http.MethodPatch:

@@ -30,6 +30,7 @@ var reviewResources = map[string][]reviewResource{
 	},
 	authenticationV1: {
 		{"selfsubjectreviews", "SelfSubjectReview", false},
+		{"tokenreviews", "TokenReview", false},
 	},
 }
 
@@ -150,8 +151,48 @@ func (s *Server) review(r *http.Request, gv string, res *reviewResource, ns stri
 			o.Status.UserInfo.Extra[k] = v
 		}
 		return &o, nil
+	case "TokenReview":
+		var o api.TokenReview
+		if err := decode(&o); err != nil {
+			return nil, err
+		}
+		if o.Spec.Token == "" {
+			return nil, newError(http.StatusUnprocessableEntity, "Invalid",
+				fmt.Sprintf("TokenReview.authentication.k8s.io %q is invalid: spec.token: Required value: token must not be empty", o.Name))
+		}
+		o.TypeMeta, o.CreationTimestamp = tm, now
+		o.Status = s.reviewToken(ctx, o.Spec)
+		o.Spec.Token = "" // never echoed, as kube's
+		return &o, nil
 	}
 	return nil, notFound()
+}
+
+// reviewToken answers a TokenReview: a service account token of
+// Options.ServiceAccountTokens for one of spec.audiences (the API
+// audiences when empty).
+func (s *Server) reviewToken(ctx context.Context, spec api.TokenReviewSpec) api.TokenReviewStatus {
+	u, ok, err := s.authenticateToken(ctx, spec.Token, spec.Audiences)
+	switch {
+	case err != nil:
+		// The union authenticator's aggregate, as kube's status.error.
+		return api.TokenReviewStatus{Error: "[" + strings.Replace(err.Error(), ": ", ", ", 1) + "]"}
+	case !ok:
+		return api.TokenReviewStatus{}
+	}
+	auds := spec.Audiences
+	if len(auds) == 0 {
+		auds = s.opts.ServiceAccountTokens.Audiences()
+	}
+	st := api.TokenReviewStatus{Authenticated: true, Audiences: auds,
+		User: api.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}}
+	if len(u.Extra) > 0 {
+		st.User.Extra = map[string]api.ExtraValue{}
+		for k, v := range u.Extra {
+			st.User.Extra[k] = v
+		}
+	}
+	return st
 }
 
 func invalid(kind, name, field, detail string) *apiError {

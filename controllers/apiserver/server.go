@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/apiserver/satoken"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/rbac"
 )
@@ -73,6 +74,16 @@ type Options struct {
 	// as kube-apiserver's --authorization-mode=RBAC; authz.go). The
 	// review resources answer by RBAC in both modes.
 	AuthorizationMode string
+	// ServiceAccountTokens, when set, signs the tokens of the
+	// serviceaccounts/token subresource (TokenRequest, `kubectl create
+	// token`; token.go) and verifies them in AuthenticateToken and
+	// TokenReview. Nil: the subresource is not served (404), as
+	// kube-apiserver without --service-account-issuer.
+	ServiceAccountTokens *satoken.Issuer
+	// ServiceAccountMaxTokenExpiration caps a requested token's
+	// lifetime (--service-account-max-token-expiration), with kube's
+	// warning; 0: no cap.
+	ServiceAccountMaxTokenExpiration time.Duration
 }
 
 func (o *Options) validate() error {
@@ -381,7 +392,8 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, gv string, segs [
 		return nil, notFound()
 	}
 	if req.sub != "" && !(req.sub == "status" && info.hasStatus) && !(req.sub == "scale" && info.hasScale) &&
-		!((req.sub == "binding" || req.sub == "eviction" || isStreamSub(req.sub)) && info.name == "pods") {
+		!((req.sub == "binding" || req.sub == "eviction" || isStreamSub(req.sub)) && info.name == "pods") &&
+		!(req.sub == "token" && info.name == "serviceaccounts" && s.opts.ServiceAccountTokens != nil) {
 		return nil, notFound()
 	}
 	if q := r.URL.Query().Get("watch"); q == "true" || q == "1" {

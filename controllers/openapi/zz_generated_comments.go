@@ -2806,6 +2806,29 @@ var apiComments = crdgen.Comments{
 			"ExpirationSeconds": "ExpirationSeconds of the token (at least 10 minutes).\n",
 		},
 	},
+	"TokenReview": {
+		Doc: "TokenReview asks whether a bearer token authenticates, and as whom\n(authentication.k8s.io/v1): what a webhook or an aggregated server\nasks of the API server about the tokens it is sent.\n",
+		Fields: map[string]string{
+			"Spec":   "Spec is the token.\n",
+			"Status": "Status is the answer.\n",
+		},
+	},
+	"TokenReviewSpec": {
+		Doc: "TokenReviewSpec is the token a TokenReview asks about.\n",
+		Fields: map[string]string{
+			"Audiences": "Audiences the token must be valid for; default the API server's.\n",
+			"Token":     "Token is the opaque bearer token.\n",
+		},
+	},
+	"TokenReviewStatus": {
+		Doc: "TokenReviewStatus is the answer of a TokenReview.\n",
+		Fields: map[string]string{
+			"Audiences":     "Audiences are those of spec.audiences the token is valid for (the\nAPI server's when spec.audiences is empty).\n",
+			"Authenticated": "Authenticated is true when the token authenticates.\n",
+			"Error":         "Error says why the token does not authenticate.\n",
+			"User":          "User is the identity the token authenticates as.\n",
+		},
+	},
 	"Toleration": {
 		Doc: "Toleration lets a pod be scheduled onto (and stay on) nodes with\nmatching taints.\n",
 		Fields: map[string]string{

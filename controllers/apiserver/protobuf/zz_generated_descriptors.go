@@ -23,6 +23,8 @@ var kinds = map[string]string{
 	"apps/v1/StatefulSet":                                                "k8s.io.api.apps.v1.StatefulSet",
 	"apps/v1/StatefulSetList":                                            "k8s.io.api.apps.v1.StatefulSetList",
 	"authentication.k8s.io/v1/SelfSubjectReview":                         "k8s.io.api.authentication.v1.SelfSubjectReview",
+	"authentication.k8s.io/v1/TokenRequest":                              "k8s.io.api.authentication.v1.TokenRequest",
+	"authentication.k8s.io/v1/TokenReview":                               "k8s.io.api.authentication.v1.TokenReview",
 	"authorization.k8s.io/v1/LocalSubjectAccessReview":                   "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
 	"authorization.k8s.io/v1/SelfSubjectAccessReview":                    "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
 	"authorization.k8s.io/v1/SelfSubjectRulesReview":                     "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
@@ -350,12 +352,48 @@ var messages = map[string]*MessageType{
 		{Num: 1, Name: "type", Type: String},
 		{Num: 2, Name: "rollingUpdate", Type: Message, Message: "k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy", Nullable: true},
 	}},
+	"k8s.io.api.authentication.v1.BoundObjectReference": {Fields: []Field{
+		{Num: 1, Name: "kind", Type: String},
+		{Num: 2, Name: "apiVersion", Type: String},
+		{Num: 3, Name: "name", Type: String},
+		{Num: 4, Name: "uid", Type: String},
+	}},
 	"k8s.io.api.authentication.v1.SelfSubjectReview": {Fields: []Field{
 		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
 		{Num: 2, Name: "status", Type: Message, Message: "k8s.io.api.authentication.v1.SelfSubjectReviewStatus"},
 	}},
 	"k8s.io.api.authentication.v1.SelfSubjectReviewStatus": {Fields: []Field{
 		{Num: 1, Name: "userInfo", Type: Message, Message: "k8s.io.api.authentication.v1.UserInfo"},
+	}},
+	"k8s.io.api.authentication.v1.TokenRequest": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "spec", Type: Message, Message: "k8s.io.api.authentication.v1.TokenRequestSpec"},
+		{Num: 3, Name: "status", Type: Message, Message: "k8s.io.api.authentication.v1.TokenRequestStatus"},
+	}},
+	"k8s.io.api.authentication.v1.TokenRequestSpec": {Fields: []Field{
+		{Num: 1, Name: "audiences", Type: String, Repeated: true},
+		{Num: 3, Name: "boundObjectRef", Type: Message, Message: "k8s.io.api.authentication.v1.BoundObjectReference", Nullable: true},
+		{Num: 4, Name: "expirationSeconds", Type: Int64, Nullable: true},
+		{Num: 5, Name: "attestations", Type: Bytes, Map: true},
+	}},
+	"k8s.io.api.authentication.v1.TokenRequestStatus": {Fields: []Field{
+		{Num: 1, Name: "token", Type: String},
+		{Num: 2, Name: "expirationTimestamp", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.Time"},
+	}},
+	"k8s.io.api.authentication.v1.TokenReview": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "spec", Type: Message, Message: "k8s.io.api.authentication.v1.TokenReviewSpec"},
+		{Num: 3, Name: "status", Type: Message, Message: "k8s.io.api.authentication.v1.TokenReviewStatus"},
+	}},
+	"k8s.io.api.authentication.v1.TokenReviewSpec": {Fields: []Field{
+		{Num: 1, Name: "token", Type: String},
+		{Num: 2, Name: "audiences", Type: String, Repeated: true},
+	}},
+	"k8s.io.api.authentication.v1.TokenReviewStatus": {Fields: []Field{
+		{Num: 1, Name: "authenticated", Type: Bool},
+		{Num: 2, Name: "user", Type: Message, Message: "k8s.io.api.authentication.v1.UserInfo"},
+		{Num: 3, Name: "error", Type: String},
+		{Num: 4, Name: "audiences", Type: String, Repeated: true},
 	}},
 	"k8s.io.api.authentication.v1.UserInfo": {Fields: []Field{
 		{Num: 1, Name: "username", Type: String},

@@ -37,7 +37,9 @@
 //     /readyz, /version), which kube-apiserver serves to anonymous users.
 //     The token authenticates as kubernetes-admin in the groups
 //     system:masters and system:authenticated (rbac.Admin), as kind's
-//     kubeconfig does: the identity `kubectl auth whoami` shows.
+//     kubeconfig does: the identity `kubectl auth whoami` shows. Any
+//     other token is offered to Options.Authenticate (a service
+//     account token the API server issued), and is 401 if it says no.
 //
 // Both refusals are kube Status objects, as kube-apiserver writes them
 // (WriteStatus). An empty Options.Token turns authentication off (the

@@ -36,6 +36,11 @@ type Options struct {
 	// Port, when not empty, is the listener's port: a Host header that
 	// carries a port must carry this one.
 	Port string
+	// Authenticate, when set, is asked about a bearer token that is not
+	// Token (a service account token: apiserver.Server's
+	// AuthenticateToken). ok false or an error is 401 Unauthorized; else
+	// the request is the user's.
+	Authenticate func(r *http.Request, token string) (u rbac.User, ok bool, err error)
 }
 
 // Handler wraps next with the checks of a served API, in this order:
@@ -46,9 +51,11 @@ type Options struct {
 //     name to 127.0.0.1 sends its own name, so this stops DNS rebinding
 //     even where there is no token.
 //  2. Unless the path is public, the request must carry
-//     "Authorization: Bearer <Options.Token>", else 401 Unauthorized;
-//     it is then the admin's (rbac.Admin: kubernetes-admin in
-//     system:masters), in the request's context (rbac.WithUser).
+//     "Authorization: Bearer <Options.Token>" — it is then the admin's
+//     (rbac.Admin: kubernetes-admin in system:masters) — or a token
+//     Options.Authenticate accepts (a service account's), else 401
+//     Unauthorized; the user is in the request's context
+//     (rbac.WithUser).
 //
 // Both answers are kube Status objects (application/json), as
 // kube-apiserver's.
@@ -83,12 +90,27 @@ func Handler(next http.Handler, opts Options) http.Handler {
 			// Hashes of equal length: the comparison takes the same time
 			// whatever the token's length or content.
 			got := sha256.Sum256([]byte(tok))
-			if !ok || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			switch {
+			case !ok:
 				WriteStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 				return
+			case subtle.ConstantTimeCompare(got[:], want[:]) == 1:
+				// The token is the admin's, as kind's kubeconfig is.
+				r = r.WithContext(rbac.WithUser(r.Context(), rbac.Admin()))
+			default:
+				var u rbac.User
+				var err error
+				if opts.Authenticate != nil {
+					u, ok, err = opts.Authenticate(r, tok)
+				} else {
+					ok = false
+				}
+				if !ok || err != nil {
+					WriteStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+					return
+				}
+				r = r.WithContext(rbac.WithUser(r.Context(), u))
 			}
-			// The token is the admin's, as kind's kubeconfig is.
-			r = r.WithContext(rbac.WithUser(r.Context(), rbac.Admin()))
 		}
 		next.ServeHTTP(w, r)
 	})

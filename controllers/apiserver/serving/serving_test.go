@@ -2,6 +2,7 @@ package serving_test
 
 import (
 	"crypto/x509"
+	"errors"
 	"io"
 	"log"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/serving"
+	"github.com/ctrlkit/ctrlkit/controllers/rbac"
 )
 
 const unauthorized = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`
@@ -70,6 +72,43 @@ func TestHandlerToken(t *testing.T) {
 	// Without a token nothing is authenticated.
 	code, _ := serve(t, ok, serving.Options{}, "GET", "/api/v1/secrets", "", "")
 	require.Equal(t, 200, code)
+}
+
+// A token other than the admin's is the Authenticate hook's to accept
+// (a service account token), as that user; refused or failing, it is 401.
+func TestHandlerAuthenticate(t *testing.T) {
+	whoami := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, _ := rbac.UserFrom(r.Context())
+		_, _ = io.WriteString(w, u.Name)
+	})
+	opts := serving.Options{Token: "admin-token", Authenticate: func(_ *http.Request, tok string) (rbac.User, bool, error) {
+		switch tok {
+		case "sa-token":
+			return rbac.User{Name: "system:serviceaccount:team:builder"}, true, nil
+		case "expired-sa-token":
+			return rbac.User{}, true, errors.New("service account token has expired")
+		}
+		return rbac.User{}, false, nil
+	}}
+	for _, tc := range []struct {
+		auth string
+		code int
+		body string
+	}{
+		{"Bearer admin-token", 200, rbac.AdminUser},
+		{"Bearer sa-token", 200, "system:serviceaccount:team:builder"},
+		{"Bearer expired-sa-token", 401, unauthorized},
+		{"Bearer someone-else", 401, unauthorized},
+		{"", 401, unauthorized},
+	} {
+		code, body := serve(t, whoami, opts, "GET", "/api/v1/pods", "", tc.auth)
+		require.Equal(t, tc.code, code, tc.auth)
+		if code == 401 {
+			require.JSONEq(t, tc.body, body, tc.auth)
+		} else {
+			require.Equal(t, tc.body, body, tc.auth)
+		}
+	}
 }
 
 // The Host header must name the listener: DNS rebinding sends the

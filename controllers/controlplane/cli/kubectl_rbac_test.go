@@ -60,3 +60,51 @@ func TestKubectlRBAC(t *testing.T) {
 	require.Contains(t, run(false, "get", "pods", "--as=jane", "-n", "team"), "No resources found in team namespace.")
 	require.Contains(t, run(false, "get", "rolebindings", "-n", "team", "-o", "wide"), "Role/pod-reader")
 }
+
+// Service account tokens through a real kubectl: `kubectl create token`
+// (a protobuf TokenRequest) issues a token that authenticates as the
+// service account, which RBAC then governs; a too-short duration is
+// kube's 422; deleting the account invalidates the token (401).
+func TestKubectlCreateToken(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	kubeconfig := t.TempDir() + "/kubeconfig"
+	upServing(t, "--kubeconfig", kubeconfig, "--authorization-mode=RBAC")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cache := t.TempDir()
+	run := func(wantErr bool, args ...string) string {
+		t.Helper()
+		out, err := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig, "--cache-dir", cache}, args...)...).CombinedOutput()
+		require.Equal(t, wantErr, err != nil, "kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		return string(out)
+	}
+	run(false, "create", "namespace", "team")
+	run(false, "create", "serviceaccount", "builder", "-n", "team")
+	require.Contains(t, run(true, "create", "token", "builder", "-n", "team", "--duration=1m"),
+		"may not specify a duration less than 10 minutes")
+	tok := strings.TrimSpace(run(false, "create", "token", "builder", "-n", "team", "--duration=20m"))
+	require.Equal(t, 3, len(strings.Split(tok, ".")), "a JWT: %q", tok)
+	as := func(wantErr bool, args ...string) string {
+		t.Helper()
+		return run(wantErr, append([]string{"--token", tok}, args...)...)
+	}
+	who := as(false, "auth", "whoami")
+	require.Contains(t, who, "system:serviceaccount:team:builder")
+	require.Contains(t, who, "[system:serviceaccounts system:serviceaccounts:team system:authenticated]")
+	require.Contains(t, who, "authentication.kubernetes.io/credential-id")
+	require.Contains(t, as(true, "get", "pods", "-n", "team"),
+		`pods is forbidden: User "system:serviceaccount:team:builder" cannot list resource "pods" in API group "" in the namespace "team"`)
+	run(false, "create", "rolebinding", "builder-view", "--clusterrole=view", "--serviceaccount=team:builder", "-n", "team")
+	require.Contains(t, as(false, "get", "pods", "-n", "team"), "No resources found in team namespace.")
+	require.Equal(t, "no\n", as(true, "auth", "can-i", "create", "pods", "-n", "team"))
+
+	run(false, "delete", "serviceaccount", "builder", "-n", "team")
+	require.Contains(t, as(true, "get", "pods", "-n", "team"), "Unauthorized")
+}

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver"
+	"github.com/ctrlkit/ctrlkit/controllers/apiserver/satoken"
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/serving"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/controllers/rbac"
 )
 
 // DefaultKubeconfig is where `up --listen` writes its kubeconfig without
@@ -40,8 +42,14 @@ type served struct {
 // before the control plane started), or, with --insecure-http-no-auth
 // (creds nil), plain HTTP with the Host check only.
 func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, creds *serving.Credentials, logger *slog.Logger, stderr io.Writer) (*served, error) {
+	// Service account tokens (kubectl create token) are signed with a
+	// key made at each start, as the serving credentials are.
+	tokens, err := satoken.New(satoken.Options{})
+	if err != nil {
+		return nil, err
+	}
 	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny, ResourceUsage: resourceUsage(cp),
-		AuthorizationMode: cfg.authorizationMode})
+		AuthorizationMode: cfg.authorizationMode, ServiceAccountTokens: tokens})
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +70,8 @@ func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, creds *
 	// business unless they asked for logs.
 	hs.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelDebug)
 	s := &served{srv: hs}
-	hopts := serving.Options{Hosts: []string{host}, Port: port}
+	hopts := serving.Options{Hosts: []string{host}, Port: port,
+		Authenticate: func(r *http.Request, tok string) (rbac.User, bool, error) { return api.AuthenticateToken(r.Context(), tok) }}
 	kc := serving.Kubeconfig{}
 	if cfg.insecure {
 		s.url = "http://" + net.JoinHostPort(urlHost, port)

@@ -215,9 +215,12 @@ func Generate() ([]byte, error) {
 		"authorization.k8s.io/v1/LocalSubjectAccessReview": reflect.TypeFor[authorizationv1.LocalSubjectAccessReview](),
 		"authorization.k8s.io/v1/SelfSubjectRulesReview":   reflect.TypeFor[authorizationv1.SelfSubjectRulesReview](),
 		"authentication.k8s.io/v1/SelfSubjectReview":       reflect.TypeFor[authenticationv1.SelfSubjectReview](),
-		"*/Status":        reflect.TypeFor[metav1.Status](),
-		"*/DeleteOptions": reflect.TypeFor[metav1.DeleteOptions](),
-		"*/WatchEvent":    reflect.TypeFor[metav1.WatchEvent](),
+		"authentication.k8s.io/v1/TokenReview":             reflect.TypeFor[authenticationv1.TokenReview](),
+		// A service account's token subresource (kubectl create token).
+		"authentication.k8s.io/v1/TokenRequest": reflect.TypeFor[authenticationv1.TokenRequest](),
+		"*/Status":                              reflect.TypeFor[metav1.Status](),
+		"*/DeleteOptions":                       reflect.TypeFor[metav1.DeleteOptions](),
+		"*/WatchEvent":                          reflect.TypeFor[metav1.WatchEvent](),
 	} {
 		if err := add(key, t); err != nil {
 			return nil, err
