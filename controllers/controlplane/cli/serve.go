@@ -71,7 +71,9 @@ func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, creds *
 	hs.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelDebug)
 	s := &served{srv: hs}
 	hopts := serving.Options{Hosts: []string{host}, Port: port,
-		Authenticate: func(r *http.Request, tok string) (rbac.User, bool, error) { return api.AuthenticateToken(r.Context(), tok) }}
+		Authenticate: func(r *http.Request, tok string) (rbac.User, bool, error) {
+			return api.AuthenticateToken(r.Context(), tok)
+		}}
 	kc := serving.Kubeconfig{}
 	if cfg.insecure {
 		s.url = "http://" + net.JoinHostPort(urlHost, port)
