@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/rbac"
 )
 
@@ -196,9 +197,14 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) (*http.Reques
 		return r, false
 	}
 	r = r.WithContext(rbac.WithUser(r.Context(), u))
+	info := admission.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}
 	if s.opts.AuthorizationMode != AuthorizationRBAC {
+		r = r.WithContext(admission.WithRequest(r.Context(), info))
 		return r, true
 	}
+	// Under RBAC, roles and bindings are checked for escalation as they
+	// are stored (escalation.go).
+	r = r.WithContext(admission.WithRequest(r.Context(), info, s.escalationCheck(u)))
 	a := requestAttributes(r, u)
 	d, reason, err := s.authorizer.Authorize(r.Context(), a)
 	if err != nil {

@@ -17,6 +17,13 @@ import (
 // its authenticated user (none: the admin).
 func startRBAC(t *testing.T, mode string) *httptest.Server {
 	t.Helper()
+	_, ts := startRBACCluster(t, mode)
+	return ts
+}
+
+// startRBACCluster is startRBAC, returning the cluster too.
+func startRBACCluster(t *testing.T, mode string) (*cluster.Cluster, *httptest.Server) {
+	t.Helper()
 	ctx := t.Context()
 	c, srv := newServer(t, ctx, apiserver.Options{AuthorizationMode: mode})
 	require.NoError(t, rbac.Bootstrap(ctx, c))
@@ -35,7 +42,7 @@ func startRBAC(t *testing.T, mode string) *httptest.Server {
 		srv.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	return ts
+	return c, ts
 }
 
 const ssarPath = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"

@@ -262,6 +262,16 @@
 // default) serves it. SelfSubjectAccessReview, SubjectAccessReview,
 // LocalSubjectAccessReview, SelfSubjectRulesReview and SelfSubjectReview
 // answer by RBAC in both modes (kubectl auth can-i, kubectl auth whoami).
+// Under RBAC, roles and bindings are also checked for escalation as
+// kube-apiserver's RBAC storage checks them (escalation.go): a Role or
+// ClusterRole may grant only rules its writer holds unless the writer
+// may "escalate" it, and a ClusterRole's aggregationRule takes every
+// permission; a RoleBinding or ClusterRoleBinding may bind only a role
+// whose rules its writer holds unless the writer may "bind" it — 403
+// with kube's "is attempting to grant RBAC permissions not currently
+// held" message; system:masters is never checked. Every write carries
+// its requester into admission (admission.WithRequest), so admission
+// plugins and webhooks see the request's userInfo.
 //
 // # Service account tokens
 //

@@ -82,8 +82,9 @@ func (c *Cluster) admitDelete(ctx context.Context, resource string, cur api.Obje
 }
 
 // admit fills in the object's kind, namespace and name (from the old
-// object on a delete), then runs the mutating phase, then the validating
-// one. An object the mutating phase changed is validated again, as
+// object on a delete) and the requester (admission.WithRequest), then
+// runs the mutating phase, then the validating one, then the request's
+// own checks. An object the mutating phase changed is validated again, as
 // kube-apiserver validates after mutating admission, and on an update
 // its generation is bumped if the spec changed (see afterMutation).
 func (c *Cluster) admit(ctx context.Context, a Attributes) error {
@@ -93,6 +94,10 @@ func (c *Cluster) admit(ctx context.Context, a Attributes) error {
 	}
 	a.Kind, a.Namespace, a.Name = obj.GroupVersionKind(), obj.GetObjectMeta().Namespace, obj.GetObjectMeta().Name
 	a.DryRun = a.DryRun || IsDryRun(ctx)
+	user, checks, fromRequest := admission.RequestFrom(ctx)
+	if fromRequest && a.UserInfo.Username == "" {
+		a.UserInfo = user
+	}
 	var before []byte
 	if a.Object != nil && len(c.opts.Mutating) > 0 {
 		before, _ = json.Marshal(a.Object)
@@ -114,6 +119,11 @@ func (c *Cluster) admit(ctx context.Context, a Attributes) error {
 	for _, f := range c.opts.Admission {
 		if err := f(ctx, a); err != nil {
 			return fmt.Errorf("cluster: %s %s %q: admission: %w", a.Operation, a.Resource, api.Key(obj), err)
+		}
+	}
+	for _, f := range checks {
+		if err := f(ctx, a); err != nil {
+			return fmt.Errorf("cluster: %s %s %q: %w", a.Operation, a.Resource, api.Key(obj), err)
 		}
 	}
 	return nil

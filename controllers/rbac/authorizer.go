@@ -205,10 +205,17 @@ func (z *Authorizer) roleRules(ctx context.Context, ref api.RoleRef, ns string) 
 
 func notFoundOr(err error, resource, name string) error {
 	if errors.Is(err, source.ErrNotFound) {
-		return fmt.Errorf("%s %q not found", resource, name)
+		return &notFoundError{resource: resource, name: name}
 	}
 	return err
 }
+
+// notFoundError is a missing role: kube's NotFound message, and
+// errors.Is(err, source.ErrNotFound).
+type notFoundError struct{ resource, name string }
+
+func (e *notFoundError) Error() string        { return fmt.Sprintf("%s %q not found", e.resource, e.name) }
+func (e *notFoundError) Is(target error) bool { return target == source.ErrNotFound }
 
 // list returns the objects of T in namespace ns ("" all).
 func list[T api.Object](ctx context.Context, c *cluster.Cluster, ns string) ([]T, error) {

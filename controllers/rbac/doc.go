@@ -28,6 +28,11 @@
 //     outright: NoOpinion is forbidden when RBAC is the only authorizer.
 //   - RulesFor lists a user's rules in a namespace, for
 //     SelfSubjectRulesReview.
+//   - Covers, BreakdownRule, CompactRules and CompactString are kube's
+//     policy comparator; Authorizer.ConfirmNoEscalation refuses rules a
+//     user does not hold, with kube's message, for the API server's
+//     escalation check of roles and bindings; RoleRules resolves a
+//     binding's roleRef.
 //   - Bootstrap creates kube-apiserver's default ClusterRoles and
 //     ClusterRoleBindings that a user needs (cluster-admin bound to
 //     system:masters, system:discovery, system:basic-user,
