@@ -298,8 +298,7 @@ func (s *Server) authenticateToken(ctx context.Context, token string, audiences 
 			extra[ExtraNodeUID] = []string{r.UID}
 		}
 	}
-	u = rbac.User{Name: c.Subject, UID: string(sa.UID),
-		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + k.Namespace, rbac.AllAuthenticated}}
+	u = rbac.ServiceAccountUser(k.Namespace, sa.Name, string(sa.UID))
 	if len(extra) > 0 {
 		u.Extra = extra
 	}
