@@ -14,6 +14,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/ephemeral"
+	"github.com/ctrlkit/ctrlkit/controllers/persistentvolume"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -90,5 +91,62 @@ func TestController(t *testing.T) {
 		l, err := c.PersistentVolumeClaims().List(ctx, source.ListOptions{})
 		require.NoError(t, err)
 		require.Len(t, l.Items, 2)
+	})
+}
+
+// With the PersistentVolume controller, and a fake scheduler step: the
+// ephemeral claim of an unscheduled pod of a WaitForFirstConsumer class
+// waits for the pod (WaitForPodScheduled), then is provisioned for the
+// node the "scheduler" selects and bound.
+func TestWithPersistentVolumeController(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		c, err := cluster.New(ctx, cluster.Options{})
+		require.NoError(t, err)
+		quiet := slog.New(slog.DiscardHandler)
+		f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
+		rec := events.NewMemory()
+		ec, err := ephemeral.New(c, f, ephemeral.Options{Recorder: rec, Logger: quiet})
+		require.NoError(t, err)
+		pv, err := persistentvolume.New(c, f, persistentvolume.Options{Recorder: rec, Logger: quiet})
+		require.NoError(t, err)
+		f.Start(ctx)
+		var wg sync.WaitGroup
+		for _, run := range []func(context.Context) error{ec.Run, pv.Run} {
+			wg.Go(func() {
+				if err := run(ctx); !errors.Is(err, context.Canceled) {
+					t.Errorf("Run: %v", err)
+				}
+			})
+		}
+		defer func() { cancel(); wg.Wait(); f.Shutdown() }()
+		settle := func() { time.Sleep(5 * time.Second); synctest.Wait() }
+
+		wait := persistentvolume.BindingWaitForFirstConsumer
+		_, err = c.StorageClasses().Create(ctx, &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "standard",
+			Annotations: map[string]string{persistentvolume.AnnDefaultStorageClass: "true"}},
+			Provisioner: "rancher.io/local-path", VolumeBindingMode: &wait})
+		require.NoError(t, err)
+		_, err = c.Nodes().Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "node-1"}})
+		require.NoError(t, err)
+		_, err = c.Pods().Create(ctx, podWithEphemeral("db-0", "scratch"))
+		require.NoError(t, err)
+		settle()
+		claim, _, err := c.PersistentVolumeClaims().Get(ctx, "default/db-0-scratch")
+		require.NoError(t, err)
+		require.Equal(t, "standard", *claim.Spec.StorageClassName)
+		require.Equal(t, api.PersistentVolumeClaimPhase("Pending"), claim.Status.Phase)
+		require.Contains(t, rec.Strings(), "Normal WaitForPodScheduled waiting for pod db-0 to be scheduled")
+
+		claim.Annotations = map[string]string{persistentvolume.AnnSelectedNode: "node-1"}
+		_, err = c.PersistentVolumeClaims().Update(ctx, claim, "")
+		require.NoError(t, err)
+		settle()
+		claim, _, err = c.PersistentVolumeClaims().Get(ctx, "default/db-0-scratch")
+		require.NoError(t, err)
+		require.Equal(t, api.PersistentVolumeClaimPhase("Bound"), claim.Status.Phase)
+		vol, _, err := c.PersistentVolumes().Get(ctx, claim.Spec.VolumeName)
+		require.NoError(t, err)
+		require.Equal(t, []string{"node-1"}, vol.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Values)
 	})
 }
