@@ -31,6 +31,27 @@ type VolumeSource struct {
 	DownwardAPI *DownwardAPIVolumeSource `json:"downwardAPI,omitempty"`
 	// CSI is an inline volume of a CSI driver.
 	CSI *CSIVolumeSource `json:"csi,omitempty"`
+	// Ephemeral is a generic ephemeral volume: a claim made from a
+	// template for the pod, living as long as the pod (its owner).
+	Ephemeral *EphemeralVolumeSource `json:"ephemeral,omitempty"`
+}
+
+// EphemeralVolumeSource is a generic ephemeral volume: the
+// ephemeral-volume-controller creates the claim <pod>-<volume> from
+// VolumeClaimTemplate, owned by the pod.
+type EphemeralVolumeSource struct {
+	// VolumeClaimTemplate is the claim to create; required.
+	VolumeClaimTemplate *PersistentVolumeClaimTemplate `json:"volumeClaimTemplate,omitempty"`
+}
+
+// PersistentVolumeClaimTemplate is the template of an ephemeral
+// volume's claim: its labels and annotations are copied to the claim
+// (name and namespace are not allowed: the claim is named after the pod).
+type PersistentVolumeClaimTemplate struct {
+	// ObjectMeta is the claim's labels and annotations.
+	ObjectMeta `json:"metadata,omitzero"`
+	// Spec is copied into the claim unchanged.
+	Spec PersistentVolumeClaimSpec `json:"spec"`
 }
 
 // HostPathType checks what a host path is before mounting it.

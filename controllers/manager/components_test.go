@@ -30,6 +30,7 @@ func TestEventComponentsAreKubeControllerManagers(t *testing.T) {
 		manager.CronJobController:                 "cronjob-controller",
 		manager.HorizontalPodAutoscalerController: "horizontal-pod-autoscaler",
 		manager.TTLAfterFinishedController:        "ttl-after-finished-controller",
+		manager.EphemeralVolumeController:         "ephemeral_volume",
 	}
 	seen := map[string]bool{}
 	for _, d := range manager.Descriptors() {

@@ -10,6 +10,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/endpoints"
 	"github.com/ctrlkit/ctrlkit/controllers/endpointslice"
 	"github.com/ctrlkit/ctrlkit/controllers/endpointslicemirroring"
+	"github.com/ctrlkit/ctrlkit/controllers/ephemeral"
 	"github.com/ctrlkit/ctrlkit/controllers/garbagecollector"
 	"github.com/ctrlkit/ctrlkit/controllers/hpa"
 	"github.com/ctrlkit/ctrlkit/controllers/job"
@@ -55,6 +56,7 @@ const (
 	TTLAfterFinishedController        = "ttl-after-finished-controller"
 	PVCProtectionController           = "persistentvolumeclaim-protection-controller"
 	PVProtectionController            = "persistentvolume-protection-controller"
+	EphemeralVolumeController         = "ephemeral-volume-controller"
 	DisruptionController              = "disruption-controller"
 )
 
@@ -162,6 +164,13 @@ func Descriptors() []Descriptor {
 			EventComponent: "persistentvolume-controller",
 			New: func(x Context) (Runner, error) {
 				return persistentvolume.New(x.Client, x.Factory, persistentvolume.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
+			},
+		},
+		{
+			Name: EphemeralVolumeController, Aliases: []string{"ephemeral-volume"}, Workers: ephemeral.DefaultWorkers,
+			EventComponent: ephemeral.Component,
+			New: func(x Context) (Runner, error) {
+				return ephemeral.New(x.Client, x.Factory, ephemeral.Options{Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 		{

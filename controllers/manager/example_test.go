@@ -22,7 +22,7 @@ func ExampleSelect() {
 	_, err = manager.Select(manager.Descriptors(), []string{"replicaset", "-nodelifecycle-typo"})
 	fmt.Println(err != nil)
 	// Output:
-	// 24 controllers on by default
+	// 25 controllers on by default
 	// replicaset-controller 5
 	// garbage-collector-controller 20
 	// endpoints-controller 5

@@ -743,6 +743,12 @@ var apiComments = crdgen.Comments{
 			"SecretKeyRef":     "SecretKeyRef selects a key of a secret.\n",
 		},
 	},
+	"EphemeralVolumeSource": {
+		Doc: "EphemeralVolumeSource is a generic ephemeral volume: the\nephemeral-volume-controller creates the claim <pod>-<volume> from\nVolumeClaimTemplate, owned by the pod.\n",
+		Fields: map[string]string{
+			"VolumeClaimTemplate": "VolumeClaimTemplate is the claim to create; required.\n",
+		},
+	},
 	"Event": {
 		Doc: "Event reports something that happened to an object (core/v1).\n",
 		Fields: map[string]string{
@@ -1761,6 +1767,13 @@ var apiComments = crdgen.Comments{
 			"Capacity":           "Capacity of the bound volume.\n",
 			"Conditions":         "Conditions of the claim, e.g. Resizing.\n",
 			"Phase":              "Phase of the claim.\n",
+		},
+	},
+	"PersistentVolumeClaimTemplate": {
+		Doc: "PersistentVolumeClaimTemplate is the template of an ephemeral\nvolume's claim: its labels and annotations are copied to the claim\n(name and namespace are not allowed: the claim is named after the pod).\n",
+		Fields: map[string]string{
+			"ObjectMeta": "ObjectMeta is the claim's labels and annotations.\n",
+			"Spec":       "Spec is copied into the claim unchanged.\n",
 		},
 	},
 	"PersistentVolumeClaimVolumeSource": {
@@ -3063,6 +3076,7 @@ var apiComments = crdgen.Comments{
 			"ConfigMap":             "ConfigMap mounts the keys of a config map as files.\n",
 			"DownwardAPI":           "DownwardAPI exposes pod fields as files.\n",
 			"EmptyDir":              "EmptyDir is a scratch directory that lives as long as the pod.\n",
+			"Ephemeral":             "Ephemeral is a generic ephemeral volume: a claim made from a\ntemplate for the pod, living as long as the pod (its owner).\n",
 			"HostPath":              "HostPath mounts a path of the node.\n",
 			"NFS":                   "NFS mounts an NFS export.\n",
 			"PersistentVolumeClaim": "PersistentVolumeClaim mounts the volume bound to a claim.\n",

@@ -67,6 +67,8 @@ type manager struct {
 	vols    *informer.Informer[*api.PersistentVolume]
 	claims  *informer.Informer[*api.PersistentVolumeClaim]
 	classes *informer.Informer[*api.StorageClass]
+	nodes   *informer.Informer[*api.Node]
+	pods    *informer.Informer[*api.Pod]
 	volW    source.Writer[*api.PersistentVolume]
 	claimW  source.Writer[*api.PersistentVolumeClaim]
 	volG    *reconcile.Consistency[string]
@@ -76,7 +78,8 @@ type manager struct {
 }
 
 // New returns the controller of client c over the shared informers of
-// f ("persistentvolumes", "persistentvolumeclaims", "storageclasses").
+// f ("persistentvolumes", "persistentvolumeclaims", "storageclasses",
+// "nodes", "pods").
 // Start f after New, then Run.
 func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error) {
 	if c == nil || f == nil {
@@ -105,6 +108,20 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 	classes, err := client.For[*api.StorageClass](c)
 	if err != nil {
 		return nil, fmt.Errorf("persistentvolume: %w", err)
+	}
+	nodes, err := client.For[*api.Node](c)
+	if err != nil {
+		return nil, fmt.Errorf("persistentvolume: %w", err)
+	}
+	pods, err := client.For[*api.Pod](c)
+	if err != nil {
+		return nil, fmt.Errorf("persistentvolume: %w", err)
+	}
+	if m.nodes, err = shared(f, nodes, opts.Logger); err != nil {
+		return nil, err
+	}
+	if m.pods, err = shared(f, pods, opts.Logger); err != nil {
+		return nil, err
 	}
 	if m.vols, err = shared(f, m.pvs, opts.Logger); err != nil {
 		return nil, err
@@ -165,10 +182,21 @@ func (m *manager) syncClaim(ctx context.Context, key string) error {
 		m.claimG.Forget(claimPrefix + key)
 		return nil
 	}
-	p := decideClaim(c, m.vols.Lister().List(nil), m.classes.Lister().List(nil))
+	p := decideClaim(c, claimWorld{
+		volumes: m.vols.Lister().List(nil),
+		classes: m.classes.Lister().List(nil),
+		node:    m.nodes.Lister().Get,
+		pods: m.pods.Lister().Namespace(c.Namespace).List(func(p *api.Pod) bool {
+			return podUsesClaim(p, c.Name)
+		}),
+	})
 	ref := events.Ref{APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)}
 	if p.event != "" {
-		m.rec.Eventf(ref, events.Warning, p.event, "%s", p.eventMessage)
+		typ := events.Warning
+		if p.eventType == "Normal" {
+			typ = events.Normal
+		}
+		m.rec.Eventf(ref, typ, p.event, "%s", p.eventMessage)
 	}
 	if p.claim != nil {
 		if _, err := m.claimW.Update(ctx, p.claim, ""); err != nil {
@@ -317,9 +345,47 @@ func (m *manager) register() error {
 	}, watch); err != nil {
 		return err
 	}
-	_, err := reconcile.WatchEvents(m.ctl, m.classes, reconcile.Events[*api.StorageClass, string]{
+	if _, err := reconcile.WatchEvents(m.ctl, m.classes, reconcile.Events[*api.StorageClass, string]{
 		Create: func(*api.StorageClass) []string { return unbound() },
 		Update: func(_, _ *api.StorageClass) []string { return unbound() },
+	}, watch); err != nil {
+		return err
+	}
+	// A node's arrival retries the unbound claims waiting for it as
+	// their selected node.
+	if _, err := reconcile.WatchEvents(m.ctl, m.nodes, reconcile.Events[*api.Node, string]{
+		Create: func(n *api.Node) []string {
+			var keys []string
+			for _, c := range m.claims.Lister().List(nil) {
+				if c.Spec.VolumeName == "" && c.Annotations[AnnSelectedNode] == n.Name {
+					keys = append(keys, claimPrefix+api.Key(c))
+				}
+			}
+			return keys
+		},
+	}, watch); err != nil {
+		return err
+	}
+	// A pod's creation or scheduling re-syncs its unbound claims
+	// (their WaitForPodScheduled / WaitForFirstConsumer event; kcm's
+	// periodic resync does it there).
+	podEv := func(p *api.Pod) []string {
+		var keys []string
+		for _, c := range m.claims.Lister().Namespace(p.Namespace).List(nil) {
+			if c.Spec.VolumeName == "" && podUsesClaim(p, c.Name) {
+				keys = append(keys, claimPrefix+api.Key(c))
+			}
+		}
+		return keys
+	}
+	_, err := reconcile.WatchEvents(m.ctl, m.pods, reconcile.Events[*api.Pod, string]{
+		Create: podEv,
+		Update: func(old, p *api.Pod) []string {
+			if old.Spec.NodeName == p.Spec.NodeName {
+				return nil
+			}
+			return podEv(p)
+		},
 	}, watch)
 	return err
 }

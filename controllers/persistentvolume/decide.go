@@ -1,8 +1,10 @@
 package persistentvolume
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -23,10 +25,22 @@ const (
 	AnnStorageProvisioner = "volume.kubernetes.io/storage-provisioner"
 	// AnnDefaultStorageClass on a StorageClass marks the default class.
 	AnnDefaultStorageClass = "storageclass.kubernetes.io/is-default-class"
+	// AnnSelectedNode on a claim of a WaitForFirstConsumer class: the
+	// node the scheduler chose for the claim's first pod; the claim is
+	// bound or provisioned for that node only once it is set.
+	AnnSelectedNode = "volume.kubernetes.io/selected-node"
+	// LabelHostname is the node label a provisioned volume's node
+	// affinity names (local-path's kubernetes.io/hostname).
+	LabelHostname = "kubernetes.io/hostname"
 	// NoProvisioner is the provisioner of classes of static volumes
 	// only (local volumes): nothing is provisioned for them.
 	NoProvisioner = "kubernetes.io/no-provisioner"
 )
+
+// BindingWaitForFirstConsumer is the StorageClass volumeBindingMode
+// that delays binding and provisioning until a pod using the claim is
+// scheduled (AnnSelectedNode).
+const BindingWaitForFirstConsumer api.VolumeBindingMode = "WaitForFirstConsumer"
 
 // The phases.
 const (
@@ -54,8 +68,20 @@ type claimPlan struct {
 	claimStatus *api.PersistentVolumeClaimStatus
 	// provision, if set, is a volume to create for the claim.
 	provision *api.PersistentVolume
-	// event, if set, is a warning to record on the claim.
-	event, eventMessage string
+	// event, if set, is an event to record on the claim, of type
+	// eventType ("" is Warning).
+	event, eventMessage, eventType string
+}
+
+// claimWorld is what the cache holds that a claim's sync reads.
+type claimWorld struct {
+	volumes []*api.PersistentVolume
+	classes []*api.StorageClass
+	// node returns the Node called name; nil means no node is known.
+	node func(name string) (*api.Node, bool)
+	// pods are the active pods of the claim's namespace that use it
+	// (podUsesClaim): findPodsByPVCKey's index.
+	pods []*api.Pod
 }
 
 // defaultClass is the default StorageClass: the newest of those
@@ -121,8 +147,12 @@ func fits(v *api.PersistentVolume, c *api.PersistentVolumeClaim) bool {
 }
 
 // findVolume is FindMatchingVolume: a volume pre-bound to the claim if
-// it fits, else the smallest available volume that fits.
-func findVolume(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume) *api.PersistentVolume {
+// it fits, else the smallest available volume that fits. With delay (a
+// WaitForFirstConsumer class) only a volume pre-bound to the claim is
+// taken: matching an unbound volume to a node is the scheduler's
+// (VolumeBinding pre-binds it), the controller only finishes the
+// binding or provisions for the selected node.
+func findVolume(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume, delay bool) *api.PersistentVolume {
 	var best *api.PersistentVolume
 	for _, v := range volumes {
 		if !fits(v, c) {
@@ -132,6 +162,9 @@ func findVolume(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume) *
 			if boundTo(v, c) {
 				return v
 			}
+			continue
+		}
+		if delay {
 			continue
 		}
 		if best == nil {
@@ -147,15 +180,15 @@ func findVolume(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume) *
 }
 
 // decideClaim is syncClaim (pv_controller.go) for claim c.
-func decideClaim(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume, classes []*api.StorageClass) claimPlan {
+func decideClaim(c *api.PersistentVolumeClaim, w claimWorld) claimPlan {
 	if c.DeletionTimestamp != nil {
 		return claimPlan{}
 	}
 	if c.Spec.VolumeName == "" {
-		return decideUnbound(c, volumes, classes)
+		return decideUnbound(c, w)
 	}
 	var v *api.PersistentVolume
-	for _, x := range volumes {
+	for _, x := range w.volumes {
 		if x.Name == c.Spec.VolumeName {
 			v = x
 		}
@@ -180,33 +213,57 @@ func decideClaim(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume, 
 	}
 }
 
-func decideUnbound(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume, classes []*api.StorageClass) claimPlan {
+func decideUnbound(c *api.PersistentVolumeClaim, w claimWorld) claimPlan {
 	if c.Spec.StorageClassName == nil {
 		// Retroactive default StorageClass assignment: a claim without
 		// a class gets the default one once there is one.
-		if d := defaultClass(classes); d != nil {
+		if d := defaultClass(w.classes); d != nil {
 			cp := c.DeepCopy()
 			cp.Spec.StorageClassName = &d.Name
 			return claimPlan{claim: cp}
 		}
 	}
-	if v := findVolume(c, volumes); v != nil {
-		return bind(c, v)
-	}
 	var class *api.StorageClass
-	for _, sc := range classes {
+	for _, sc := range w.classes {
 		if sc.Name == classOf(c) {
 			class = sc
 		}
 	}
-	if class == nil || class.Provisioner == NoProvisioner {
-		if c.Status.Phase == claimPending {
-			return claimPlan{event: "FailedBinding", eventMessage: "no persistent volumes available for this claim and no storage class is set"}
-		}
-		return claimPlan{claimStatus: &api.PersistentVolumeClaimStatus{Phase: claimPending},
-			event: "FailedBinding", eventMessage: "no persistent volumes available for this claim and no storage class is set"}
+	// IsDelayBindingMode: a class of mode WaitForFirstConsumer; the
+	// scheduler's choice of a node (IsDelayBindingProvisioning) ends
+	// the wait.
+	delay := classOf(c) != "" && class != nil && class.VolumeBindingMode != nil &&
+		*class.VolumeBindingMode == BindingWaitForFirstConsumer
+	if v := findVolume(c, w.volumes, delay); v != nil {
+		return bind(c, v)
 	}
-	p := claimPlan{provision: provisioned(c, class)}
+	nodeName, selected := c.Annotations[AnnSelectedNode]
+	var node *api.Node
+	if selected && w.node != nil {
+		if n, ok := w.node(nodeName); ok {
+			node = n
+		}
+	}
+	pending := func(p claimPlan) claimPlan {
+		if c.Status.Phase != claimPending {
+			p.claimStatus = &api.PersistentVolumeClaimStatus{Phase: claimPending}
+		}
+		return p
+	}
+	if delay && !selected {
+		return pending(waitForConsumer(w.pods))
+	}
+	if class == nil || class.Provisioner == NoProvisioner {
+		return pending(claimPlan{event: "FailedBinding", eventType: "Normal",
+			eventMessage: "no persistent volumes available for this claim and no storage class is set"})
+	}
+	if selected && node == nil {
+		// provisionClaimOperation: the selected node must exist; its
+		// informer's add event retries.
+		return claimPlan{event: "ProvisioningFailed",
+			eventMessage: fmt.Sprintf("Failed to get target node: node %q not found", nodeName)}
+	}
+	p := claimPlan{provision: provisioned(c, class, node)}
 	if c.Annotations[AnnStorageProvisioner] != class.Provisioner {
 		cp := c.DeepCopy()
 		if cp.Annotations == nil {
@@ -215,7 +272,7 @@ func decideUnbound(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume
 		cp.Annotations[AnnStorageProvisioner] = class.Provisioner
 		p.claim = cp
 	}
-	for _, v := range volumes {
+	for _, v := range w.volumes {
 		if v.Name == p.provision.Name { // provisioned already, not yet bound
 			p.provision = nil
 		}
@@ -223,17 +280,61 @@ func decideUnbound(c *api.PersistentVolumeClaim, volumes []*api.PersistentVolume
 	return p
 }
 
+// waitForConsumer is emitEventForUnboundDelayBindingClaim: the claim of
+// a WaitForFirstConsumer class waits for a pod (WaitForFirstConsumer)
+// or for its pods to be scheduled (WaitForPodScheduled).
+func waitForConsumer(pods []*api.Pod) claimPlan {
+	var names []string
+	for _, p := range pods {
+		if p.Spec.NodeName == "" {
+			names = append(names, p.Name)
+		}
+	}
+	slices.Sort(names)
+	switch len(names) {
+	case 0:
+		return claimPlan{event: "WaitForFirstConsumer", eventType: "Normal",
+			eventMessage: "waiting for first consumer to be created before binding"}
+	case 1:
+		return claimPlan{event: "WaitForPodScheduled", eventType: "Normal",
+			eventMessage: fmt.Sprintf("waiting for pod %s to be scheduled", names[0])}
+	default:
+		return claimPlan{event: "WaitForPodScheduled", eventType: "Normal",
+			eventMessage: fmt.Sprintf("waiting for pods %s to be scheduled", strings.Join(names, ","))}
+	}
+}
+
+// podUsesClaim reports whether pod p is active (not Succeeded or
+// Failed) and mounts the claim called name of its namespace, directly
+// or as an ephemeral volume's claim <pod>-<volume> (kcm's PodPVCIndex).
+func podUsesClaim(p *api.Pod, name string) bool {
+	if p.Status.Phase == "Succeeded" || p.Status.Phase == "Failed" {
+		return false
+	}
+	for _, v := range p.Spec.Volumes {
+		switch {
+		case v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == name:
+			return true
+		case v.Ephemeral != nil && p.Name+"-"+v.Name == name:
+			return true
+		}
+	}
+	return false
+}
+
 // provisioned is the volume the simulated provisioner makes for c
 // (provisionClaimOperation): named pvc-<claim uid>, of the requested size
 // and access modes, the class's reclaim policy (default Delete) and mount
-// options, pre-bound to c.
-func provisioned(c *api.PersistentVolumeClaim, class *api.StorageClass) *api.PersistentVolume {
+// options, pre-bound to c; for a claim with a selected node, with a
+// node affinity on kubernetes.io/hostname = that node (as local-path
+// provisions: the node's hostname label, else its name).
+func provisioned(c *api.PersistentVolumeClaim, class *api.StorageClass, node *api.Node) *api.PersistentVolume {
 	policy := api.PersistentVolumeReclaimPolicy("Delete")
 	if class.ReclaimPolicy != nil {
 		policy = *class.ReclaimPolicy
 	}
 	name := "pvc-" + string(c.UID)
-	return &api.PersistentVolume{
+	v := &api.PersistentVolume{
 		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "PersistentVolume"},
 		ObjectMeta: api.ObjectMeta{Name: name, Annotations: map[string]string{
 			AnnProvisionedBy: class.Provisioner,
@@ -249,6 +350,16 @@ func provisioned(c *api.PersistentVolumeClaim, class *api.StorageClass) *api.Per
 			VolumeMode:                    c.Spec.VolumeMode,
 		},
 	}
+	if node != nil {
+		host := node.Labels[LabelHostname]
+		if host == "" {
+			host = node.Name
+		}
+		v.Spec.NodeAffinity = &api.VolumeNodeAffinity{Required: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{
+			MatchExpressions: []api.NodeSelectorRequirement{{Key: LabelHostname, Operator: "In", Values: []string{host}}},
+		}}}}
+	}
+	return v
 }
 
 func claimRef(c *api.PersistentVolumeClaim) *api.ObjectReference {

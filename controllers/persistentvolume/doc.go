@@ -51,6 +51,22 @@
 //     ProvisioningSucceeded);
 //  4. otherwise stays Pending (event FailedBinding).
 //
+// A claim of a class whose volumeBindingMode is WaitForFirstConsumer
+// (IsDelayBindingMode) is bound in step 2 only to a volume pre-bound to
+// it — matching an unbound volume to a node is the scheduler's
+// VolumeBinding plugin's, which pre-binds it (claimRef) — and is
+// neither matched nor provisioned until the scheduler writes the node
+// it chose into the annotation volume.kubernetes.io/selected-node
+// (AnnSelectedNode). Until then it stays Pending with the Normal event
+// WaitForFirstConsumer ("waiting for first consumer to be created
+// before binding"), or WaitForPodScheduled ("waiting for pod web-0 to
+// be scheduled") while active pods using it (a claim volume or an
+// ephemeral volume's claim) have no node. Once selected, it is
+// provisioned for that node: the volume gets a required node affinity
+// on kubernetes.io/hostname = the node's hostname label (its name if
+// it has none), as local-path provisions; a selected node not in the
+// cache is a ProvisioningFailed event, retried when the node appears.
+//
 // A claim with spec.volumeName finishes a half-done binding, or turns
 // Lost when its volume is gone (ClaimLost) or bound to another claim
 // (ClaimMisbound).
@@ -65,18 +81,21 @@
 //
 // # Pods
 //
-// Neither controllers/scheduler nor controllers/kubelet looks at a pod's
-// claims: a pod whose claim is unbound is scheduled and run as any other
-// (kube-scheduler's VolumeBinding plugin and the kubelet's volume manager
-// would keep it Pending). This controller binds a claim within one sync
-// of its creation (two with provisioning), so in practice a StatefulSet
-// pod's claim is bound before its pod runs.
+// Pods matter only to WaitForFirstConsumer claims: a pod's creation, or
+// a change of its node, re-syncs its unbound claims (their events). The
+// scheduler's VolumeBinding plugin keeps a pod with unbound claims
+// Pending, pre-binds static volumes and selects the node to provision
+// for; controllers/kubelet does not look at claims. An Immediate claim
+// is bound within one sync of its creation (two with provisioning), so
+// a StatefulSet pod's claim is bound before its pod runs.
 //
 // # Left out
 //
-// WaitForFirstConsumer (volumes are bound as if Immediate), volume node
-// affinity and topology, the pvc-protection and pv-protection
-// finalizers, Recycle, volume expansion and resizing conditions, data
+// The class's allowedTopologies and topology beyond the selected node,
+// the pvc-protection and pv-protection finalizers (their own
+// controllers), rescheduling (removing the selected node after a
+// provisioning failure: the simulated provisioner does not fail),
+// Recycle, volume expansion and resizing conditions, data
 // sources and populators, in-tree and CSI migration, external
 // provisioners (every class but kubernetes.io/no-provisioner is
 // provisioned by the simulation), the periodic resync (15 s in kcm:
@@ -87,7 +106,9 @@
 // Its informers are wired with reconcile.WatchEvents: a claim's events
 // enqueue it and the volumes bound to it; a volume's enqueue it and its
 // claim, or every unbound claim; a storage class's add or update
-// enqueues every unbound claim. Run returns once every worker has
+// enqueues every unbound claim; a node's add enqueues the unbound
+// claims that selected it; a pod's add, or a change of its node,
+// enqueues its unbound claims. Run returns once every worker has
 // exited: ctx's error after a clean drain, or the error of a drain that
 // did not end cleanly (it wraps reconcile.ErrShutdownTimeout or
 // workqueue.ErrDrainAborted), never reduced to ctx's error.

@@ -181,3 +181,70 @@ func TestDefaultClassProvisioning(t *testing.T) {
 		require.Equal(t, 2, n)
 	})
 }
+
+// WaitForFirstConsumer end to end, with a fake scheduler step: the claim
+// waits (WaitForFirstConsumer, then WaitForPodScheduled once a pod uses
+// it), is provisioned for the node the "scheduler" writes into
+// volume.kubernetes.io/selected-node, and a static volume the
+// "scheduler" pre-binds is bound.
+func TestWaitForFirstConsumer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		wait := persistentvolume.BindingWaitForFirstConsumer
+		e.create(
+			&api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "standard", Annotations: map[string]string{persistentvolume.AnnDefaultStorageClass: "true"}},
+				Provisioner: "rancher.io/local-path", VolumeBindingMode: &wait},
+			&api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "local"}, Provisioner: persistentvolume.NoProvisioner, VolumeBindingMode: &wait},
+		)
+		e.create(claim("www-web-0", "1Gi", nil))
+		e.settle()
+		c := e.pvc("www-web-0")
+		require.Equal(t, "standard", *c.Spec.StorageClassName)
+		require.Equal(t, api.PersistentVolumeClaimPhase("Pending"), c.Status.Phase)
+		require.Contains(t, e.rec.Strings(), "Normal WaitForFirstConsumer waiting for first consumer to be created before binding")
+		vols, err := e.c.PersistentVolumes().List(e.ctx, source.ListOptions{})
+		require.NoError(t, err)
+		require.Empty(t, vols.Items, "nothing provisioned before a node is selected")
+
+		e.create(&api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-0", Namespace: "default"}, Spec: api.PodSpec{
+			Containers: []api.Container{{Name: "app", Image: "nginx"}},
+			Volumes: []api.Volume{{Name: "www", VolumeSource: api.VolumeSource{
+				PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: "www-web-0"}}}}}})
+		e.settle()
+		require.Contains(t, e.rec.Strings(), "Normal WaitForPodScheduled waiting for pod web-0 to be scheduled")
+
+		// The fake scheduler picks node-a for the pod's claim.
+		e.create(&api.Node{ObjectMeta: api.ObjectMeta{Name: "node-a", Labels: map[string]string{persistentvolume.LabelHostname: "node-a"}}})
+		c = e.pvc("www-web-0")
+		c.Annotations = map[string]string{persistentvolume.AnnSelectedNode: "node-a"}
+		_, err = e.c.PersistentVolumeClaims().Update(e.ctx, c, "")
+		require.NoError(t, err)
+		e.settle()
+		c = e.pvc("www-web-0")
+		require.Equal(t, api.PersistentVolumeClaimPhase("Bound"), c.Status.Phase)
+		v, ok := e.pv(c.Spec.VolumeName)
+		require.True(t, ok)
+		require.Equal(t, "rancher.io/local-path", v.Annotations[persistentvolume.AnnProvisionedBy])
+		require.True(t, v.Spec.NodeAffinity.Required.Matches(&api.Node{ObjectMeta: api.ObjectMeta{Name: "node-a", Labels: map[string]string{persistentvolume.LabelHostname: "node-a"}}}))
+		require.False(t, v.Spec.NodeAffinity.Required.Matches(&api.Node{ObjectMeta: api.ObjectMeta{Name: "node-b", Labels: map[string]string{persistentvolume.LabelHostname: "node-b"}}}))
+
+		// A static local volume is bound once the scheduler pre-binds it.
+		local := "local"
+		lv := staticPV("local-1", "5Gi", "Retain")
+		lv.Spec.StorageClassName = "local"
+		lv.Spec.NodeAffinity = &api.VolumeNodeAffinity{Required: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{
+			MatchExpressions: []api.NodeSelectorRequirement{{Key: persistentvolume.LabelHostname, Operator: "In", Values: []string{"node-a"}}}}}}}
+		e.create(lv, claim("logs", "1Gi", &local))
+		e.settle()
+		require.Equal(t, api.PersistentVolumeClaimPhase("Pending"), e.pvc("logs").Status.Phase, "not bound without the scheduler")
+		lv, _ = e.pv("local-1")
+		require.Equal(t, api.PersistentVolumePhase("Available"), lv.Status.Phase)
+		lv.Spec.ClaimRef = &api.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: "default", Name: "logs"}
+		_, err = e.c.PersistentVolumes().Update(e.ctx, lv, "")
+		require.NoError(t, err)
+		e.settle()
+		logs := e.pvc("logs")
+		require.Equal(t, api.PersistentVolumeClaimPhase("Bound"), logs.Status.Phase)
+		require.Equal(t, "local-1", logs.Spec.VolumeName)
+	})
+}

@@ -312,6 +312,13 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 		}
 		defer s.srv.Close()
 	}
+	// kind's default StorageClass "standard" (local-path, provisioned
+	// by the PersistentVolume controller's simulation), unless there is
+	// a default class already.
+	if _, err := installDefaultStorageClass(ctx, cp.Cluster, objs); err != nil {
+		fmt.Fprintf(stderr, "ctrlkit up: %v\n", err)
+		return 1
+	}
 	if err := cp.Apply(ctx, objs...); err != nil {
 		fmt.Fprintf(stderr, "ctrlkit up: apply:\n%s\n", indent(err.Error()))
 		if n := countErrors(err, source.ErrAlreadyExists); n > 0 {

@@ -11,6 +11,14 @@
 // that does not decode is reported with its file, document and field,
 // and the rest is applied.
 //
+// Before applying, it installs kind's default StorageClass
+// (DefaultStorageClass): "standard", annotated
+// storageclass.kubernetes.io/is-default-class "true", provisioner
+// rancher.io/local-path (simulated by the PersistentVolume controller),
+// volumeBindingMode WaitForFirstConsumer, reclaimPolicy Delete — unless
+// the cluster (a kept etcd store) or the manifests already have a
+// default class or a class named standard.
+//
 // # The view
 //
 // Tables as kubectl get prints them — nodes (status, pods, requests
