@@ -50,9 +50,9 @@ type Options struct {
 	// VolumeRestrictions filter — a pod mounting a ReadWriteOncePod claim
 	// that another pod uses fits nowhere — and VolumeBinding's PreFilter:
 	// a pod with a claim that is missing, Lost, being deleted or not
-	// bound fits nowhere, and is retried on its backoff (there is no
-	// claim watch; see the package doc). Default: none (no claim is
-	// checked).
+	// bound (unless of delayed binding, see StorageClasses) fits
+	// nowhere, and is retried on its backoff (there is no claim watch;
+	// see the package doc). Default: none (no claim is checked).
 	Claims ClaimLookup
 	// Volumes, if set with Claims, looks up PersistentVolumes by name (a
 	// lister; must not block) for VolumeBinding's Filter: a bound claim's
