@@ -75,7 +75,7 @@ type podCtx struct {
 	// labelsNode is a node with a candidate node's labels only, as
 	// VolumeBinding matches volumes' node affinity (reused per node),
 	// and chosenPVs the volumes its Filter gave claims on that node.
-	labelsNode api.Node
+	labelsNode *api.Node
 	chosenPVs  []*api.PersistentVolume
 	// tolUnschedulable: the pod tolerates the unschedulable taint.
 	tolUnschedulable bool
@@ -109,6 +109,16 @@ type podCtx struct {
 	// fitReasons are NodeResourcesFit's reason lists naming scalar
 	// resources, by their set.
 	fitReasons map[string][]string
+}
+
+// withLabels returns pc's reusable node carrying only labels (allocated
+// once per attempt, on first use).
+func (pc *podCtx) withLabels(labels map[string]string) *api.Node {
+	if pc.labelsNode == nil {
+		pc.labelsNode = &api.Node{}
+	}
+	pc.labelsNode.Labels = labels
+	return pc.labelsNode
 }
 
 // namespaceLabels returns the labels of namespace ns, looked up once

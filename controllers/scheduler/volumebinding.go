@@ -182,13 +182,13 @@ func filterVolumeBinding(pc *podCtx, n *NodeInfo) []string {
 		return nil
 	}
 	bits := 0
-	pc.labelsNode.Labels = n.labels
+	labelsOnly := pc.withLabels(n.labels)
 	for _, bv := range pc.volumes.bound {
 		if bv.missing {
 			bits |= 4
 			break
 		}
-		if bv.required != nil && !bv.required.Matches(&pc.labelsNode) {
+		if bv.required != nil && !bv.required.Matches(labelsOnly) {
 			bits |= 1
 			break
 		}

@@ -236,13 +236,14 @@ func (e *delayEnv) matchingVolumes(c *api.PersistentVolumeClaim, all []*api.Pers
 	return prebound, candidates
 }
 
-// volumeAdmits reports whether v's required node affinity admits a node with
-// the labels of pc.labelsNode (CheckNodeAffinity: labels only).
+// volumeAdmits reports whether v's required node affinity admits a node
+// with the labels of pc.labelsNode, set by findDelayed
+// (CheckNodeAffinity: labels only).
 func volumeAdmits(pc *podCtx, v *api.PersistentVolume) bool {
 	if v.Spec.NodeAffinity == nil || v.Spec.NodeAffinity.Required == nil {
 		return true
 	}
-	return v.Spec.NodeAffinity.Required.Matches(&pc.labelsNode)
+	return v.Spec.NodeAffinity.Required.Matches(pc.labelsNode)
 }
 
 // matchTopology is MatchTopologySelectorTerms: no terms match every
@@ -288,7 +289,7 @@ func findDelayed(pc *podCtx, n *NodeInfo, plan *volumePlan) bool {
 			return false
 		}
 	}
-	pc.labelsNode.Labels = n.labels
+	pc.withLabels(n.labels)
 	chosen := pc.chosenPVs[:0]
 	defer func() { pc.chosenPVs = chosen[:0] }()
 	for _, dc := range delayed {
