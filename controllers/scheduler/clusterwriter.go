@@ -96,7 +96,7 @@ func (w ClusterWriter) BindVolume(ctx context.Context, pv *api.PersistentVolume,
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	cp := pv.DeepCopy()
-	if !volumeBoundToClaim(pv, claim) || pv.Spec.ClaimRef.UID == "" {
+	if !volumeBoundToClaim(pv, claim) {
 		if cp.Annotations == nil {
 			cp.Annotations = map[string]string{}
 		}
