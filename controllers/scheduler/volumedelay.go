@@ -71,8 +71,9 @@ func VolumeListFrom(l informer.Lister[*api.PersistentVolume]) VolumeLister {
 type VolumeWriter interface {
 	// BindVolume pre-binds pv to claim as kube's GetBindVolumeToClaim:
 	// spec.claimRef names the claim (with its uid and resourceVersion)
-	// and, when it did not already, the pv.kubernetes.io/bound-by-controller
-	// annotation is set; the update is conditioned on pv's
+	// and, when the volume was not bound to the claim already (a user's
+	// pre-binding), AnnBoundByController is set; the update is
+	// conditioned on pv's
 	// resourceVersion. It returns the volume as stored.
 	BindVolume(ctx context.Context, pv *api.PersistentVolume, claim *api.PersistentVolumeClaim) (*api.PersistentVolume, error)
 	// SelectNode sets claim's AnnSelectedNode annotation to node, the
