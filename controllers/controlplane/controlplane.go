@@ -286,7 +286,8 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 }
 
 // startScheduler builds the scheduler, which holds a pod whose claims are
-// not bound (VolumeBinding) over the volume binder's informers.
+// not bound (VolumeBinding) over the volume binder's informers, and binds
+// the claims of WaitForFirstConsumer classes for the node it chooses.
 func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) error {
 	claims, err := informer.Shared(cp.factory, c.PersistentVolumeClaims().Resource(), source.ListWatcher[*api.PersistentVolumeClaim](c.PersistentVolumeClaims()),
 		api.Key[*api.PersistentVolumeClaim], informer.Options[*api.PersistentVolumeClaim]{Logger: logger})
@@ -295,6 +296,11 @@ func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) 
 	}
 	volumes, err := informer.Shared(cp.factory, c.PersistentVolumes().Resource(), source.ListWatcher[*api.PersistentVolume](c.PersistentVolumes()),
 		api.Key[*api.PersistentVolume], informer.Options[*api.PersistentVolume]{Logger: logger})
+	if err != nil {
+		return err
+	}
+	classes, err := informer.Shared(cp.factory, c.StorageClasses().Resource(), source.ListWatcher[*api.StorageClass](c.StorageClasses()),
+		api.Key[*api.StorageClass], informer.Options[*api.StorageClass]{Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -329,10 +335,12 @@ func (cp *ControlPlane) startScheduler(c *cluster.Cluster, logger *slog.Logger) 
 	cp.schedulerEvents = rec
 	if cp.Scheduler, err = scheduler.New(scheduler.Options{Pods: c.Pods(), Nodes: c.Nodes(), Binder: w, Status: w, Logger: logger, Recorder: rec,
 		Claims: scheduler.ClaimsFrom(claims.Lister()), Volumes: scheduler.VolumesFrom(volumes.Lister()),
-		CSINodes:   scheduler.CSINodesFrom(csiNodes.Lister()),
-		Namespaces: scheduler.NamespacesFrom(namespaces.Lister()),
-		Preempt:    w, PDBs: scheduler.PDBsFrom(pdbs.Lister()),
-		Synced: []func() bool{claims.HasSynced, volumes.HasSynced, csiNodes.HasSynced, namespaces.HasSynced, pdbs.HasSynced}}); err != nil {
+		StorageClasses: scheduler.StorageClassesFrom(classes.Lister()), VolumeList: scheduler.VolumeListFrom(volumes.Lister()),
+		VolumeWriter: w,
+		CSINodes:     scheduler.CSINodesFrom(csiNodes.Lister()),
+		Namespaces:   scheduler.NamespacesFrom(namespaces.Lister()),
+		Preempt:      w, PDBs: scheduler.PDBsFrom(pdbs.Lister()),
+		Synced: []func() bool{claims.HasSynced, volumes.HasSynced, classes.HasSynced, csiNodes.HasSynced, namespaces.HasSynced, pdbs.HasSynced}}); err != nil {
 		return err
 	}
 	return nil

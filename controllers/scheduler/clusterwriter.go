@@ -11,7 +11,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
-// ClusterWriter is a Binder and a StatusWriter over the client contract,
+// ClusterWriter is a Binder, a StatusWriter and a VolumeWriter over the client contract,
 // as kube-scheduler writes to kube-apiserver: Bind is the pods/binding
 // subresource (a client.Binder from client.BinderFor, which refuses a pod
 // bound or being deleted meanwhile), SetCondition an UpdateStatus of the
@@ -84,4 +84,53 @@ func (w ClusterWriter) SetCondition(ctx context.Context, pod *api.Pod, cond api.
 		return fmt.Errorf("scheduler: update status of %s: %w", key, err)
 	}
 	return nil
+}
+
+// BindVolume implements VolumeWriter: an Update of the volume through
+// the client's persistentvolumes resource, conditioned on pv's
+// resourceVersion (a volume changed meanwhile fails with a conflict, and
+// the pod is retried).
+func (w ClusterWriter) BindVolume(ctx context.Context, pv *api.PersistentVolume, claim *api.PersistentVolumeClaim) (*api.PersistentVolume, error) {
+	pvs, err := client.For[*api.PersistentVolume](w.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	cp := pv.DeepCopy()
+	if !volumeBoundToClaim(pv, claim) {
+		if cp.Annotations == nil {
+			cp.Annotations = map[string]string{}
+		}
+		if _, ok := cp.Annotations[AnnBoundByController]; !ok {
+			cp.Annotations[AnnBoundByController] = "yes"
+		}
+	}
+	cp.Spec.ClaimRef = &api.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: claim.Namespace,
+		Name: claim.Name, UID: claim.UID, ResourceVersion: claim.ResourceVersion}
+	rv, err := pvs.Update(ctx, cp, pv.ResourceVersion)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: bind persistentvolume %q to claim %s: %w", pv.Name, api.Key(claim), err)
+	}
+	cp.ResourceVersion = rv
+	return cp, nil
+}
+
+// SelectNode implements VolumeWriter: an Update of the claim through the
+// client's persistentvolumeclaims resource, conditioned on claim's
+// resourceVersion.
+func (w ClusterWriter) SelectNode(ctx context.Context, claim *api.PersistentVolumeClaim, node string) (*api.PersistentVolumeClaim, error) {
+	pvcs, err := client.For[*api.PersistentVolumeClaim](w.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	cp := claim.DeepCopy()
+	if cp.Annotations == nil {
+		cp.Annotations = map[string]string{}
+	}
+	cp.Annotations[AnnSelectedNode] = node
+	rv, err := pvcs.Update(ctx, cp, claim.ResourceVersion)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: select node %q for claim %s: %w", node, api.Key(claim), err)
+	}
+	cp.ResourceVersion = rv
+	return cp, nil
 }

@@ -247,6 +247,9 @@ type decision struct {
 	// the pods to evict there, most important first.
 	nominate string
 	victims  []*api.Pod
+	// volumes is what VolumeBinding's PreBind writes for the chosen
+	// node; nil when the pod has no claim of delayed binding.
+	volumes *volumePlan
 }
 
 // feasibleBit marks the verdict of a feasible node; unresolvableBit
@@ -319,19 +322,29 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	}
 	pc := newPodCtxGated(pi, env.comparisonOperators)
 	pc.volumes = vs
+	pc.added = env.added
 	pc.nodes, pc.anyAffinity, pc.namespaces = nodes, env.anyAffinity, env.namespaces
 	pc.nominated, pc.nominatedPods = env.nominatedNode, env.nominated
 	d := &decision{pod: pi.Key, time: now, names: names, verdict: make([]uint32, len(nodes)), scorers: ss}
-	if vs.reject != "" {
-		d.claimWait = true
-		d.message = preFilterMessage(len(nodes), vs.reject)
+	// The PreFilters in kube-scheduler's order: NodeAffinity's (a
+	// conflict rejects the pod, a result narrows the nodes), then
+	// VolumeBinding's and VolumeZone's (vs).
+	narrowed, conflict := nodeAffinityPreFilter(pi.Pod)
+	if conflict || vs.reject != "" {
+		reason, by := vs.reject, vs.rejectBy
+		if conflict {
+			reason, by = ReasonNodeAffinityConflict, nodeAffinityIndex
+		} else {
+			d.claimWait = true
+		}
+		d.message = preFilterMessage(len(nodes), reason)
 		if len(nodes) > 0 {
-			// The PreFilter rejections of VolumeBinding and VolumeZone
-			// are all UnschedulableAndUnresolvable.
+			// These PreFilter rejections are all
+			// UnschedulableAndUnresolvable.
 			d.message += " " + preemptionMessage(pi.Pod, len(nodes), len(nodes))
-			d.reasons = [][]string{{vs.reject}}
+			d.reasons = [][]string{{reason}}
 			for i := range d.verdict {
-				d.verdict[i] = uint32(vs.rejectBy)<<16 | unresolvableBit | 1
+				d.verdict[i] = uint32(by)<<16 | unresolvableBit | 1
 			}
 		}
 		return d, start
@@ -348,27 +361,55 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	for s := range ss {
 		sc.raw[s] = sc.raw[s][:0]
 	}
+	// PreScore: a plugin that skips does no work per node.
+	skip := make([]bool, len(ss))
+	for s := range ss {
+		skip[s] = ss[s].skip != nil && ss[s].skip(pc)
+	}
 	// One pass: filters, then the raw scores of a feasible node while it
 	// is in cache.
 	if start >= len(nodes) {
 		start = 0
 	}
 	// A nominated pod tries its nominated node first, and takes it
-	// alone when it fits (kube's evaluateNominatedNode).
+	// alone when it fits (kube's evaluateNominatedNode, which runs before
+	// the PreFilter result narrows the nodes).
 	if nom := pc.nominated; nom != "" {
 		if i, ok := slices.BinarySearch(names, nom); ok && nodes[i].Name == nom {
 			if _, r := runFiltersNominated(pc, nodes[i]); r == nil {
-				start, limit = i, 1
+				start, limit, narrowed = i, 1, nil
 			}
 		}
 	}
 	processed, helpless := 0, 0
-	for k := range nodes {
+	count := len(nodes)
+	var cand []int // the nodes to evaluate when narrowed, in name order
+	if narrowed != nil {
+		// NodeAffinity's PreFilter result: only its nodes are
+		// evaluated; every other node is UnschedulableAndUnresolvable
+		// with the framework's reason, counted in the message.
+		cand = candidateIndexes(names, narrowed)
+		count = len(cand)
+		if len(cand) < len(nodes) {
+			d.reasons = append(d.reasons, reasonsPreFilterAbsent)
+			for i := range d.verdict {
+				d.verdict[i] = uint32(nodeAffinityIndex)<<16 | unresolvableBit | 1
+			}
+			for _, i := range cand {
+				d.verdict[i] = 0 // not evaluated yet
+			}
+			helpless = len(nodes) - len(cand)
+		}
+	}
+	for k := range count {
 		if len(sc.idx) >= limit {
 			break
 		}
 		processed++
-		i := (start + k) % len(nodes)
+		i := (start + k) % max(len(nodes), 1)
+		if cand != nil {
+			i = cand[k]
+		}
 		n := nodes[i]
 		f, r := runFiltersNominated(pc, n)
 		if r == nil {
@@ -376,7 +417,11 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			sc.idx = append(sc.idx, int32(i))
 			sc.zones = append(sc.zones, n.zoneID)
 			for s := range ss {
-				sc.raw[s] = append(sc.raw[s], ss[s].raw(pc, n))
+				var v int64
+				if !skip[s] {
+					v = ss[s].raw(pc, n)
+				}
+				sc.raw[s] = append(sc.raw[s], v)
 			}
 			continue
 		}
@@ -439,7 +484,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		return d, next
 	}
 	for s := range ss {
-		if ss[s].normalize != nil {
+		if ss[s].normalize != nil && !skip[s] {
 			ss[s].normalize(pc, feasibleNodes{all: nodes, idx: sc.idx, zones: sc.zones}, sc.raw[s])
 		}
 	}
@@ -464,6 +509,11 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		}
 	}
 	d.node = names[sc.idx[best]]
+	if len(vs.delayed) > 0 {
+		// Reserve: the volumes and provisions of the chosen node.
+		d.volumes = &volumePlan{}
+		findDelayed(pc, nodes[sc.idx[best]], d.volumes)
+	}
 	return d, next
 }
 

@@ -14,6 +14,10 @@
 //		// Optional: VolumeRestrictions and VolumeBinding.
 //		Claims:  scheduler.ClaimsFrom(pvcInformer.Lister()),
 //		Volumes: scheduler.VolumesFrom(pvInformer.Lister()),
+//		// Optional: WaitForFirstConsumer binding (VolumeBinding).
+//		StorageClasses: scheduler.StorageClassesFrom(scInformer.Lister()),
+//		VolumeList:     scheduler.VolumeListFrom(pvInformer.Lister()),
+//		VolumeWriter:   scheduler.ClusterWriter{Cluster: c},
 //		// Optional: NodeVolumeLimits' CSI limits.
 //		CSINodes: scheduler.CSINodesFrom(csiNodeInformer.Lister()),
 //		// Optional: namespace labels for namespaceSelector.
@@ -145,9 +149,12 @@
 //     numeric operators Gt and Lt tolerate nothing unless
 //     Options.TaintTolerationComparisonOperators (kube's alpha feature
 //     gate, off by default in v1.37) is on.
-//   - NodeAffinity (PodSelectorMatches): spec.nodeSelector and the
-//     required node affinity — "node(s) didn't match Pod's node
-//     affinity/selector".
+//   - NodeAffinity (PodSelectorMatches): the profile's
+//     Options.NodeAffinityArgs.AddedAffinity, required part, first —
+//     "node(s) didn't match scheduler-enforced node affinity" — then
+//     spec.nodeSelector and the required node affinity — "node(s) didn't
+//     match Pod's node affinity/selector". Its PreFilter narrows the
+//     nodes (see PreFilter results below).
 //   - NodePorts (PodFitsPorts): host ports by protocol and IP, 0.0.0.0
 //     conflicting with every IP — "node(s) didn't have free ports for the
 //     requested pod ports".
@@ -177,15 +184,19 @@
 //     CSINode, or a driver without a count, is not limited; unbound
 //     claims (which VolumeBinding holds anyway) and non-CSI volumes are
 //     not counted.
-//   - VolumeBinding, for claims of Immediate binding mode, when
-//     Options.Claims is set. Its PreFilter looks up every claim the pod
+//   - VolumeBinding, when Options.Claims is set. Its PreFilter looks up every claim the pod
 //     mounts (spec.volumes[].persistentVolumeClaim.claimName, in the
 //     pod's namespace): in volume order the first one that is missing,
 //     Lost or being deleted rejects the pod — `persistentvolumeclaim
 //     "data-web-0" not found`, `persistentvolumeclaim "data-web-0" bound
 //     to non-existent persistentvolume "pv-1"`, `persistentvolumeclaim
 //     "data-web-0" is being deleted` — and otherwise any claim not bound
-//     does: "pod has unbound immediate PersistentVolumeClaims". A claim is
+//     does: "pod has unbound immediate PersistentVolumeClaims" — unless,
+//     with Options.StorageClasses, its class (the
+//     volume.beta.kubernetes.io/storage-class annotation, else
+//     spec.storageClassName) exists with volumeBindingMode
+//     WaitForFirstConsumer and it names no volume: such a claim is bound
+//     per node (see Delayed binding). A claim is
 //     bound when spec.volumeName is set and either it carries
 //     pv.kubernetes.io/bind-completed (what kube-scheduler's
 //     isPVCFullyBound asks for, and what the volume controller writes) or
@@ -196,7 +207,10 @@
 //     kube-scheduler's CheckNodeAffinity) is rejected — "node(s) didn't
 //     match PersistentVolume's node affinity" — and a volume that does not
 //     exist rejects every node — "node(s) unavailable due to one or more
-//     pvc(s) bound to non-existent pv(s)".
+//     pvc(s) bound to non-existent pv(s)"; a node where a delayed claim
+//     finds no volume is rejected — "node(s) didn't find available
+//     persistent volumes to bind". Every reason that applies is given,
+//     in kube's order.
 //   - VolumeZone (volumezone.go), when Options.Claims and Options.Volumes
 //     are set. Its PreFilter, after VolumeBinding's, looks up the volume
 //     of each of the pod's claims in volume order: a missing one rejects
@@ -260,11 +274,72 @@
 // or on any node, is not parked for the 5 minutes of
 // UnschedulableTimeout but retried when its backoff ends (1 s doubling to
 // 10 s), so a claim bound later is picked up at the next retry, within
-// 10 s. Every claim counts as Immediate: a claim of a WaitForFirstConsumer
-// StorageClass is held as unbound too, where kube-scheduler would look
-// for a matching volume per node (or ask for one to be provisioned on the
-// chosen node) — the control plane's volume controller binds such claims
-// at once, as if Immediate, so the pod waits for that binding instead.
+// 10 s. Without Options.StorageClasses every claim counts as Immediate:
+// a claim of a WaitForFirstConsumer StorageClass is held as unbound too.
+//
+// # Delayed binding
+//
+// With Options.StorageClasses (and VolumeList, VolumeWriter), a claim of
+// a WaitForFirstConsumer class is bound for the node chosen, as
+// kube-scheduler's volumebinding binder.go. The Filter (FindPodVolumes),
+// claims taken smallest request first, gives each claim on the node an
+// available volume — the volume pre-bound to it (spec.claimRef) if any,
+// which decides alone, else the smallest Available volume of its class
+// that the claim's selector, access modes and volume mode accept, with
+// the capacity asked for, not given to another of the pod's claims nor
+// pre-bound by a PreBind in flight — whose node affinity admits the node
+// (labels only); a claim without one must be provisionable there: its
+// class has a provisioner other than kubernetes.io/no-provisioner and its
+// allowedTopologies admit the node's labels. A claim already annotated
+// volume.kubernetes.io/selected-node (AnnSelectedNode) fits that node
+// only, and is provisioned. Storage capacity (CSIStorageCapacity) is not
+// modelled, so "node(s) did not have enough free storage" never arises.
+//
+// Once a node is chosen, its volumes are reserved (no other pod's claim
+// takes them), and PreBind, in the bind goroutine before the Binding is
+// written, sets each matched volume's spec.claimRef to its claim (with
+// pv.kubernetes.io/bound-by-controller) and annotates each claim to
+// provision with AnnSelectedNode = the node, both through
+// Options.VolumeWriter conditioned on the resourceVersions seen, and
+// then checks every second (checkBindings, over Options.Claims and
+// Volumes) until every claim is bound — its volumeName set and
+// pv.kubernetes.io/bind-completed, as the PersistentVolume controller
+// writes — for up to Options.BindTimeout (600 s, kube's
+// bindTimeoutSeconds). It fails early when a volume's claimRef was reset,
+// the claim's selected node removed or changed (a provisioner that
+// failed), a bound volume's node affinity does not admit the node, or
+// the pod was deleted. A failure forgets the assumption and retries the
+// pod after its backoff, with the event FailedScheduling "running
+// PreBind plugin "VolumeBinding": binding volumes: <error>" (on timeout
+// "... context deadline exceeded"); the Binding is written only after
+// the claims are bound.
+//
+// # PreFilter results and PreScore Skip
+//
+// NodeAffinity's PreFilter, when every term of the pod's required node
+// affinity has matchFields metadata.name In [...], narrows the candidates
+// to those names (per term the intersection of its lists, the union over
+// terms): only they are filtered, and every other node is
+// UnschedulableAndUnresolvable with "node(s) didn't satisfy plugin(s)
+// [NodeAffinity]", counted in the message as kube's FitError counts the
+// nodes absent from its diagnosis ("0/4 nodes are available: 1
+// Insufficient cpu, 3 node(s) didn't satisfy plugin(s) [NodeAffinity].");
+// a name that is no node is dropped. Terms that name no node at all
+// reject the pod in PreFilter — "0/N nodes are available: pod affinity
+// terms conflict." — before VolumeBinding's PreFilter runs. A nominated
+// node that fits is taken before the narrowing, as kube's
+// evaluateNominatedNode.
+//
+// A score plugin whose PreScore returns Skip in kube-scheduler is not
+// run on any node and scores 0: NodeAffinity without preferred terms (the
+// pod's or the added ones), BalancedAllocation for a pod requesting no
+// cpu and no memory. PodTopologySpread without constraints scores 0
+// without work per node, and InterPodAffinity, with no preferred terms
+// and no placed pod with affinity terms, has no domain to look up
+// (kube computes 0s there too). TaintToleration and ImageLocality have
+// no Skip in kube (a node's PreferNoSchedule taints count without any
+// toleration); their per-node work is the node's taints and the pod's
+// images.
 //
 // When no node passes, the message is kube-scheduler's FitError text:
 // "0/N nodes are available: " then "count reason" per distinct reason (a
@@ -370,7 +445,8 @@
 //   - BalancedAllocation (weight 1; BalancedResourceAllocation): the cpu
 //     and memory fractions requested/allocatable (capped at 1) close
 //     together score higher: (1 − |cpu − memory| / 2) × 100. (The old
-//     priority used 10 − |cpu − memory| × 10.)
+//     priority used 10 − |cpu − memory| × 10.) A pod requesting no cpu
+//     and no memory skips it (0 everywhere).
 //   - PodTopologySpread (weight 2): the ScheduleAnyway constraints, or,
 //     for a pod without any constraint, kube-scheduler's system default
 //     ones — kubernetes.io/hostname maxSkew 3 and
@@ -399,7 +475,8 @@
 //     nodes carry topology.kubernetes.io/zone (and /region), blended one
 //     third node, two thirds zone with the same formula over zone counts.
 //   - NodeAffinity (weight 2): the sum of the weights of the matching
-//     preferred terms, scaled so the best node has 100.
+//     preferred terms, the profile's added ones and the pod's, scaled so
+//     the best node has 100.
 //   - TaintToleration (weight 3): fewer untolerated PreferNoSchedule taints
 //     score higher, 100 − 100 × count / max.
 //   - ImageLocality (weight 1; imagelocality.go): the nodes' status.images
@@ -419,11 +496,10 @@
 // system default constraints (the pod's controller stands for them);
 // InterPodAffinityArgs' ignorePreferredTermsOfExistingPods; of the volume plugins all but VolumeRestrictions'
 // ReadWriteOncePod check, NodeVolumeLimits' CSI limits, VolumeZone and
-// VolumeBinding's checks of Immediate claims (NoDiskConflict proper restricts GCE PD, EBS, RBD and iSCSI disks, which
+// VolumeBinding (NoDiskConflict proper restricts GCE PD, EBS, RBD and iSCSI disks, which
 // the object model does not have; NodeVolumeLimits' counting of unbound
 // claims by their class's provisioner and of in-tree volumes migrated to
-// CSI; VolumeBinding's delayed binding — matching and provisioning
-// volumes per node, Reserve and PreBind — its volume-capacity score,
+// CSI; VolumeBinding's storage capacity checks and volume-capacity score,
 // generic ephemeral volumes, which the object model does not have, and
 // its PVC/PV event handlers are left out);
 // pod-level resources; scoring strategies other than the default

@@ -69,6 +69,14 @@ type podCtx struct {
 	required    *api.NodeSelector
 	// preferred are the preferred node affinity terms.
 	preferred []api.PreferredSchedulingTerm
+	// added is the profile's NodeAffinityArgs.AddedAffinity; nil for
+	// none.
+	added *addedAffinity
+	// labelsNode is a node with a candidate node's labels only, as
+	// VolumeBinding matches volumes' node affinity (reused per node),
+	// and chosenPVs the volumes its Filter gave claims on that node.
+	labelsNode *api.Node
+	chosenPVs  []*api.PersistentVolume
 	// tolUnschedulable: the pod tolerates the unschedulable taint.
 	tolUnschedulable bool
 	// preferTolerations are the tolerations TaintToleration's score
@@ -101,6 +109,16 @@ type podCtx struct {
 	// fitReasons are NodeResourcesFit's reason lists naming scalar
 	// resources, by their set.
 	fitReasons map[string][]string
+}
+
+// withLabels returns pc's reusable node carrying only labels (allocated
+// once per attempt, on first use).
+func (pc *podCtx) withLabels(labels map[string]string) *api.Node {
+	if pc.labelsNode == nil {
+		pc.labelsNode = &api.Node{}
+	}
+	pc.labelsNode.Labels = labels
+	return pc.labelsNode
 }
 
 // namespaceLabels returns the labels of namespace ns, looked up once
@@ -144,6 +162,9 @@ type pluginEnv struct {
 	// images are the image names the nodes hold, with their spread
 	// (ImageLocality); nil when no node reports images.
 	images map[string]*imageState
+	// added is the profile's NodeAffinityArgs.AddedAffinity; nil for
+	// none.
+	added *addedAffinity
 }
 
 // envFor computes pluginEnv from the nodes themselves (Decide).
@@ -221,6 +242,9 @@ var (
 	podTopologySpreadIndex = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterPodTopologySpread })
 	interPodAffinityIndex  = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterInterPodAffinity })
 )
+
+// nodeAffinityIndex is NodeAffinity's index in filters.
+var nodeAffinityIndex = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterNodeAffinity })
 
 // nodeResourcesFitIndex is NodeResourcesFit's index in filters.
 var nodeResourcesFitIndex = slices.IndexFunc(filters, func(f filter) bool { return f.name == FilterNodeResourcesFit })
@@ -368,9 +392,13 @@ func filterTaintToleration(pc *podCtx, n *NodeInfo) []string {
 	return nil
 }
 
-// filterNodeAffinity rejects a node that spec.nodeSelector or the
-// required node affinity does not admit.
+// filterNodeAffinity rejects a node that the profile's added required
+// affinity (ReasonNodeAffinityEnforced), then spec.nodeSelector or the
+// required node affinity (ReasonNodeAffinity) does not admit.
 func filterNodeAffinity(pc *podCtx, n *NodeInfo) []string {
+	if pc.added != nil && pc.added.required != nil && !pc.added.required.Matches(n.Node) {
+		return reasonsAffinityEnforced
+	}
 	for k, v := range pc.pod.Spec.NodeSelector {
 		if nv, ok := n.labels[k]; !ok || nv != v {
 			return reasonsAffinity

@@ -111,7 +111,7 @@ func TestNodeVolumeLimits(t *testing.T) {
 				return nil, false
 			}
 			pi := NewPodInfo(tt.pod)
-			vs := volumeStateFor(pi, c, claims, pvs)
+			vs := volumeStateFor(pi, c, claims, pvs, nil)
 			vs.csi = newCSIState(tt.pod, claims, pvs, csiNodes)
 			d, _ := decide(pi, c.Nodes(), nil, Weights{}.scorers(), rng(), t0, nil, 0, 1, vs, pluginEnv{})
 			e := d.explain()

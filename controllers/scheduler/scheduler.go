@@ -50,9 +50,9 @@ type Options struct {
 	// VolumeRestrictions filter — a pod mounting a ReadWriteOncePod claim
 	// that another pod uses fits nowhere — and VolumeBinding's PreFilter:
 	// a pod with a claim that is missing, Lost, being deleted or not
-	// bound fits nowhere, and is retried on its backoff (there is no
-	// claim watch; see the package doc). Default: none (no claim is
-	// checked).
+	// bound (unless of delayed binding, see StorageClasses) fits
+	// nowhere, and is retried on its backoff (there is no claim watch;
+	// see the package doc). Default: none (no claim is checked).
 	Claims ClaimLookup
 	// Volumes, if set with Claims, looks up PersistentVolumes by name (a
 	// lister; must not block) for VolumeBinding's Filter: a bound claim's
@@ -60,6 +60,28 @@ type Options struct {
 	// labels match it, and a missing volume admits none. Default: none
 	// (bound claims fit on every node).
 	Volumes VolumeLookup
+	// StorageClasses, if set, looks up StorageClasses (a lister; must
+	// not block) for VolumeBinding's delayed binding: an unbound claim
+	// whose class has volumeBindingMode WaitForFirstConsumer no longer
+	// holds the pod; the Filter admits a node where an available volume
+	// matching the claim has node affinity admitting it, or where the
+	// class's provisioner can provision, and the chosen node's volumes
+	// are pre-bound (or the claims annotated AnnSelectedNode) before the
+	// pod is bound (see the package doc, "Delayed binding"). It needs
+	// Claims, Volumes, VolumeList and VolumeWriter. Default: none (every
+	// claim counts as of Immediate binding).
+	StorageClasses StorageClassLookup
+	// VolumeList lists every PersistentVolume (a lister; must not
+	// block), with StorageClasses: the volumes a delayed claim may take.
+	VolumeList VolumeLister
+	// VolumeWriter, with StorageClasses, makes VolumeBinding's PreBind
+	// writes. ClusterWriter is one.
+	VolumeWriter VolumeWriter
+	// BindTimeout bounds how long VolumeBinding's PreBind waits for the
+	// claims it bound or had provisioned to be bound (kube-scheduler's
+	// VolumeBindingArgs bindTimeoutSeconds). Default DefaultBindTimeout
+	// (600 s).
+	BindTimeout time.Duration
 	// CSINodes, if set with Claims and Volumes, looks up a node's CSINode
 	// (a lister; must not block) for NodeVolumeLimits: a node holds at
 	// most its drivers' allocatable.count of CSI volumes each. Default:
@@ -93,6 +115,11 @@ type Options struct {
 	// kube-scheduler's TaintToleration (and PodTopologySpread's
 	// nodeTaintsPolicy) with the gate off.
 	TaintTolerationComparisonOperators bool
+	// NodeAffinityArgs are the NodeAffinity plugin's arguments in the
+	// profile: AddedAffinity, a node affinity enforced on every pod (see
+	// NodeAffinityArgs). A malformed one is an error of New. Default:
+	// none.
+	NodeAffinityArgs NodeAffinityArgs
 	// Synced are more HasSynced functions Run waits for before its first
 	// attempt: those of the informers behind Claims and Volumes, so that
 	// a claim not listed yet does not hold a pod for a backoff. A nil
@@ -145,6 +172,15 @@ type Options struct {
 func (o Options) validate() (Options, error) {
 	if o.Pods == nil || o.Nodes == nil || o.Binder == nil {
 		return o, errors.New("scheduler: Options.Pods, Nodes and Binder are required")
+	}
+	if err := o.NodeAffinityArgs.validate(); err != nil {
+		return o, err
+	}
+	if o.StorageClasses != nil && (o.Claims == nil || o.Volumes == nil || o.VolumeList == nil || o.VolumeWriter == nil) {
+		return o, errNoVolumeWriter
+	}
+	if o.BindTimeout <= 0 {
+		o.BindTimeout = DefaultBindTimeout
 	}
 	if o.SchedulerName == "" {
 		o.SchedulerName = DefaultSchedulerName
@@ -218,6 +254,11 @@ type Scheduler struct {
 	// by mu.
 	nominated map[string][]*PodInfo
 	running   bool // guarded by mu
+	// added is Options.NodeAffinityArgs.AddedAffinity, read-only.
+	added *addedAffinity
+	// assumedPVs are the volumes pre-bound by PreBinds in flight (volume
+	// name → claim key); guarded by mu.
+	assumedPVs map[string]string
 }
 
 // New returns a scheduler; it starts nothing.
@@ -227,15 +268,17 @@ func New(opts Options) (*Scheduler, error) {
 		return nil, err
 	}
 	s := &Scheduler{
-		opts:      opts,
-		cache:     NewCache(opts.AssumeTTL),
-		pending:   make(map[string]*pending),
-		rng:       rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
-		explain:   make(map[string]*list.Element),
-		nominated: make(map[string][]*PodInfo),
-		history:   list.New(),
-		scorers:   opts.Weights.scorers(),
-		kick:      make(chan struct{}, 1),
+		opts:       opts,
+		cache:      NewCache(opts.AssumeTTL),
+		pending:    make(map[string]*pending),
+		rng:        rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		explain:    make(map[string]*list.Element),
+		nominated:  make(map[string][]*PodInfo),
+		history:    list.New(),
+		scorers:    opts.Weights.scorers(),
+		kick:       make(chan struct{}, 1),
+		added:      newAddedAffinity(opts.NodeAffinityArgs),
+		assumedPVs: make(map[string]string),
 		// Strict priorities (no aging): pod priority, then FIFO by the
 		// time a pod became ready, as kube-scheduler's PrioritySort.
 		queue: workqueue.New(workqueue.Options[string]{Name: "scheduler", AgingInterval: -1, Metrics: opts.QueueMetrics}),
@@ -576,11 +619,15 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	pi := NewPodInfo(pod)
 	env := pluginEnv{anyAffinity: s.cache.withAffinity > 0, namespaces: s.opts.Namespaces,
 		nominated: s.nominated, nominatedNode: pp.nominated, comparisonOperators: s.opts.TaintTolerationComparisonOperators,
-		images: s.cache.images}
+		images: s.cache.images, added: s.added}
 	if s.opts.Preempt != nil {
 		env.preempt = &preemptEnv{pdbs: s.opts.PDBs, now: now}
 	}
-	vs := volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes)
+	var delay *delayEnv
+	if s.opts.StorageClasses != nil {
+		delay = &delayEnv{classes: s.opts.StorageClasses, list: s.opts.VolumeList, assumed: s.assumedPVs}
+	}
+	vs := volumeStateFor(pi, s.cache, s.opts.Claims, s.opts.Volumes, delay)
 	vs.csi = newCSIState(pod, s.opts.Claims, s.opts.Volumes, s.opts.CSINodes)
 	e, next := decide(pi, nodes, s.cache.names, s.scorers, s.rng, now, &s.scratch, s.next, limit, vs, env)
 	s.next = next
@@ -617,6 +664,13 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	pp.noFit = false
 	s.nominateLocked(key, pp, "")   // as kube's assume drops the nomination
 	_ = s.cache.Assume(pod, e.node) // cannot fail: PodNode said the key is free
+	if e.volumes != nil {
+		// Reserve (AssumePodVolumes): no other claim takes these
+		// volumes while PreBind runs.
+		for _, b := range e.volumes.bindings {
+			s.assumedPVs[b.pv.Name] = api.Key(b.claim)
+		}
+	}
 	s.mu.Unlock()
 	wg.Go(func() { s.bind(ctx, key, pod, e) })
 }
@@ -624,9 +678,25 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 // bind binds pod to e.node; on failure it forgets the assumption and
 // retries the pod after its backoff.
 func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *decision) {
-	err := s.opts.Binder.Bind(ctx, pod, e.node)
+	var err, preBindErr error
+	if e.volumes != nil && (len(e.volumes.bindings) > 0 || len(e.volumes.provisions) > 0) {
+		// PreBind: the claims are bound before the pod is.
+		preBindErr = s.bindVolumes(ctx, key, e.node, e.volumes)
+		err = preBindErr
+	}
+	if err == nil {
+		err = s.opts.Binder.Bind(ctx, pod, e.node)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if e.volumes != nil {
+		// Unreserve, or the binding is done: the informers show it.
+		for _, b := range e.volumes.bindings {
+			if s.assumedPVs[b.pv.Name] == api.Key(b.claim) {
+				delete(s.assumedPVs, b.pv.Name)
+			}
+		}
+	}
 	if err == nil {
 		s.event(pod, events.Normal, ReasonScheduled, fmt.Sprintf("Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, e.node))
 		s.cache.FinishBinding(key, time.Now())
@@ -640,7 +710,12 @@ func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *decis
 	e.bindErr = err
 	if ctx.Err() == nil {
 		s.opts.Logger.Info("scheduler: bind failed", "pod", key, "node", e.node, "err", err)
-		s.event(pod, events.Warning, ReasonFailedScheduling, "binding rejected: "+err.Error())
+		if preBindErr != nil {
+			s.opts.Logger.Info("scheduler: binding volumes failed", "pod", key, "node", e.node, "err", err)
+			s.event(pod, events.Warning, ReasonFailedScheduling, fmt.Sprintf("running PreBind plugin %q: %v", FilterVolumeBinding, err))
+		} else {
+			s.event(pod, events.Warning, ReasonFailedScheduling, "binding rejected: "+err.Error())
+		}
 	}
 	if pp, ok := s.pending[key]; ok {
 		pp.attempts++

@@ -56,6 +56,11 @@ type scorer struct {
 	weight    int64
 	raw       func(pc *podCtx, n *NodeInfo) int64
 	normalize func(pc *podCtx, fs feasibleNodes, scores []int64)
+	// skip, if set, is the plugin's PreScore Skip: when it reports true
+	// for the attempt, raw and normalize are not run and every feasible
+	// node scores 0 for the plugin, as kube's framework leaves a skipped
+	// plugin's scores.
+	skip func(pc *podCtx) bool
 }
 
 // scorers returns the enabled score plugins with their weights.
@@ -67,14 +72,14 @@ func (w Weights) scorers() []scorer {
 		return v
 	}
 	all := []scorer{
-		{ScoreLeastAllocated, def(w.LeastAllocated, 1), scoreLeastAllocated, nil},
-		{ScoreBalancedAllocation, def(w.BalancedAllocation, 1), scoreBalancedAllocation, nil},
-		{ScoreSelectorSpread, w.SelectorSpread, scoreSelectorSpread, normalizeSelectorSpread},
-		{ScorePodTopologySpread, def(w.PodTopologySpread, 2), scorePodTopologySpread, normalizePodTopologySpread},
-		{ScoreInterPodAffinity, def(w.InterPodAffinity, 2), scoreInterPodAffinity, normalizeInterPodAffinity},
-		{ScoreNodeAffinity, def(w.NodeAffinity, 2), scoreNodeAffinity, normalizeNodeAffinity},
-		{ScoreTaintToleration, def(w.TaintToleration, 3), scoreTaintToleration, normalizeTaintToleration},
-		{ScoreImageLocality, def(w.ImageLocality, 1), scoreImageLocality, nil},
+		{ScoreLeastAllocated, def(w.LeastAllocated, 1), scoreLeastAllocated, nil, nil},
+		{ScoreBalancedAllocation, def(w.BalancedAllocation, 1), scoreBalancedAllocation, nil, skipBalancedAllocation},
+		{ScoreSelectorSpread, w.SelectorSpread, scoreSelectorSpread, normalizeSelectorSpread, nil},
+		{ScorePodTopologySpread, def(w.PodTopologySpread, 2), scorePodTopologySpread, normalizePodTopologySpread, nil},
+		{ScoreInterPodAffinity, def(w.InterPodAffinity, 2), scoreInterPodAffinity, normalizeInterPodAffinity, nil},
+		{ScoreNodeAffinity, def(w.NodeAffinity, 2), scoreNodeAffinity, normalizeNodeAffinity, skipNodeAffinity},
+		{ScoreTaintToleration, def(w.TaintToleration, 3), scoreTaintToleration, normalizeTaintToleration, nil},
+		{ScoreImageLocality, def(w.ImageLocality, 1), scoreImageLocality, nil, nil},
 	}
 	out := all[:0]
 	for _, s := range all {
@@ -192,9 +197,17 @@ func normalizeSelectorSpread(_ *podCtx, fs feasibleNodes, scores []int64) {
 }
 
 // scoreNodeAffinity sums the weights of the preferred node affinity terms
-// the node matches.
+// the node matches, the profile's added ones and the pod's.
 func scoreNodeAffinity(pc *podCtx, n *NodeInfo) int64 {
 	var s int64
+	if pc.added != nil {
+		for i := range pc.added.preferred {
+			t := &pc.added.preferred[i]
+			if t.Weight != 0 && t.Preference.Matches(n.Node) {
+				s += int64(t.Weight)
+			}
+		}
+	}
 	for i := range pc.preferred {
 		t := &pc.preferred[i]
 		if t.Weight != 0 && t.Preference.Matches(n.Node) {
@@ -202,6 +215,19 @@ func scoreNodeAffinity(pc *podCtx, n *NodeInfo) int64 {
 		}
 	}
 	return s
+}
+
+// skipNodeAffinity is NodeAffinity's PreScore Skip: neither the pod nor
+// the profile's added affinity has preferred terms.
+func skipNodeAffinity(pc *podCtx) bool {
+	return len(pc.preferred) == 0 && (pc.added == nil || len(pc.added.preferred) == 0)
+}
+
+// skipBalancedAllocation is BalancedAllocation's PreScore Skip: a pod
+// that requests no cpu and no memory (kube's isBestEffortPod over the
+// plugin's resources, requests as given).
+func skipBalancedAllocation(pc *podCtx) bool {
+	return pc.info.Requests.MilliCPU == 0 && pc.info.Requests.Memory == 0
 }
 
 func normalizeNodeAffinity(_ *podCtx, _ feasibleNodes, scores []int64) {

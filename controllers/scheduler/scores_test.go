@@ -76,7 +76,12 @@ func TestScores(t *testing.T) {
 			mkPod("p", "3", "5000"), []int64{87, 100}},
 		{"balanced capped at 1", ScoreBalancedAllocation,
 			[]*api.Node{mkNode("a", "1", "20000", 10)}, map[string][]*api.Pod{"a": {mkPod("x", "4", "")}},
-			mkPod("p", "", "0"), []int64{50}},
+			mkPod("p", "", "1"), []int64{50}},
+		// balanced_allocation_test.go's PreScore: a best-effort pod
+		// (no cpu, no memory request) skips the plugin; it scores 0.
+		{"balanced skipped for best effort", ScoreBalancedAllocation,
+			[]*api.Node{mkNode("a", "1", "20000", 10), mkNode("b", "2", "20000", 10)}, map[string][]*api.Pod{"a": {mkPod("x", "1", "")}},
+			mkPod("p", "", ""), []int64{0, 0}},
 		{"spread over nodes", ScoreSelectorSpread,
 			[]*api.Node{mkNode("a", "1", "1Gi", 10), mkNode("b", "1", "1Gi", 10), mkNode("c", "1", "1Gi", 10)},
 			map[string][]*api.Pod{"a": {rs("r1"), rs("r2")}, "b": {rs("r3"), mkPod("other", "", "", withOwner("ReplicaSet", "rs-2"))}},

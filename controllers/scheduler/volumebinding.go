@@ -33,10 +33,22 @@ const (
 // on a claim whose binding it has finished.
 const AnnBindCompleted = "pv.kubernetes.io/bind-completed"
 
-var (
-	reasonsVolumeNodeAffinity = []string{ReasonVolumeNodeAffinity}
-	reasonsVolumeNotExist     = []string{ReasonVolumeNotExist}
-)
+// reasonsVolume are VolumeBinding's Filter reason lists by a bit set —
+// 1 node conflict, 2 bind conflict, 4 volume missing — in the order
+// FindPodVolumes appends them (ErrReasonNotEnoughSpace, between the
+// last two, never arises: storage capacity is not modelled).
+var reasonsVolume [8][]string
+
+func init() {
+	names := []string{ReasonVolumeNodeAffinity, ReasonBindConflict, ReasonVolumeNotExist}
+	for bits := 1; bits < 8; bits++ {
+		for i, n := range names {
+			if bits&(1<<i) != 0 {
+				reasonsVolume[bits] = append(reasonsVolume[bits], n)
+			}
+		}
+	}
+}
 
 // VolumeLookup returns the PersistentVolume called name (volumes are
 // cluster-scoped), as a lister does; it must not block.
@@ -63,6 +75,9 @@ type volumeState struct {
 	rejectBy int
 	// bound are the pod's bound claims whose volumes the Filter checks.
 	bound []boundVolume
+	// delayed are the pod's unbound claims of delayed binding
+	// (WaitForFirstConsumer), sorted by requested size.
+	delayed []*delayedClaim
 	// zones are the topology labels of the bound volumes VolumeZone's
 	// Filter matches; nil skips it.
 	zones []volumeTopology
@@ -94,13 +109,14 @@ func ClaimBound(pvc *api.PersistentVolumeClaim) bool {
 //     `persistentvolumeclaim "data" bound to non-existent persistentvolume "pv-1"`,
 //     `persistentvolumeclaim "data" is being deleted`);
 //  2. any claim not ClaimBound rejects it with
-//     ReasonUnboundImmediateClaims — every claim is treated as of
-//     Immediate binding mode (see the package doc).
+//     ReasonUnboundImmediateClaims, unless (with delay set) its class is
+//     of WaitForFirstConsumer binding and it names no volume yet: such
+//     a claim is left to the Filter (GetPodVolumeClaims).
 //
-// Otherwise it returns the bound claims' volumes for the Filter; with a
-// nil volumes lookup, none (the volumes' node affinity is not checked).
-// claims must not be nil.
-func volumeBindingPreFilter(pod *api.Pod, claims ClaimLookup, volumes VolumeLookup) (reject string, bound []boundVolume) {
+// Otherwise it returns the bound claims' volumes for the Filter (with a
+// nil volumes lookup, none: the volumes' node affinity is not checked)
+// and the delayed claims. claims must not be nil.
+func volumeBindingPreFilter(pod *api.Pod, claims ClaimLookup, volumes VolumeLookup, delay *delayEnv) (reject string, bound []boundVolume, delayed []*delayedClaim) {
 	var found []*api.PersistentVolumeClaim
 	for i := range pod.Spec.Volumes {
 		src := pod.Spec.Volumes[i].PersistentVolumeClaim
@@ -110,23 +126,37 @@ func volumeBindingPreFilter(pod *api.Pod, claims ClaimLookup, volumes VolumeLook
 		pvc, ok := claims(pod.Namespace, src.ClaimName)
 		switch {
 		case !ok || pvc == nil:
-			return fmt.Sprintf("persistentvolumeclaim %q not found", src.ClaimName), nil
+			return fmt.Sprintf("persistentvolumeclaim %q not found", src.ClaimName), nil, nil
 		case pvc.Status.Phase == "Lost":
-			return fmt.Sprintf("persistentvolumeclaim %q bound to non-existent persistentvolume %q", pvc.Name, pvc.Spec.VolumeName), nil
+			return fmt.Sprintf("persistentvolumeclaim %q bound to non-existent persistentvolume %q", pvc.Name, pvc.Spec.VolumeName), nil, nil
 		case pvc.DeletionTimestamp != nil:
-			return fmt.Sprintf("persistentvolumeclaim %q is being deleted", pvc.Name), nil
+			return fmt.Sprintf("persistentvolumeclaim %q is being deleted", pvc.Name), nil, nil
 		}
 		found = append(found, pvc)
 	}
+	var boundClaims, delayedClaims []*api.PersistentVolumeClaim
+	var classes []*api.StorageClass
 	for _, pvc := range found {
-		if !ClaimBound(pvc) {
-			return ReasonUnboundImmediateClaims, nil
+		if ClaimBound(pvc) {
+			boundClaims = append(boundClaims, pvc)
+			continue
 		}
+		if delay != nil && pvc.Spec.VolumeName == "" {
+			if sc := delay.delayedClass(pvc); sc != nil {
+				delayedClaims = append(delayedClaims, pvc)
+				classes = append(classes, sc)
+				continue
+			}
+		}
+		return ReasonUnboundImmediateClaims, nil, nil
+	}
+	if len(delayedClaims) > 0 {
+		delayed = delay.newDelayedClaims(delayedClaims, classes)
 	}
 	if volumes == nil {
-		return "", nil
+		return "", nil, delayed
 	}
-	for _, pvc := range found {
+	for _, pvc := range boundClaims {
 		pv, ok := volumes(pvc.Spec.VolumeName)
 		switch {
 		case !ok || pv == nil:
@@ -135,46 +165,50 @@ func volumeBindingPreFilter(pod *api.Pod, claims ClaimLookup, volumes VolumeLook
 			bound = append(bound, boundVolume{required: pv.Spec.NodeAffinity.Required})
 		}
 	}
-	return "", bound
+	return "", bound, delayed
 }
 
-// filterVolumeBinding is VolumeBinding's Filter for bound claims
-// (checkBoundClaims): in claim order, the first whose volume is missing
-// or whose volume's required node affinity does not admit the node's
-// labels rejects the node. As kube-scheduler's CheckNodeAffinity, only
-// labels are matched (a matchFields term on metadata.name sees "").
+// filterVolumeBinding is VolumeBinding's Filter (FindPodVolumes). For
+// the bound claims (checkBoundClaims), in claim order, the first whose
+// volume is missing (ReasonVolumeNotExist) or whose volume's required
+// node affinity does not admit the node's labels
+// (ReasonVolumeNodeAffinity) decides; as kube-scheduler's
+// CheckNodeAffinity, only labels are matched (a matchFields term on
+// metadata.name sees ""). Then the delayed claims need a volume on the
+// node (findDelayed), else ReasonBindConflict; every reason that applies
+// is given.
 func filterVolumeBinding(pc *podCtx, n *NodeInfo) []string {
-	if len(pc.volumes.bound) == 0 {
+	if len(pc.volumes.bound) == 0 && len(pc.volumes.delayed) == 0 {
 		return nil
 	}
-	var labelsOnly *api.Node
+	bits := 0
+	labelsOnly := pc.withLabels(n.labels)
 	for _, bv := range pc.volumes.bound {
 		if bv.missing {
-			return reasonsVolumeNotExist
+			bits |= 4
+			break
 		}
-		if bv.required == nil {
-			continue
-		}
-		if labelsOnly == nil {
-			labelsOnly = &api.Node{ObjectMeta: api.ObjectMeta{Labels: n.labels}}
-		}
-		if !bv.required.Matches(labelsOnly) {
-			return reasonsVolumeNodeAffinity
+		if bv.required != nil && !bv.required.Matches(labelsOnly) {
+			bits |= 1
+			break
 		}
 	}
-	return nil
+	if len(pc.volumes.delayed) > 0 && !findDelayed(pc, n, nil) {
+		bits |= 2
+	}
+	return reasonsVolume[bits]
 }
 
 // volumeStateFor computes the volume plugins' pre-filter state of pi
 // against the cache and the lookups, running the PreFilters of
-// VolumeBinding and then (with volumes set) VolumeZone; with claims nil,
-// the zero state.
-func volumeStateFor(pi *PodInfo, c *Cache, claims ClaimLookup, volumes VolumeLookup) volumeState {
+// VolumeBinding (delay nil: every claim of Immediate binding) and then
+// (with volumes set) VolumeZone; with claims nil, the zero state.
+func volumeStateFor(pi *PodInfo, c *Cache, claims ClaimLookup, volumes VolumeLookup, delay *delayEnv) volumeState {
 	if claims == nil {
 		return volumeState{}
 	}
 	vs := volumeState{rwopConflict: rwopConflict(pi, c, claims)}
-	vs.reject, vs.bound = volumeBindingPreFilter(pi.Pod, claims, volumes)
+	vs.reject, vs.bound, vs.delayed = volumeBindingPreFilter(pi.Pod, claims, volumes, delay)
 	vs.rejectBy = volumeBindingIndex
 	if vs.reject == "" && volumes != nil {
 		vs.zones, vs.reject = volumeZonePreFilter(pi.Pod, claims, volumes)

@@ -65,7 +65,7 @@ func decideWithVolumes(pod *api.Pod, nodes []*api.Node, claims ClaimLookup, volu
 	}
 	pi := NewPodInfo(pod)
 	d, _ := decide(pi, c.Nodes(), nil, Weights{}.scorers(), rng(), t0, nil, 0, len(c.Nodes()),
-		volumeStateFor(pi, c, claims, volumes), pluginEnv{})
+		volumeStateFor(pi, c, claims, volumes, nil), pluginEnv{})
 	return d.explain()
 }
 
