@@ -105,7 +105,12 @@
 // successPolicy (Indexed only; 1 to 20 rules with succeededIndexes in
 // kube's interval format below completions and succeededCount within
 // completions and the indexes) and managedBy (a domain-prefixed path of
-// at most 63 bytes), with kube's messages (validate_job.go). The
+// at most 63 bytes), with kube's messages (validate_job.go); a
+// HorizontalPodAutoscaler's metrics as kube's autoscaling validation
+// checks them (a known type with its source, and no other, set; metric
+// names, targets of a known type with positive values, the target each
+// source needs; a minReplicas of 0 only beside an Object or External
+// metric, HPAScaleToZero being on in v1.37; validate_hpa.go). The
 // kinds served without a controller are defaulted and validated as
 // kube-apiserver's policy, networking, scheduling, core, discovery and
 // storage validation does them (validate_kinds.go): a
