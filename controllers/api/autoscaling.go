@@ -1,7 +1,9 @@
 package api
 
 // HorizontalPodAutoscaler scales a workload on observed metrics
-// (autoscaling/v2). Only resource metrics are modelled.
+// (autoscaling/v2): Resource, Pods and Object metrics are computed;
+// External and ContainerResource metrics decode but are refused by the
+// controller.
 type HorizontalPodAutoscaler struct {
 	TypeMeta   `json:",inline"`
 	ObjectMeta `json:"metadata,omitzero"`
@@ -66,15 +68,92 @@ type HPAScalingPolicy struct {
 	PeriodSeconds int32 `json:"periodSeconds"`
 }
 
-// MetricSourceType is the kind of a metric; only "Resource" is modelled.
+// MetricSourceType is the kind of a metric: Resource, Pods, Object,
+// External or ContainerResource.
 type MetricSourceType string
 
-// MetricSpec is one metric to scale on.
+// The metric source types of autoscaling/v2.
+const (
+	ResourceMetricSourceType          MetricSourceType = "Resource"
+	PodsMetricSourceType              MetricSourceType = "Pods"
+	ObjectMetricSourceType            MetricSourceType = "Object"
+	ExternalMetricSourceType          MetricSourceType = "External"
+	ContainerResourceMetricSourceType MetricSourceType = "ContainerResource"
+)
+
+// The metric target types of autoscaling/v2.
+const (
+	UtilizationMetricType  MetricTargetType = "Utilization"
+	ValueMetricType        MetricTargetType = "Value"
+	AverageValueMetricType MetricTargetType = "AverageValue"
+)
+
+// MetricSpec is one metric to scale on; the field named by Type is set.
 type MetricSpec struct {
-	// Type is "Resource".
+	// Type is Resource, Pods, Object, External or ContainerResource.
 	Type MetricSourceType `json:"type"`
+	// Object is a metric describing one object (e.g. requests per second
+	// of an Ingress).
+	Object *ObjectMetricSource `json:"object,omitempty"`
+	// Pods is a metric of each pod of the target, averaged.
+	Pods *PodsMetricSource `json:"pods,omitempty"`
 	// Resource is a per-pod resource metric such as CPU.
 	Resource *ResourceMetricSource `json:"resource,omitempty"`
+	// External is a metric from outside the cluster (not computed by
+	// ctrlkit).
+	External *ExternalMetricSource `json:"external,omitempty"`
+	// ContainerResource is a resource metric of one container of each
+	// pod (not computed by ctrlkit).
+	ContainerResource *ContainerResourceMetricSource `json:"containerResource,omitempty"`
+}
+
+// MetricIdentifier names a metric and optionally narrows it with a
+// label selector on the metric's labels.
+type MetricIdentifier struct {
+	// Name of the metric.
+	Name string `json:"name"`
+	// Selector narrows the metric's series.
+	Selector *LabelSelector `json:"selector,omitempty"`
+}
+
+// PodsMetricSource targets a metric of the target's pods, averaged over
+// them; only AverageValue targets are allowed.
+type PodsMetricSource struct {
+	// Metric identifies the metric.
+	Metric MetricIdentifier `json:"metric"`
+	// Target is an AverageValue.
+	Target MetricTarget `json:"target"`
+}
+
+// ObjectMetricSource targets a metric describing one object of the
+// autoscaler's namespace; Value or AverageValue targets.
+type ObjectMetricSource struct {
+	// DescribedObject is the object the metric describes.
+	DescribedObject CrossVersionObjectReference `json:"describedObject"`
+	// Target is a Value or an AverageValue (divided by the pods).
+	Target MetricTarget `json:"target"`
+	// Metric identifies the metric.
+	Metric MetricIdentifier `json:"metric"`
+}
+
+// ExternalMetricSource targets a metric not tied to any Kubernetes
+// object.
+type ExternalMetricSource struct {
+	// Metric identifies the metric.
+	Metric MetricIdentifier `json:"metric"`
+	// Target is a Value or an AverageValue.
+	Target MetricTarget `json:"target"`
+}
+
+// ContainerResourceMetricSource targets a resource of one container of
+// each pod.
+type ContainerResourceMetricSource struct {
+	// Name of the resource.
+	Name ResourceName `json:"name"`
+	// Target value.
+	Target MetricTarget `json:"target"`
+	// Container is the name of the container.
+	Container string `json:"container"`
 }
 
 // ResourceMetricSource targets a resource of the pods, e.g. cpu utilization.
@@ -118,10 +197,33 @@ type HorizontalPodAutoscalerStatus struct {
 
 // MetricStatus is one observed metric.
 type MetricStatus struct {
-	// Type is "Resource".
+	// Type is Resource, Pods or Object.
 	Type MetricSourceType `json:"type"`
+	// Object is the observed object metric.
+	Object *ObjectMetricStatus `json:"object,omitempty"`
+	// Pods is the observed pods metric.
+	Pods *PodsMetricStatus `json:"pods,omitempty"`
 	// Resource is the observed resource metric.
 	Resource *ResourceMetricStatus `json:"resource,omitempty"`
+}
+
+// PodsMetricStatus is an observed pods metric: its average over the
+// pods.
+type PodsMetricStatus struct {
+	// Metric identifies the metric.
+	Metric MetricIdentifier `json:"metric"`
+	// Current holds the AverageValue.
+	Current MetricValueStatus `json:"current"`
+}
+
+// ObjectMetricStatus is an observed object metric.
+type ObjectMetricStatus struct {
+	// Metric identifies the metric.
+	Metric MetricIdentifier `json:"metric"`
+	// Current holds the Value, or the AverageValue per pod.
+	Current MetricValueStatus `json:"current"`
+	// DescribedObject is the object the metric describes.
+	DescribedObject CrossVersionObjectReference `json:"describedObject"`
 }
 
 // ResourceMetricStatus is an observed resource metric.

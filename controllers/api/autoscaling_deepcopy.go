@@ -154,9 +154,29 @@ func (in *HPAScalingPolicy) DeepCopy() *HPAScalingPolicy {
 // DeepCopyInto copies in into out, which must not be nil; nothing is shared.
 func (in *MetricSpec) DeepCopyInto(out *MetricSpec) {
 	*out = *in
+	if in.Object != nil {
+		in, out := &in.Object, &out.Object
+		*out = new(ObjectMetricSource)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.Pods != nil {
+		in, out := &in.Pods, &out.Pods
+		*out = new(PodsMetricSource)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Resource != nil {
 		in, out := &in.Resource, &out.Resource
 		*out = new(ResourceMetricSource)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.External != nil {
+		in, out := &in.External, &out.External
+		*out = new(ExternalMetricSource)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.ContainerResource != nil {
+		in, out := &in.ContainerResource, &out.ContainerResource
+		*out = new(ContainerResourceMetricSource)
 		(*in).DeepCopyInto(*out)
 	}
 }
@@ -167,6 +187,94 @@ func (in *MetricSpec) DeepCopy() *MetricSpec {
 		return nil
 	}
 	out := new(MetricSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *MetricIdentifier) DeepCopyInto(out *MetricIdentifier) {
+	*out = *in
+	if in.Selector != nil {
+		in, out := &in.Selector, &out.Selector
+		*out = new(LabelSelector)
+		(*in).DeepCopyInto(*out)
+	}
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *MetricIdentifier) DeepCopy() *MetricIdentifier {
+	if in == nil {
+		return nil
+	}
+	out := new(MetricIdentifier)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *PodsMetricSource) DeepCopyInto(out *PodsMetricSource) {
+	*out = *in
+	in.Metric.DeepCopyInto(&out.Metric)
+	in.Target.DeepCopyInto(&out.Target)
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *PodsMetricSource) DeepCopy() *PodsMetricSource {
+	if in == nil {
+		return nil
+	}
+	out := new(PodsMetricSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *ObjectMetricSource) DeepCopyInto(out *ObjectMetricSource) {
+	*out = *in
+	in.DescribedObject.DeepCopyInto(&out.DescribedObject)
+	in.Target.DeepCopyInto(&out.Target)
+	in.Metric.DeepCopyInto(&out.Metric)
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *ObjectMetricSource) DeepCopy() *ObjectMetricSource {
+	if in == nil {
+		return nil
+	}
+	out := new(ObjectMetricSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *ExternalMetricSource) DeepCopyInto(out *ExternalMetricSource) {
+	*out = *in
+	in.Metric.DeepCopyInto(&out.Metric)
+	in.Target.DeepCopyInto(&out.Target)
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *ExternalMetricSource) DeepCopy() *ExternalMetricSource {
+	if in == nil {
+		return nil
+	}
+	out := new(ExternalMetricSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *ContainerResourceMetricSource) DeepCopyInto(out *ContainerResourceMetricSource) {
+	*out = *in
+	in.Target.DeepCopyInto(&out.Target)
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *ContainerResourceMetricSource) DeepCopy() *ContainerResourceMetricSource {
+	if in == nil {
+		return nil
+	}
+	out := new(ContainerResourceMetricSource)
 	in.DeepCopyInto(out)
 	return out
 }
@@ -259,6 +367,16 @@ func (in *HorizontalPodAutoscalerStatus) DeepCopy() *HorizontalPodAutoscalerStat
 // DeepCopyInto copies in into out, which must not be nil; nothing is shared.
 func (in *MetricStatus) DeepCopyInto(out *MetricStatus) {
 	*out = *in
+	if in.Object != nil {
+		in, out := &in.Object, &out.Object
+		*out = new(ObjectMetricStatus)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.Pods != nil {
+		in, out := &in.Pods, &out.Pods
+		*out = new(PodsMetricStatus)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Resource != nil {
 		in, out := &in.Resource, &out.Resource
 		*out = new(ResourceMetricStatus)
@@ -272,6 +390,41 @@ func (in *MetricStatus) DeepCopy() *MetricStatus {
 		return nil
 	}
 	out := new(MetricStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *PodsMetricStatus) DeepCopyInto(out *PodsMetricStatus) {
+	*out = *in
+	in.Metric.DeepCopyInto(&out.Metric)
+	in.Current.DeepCopyInto(&out.Current)
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *PodsMetricStatus) DeepCopy() *PodsMetricStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(PodsMetricStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *ObjectMetricStatus) DeepCopyInto(out *ObjectMetricStatus) {
+	*out = *in
+	in.Metric.DeepCopyInto(&out.Metric)
+	in.Current.DeepCopyInto(&out.Current)
+	in.DescribedObject.DeepCopyInto(&out.DescribedObject)
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *ObjectMetricStatus) DeepCopy() *ObjectMetricStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(ObjectMetricStatus)
 	in.DeepCopyInto(out)
 	return out
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -41,7 +42,9 @@ type FieldError struct {
 	Value string
 	// BadValue, if set, is the offending value itself; a number or a
 	// boolean is then printed bare, as kube-apiserver prints it
-	// (`Invalid value: 70000`), where Value alone is printed quoted.
+	// (`Invalid value: 70000`), where Value alone is printed quoted; so
+	// is a json.RawMessage (a list or an object: `Invalid value: [19,11]`).
+	// A BadValue of "" prints an empty Value as `Invalid value: ""`.
 	BadValue any
 	// Detail explains the rule.
 	Detail string
@@ -53,9 +56,9 @@ func (e FieldError) Error() string {
 	b.WriteString(e.Field)
 	b.WriteString(": ")
 	b.WriteString(string(e.Type))
-	if e.Value != "" && e.Type != FieldRequired && e.Type != FieldForbidden {
+	if (e.Value != "" || e.BadValue != nil) && e.Type != FieldRequired && e.Type != FieldForbidden {
 		switch e.BadValue.(type) {
-		case int, int32, int64, uint32, uint64, float32, float64, bool:
+		case int, int32, int64, uint32, uint64, float32, float64, bool, json.RawMessage:
 			fmt.Fprintf(&b, ": %s", e.Value)
 		default:
 			fmt.Fprintf(&b, ": %q", e.Value)

@@ -96,7 +96,21 @@
 // apps and batch: non-negative minReadySeconds, revisionHistoryLimit,
 // activeDeadlineSeconds, ttlSecondsAfterFinished, startingDeadlineSeconds
 // and history limits, progressDeadlineSeconds above minReadySeconds, a
-// Job's completionMode (backoffLimitPerIndex only when Indexed). The
+// Job's completionMode (backoffLimitPerIndex only when Indexed), its
+// podFailurePolicy (at most 20 rules, each with a valid action — FailIndex
+// only beside backoffLimitPerIndex — and exactly one of onExitCodes: an
+// operator, a containerName naming a container or init container, 1 to
+// 255 ordered unique values, no 0 with In; or onPodConditions: at most 20
+// qualified types with a True, False or Unknown status), its
+// successPolicy (Indexed only; 1 to 20 rules with succeededIndexes in
+// kube's interval format below completions and succeededCount within
+// completions and the indexes) and managedBy (a domain-prefixed path of
+// at most 63 bytes), with kube's messages (validate_job.go); a
+// HorizontalPodAutoscaler's metrics as kube's autoscaling validation
+// checks them (a known type with its source, and no other, set; metric
+// names, targets of a known type with positive values, the target each
+// source needs; a minReplicas of 0 only beside an Object or External
+// metric, HPAScaleToZero being on in v1.37; validate_hpa.go). The
 // kinds served without a controller are defaulted and validated as
 // kube-apiserver's policy, networking, scheduling, core, discovery and
 // storage validation does them (validate_kinds.go): a

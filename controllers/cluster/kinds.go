@@ -46,6 +46,7 @@ var strategies = strategyTable(
 	strategy(priorityClassKind), strategy(limitRangeKind), strategy(endpointSliceKind), strategy(csiDriverKind),
 	strategy(csiNodeKind), strategy(volumeAttachmentKind),
 	strategy(roleKind), strategy(clusterRoleKind), strategy(roleBindingKind), strategy(clusterRoleBindingKind),
+	strategy(horizontalPodAutoscalerKind),
 )
 
 // typedStrategy is one kind's strategy constructor, a func() *kind[T].

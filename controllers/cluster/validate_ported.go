@@ -401,39 +401,12 @@ func validateJobDetails(fs *fieldErrors, path string, s *api.JobSpec) {
 			fs.add(FieldUnsupported, path+".completionMode", string(*m), `supported values: "NonIndexed", "Indexed"`)
 		}
 	}
-	if s.BackoffLimitPerIndex != nil && !indexed {
-		fs.forbidden(path+".backoffLimitPerIndex", "requires indexed completion mode")
-	}
-	if s.PodFailurePolicy != nil {
-		validatePodFailurePolicyRules(fs, path+".podFailurePolicy.rules", s)
-	}
-}
-
-// validatePodFailurePolicyRules: the action and rule-shape checks of
-// kube's validatePodFailurePolicyRule and the operator check of
-// validatePodFailurePolicyRuleOnExitCodes (pkg/apis/batch/validation).
-func validatePodFailurePolicyRules(fs *fieldErrors, path string, s *api.JobSpec) {
-	for i, rule := range s.PodFailurePolicy.Rules {
-		rulePath := fmt.Sprintf("%s[%d]", path, i)
-		switch rule.Action {
-		case "FailJob", "Ignore", "Count":
-		case "FailIndex":
-			if s.BackoffLimitPerIndex == nil {
-				fs.invalid(rulePath+".action", rule.Action, "requires the backoffLimitPerIndex to be set")
-			}
-		default:
-			fs.add(FieldUnsupported, rulePath+".action", rule.Action, `supported values: "Count", "FailIndex", "FailJob", "Ignore"`)
-		}
-		if oe := rule.OnExitCodes; oe != nil && oe.Operator != "In" && oe.Operator != "NotIn" {
-			fs.add(FieldUnsupported, rulePath+".onExitCodes.operator", oe.Operator, `supported values: "In", "NotIn"`)
-		}
-		if rule.OnExitCodes != nil && len(rule.OnPodConditions) > 0 {
-			fs.invalid(rulePath, "", "specifying both OnExitCodes and OnPodConditions is not supported")
-		}
-		if rule.OnExitCodes == nil && len(rule.OnPodConditions) == 0 {
-			fs.invalid(rulePath, "", "specifying one of OnExitCodes and OnPodConditions is required")
+	if !indexed {
+		if v := s.BackoffLimitPerIndex; v != nil {
+			invalidInt(fs, path+".backoffLimitPerIndex", int64(*v), "requires indexed completion mode")
 		}
 	}
+	validateJobPolicies(fs, path, s, indexed)
 }
 
 func validateCronJobDetails(s *api.CronJobSpec, fs *fieldErrors) {

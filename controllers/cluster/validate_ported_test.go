@@ -200,7 +200,7 @@ func TestValidationPorted(t *testing.T) {
 		{"JobActiveDeadlineSeconds", job(func(j *api.JobSpec) { j.ActiveDeadlineSeconds = ptr(int64(-1)) }), "spec.activeDeadlineSeconds", cluster.FieldInvalid, ""},
 		{"JobTTLSecondsAfterFinished", job(func(j *api.JobSpec) { j.TTLSecondsAfterFinished = ptr(int32(-1)) }), "spec.ttlSecondsAfterFinished", cluster.FieldInvalid, ""},
 		{"JobCompletionMode", job(func(j *api.JobSpec) { j.CompletionMode = &bogus }), "spec.completionMode", cluster.FieldUnsupported, ""},
-		{"JobBackoffLimitPerIndexNeedsIndexed", job(func(j *api.JobSpec) { j.BackoffLimitPerIndex = ptr(int32(1)) }), "spec.backoffLimitPerIndex", cluster.FieldForbidden, "requires indexed completion mode"},
+		{"JobBackoffLimitPerIndexNeedsIndexed", job(func(j *api.JobSpec) { j.BackoffLimitPerIndex = ptr(int32(1)) }), "spec.backoffLimitPerIndex", cluster.FieldInvalid, "requires indexed completion mode"},
 		// batch/validation: validatePodFailurePolicyRule (validation_test.go's TestValidateJob error cases).
 		{"PodFailurePolicyRuleNeedsOne", job(func(j *api.JobSpec) {
 			j.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: "FailJob"}}}

@@ -252,7 +252,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	cp.elector = mopts.Elector
 	if mopts.PodMetrics == nil {
-		cp.Load = hpa.NewLoad(c.Pods())
+		cp.Load = hpa.NewLoad(c.Pods()).WithObjects(c)
 		mopts.PodMetrics = cp.Load
 	}
 	if cp.Manager, err = manager.New(c, mopts); err != nil {

@@ -168,8 +168,9 @@ func (h *Controller) Run(ctx context.Context) error {
 
 // target is the scale subresource of a workload.
 type target struct {
-	replicas int32  // spec.replicas
-	selector string // status.selector, in string form
+	replicas       int32  // spec.replicas
+	statusReplicas int32  // status.replicas
+	selector       string // status.selector, in string form
 }
 
 // target reads the scale subresource of the autoscaler's target live, as
@@ -188,7 +189,7 @@ func (h *Controller) target(ctx context.Context, ns string, ref api.CrossVersion
 	if err != nil {
 		return target{}, err
 	}
-	return target{replicas: sc.Spec.Replicas, selector: sc.Status.Selector}, nil
+	return target{replicas: sc.Spec.Replicas, statusReplicas: sc.Status.Replicas, selector: sc.Status.Selector}, nil
 }
 
 // scaler is the scale subresource of one kind.
@@ -263,11 +264,11 @@ func (h *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 	case current < minReplicas:
 		desired, reason = minReplicas, "Current number of replicas below Spec.MinReplicas"
 	default:
-		proposed, metric, statuses, err := h.computeReplicas(ctx, hpa, tgt, current, now)
+		proposed, metric, statuses, failReason, err := h.computeReplicas(ctx, hpa, tgt, current, now)
 		st.CurrentMetrics = statuses
 		if err != nil {
 			st.CurrentReplicas = current
-			setCondition(st, ScalingActive, api.ConditionFalse, "FailedGetResourceMetric", "the HPA was unable to compute the replica count: "+err.Error(), now)
+			setCondition(st, ScalingActive, api.ConditionFalse, failReason, "the HPA was unable to compute the replica count: "+err.Error(), now)
 			if werr := h.writeStatus(ctx, cached, hpa); werr != nil {
 				return next, werr
 			}
@@ -318,20 +319,22 @@ func (h *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 
 // computeReplicas evaluates every metric of the autoscaler (80% cpu
 // utilization when it has none) and returns the largest proposal (kcm's
-// computeReplicasForMetrics).
-func (h *Controller) computeReplicas(ctx context.Context, hpa *api.HorizontalPodAutoscaler, tgt target, current int32, now time.Time) (int32, string, []api.MetricStatus, error) {
+// computeReplicasForMetrics), or the reason and error of the first
+// metric that failed when none succeeded or when a failure would let a
+// scale-down through.
+func (h *Controller) computeReplicas(ctx context.Context, hpa *api.HorizontalPodAutoscaler, tgt target, current int32, now time.Time) (int32, string, []api.MetricStatus, string, error) {
 	metrics := hpa.Spec.Metrics
 	if len(metrics) == 0 {
 		eighty := int32(80)
-		metrics = []api.MetricSpec{{Type: "Resource", Resource: &api.ResourceMetricSource{Name: api.ResourceCPU,
-			Target: api.MetricTarget{Type: "Utilization", AverageUtilization: &eighty}}}}
+		metrics = []api.MetricSpec{{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricSource{Name: api.ResourceCPU,
+			Target: api.MetricTarget{Type: api.UtilizationMetricType, AverageUtilization: &eighty}}}}
 	}
 	if tgt.selector == "" {
-		return 0, "", nil, fmt.Errorf("the target has no selector")
+		return 0, "", nil, "InvalidSelector", fmt.Errorf("the HPA target's scale is missing a selector")
 	}
 	sel, err := api.ParseSelector(tgt.selector)
 	if err != nil {
-		return 0, "", nil, fmt.Errorf("the target's selector is invalid: %v", err)
+		return 0, "", nil, "InvalidSelector", fmt.Errorf("couldn't convert selector into a corresponding internal selector object: %v", err)
 	}
 	tol := Tolerance{ScaleDown: h.opts.Tolerance, ScaleUp: h.opts.Tolerance}
 	if b := hpa.Spec.Behavior; b != nil {
@@ -343,46 +346,174 @@ func (h *Controller) computeReplicas(ctx context.Context, hpa *api.HorizontalPod
 		}
 	}
 	pods := h.pods.Lister().Namespace(hpa.Namespace).List(func(p *api.Pod) bool { return sel.Matches(p.Labels) })
+	e := metricEval{h: h, hpa: hpa, tgt: tgt, current: current, sel: sel, pods: pods, tol: tol, now: now}
 	best, bestName := int32(-1), ""
 	var statuses []api.MetricStatus
 	var firstErr error
+	firstReason := ""
 	for _, m := range metrics {
-		if m.Type != "Resource" || m.Resource == nil || m.Resource.Target.Type != "Utilization" || m.Resource.Target.AverageUtilization == nil {
-			firstErr = cmpErr(firstErr, fmt.Errorf("unsupported metric: only Resource metrics with an Utilization target are modelled"))
-			continue
-		}
-		usage, err := h.opts.Metrics.PodMetrics(ctx, hpa.Namespace, sel, m.Resource.Name)
+		n, name, status, reason, err := e.metric(ctx, m)
 		if err != nil {
-			firstErr = cmpErr(firstErr, fmt.Errorf("failed to get %s utilization: unable to get metrics for resource %s: %w", m.Resource.Name, m.Resource.Name, err))
+			if firstErr == nil {
+				firstErr, firstReason = err, reason
+			}
 			continue
 		}
-		n, util, avg, err := ResourceReplicas(current, *m.Resource.Target.AverageUtilization, pods, usage, m.Resource.Name, tol, h.opts.Readiness, now)
-		if err != nil {
-			firstErr = cmpErr(firstErr, fmt.Errorf("failed to get %s utilization: %w", m.Resource.Name, err))
-			continue
-		}
-		av := api.NewMilliQuantity(avg, api.DecimalSI)
-		statuses = append(statuses, api.MetricStatus{Type: "Resource", Resource: &api.ResourceMetricStatus{Name: m.Resource.Name,
-			Current: api.MetricValueStatus{AverageUtilization: &util, AverageValue: &av}}})
+		statuses = append(statuses, status)
 		if n > best {
-			best, bestName = n, fmt.Sprintf("%s resource utilization (percentage of request)", m.Resource.Name)
+			best, bestName = n, name
 		}
 	}
 	// kcm: a metric that fails blocks a scale-down but not a scale-up.
 	if best < 0 || (firstErr != nil && best < current) {
 		if firstErr == nil {
-			firstErr = errors.New("no metric")
+			firstErr, firstReason = errors.New("no metric"), "FailedGetResourceMetric"
 		}
-		return 0, "", statuses, firstErr
+		return 0, "", statuses, firstReason, firstErr
 	}
-	return best, bestName, statuses, nil
+	return best, bestName, statuses, "", nil
 }
 
-func cmpErr(first, err error) error {
-	if first != nil {
-		return first
+// metricEval computes the proposals of one autoscaler's metrics.
+type metricEval struct {
+	h       *Controller
+	hpa     *api.HorizontalPodAutoscaler
+	tgt     target
+	current int32
+	sel     api.Selector
+	pods    []*api.Pod
+	tol     Tolerance
+	now     time.Time
+}
+
+// metric is kcm's computeReplicasForMetric for one metric: its proposal,
+// its name in the ScalingActive message, its status; or the reason of
+// the ScalingActive condition and the error when it fails.
+func (e *metricEval) metric(ctx context.Context, m api.MetricSpec) (int32, string, api.MetricStatus, string, error) {
+	var none api.MetricStatus
+	switch {
+	case m.Type == api.ResourceMetricSourceType && m.Resource != nil:
+		return e.resource(ctx, m.Resource)
+	case m.Type == api.PodsMetricSourceType && m.Pods != nil:
+		n, st, err := e.podsMetric(ctx, m.Pods)
+		if err != nil {
+			return 0, "", none, "FailedGetPodsMetric", fmt.Errorf("failed to get pods metric value: %w", err)
+		}
+		return n, "pods metric " + m.Pods.Metric.Name, st, "", nil
+	case m.Type == api.ObjectMetricSourceType && m.Object != nil:
+		n, name, st, err := e.objectMetric(ctx, m.Object)
+		if err != nil {
+			return 0, "", none, "FailedGetObjectMetric", fmt.Errorf("failed to get object metric value: %w", err)
+		}
+		return n, name, st, "", nil
+	case m.Type == api.ExternalMetricSourceType:
+		name := ""
+		if m.External != nil {
+			name = m.External.Metric.Name
+		}
+		return 0, "", none, "FailedGetExternalMetric", fmt.Errorf("failed to get %s external metric value: External metrics are not supported by ctrlkit", name)
+	case m.Type == api.ContainerResourceMetricSourceType:
+		name := ""
+		if m.ContainerResource != nil {
+			name = m.ContainerResource.Container
+		}
+		return 0, "", none, "FailedGetContainerResourceMetric", fmt.Errorf("failed to get %s container metric value: ContainerResource metrics are not supported by ctrlkit", name)
 	}
-	return err
+	return 0, "", none, "InvalidMetricSourceType", fmt.Errorf("unknown metric source type %q", m.Type)
+}
+
+func (e *metricEval) resource(ctx context.Context, r *api.ResourceMetricSource) (int32, string, api.MetricStatus, string, error) {
+	var none api.MetricStatus
+	if r.Target.Type != api.UtilizationMetricType || r.Target.AverageUtilization == nil {
+		return 0, "", none, "FailedGetResourceMetric", fmt.Errorf("failed to get %s resource metric value: only Utilization targets of Resource metrics are modelled", r.Name)
+	}
+	usage, err := e.h.opts.Metrics.PodMetrics(ctx, e.hpa.Namespace, e.sel, r.Name)
+	if err != nil {
+		return 0, "", none, "FailedGetResourceMetric", fmt.Errorf("failed to get %s utilization: unable to get metrics for resource %s: %w", r.Name, r.Name, err)
+	}
+	n, util, avg, err := ResourceReplicas(e.current, *r.Target.AverageUtilization, e.pods, usage, r.Name, e.tol, e.h.opts.Readiness, e.now)
+	if err != nil {
+		return 0, "", none, "FailedGetResourceMetric", fmt.Errorf("failed to get %s utilization: %w", r.Name, err)
+	}
+	av := api.NewMilliQuantity(avg, api.DecimalSI)
+	st := api.MetricStatus{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricStatus{Name: r.Name,
+		Current: api.MetricValueStatus{AverageUtilization: &util, AverageValue: &av}}}
+	return n, fmt.Sprintf("%s resource utilization (percentage of request)", r.Name), st, "", nil
+}
+
+// custom returns the custom metrics client, or an error.
+func (e *metricEval) custom() (CustomMetricsClient, error) {
+	c, ok := e.h.opts.Metrics.(CustomMetricsClient)
+	if !ok {
+		return nil, errors.New("no custom metrics API: the metrics client serves resource metrics only")
+	}
+	return c, nil
+}
+
+// podsMetric is kcm's computeStatusForPodsMetric.
+func (e *metricEval) podsMetric(ctx context.Context, p *api.PodsMetricSource) (int32, api.MetricStatus, error) {
+	var none api.MetricStatus
+	if p.Target.AverageValue == nil {
+		return 0, none, errors.New("invalid pods metric source: an average value target must be set")
+	}
+	c, err := e.custom()
+	if err != nil {
+		return 0, none, err
+	}
+	values, err := c.PodsMetric(ctx, e.hpa.Namespace, e.sel, p.Metric)
+	if err != nil {
+		return 0, none, fmt.Errorf("unable to get metric %s: %w", p.Metric.Name, err)
+	}
+	n, avg, err := PodsMetricReplicas(e.current, p.Target.AverageValue.MilliValue(), e.pods, values, e.tol, e.h.opts.Readiness, e.now)
+	if err != nil {
+		return 0, none, err
+	}
+	av := api.NewMilliQuantity(avg, api.DecimalSI)
+	return n, api.MetricStatus{Type: api.PodsMetricSourceType, Pods: &api.PodsMetricStatus{Metric: *p.Metric.DeepCopy(),
+		Current: api.MetricValueStatus{AverageValue: &av}}}, nil
+}
+
+// objectMetric is kcm's computeStatusForObjectMetric.
+func (e *metricEval) objectMetric(ctx context.Context, o *api.ObjectMetricSource) (int32, string, api.MetricStatus, error) {
+	var none api.MetricStatus
+	st := api.MetricStatus{Type: api.ObjectMetricSourceType, Object: &api.ObjectMetricStatus{
+		DescribedObject: o.DescribedObject, Metric: *o.Metric.DeepCopy()}}
+	var value int64
+	getValue := func() error {
+		c, err := e.custom()
+		if err != nil {
+			return err
+		}
+		v, err := c.ObjectMetric(ctx, e.hpa.Namespace, o.DescribedObject, o.Metric)
+		if err != nil {
+			return fmt.Errorf("unable to get metric %s on %s %s/%s: %w", o.Metric.Name, o.DescribedObject.Kind, e.hpa.Namespace, o.DescribedObject.Name, err)
+		}
+		value = v.Value
+		return nil
+	}
+	switch {
+	case o.Target.Type == api.ValueMetricType && o.Target.Value != nil:
+		if err := getValue(); err != nil {
+			return 0, "", none, err
+		}
+		n, err := ObjectMetricReplicas(e.current, o.Target.Value.MilliValue(), value, e.pods, e.tol)
+		if err != nil {
+			return 0, "", none, err
+		}
+		q := api.NewMilliQuantity(value, api.DecimalSI)
+		st.Object.Current.Value = &q
+		return n, fmt.Sprintf("%s metric %s", o.DescribedObject.Kind, o.Metric.Name), st, nil
+	case o.Target.Type == api.AverageValueMetricType && o.Target.AverageValue != nil:
+		if err := getValue(); err != nil {
+			return 0, "", none, fmt.Errorf("failed to get %s object metric: %w", o.Metric.Name, err)
+		}
+		n, perPod := ObjectPerPodMetricReplicas(e.tgt.statusReplicas, o.Target.AverageValue.MilliValue(), value, e.tol)
+		q := api.NewMilliQuantity(perPod, api.DecimalSI)
+		st.Object.Current.AverageValue = &q
+		// kcm names an Object metric with an AverageValue target so.
+		return n, fmt.Sprintf("external metric %s(%+v)", o.Metric.Name, o.Metric.Selector), st, nil
+	}
+	return 0, "", none, errors.New("invalid object metric source: neither a value target nor an average value target was set")
 }
 
 // setCondition sets a condition, moving its lastTransitionTime only when

@@ -1,7 +1,7 @@
 // Package hpa is kube-controller-manager's horizontal pod autoscaler
-// (autoscaling/v2) for resource metrics: it sets a Deployment's,
-// ReplicaSet's or StatefulSet's spec.replicas from its pods' cpu (or
-// memory) utilization, writing it through the target's scale
+// (autoscaling/v2) for Resource, Pods and Object metrics: it sets a
+// Deployment's, ReplicaSet's or StatefulSet's spec.replicas from its
+// pods' cpu (or memory) utilization or from custom metrics, writing it through the target's scale
 // subresource (client.Resource's GetScale and UpdateScale, conditional on
 // the scale's resourceVersion), as kcm's HPA does. It depends on the
 // client contract (package controllers/client: New takes a
@@ -16,6 +16,21 @@
 // running pod of a namespace uses a set percentage of its request
 // (SetUtilization), or a set amount (SetPod).
 //
+// Custom metrics come from a CustomMetricsClient (the custom metrics
+// API, custom.metrics.k8s.io), which Options.Metrics may also implement;
+// Load does, from annotations (MetricAnnotationPrefix): a running pod
+// annotated
+//
+//	sim.ctrlkit.io/metric-<name>: "<quantity>"
+//
+// reports that value of the Pods metric <name> (a pod without it has no
+// sample), and the object an Object metric's describedObject names
+// reports the metric from the same annotation on itself (pods through
+// the pods' client; other kinds through the client given to
+// Load.WithObjects, which ctrlkit's control plane and manager pass). The
+// simulated series carry no labels: a metric selector that requires one
+// selects nothing; no selector selects the value.
+//
 // # The algorithm
 //
 // Every Options.SyncPeriod (15 s, --horizontal-pod-autoscaler-sync-period)
@@ -24,8 +39,18 @@
 //   - A target whose spec.replicas is 0 is not scaled (ScalingActive
 //     False, ScalingDisabled). One above maxReplicas or below
 //     minReplicas (default 1) is brought within them.
-//   - Otherwise each metric proposes a count (ResourceReplicas, kcm's
-//     GetResourceReplicas) and the largest wins (no metric: 80% cpu).
+//   - Otherwise each metric proposes a count and the largest wins (no
+//     metric: 80% cpu); a metric that fails blocks a scale-down but not
+//     a scale-up. A Resource metric's count is ResourceReplicas (kcm's
+//     GetResourceReplicas), a Pods metric's PodsMetricReplicas (kcm's
+//     GetMetricReplicas: the same grouping and damping over the pods'
+//     average value against an AverageValue target, readiness ignored,
+//     missing pods counted at the target on a scale-down), an Object
+//     metric's ObjectMetricReplicas for a Value target (kcm's
+//     GetObjectMetricReplicas: ceil(value/target × ready pods), outside
+//     the tolerance) or ObjectPerPodMetricReplicas for an AverageValue
+//     target (kcm's GetObjectPerPodMetricReplicas: ceil(value/target),
+//     against the scale's status.replicas).
 //     The pods are grouped (GroupPods): being deleted or terminal —
 //     ignored; Pending or, for cpu, not ready (within the 5 min
 //     initialization period: not ready, or ready for less than one metric
@@ -53,19 +78,24 @@
 //
 // The autoscaler's status gets currentReplicas (the target's
 // spec.replicas, as kcm reports the scale's), desiredReplicas, the
-// current metrics, lastScaleTime, observedGeneration and the conditions
+// current metrics (a Resource metric's averageUtilization and averageValue,
+// a Pods metric's averageValue, an Object metric's value or averageValue
+// per pod, as kcm fills them), lastScaleTime, observedGeneration and the conditions
 // AbleToScale (SucceededGetScale, ReadyForNewScale, ScaleUpStabilized,
 // ScaleDownStabilized, SucceededRescale, FailedGetScale,
 // FailedUpdateScale), ScalingActive (ValidMetricFound,
-// FailedGetResourceMetric, ScalingDisabled) and ScalingLimited
+// FailedGetResourceMetric, FailedGetPodsMetric, FailedGetObjectMetric,
+// FailedGetExternalMetric, FailedGetContainerResourceMetric,
+// InvalidSelector, ScalingDisabled) and ScalingLimited
 // (DesiredWithinRange, ScaleUpLimit, ScaleDownLimit, TooManyReplicas,
 // TooFewReplicas), with kcm's reasons and messages.
 //
 // # Left out
 //
-// Deliberately not done: Pods, Object, External and ContainerResource
-// metrics and the Value and AverageValue targets (a Resource metric with
-// an Utilization target is what the issue needs); the scale subresource
+// Deliberately not done: External and ContainerResource metrics (an
+// autoscaler with one has ScalingActive False, FailedGetExternalMetric or
+// FailedGetContainerResourceMetric) and the Value and AverageValue
+// targets of Resource metrics; the scale subresource
 // of arbitrary kinds (Deployment, ReplicaSet and StatefulSet are read and
 // written through their scale subresources, read live at each sync as
 // kcm does); events (SuccessfulRescale,

@@ -240,3 +240,131 @@ func ResourceReplicas(current, target int32, pods []*api.Pod, metrics map[string
 	}
 	return n, utilization, avg, nil
 }
+
+// metricUsageRatio is kcm's GetMetricUsageRatio: the pods' average value
+// (integer division) and its ratio to the target.
+func metricUsageRatio(metrics map[string]PodMetric, target int64) (float64, int64) {
+	var total int64
+	for _, m := range metrics {
+		total += m.Value
+	}
+	avg := total / int64(len(metrics))
+	return float64(avg) / float64(target), avg
+}
+
+// PodsMetricReplicas is kcm's GetMetricReplicas (calcPlainMetricReplicas):
+// the replica count a Pods metric with an AverageValue target (milli-
+// units) asks for, and the average value seen. The pods are grouped as
+// for a resource metric other than cpu (readiness does not matter; a
+// Pending pod is unready); missing pods count as using the target on a
+// scale-down and nothing on a scale-up, unready pods as using nothing on
+// a scale-up, with the same damping as ResourceReplicas.
+func PodsMetricReplicas(current int32, target int64, pods []*api.Pod, metrics map[string]PodMetric, tol Tolerance, r Readiness, now time.Time) (replicas int32, avg int64, err error) {
+	if len(pods) == 0 {
+		return 0, 0, fmt.Errorf("no pods returned by selector while calculating replica count: %w", ErrNoMetrics)
+	}
+	g := GroupPods(pods, metrics, "", r, now)
+	m := map[string]PodMetric{}
+	for name, v := range metrics {
+		if !g.Ignored[name] && !g.Unready[name] {
+			m[name] = v
+		}
+	}
+	if len(m) == 0 {
+		return 0, 0, fmt.Errorf("did not receive metrics for targeted pods (pods might be unready): %w", ErrNoMetrics)
+	}
+	ratio, avg := metricUsageRatio(m, target)
+	upWithUnready := len(g.Unready) > 0 && ratio > 1.0
+	if !upWithUnready && len(g.Missing) == 0 {
+		if tol.within(ratio) {
+			return current, avg, nil
+		}
+		return int32(math.Ceil(ratio * float64(g.Ready))), avg, nil
+	}
+	if len(g.Missing) > 0 {
+		if ratio < 1.0 {
+			for name := range g.Missing {
+				m[name] = PodMetric{Value: target}
+			}
+		} else if ratio > 1.0 {
+			for name := range g.Missing {
+				m[name] = PodMetric{}
+			}
+		}
+	}
+	if upWithUnready {
+		for name := range g.Unready {
+			m[name] = PodMetric{}
+		}
+	}
+	newRatio, _ := metricUsageRatio(m, target)
+	if tol.within(newRatio) || (ratio < 1.0 && newRatio > 1.0) || (ratio > 1.0 && newRatio < 1.0) {
+		return current, avg, nil
+	}
+	n := int32(math.Ceil(newRatio * float64(len(m))))
+	if (newRatio < 1.0 && n > current) || (newRatio > 1.0 && n < current) {
+		return current, avg, nil
+	}
+	return n, avg, nil
+}
+
+// readyPods is kcm's getReadyPodsCount: the Running and Ready pods.
+func readyPods(pods []*api.Pod) (int64, error) {
+	if len(pods) == 0 {
+		return 0, fmt.Errorf("no pods returned by selector while calculating replica count: %w", ErrNoMetrics)
+	}
+	var n int64
+	for _, p := range pods {
+		if p.Status.Phase != api.PodRunning {
+			continue
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == api.PodReady && c.Status == api.ConditionTrue {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// ObjectMetricReplicas is kcm's GetObjectMetricReplicas
+// (getUsageRatioReplicaCount) for an Object metric with a Value target:
+// ratio = value / target; within the tolerance nothing changes,
+// otherwise ceil(ratio × ready pods), capped at MaxInt32. A current count
+// of 0 skips the tolerance and the pods: ceil(ratio).
+func ObjectMetricReplicas(current int32, target, value int64, pods []*api.Pod, tol Tolerance) (int32, error) {
+	ratio := float64(value) / float64(target)
+	if current == 0 {
+		return int32(math.Ceil(ratio)), nil
+	}
+	if tol.within(ratio) {
+		return current, nil
+	}
+	ready, err := readyPods(pods)
+	if err != nil {
+		return 0, fmt.Errorf("unable to calculate ready pods: %s", err)
+	}
+	f := ratio * float64(ready)
+	if f > math.MaxInt32 {
+		return math.MaxInt32, nil
+	}
+	return int32(math.Ceil(f)), nil
+}
+
+// ObjectPerPodMetricReplicas is kcm's GetObjectPerPodMetricReplicas for
+// an Object metric with an AverageValue target: with statusReplicas the
+// scale's status.replicas, ratio = value / (target × statusReplicas);
+// outside the tolerance the count is ceil(value / target). It also
+// returns the value per pod, ceil(value / statusReplicas) (the whole
+// value when statusReplicas is 0, where kcm divides by zero).
+func ObjectPerPodMetricReplicas(statusReplicas int32, target, value int64, tol Tolerance) (replicas int32, perPod int64) {
+	if statusReplicas == 0 {
+		return int32(math.Ceil(float64(value) / float64(target))), value
+	}
+	replicas = statusReplicas
+	ratio := float64(value) / (float64(target) * float64(statusReplicas))
+	if !tol.within(ratio) {
+		replicas = int32(math.Ceil(float64(value) / float64(target)))
+	}
+	return replicas, int64(math.Ceil(float64(value) / float64(statusReplicas)))
+}

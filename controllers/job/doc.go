@@ -63,9 +63,10 @@
 //     completions successes (Indexed: completed indexes), or with no
 //     completions one success and no pod running (CompletionsReached).
 //     The verdict is first written as FailureTarget or SuccessCriteriaMet;
-//     the pods still running are deleted; Failed or Complete (with
-//     completionTime) is added once no pod runs or terminates, as kcm
-//     1.31 and later do.
+//     the pods still running are deleted (status.active drops to 0 and
+//     status.terminating counts them until they end); Failed or Complete
+//     (with completionTime, and the event) is added once no pod runs or
+//     terminates, as kcm 1.31 and later do (the v1.37 default).
 //  3. Suspension: spec.suspend deletes the running pods and sets
 //     Suspended (JobSuspended); resuming sets it False (JobResumed) and
 //     restarts startTime, so the deadline counts from the resumption.

@@ -238,7 +238,7 @@ func Descriptors() []Descriptor {
 					if err != nil {
 						return nil, err
 					}
-					m = hpa.NewLoad(pods)
+					m = hpa.NewLoad(pods).WithObjects(x.Client)
 				}
 				return hpa.New(x.Client, x.Factory, hpa.Options{Metrics: m, Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
 			},

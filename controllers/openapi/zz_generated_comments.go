@@ -249,6 +249,14 @@ var apiComments = crdgen.Comments{
 			"Protocol":      "Protocol defaults to TCP.\n",
 		},
 	},
+	"ContainerResourceMetricSource": {
+		Doc: "ContainerResourceMetricSource targets a resource of one container of\neach pod.\n",
+		Fields: map[string]string{
+			"Container": "Container is the name of the container.\n",
+			"Name":      "Name of the resource.\n",
+			"Target":    "Target value.\n",
+		},
+	},
 	"ContainerRestartPolicy": {
 		Doc: "ContainerRestartPolicy is the restart policy of one container; only\n\"Always\" (a sidecar init container) is defined.\n",
 	},
@@ -795,6 +803,13 @@ var apiComments = crdgen.Comments{
 			"URL":         "URL is where it is.\n",
 		},
 	},
+	"ExternalMetricSource": {
+		Doc: "ExternalMetricSource targets a metric not tied to any Kubernetes\nobject.\n",
+		Fields: map[string]string{
+			"Metric": "Metric identifies the metric.\n",
+			"Target": "Target is a Value or an AverageValue.\n",
+		},
+	},
 	"ExtraValue": {
 		Doc: "ExtraValue is the values of one extra attribute of a user.\n",
 	},
@@ -807,7 +822,7 @@ var apiComments = crdgen.Comments{
 	"FieldError": {
 		Doc: "FieldError is one validation failure, at a field path written as\nKubernetes writes it (\"spec.template.spec.containers[0].image\").\n",
 		Fields: map[string]string{
-			"BadValue": "BadValue, if set, is the offending value itself; a number or a\nboolean is then printed bare, as kube-apiserver prints it\n(`Invalid value: 70000`), where Value alone is printed quoted.\n",
+			"BadValue": "BadValue, if set, is the offending value itself; a number or a\nboolean is then printed bare, as kube-apiserver prints it\n(`Invalid value: 70000`), where Value alone is printed quoted; so\nis a json.RawMessage (a list or an object: `Invalid value: [19,11]`).\nA BadValue of \"\" prints an empty Value as `Invalid value: \"\"`.\n",
 			"Detail":   "Detail explains the rule.\n",
 			"Field":    "Field is the path of the field.\n",
 			"Type":     "Type says what is wrong.\n",
@@ -899,7 +914,7 @@ var apiComments = crdgen.Comments{
 		},
 	},
 	"HorizontalPodAutoscaler": {
-		Doc: "HorizontalPodAutoscaler scales a workload on observed metrics\n(autoscaling/v2). Only resource metrics are modelled.\n",
+		Doc: "HorizontalPodAutoscaler scales a workload on observed metrics\n(autoscaling/v2): Resource, Pods and Object metrics are computed;\nExternal and ContainerResource metrics decode but are refused by the\ncontroller.\n",
 		Fields: map[string]string{
 			"Spec":   "Spec is the desired autoscaler.\n",
 			"Status": "Status is the observed autoscaler.\n",
@@ -1384,21 +1399,34 @@ var apiComments = crdgen.Comments{
 	"MetaObject": {
 		Doc: "MetaObject is the constraint of the generic helpers: any type with\nmetadata, in practice a pointer to a kind.\n",
 	},
+	"MetricIdentifier": {
+		Doc: "MetricIdentifier names a metric and optionally narrows it with a\nlabel selector on the metric's labels.\n",
+		Fields: map[string]string{
+			"Name":     "Name of the metric.\n",
+			"Selector": "Selector narrows the metric's series.\n",
+		},
+	},
 	"MetricSourceType": {
-		Doc: "MetricSourceType is the kind of a metric; only \"Resource\" is modelled.\n",
+		Doc: "MetricSourceType is the kind of a metric: Resource, Pods, Object,\nExternal or ContainerResource.\n",
 	},
 	"MetricSpec": {
-		Doc: "MetricSpec is one metric to scale on.\n",
+		Doc: "MetricSpec is one metric to scale on; the field named by Type is set.\n",
 		Fields: map[string]string{
-			"Resource": "Resource is a per-pod resource metric such as CPU.\n",
-			"Type":     "Type is \"Resource\".\n",
+			"ContainerResource": "ContainerResource is a resource metric of one container of each\npod (not computed by ctrlkit).\n",
+			"External":          "External is a metric from outside the cluster (not computed by\nctrlkit).\n",
+			"Object":            "Object is a metric describing one object (e.g. requests per second\nof an Ingress).\n",
+			"Pods":              "Pods is a metric of each pod of the target, averaged.\n",
+			"Resource":          "Resource is a per-pod resource metric such as CPU.\n",
+			"Type":              "Type is Resource, Pods, Object, External or ContainerResource.\n",
 		},
 	},
 	"MetricStatus": {
 		Doc: "MetricStatus is one observed metric.\n",
 		Fields: map[string]string{
+			"Object":   "Object is the observed object metric.\n",
+			"Pods":     "Pods is the observed pods metric.\n",
 			"Resource": "Resource is the observed resource metric.\n",
-			"Type":     "Type is \"Resource\".\n",
+			"Type":     "Type is Resource, Pods or Object.\n",
 		},
 	},
 	"MetricTarget": {
@@ -1684,6 +1712,22 @@ var apiComments = crdgen.Comments{
 			"OwnerReferences":            "OwnerReferences name the objects this one depends on.\n",
 			"ResourceVersion":            "ResourceVersion is the opaque version of the last write, set by the store.\n",
 			"UID":                        "UID is set by the store on creation.\n",
+		},
+	},
+	"ObjectMetricSource": {
+		Doc: "ObjectMetricSource targets a metric describing one object of the\nautoscaler's namespace; Value or AverageValue targets.\n",
+		Fields: map[string]string{
+			"DescribedObject": "DescribedObject is the object the metric describes.\n",
+			"Metric":          "Metric identifies the metric.\n",
+			"Target":          "Target is a Value or an AverageValue (divided by the pods).\n",
+		},
+	},
+	"ObjectMetricStatus": {
+		Doc: "ObjectMetricStatus is an observed object metric.\n",
+		Fields: map[string]string{
+			"Current":         "Current holds the Value, or the AverageValue per pod.\n",
+			"DescribedObject": "DescribedObject is the object the metric describes.\n",
+			"Metric":          "Metric identifies the metric.\n",
 		},
 	},
 	"ObjectReference": {
@@ -2063,6 +2107,20 @@ var apiComments = crdgen.Comments{
 		Fields: map[string]string{
 			"ObjectMeta": "ObjectMeta is the metadata of created pods (labels, annotations).\n",
 			"Spec":       "Spec is the spec of created pods.\n",
+		},
+	},
+	"PodsMetricSource": {
+		Doc: "PodsMetricSource targets a metric of the target's pods, averaged over\nthem; only AverageValue targets are allowed.\n",
+		Fields: map[string]string{
+			"Metric": "Metric identifies the metric.\n",
+			"Target": "Target is an AverageValue.\n",
+		},
+	},
+	"PodsMetricStatus": {
+		Doc: "PodsMetricStatus is an observed pods metric: its average over the\npods.\n",
+		Fields: map[string]string{
+			"Current": "Current holds the AverageValue.\n",
+			"Metric":  "Metric identifies the metric.\n",
 		},
 	},
 	"PolicyRule": {
