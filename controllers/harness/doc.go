@@ -220,13 +220,30 @@
 // over the harness's client beside the rest of the control plane it
 // needs, with steps and invariants stating its contract, explored under
 // crashes and write faults, then (subtest "time") under Expire and
-// Resync. Controllers
+// Resync, (subtest "views") under Stale and Cut, and (subtest
+// "handover") under Handover, each built as kube-controller-manager runs
+// it under its lease: nothing while it stands by, then per term a new
+// informer factory and controller whose every call ends with the term
+// (kcm exits when it stops leading). Controllers
 // whose number of writes varies between two unperturbed runs (their own
 // status conflicts, several pods turning ready at one instant) are
-// explored without minimization. It found two defects, since fixed: a
+// explored without minimization. A subtest whose finding is not resolved
+// yet is skipped with the finding (t.Skip "open finding: ..."): views
+// for the StatefulSet and CronJob (stale@1), the garbage collector
+// (cut@1) and node lifecycle (cut@1); handover for ReplicaSet,
+// Deployment, StatefulSet and DaemonSet, whose unperturbed runs under
+// election end short of the scenario's end state, and CronJob, whose
+// unperturbed runs under election may write differently. It found three defects, since fixed: a
 // DaemonSet rolling update that did not count an unavailable old pod it
-// replaced against maxUnavailable, and a Job controller that created a
-// second pod after a create whose reply was lost (timeout-written@1).
+// replaced against maxUnavailable, a Job controller that created a
+// second pod after a create whose reply was lost (timeout-written@1),
+// and a Job controller that counted a surplus pod it deleted as failed
+// (stale@1: kcm takes its tracking finalizer off first). Under the view
+// faults the Job scenario's invariant allows one surplus pod for a
+// while (restarted on a stale list, kcm's controller creates it too),
+// and the ReplicaSet scenario masks its pods' image (restarted on a list
+// from before its delete of a surplus pod, it may delete the pod that
+// was to stay and create one of the new template, as kcm's would).
 // BenchmarkExploreDeploymentRollout measures perturbed runs per second.
 //
 // # Left out (later slices)
@@ -234,8 +251,8 @@
 // Coalescing events on a live watch (Cut's relist coalesces them),
 // staleness of reads other than an informer's initial list (a Get is
 // always served the latest), a resync of an informer run outside the
-// context Run was given (it cannot be reached), Handover over the
-// reference controllers (they are not built with Elected), exploring
+// context Run was given (it cannot be reached), the open findings of
+// the reference controllers' views and handover subtests (above), exploring
 // steps rather than writes, and a "wrongly deleted" oracle beyond the
 // end state (a live object deleted and recreated the same shows only in
 // a user's invariant).

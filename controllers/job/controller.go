@@ -265,6 +265,12 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 	}
 	p.status.Active -= int32(len(p.creates) - created)
 	for _, pod := range p.deletes {
+		if p.releaseDeletes {
+			if err := ctl.removeFinalizers(ctx, key, []*api.Pod{pod}); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
 		if _, err := ctl.podWriter.Delete(ctx, api.Key(pod), ""); err != nil && !errors.Is(err, source.ErrNotFound) {
 			ctl.opts.Recorder.Eventf(ref, events.Warning, "FailedDelete", "Error deleting: %v", err)
 			errs = append(errs, fmt.Errorf("job: delete pod %s: %w", api.Key(pod), err))

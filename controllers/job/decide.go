@@ -64,8 +64,14 @@ type plan struct {
 	status  api.JobStatus
 	creates []*api.Pod
 	deletes []*api.Pod
-	backoff backoffRecord
-	events  []event
+	// releaseDeletes takes FinalizerTracking from each pod of deletes
+	// before deleting it, as kcm's deleteJobPods does for the pods
+	// manageJob stops (surplus, a duplicate index, a suspended job's):
+	// such a pod is not counted as failed. A finishing job's pods are
+	// deleted with the finalizer on (kcm's deleteActivePods) and counted.
+	releaseDeletes bool
+	backoff        backoffRecord
+	events         []event
 	// requeueAfter, when positive, is the next instant the decision may
 	// change by time alone (deadline, back-off, TTL).
 	requeueAfter time.Duration
@@ -191,7 +197,7 @@ func decide(job *api.Job, pods []*api.Pod, rec backoffRecord, now time.Time, bo 
 
 	// 3. Suspension, then the arithmetic of active pods.
 	if v.suspended {
-		p.deletes = active
+		p.deletes, p.releaseDeletes = active, true
 		if setCondition(st, api.JobSuspended, api.ConditionTrue, "JobSuspended", "Job suspended", now) {
 			p.eventf(events.Normal, "Suspended", "Job suspended")
 		}
@@ -451,6 +457,7 @@ func (p *plan) manage(job *api.Job, active, terminating []*api.Pod, v jobView, r
 	default:
 		want = max(0, min(parallelism, completions-succeeded))
 	}
+	p.releaseDeletes = true
 	held := map[int]bool{} // indexes with a pod running (or terminating, if only failed pods are replaced)
 	if indexed {
 		var keep []*api.Pod

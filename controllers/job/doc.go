@@ -67,13 +67,16 @@
 //     status.terminating counts them until they end); Failed or Complete
 //     (with completionTime, and the event) is added once no pod runs or
 //     terminates, as kcm 1.31 and later do (the v1.37 default).
-//  3. Suspension: spec.suspend deletes the running pods and sets
+//  3. Suspension: spec.suspend deletes the running pods (each released
+//     of its finalizer first, as kcm's deleteJobPods does, so that it is
+//     not counted as failed) and sets
 //     Suspended (JobSuspended); resuming sets it False (JobResumed) and
 //     restarts startTime, so the deadline counts from the resumption.
 //  4. kcm's arithmetic: wanted active pods = min(parallelism,
 //     completions − succeeded), or parallelism until one succeeds when
-//     completions is nil. Extra pods are deleted (ctrlutil.RankForDeletion
-//     order); missing ones are created once the re-creation back-off has
+//     completions is nil. Extra pods are released of their finalizer and
+//     deleted (ctrlutil.RankForDeletion order; not counted as failed);
+//     missing ones are created once the re-creation back-off has
 //     passed: after n failures since the last success DefaultBackoff ×
 //     2^(n−1), at most MaxBackoff (10 s and 10 min, kcm v1.37), counted
 //     from the last failure's finish. A pod's finish is kcm's
