@@ -100,11 +100,30 @@ func defaultClass(classes []*api.StorageClass) *api.StorageClass {
 	return best
 }
 
+// AnnBetaStorageClass is the class annotation that predates
+// spec.storageClassName; where set, it wins, as kube's
+// GetPersistentVolumeClaimClass and GetPersistentVolumeClass read it.
+const AnnBetaStorageClass = "volume.beta.kubernetes.io/storage-class"
+
+// classOf is a claim's class: the beta annotation, else
+// spec.storageClassName, else "".
 func classOf(c *api.PersistentVolumeClaim) string {
+	if class, ok := c.Annotations[AnnBetaStorageClass]; ok {
+		return class
+	}
 	if c.Spec.StorageClassName == nil {
 		return ""
 	}
 	return *c.Spec.StorageClassName
+}
+
+// volumeClassOf is a volume's class: the beta annotation, else
+// spec.storageClassName.
+func volumeClassOf(v *api.PersistentVolume) string {
+	if class, ok := v.Annotations[AnnBetaStorageClass]; ok {
+		return class
+	}
+	return v.Spec.StorageClassName
 }
 
 // boundTo reports whether v's claimRef names claim (by namespace and
@@ -118,7 +137,7 @@ func boundTo(v *api.PersistentVolume, c *api.PersistentVolumeClaim) bool {
 // label selector and size (checkVolumeSatisfyClaim and FindMatchingVolume's
 // filters).
 func fits(v *api.PersistentVolume, c *api.PersistentVolumeClaim) bool {
-	if v.DeletionTimestamp != nil || v.Spec.StorageClassName != classOf(c) {
+	if v.DeletionTimestamp != nil || volumeClassOf(v) != classOf(c) {
 		return false
 	}
 	for _, m := range c.Spec.AccessModes {
@@ -214,9 +233,10 @@ func decideClaim(c *api.PersistentVolumeClaim, w claimWorld) claimPlan {
 }
 
 func decideUnbound(c *api.PersistentVolumeClaim, w claimWorld) claimPlan {
-	if c.Spec.StorageClassName == nil {
+	if _, beta := c.Annotations[AnnBetaStorageClass]; c.Spec.StorageClassName == nil && !beta {
 		// Retroactive default StorageClass assignment: a claim without
-		// a class gets the default one once there is one.
+		// a class (in its spec or the beta annotation) gets the default
+		// one once there is one.
 		if d := defaultClass(w.classes); d != nil {
 			cp := c.DeepCopy()
 			cp.Spec.StorageClassName = &d.Name

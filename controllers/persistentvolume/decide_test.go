@@ -287,3 +287,31 @@ func TestPodUsesClaim(t *testing.T) {
 	p.Status.Phase = "Succeeded"
 	require.False(t, podUsesClaim(p, "www-web-0"), "terminated")
 }
+
+// The beta class annotation wins over spec.storageClassName on claims and
+// volumes (kube's GetPersistentVolumeClaimClass, GetPersistentVolumeClass),
+// and a claim carrying it is not given the default class.
+func TestBetaStorageClassAnnotation(t *testing.T) {
+	fastVol := pv("pv-fast-annotated", "1Gi", "")
+	fastVol.Annotations = map[string]string{AnnBetaStorageClass: "fast"}
+	plainVol := pv("pv-plain", "1Gi", "")
+	claim := pvc("c", "1Gi", nil)
+	claim.Annotations = map[string]string{AnnBetaStorageClass: "fast"}
+	got := findVolume(claim, []*api.PersistentVolume{plainVol, fastVol}, false)
+	require.NotNil(t, got)
+	require.Equal(t, "pv-fast-annotated", got.Name)
+
+	specSaysSlow := pvc("c", "1Gi", ptr("slow"))
+	specSaysSlow.Annotations = map[string]string{AnnBetaStorageClass: "fast"}
+	require.Equal(t, "fast", classOf(specSaysSlow))
+
+	def := &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "standard",
+		Annotations: map[string]string{AnnDefaultStorageClass: "true"}}, Provisioner: "rancher.io/local-path"}
+	p := decideUnbound(claim, claimWorld{classes: []*api.StorageClass{def}})
+	if p.claim != nil {
+		require.Nil(t, p.claim.Spec.StorageClassName, "no default class for a claim with the beta annotation")
+	}
+	p = decideUnbound(pvc("d", "1Gi", nil), claimWorld{classes: []*api.StorageClass{def}})
+	require.NotNil(t, p.claim)
+	require.Equal(t, "standard", *p.claim.Spec.StorageClassName)
+}

@@ -24,9 +24,14 @@
 // what the cache holds (decideClaim, decideVolume) whose result the shell
 // writes through the client.
 //
+// A claim's class, and a volume's, is the beta annotation
+// volume.beta.kubernetes.io/storage-class where set (it wins, as kube's
+// GetPersistentVolumeClaimClass), else spec.storageClassName.
+//
 // A claim without spec.volumeName:
 //
-//  1. with no spec.storageClassName (nil, not ""), gets the default
+//  1. with no class (spec.storageClassName nil, not "", and no beta
+//     annotation), gets the default
 //     StorageClass — the newest annotated
 //     storageclass.kubernetes.io/is-default-class "true" — written into
 //     its spec (kcm's retroactive default class assignment, which also
