@@ -78,9 +78,9 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 		affinity: newPodAffinity(pod),
 		Scalars:  scalarsFrom(api.PodRequests(pod)),
 	}
-	for _, v := range pod.Spec.Volumes {
-		if v.PersistentVolumeClaim != nil {
-			pi.Claims = append(pi.Claims, api.NamespacedKey(pod.Namespace, v.PersistentVolumeClaim.ClaimName))
+	for i := range pod.Spec.Volumes {
+		if name, _, ok := podClaimName(pod, &pod.Spec.Volumes[i]); ok {
+			pi.Claims = append(pi.Claims, api.NamespacedKey(pod.Namespace, name))
 		}
 	}
 	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {

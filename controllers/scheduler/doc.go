@@ -185,10 +185,15 @@
 //     claims (which VolumeBinding holds anyway) and non-CSI volumes are
 //     not counted.
 //   - VolumeBinding, when Options.Claims is set. Its PreFilter looks up every claim the pod
-//     mounts (spec.volumes[].persistentVolumeClaim.claimName, in the
-//     pod's namespace): in volume order the first one that is missing,
-//     Lost or being deleted rejects the pod — `persistentvolumeclaim
-//     "data-web-0" not found`, `persistentvolumeclaim "data-web-0" bound
+//     mounts (spec.volumes[].persistentVolumeClaim.claimName, and
+//     <pod>-<volume> for a generic ephemeral volume, in the pod's
+//     namespace): in volume order the first one that is missing, Lost or
+//     being deleted rejects the pod — `persistentvolumeclaim
+//     "data-web-0" not found` (for an ephemeral volume `waiting for
+//     ephemeral volume controller to create the persistentvolumeclaim
+//     "web-0-scratch"`, and one the pod does not control is kube's `PVC
+//     ns/name was not created for pod ns/pod (pod is not owner)`),
+//     `persistentvolumeclaim "data-web-0" bound
 //     to non-existent persistentvolume "pv-1"`, `persistentvolumeclaim
 //     "data-web-0" is being deleted` — and otherwise any claim not bound
 //     does: "pod has unbound immediate PersistentVolumeClaims" — unless,
@@ -500,8 +505,7 @@
 // the object model does not have; NodeVolumeLimits' counting of unbound
 // claims by their class's provisioner and of in-tree volumes migrated to
 // CSI; VolumeBinding's storage capacity checks and volume-capacity score,
-// generic ephemeral volumes, which the object model does not have, and
-// its PVC/PV event handlers are left out);
+// and its PVC/PV event handlers are left out);
 // pod-level resources; scoring strategies other than the default
 // (RequestedToCapacityRatio, resources weighted beyond cpu and memory);
 // multiple profiles; Service selectors

@@ -49,8 +49,9 @@ func csiVolumes(pod *api.Pod, claims ClaimLookup, pvs VolumeLookup, into map[str
 		switch {
 		case v.CSI != nil:
 			into[v.CSI.Driver+"/"+pod.Namespace+"/"+pod.Name+"/"+v.Name] = v.CSI.Driver
-		case v.PersistentVolumeClaim != nil:
-			pvc, ok := claims(pod.Namespace, v.PersistentVolumeClaim.ClaimName)
+		case v.PersistentVolumeClaim != nil || v.Ephemeral != nil:
+			name, _, _ := podClaimName(pod, v)
+			pvc, ok := claims(pod.Namespace, name)
 			if !ok || pvc == nil || pvc.Spec.VolumeName == "" {
 				continue
 			}

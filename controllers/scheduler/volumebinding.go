@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/ephemeral"
 	"github.com/ctrlkit/ctrlkit/informer"
 )
 
@@ -99,9 +100,23 @@ func ClaimBound(pvc *api.PersistentVolumeClaim) bool {
 	return done || pvc.Status.Phase == "Bound"
 }
 
+// podClaimName is the claim a pod volume uses: a persistentVolumeClaim's
+// claimName, or a generic ephemeral volume's <pod>-<volume> claim
+// (isEphemeral); ok is false for a volume of no claim.
+func podClaimName(pod *api.Pod, v *api.Volume) (name string, isEphemeral, ok bool) {
+	switch {
+	case v.PersistentVolumeClaim != nil:
+		return v.PersistentVolumeClaim.ClaimName, false, true
+	case v.Ephemeral != nil:
+		return ephemeral.ClaimName(pod, v), true, true
+	}
+	return "", false, false
+}
+
 // volumeBindingPreFilter is VolumeBinding's PreFilter over the claims of
-// pod (spec.volumes[].persistentVolumeClaim, in the pod's namespace), in
-// kube-scheduler's two passes:
+// pod (spec.volumes[].persistentVolumeClaim, and the claim of each generic
+// ephemeral volume, which must exist and be the pod's — kube's
+// podHasPVCs — in the pod's namespace), in kube-scheduler's two passes:
 //
 //  1. in volume order, the first claim that is missing, Lost or being
 //     deleted rejects the pod with its own message
@@ -119,18 +134,27 @@ func ClaimBound(pvc *api.PersistentVolumeClaim) bool {
 func volumeBindingPreFilter(pod *api.Pod, claims ClaimLookup, volumes VolumeLookup, delay *delayEnv) (reject string, bound []boundVolume, delayed []*delayedClaim) {
 	var found []*api.PersistentVolumeClaim
 	for i := range pod.Spec.Volumes {
-		src := pod.Spec.Volumes[i].PersistentVolumeClaim
-		if src == nil {
+		name, isEphemeral, ok := podClaimName(pod, &pod.Spec.Volumes[i])
+		if !ok {
 			continue
 		}
-		pvc, ok := claims(pod.Namespace, src.ClaimName)
+		pvc, ok := claims(pod.Namespace, name)
 		switch {
+		case (!ok || pvc == nil) && isEphemeral:
+			// Normal right after the pod's creation: the ephemeral volume
+			// controller has not made it yet.
+			return fmt.Sprintf("waiting for ephemeral volume controller to create the persistentvolumeclaim %q", name), nil, nil
 		case !ok || pvc == nil:
-			return fmt.Sprintf("persistentvolumeclaim %q not found", src.ClaimName), nil, nil
+			return fmt.Sprintf("persistentvolumeclaim %q not found", name), nil, nil
 		case pvc.Status.Phase == "Lost":
 			return fmt.Sprintf("persistentvolumeclaim %q bound to non-existent persistentvolume %q", pvc.Name, pvc.Spec.VolumeName), nil, nil
 		case pvc.DeletionTimestamp != nil:
 			return fmt.Sprintf("persistentvolumeclaim %q is being deleted", pvc.Name), nil, nil
+		}
+		if isEphemeral {
+			if err := ephemeral.IsForPod(pod, pvc); err != nil {
+				return err.Error(), nil, nil
+			}
 		}
 		found = append(found, pvc)
 	}

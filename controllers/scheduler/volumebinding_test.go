@@ -224,3 +224,34 @@ func TestRunWaitsForSynced(t *testing.T) {
 		}
 	})
 }
+
+// A generic ephemeral volume uses the claim <pod>-<volume>, which must
+// exist and be the pod's (volume_binding.go podHasPVCs, component-helpers'
+// VolumeIsForPod): missing, it waits for the ephemeral volume controller;
+// another's, it is refused; the pod's and bound, it schedules.
+func TestVolumeBindingEphemeralVolumes(t *testing.T) {
+	pod := mkPod("web-0", "", "", func(p *api.Pod) {
+		p.UID = "pod-uid"
+		p.Spec.Volumes = append(p.Spec.Volumes, api.Volume{Name: "scratch", VolumeSource: api.VolumeSource{
+			Ephemeral: &api.EphemeralVolumeSource{VolumeClaimTemplate: &api.PersistentVolumeClaimTemplate{}}}})
+	})
+	nodes := []*api.Node{mkNode("a", "1", "1Gi", 10)}
+	reasons := func(claims ClaimLookup) []string {
+		e := decideWithVolumes(pod, nodes, claims, volumeLookup(mkVolume("pv-1")))
+		return e.Verdicts[0].Reasons
+	}
+	require := func(got []string, want ...string) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Errorf("reasons %q, want %q", got, want)
+		}
+	}
+	require(reasons(claimLookup()), `waiting for ephemeral volume controller to create the persistentvolumeclaim "web-0-scratch"`)
+	foreign := mkClaim("web-0-scratch", "pv-1", "Bound")
+	require(reasons(claimLookup(foreign)), "PVC default/web-0-scratch was not created for pod default/web-0 (pod is not owner)")
+	own := mkClaim("web-0-scratch", "pv-1", "Bound")
+	yes := true
+	own.OwnerReferences = []api.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "web-0", UID: "pod-uid", Controller: &yes}}
+	own.Annotations = map[string]string{AnnBindCompleted: "yes"}
+	require(reasons(claimLookup(own)))
+}
