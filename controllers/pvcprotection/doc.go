@@ -14,8 +14,11 @@
 // deletion completes. A pod that is deleted, finished (Terminated) or not
 // scheduled syncs the claims it mounts.
 //
-// Left out: generic ephemeral volumes (this object model has none) and
-// the alpha Unused condition (PersistentVolumeClaimUnusedSinceTime).
+// A generic ephemeral volume mounts its claim <pod>-<volume> when the pod
+// controls it, as kcm's podUsesPVC.
+//
+// Left out: the alpha Unused condition
+// (PersistentVolumeClaimUnusedSinceTime).
 //
 // The controller depends on the client contract (package
 // controllers/client) and informers only.

@@ -9,8 +9,8 @@ import (
 // A scheduled pod mounting a claim holds it; the same pod unscheduled
 // does not.
 func Example() {
-	fmt.Println(pvcprotection.Uses(podUsing("web", "data", "node-1"), "data"))
-	fmt.Println(pvcprotection.Uses(podUsing("web", "data", ""), "data"))
+	fmt.Println(pvcprotection.Uses(podUsing("web", "data", "node-1"), claim("data")))
+	fmt.Println(pvcprotection.Uses(podUsing("web", "data", ""), claim("data")))
 	// Output:
 	// true
 	// false

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/ephemeral"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
@@ -104,9 +105,13 @@ func New(c client.Client, f *informer.Factory, opts Options) (*Controller, error
 			return nil
 		}
 		var keys []string
-		for _, v := range pod.Spec.Volumes {
-			if v.PersistentVolumeClaim != nil {
+		for i := range pod.Spec.Volumes {
+			v := &pod.Spec.Volumes[i]
+			switch {
+			case v.PersistentVolumeClaim != nil:
 				keys = append(keys, api.NamespacedKey(pod.Namespace, v.PersistentVolumeClaim.ClaimName))
+			case v.Ephemeral != nil:
+				keys = append(keys, api.NamespacedKey(pod.Namespace, ephemeral.ClaimName(pod, v)))
 			}
 		}
 		return keys
@@ -158,14 +163,22 @@ func Terminated(pod *api.Pod) bool {
 	return true
 }
 
-// Uses reports whether pod keeps claim name from being deleted, as kcm's
-// podUsesPVCForDeletion: it is scheduled to a node and mounts the claim.
-func Uses(pod *api.Pod, name string) bool {
+// Uses reports whether pod keeps claim from being deleted, as kcm's
+// podUsesPVCForDeletion: it is scheduled to a node and mounts the claim —
+// by name, or as the claim of a generic ephemeral volume
+// (<pod>-<volume>, controlled by the pod) unless the pod is shut down
+// (deleted with a zero grace period: kubelet is done with it, and its own
+// finalizers may wait for the claim to go).
+func Uses(pod *api.Pod, claim *api.PersistentVolumeClaim) bool {
 	if pod.Spec.NodeName == "" {
 		return false
 	}
-	for _, v := range pod.Spec.Volumes {
-		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == name {
+	for i := range pod.Spec.Volumes {
+		v := &pod.Spec.Volumes[i]
+		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == claim.Name {
+			return true
+		}
+		if v.Ephemeral != nil && !shutDown(pod) && ephemeral.ClaimName(pod, v) == claim.Name && ephemeral.IsForPod(pod, claim) == nil {
 			return true
 		}
 	}
@@ -197,7 +210,7 @@ func (pc *Controller) sync(ctx context.Context, key string) (reconcile.Result, e
 // server (the cache may not have seen a pod created just now), as kcm
 // does.
 func (pc *Controller) inUse(ctx context.Context, pvc *api.PersistentVolumeClaim) (bool, error) {
-	if len(pc.podInf.Lister().Namespace(pvc.Namespace).List(func(p *api.Pod) bool { return Uses(p, pvc.Name) })) > 0 {
+	if len(pc.podInf.Lister().Namespace(pvc.Namespace).List(func(p *api.Pod) bool { return Uses(p, pvc) })) > 0 {
 		return true, nil
 	}
 	inNamespace, err := pc.pods.Select(client.SelectOptions{Namespace: pvc.Namespace})
@@ -209,7 +222,7 @@ func (pc *Controller) inUse(ctx context.Context, pvc *api.PersistentVolumeClaim)
 		return false, fmt.Errorf("pvcprotection: live list of pods failed: %w", err)
 	}
 	for _, pod := range l.Items {
-		if Uses(pod, pvc.Name) {
+		if Uses(pod, pvc) {
 			return true, nil
 		}
 	}
@@ -228,4 +241,9 @@ func (pc *Controller) setFinalizer(ctx context.Context, pvc *api.PersistentVolum
 		return fmt.Errorf("pvcprotection: update %s: %w", api.Key(pvc), err)
 	}
 	return nil
+}
+
+// shutDown is kcm's podIsShutDown: deleted with a zero grace period.
+func shutDown(pod *api.Pod) bool {
+	return pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds == 0
 }

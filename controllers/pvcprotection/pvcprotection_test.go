@@ -35,13 +35,26 @@ func podUsing(name, claimName, node string) *api.Pod {
 // "unscheduled pod" and "pod using another PVC" do not; a finished pod
 // still scheduled keeps a directly mounted claim).
 func TestUses(t *testing.T) {
-	require.True(t, pvcprotection.Uses(podUsing("p", "data", "node-1"), "data"))
-	require.False(t, pvcprotection.Uses(podUsing("p", "data", ""), "data"), "not scheduled")
-	require.False(t, pvcprotection.Uses(podUsing("p", "other", "node-1"), "data"))
+	require.True(t, pvcprotection.Uses(podUsing("p", "data", "node-1"), claim("data")))
+	require.False(t, pvcprotection.Uses(podUsing("p", "data", ""), claim("data")), "not scheduled")
+	require.False(t, pvcprotection.Uses(podUsing("p", "other", "node-1"), claim("data")))
 	done := podUsing("p", "data", "node-1")
 	done.Status.Phase = api.PodSucceeded
-	require.True(t, pvcprotection.Uses(done, "data"), "a finished pod still holds its claim until it is deleted")
+	require.True(t, pvcprotection.Uses(done, claim("data")), "a finished pod still holds its claim until it is deleted")
 	require.True(t, pvcprotection.Terminated(done))
+
+	// A generic ephemeral volume mounts its claim <pod>-<volume> when the
+	// pod controls it (kcm's podUsesPVC with VolumeIsForPod).
+	eph := &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "web-0", UID: "pod-uid"}, Spec: api.PodSpec{NodeName: "node-1",
+		Volumes: []api.Volume{{Name: "scratch", VolumeSource: api.VolumeSource{Ephemeral: &api.EphemeralVolumeSource{}}}}}}
+	own := claim("web-0-scratch")
+	yes := true
+	own.OwnerReferences = []api.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "web-0", UID: "pod-uid", Controller: &yes}}
+	require.True(t, pvcprotection.Uses(eph, own))
+	require.False(t, pvcprotection.Uses(eph, claim("web-0-scratch")), "a claim of that name the pod does not control")
+	var zero int64
+	eph.DeletionTimestamp, eph.DeletionGracePeriodSeconds = &api.Time{}, &zero
+	require.False(t, pvcprotection.Uses(eph, own), "shut down (podIsShutDown)")
 	deleting := podUsing("p", "data", "node-1")
 	deleting.DeletionTimestamp = &api.Time{}
 	deleting.Status.ContainerStatuses = []api.ContainerStatus{{Name: "c", State: api.ContainerState{Running: &api.ContainerStateRunning{}}}}
