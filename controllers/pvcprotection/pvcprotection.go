@@ -9,8 +9,8 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/admission"
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/ephemeral"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/ephemeral"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
