@@ -120,6 +120,17 @@ func (r *Registry) GaugeFunc(name, help string, labels []string, fn func() []Sam
 	f.mu.Unlock()
 }
 
+// CounterFunc registers a counter family whose series fn reports at each
+// scrape: totals another component keeps (a scheduler's attempts). fn
+// must be safe to call from any goroutine and its values must never
+// decrease.
+func (r *Registry) CounterFunc(name, help string, labels []string, fn func() []Sample) {
+	f := r.family(name, help, "counter", nil, labels)
+	f.mu.Lock()
+	f.fn = fn
+	f.mu.Unlock()
+}
+
 func (f *family) with(values []string) *series {
 	if len(values) != len(f.labels) {
 		panic(fmt.Sprintf("metrics: %s has %d labels, got %d values", f.name, len(f.labels), len(values)))

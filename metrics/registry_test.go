@@ -30,10 +30,16 @@ func TestRegistryText(t *testing.T) {
 		return []metrics.Sample{{Labels: []string{"x"}, Value: leading}}
 	})
 	r.Counter("unused_total", "Never incremented: not written.")
+	r.CounterFunc("attempts_total", "Attempts.", []string{"result"}, func() []metrics.Sample {
+		return []metrics.Sample{{Labels: []string{"scheduled"}, Value: 3}}
+	})
 	leading = 1
 	var b strings.Builder
 	require.NoError(t, r.WriteText(&b))
-	require.Equal(t, `# HELP depth Depth.
+	require.Equal(t, `# HELP attempts_total Attempts.
+# TYPE attempts_total counter
+attempts_total{result="scheduled"} 3
+# HELP depth Depth.
 # TYPE depth gauge
 depth{name="q"} 2.5
 # HELP latency_seconds Latency.

@@ -32,6 +32,9 @@ func TestSchedulerEvents(t *testing.T) {
 		if msg := scheduledCond(c.pod("web")).Message; msg != failed {
 			t.Fatalf("condition message %q", msg)
 		}
+		if a := c.s.Attempts(); a != (Attempts{Unschedulable: 1}) {
+			t.Fatalf("attempts %+v", a)
+		}
 
 		c.addNode(mkNode("big", "4", "4Gi", 110))
 		c.settle(2 * time.Second)
@@ -42,6 +45,11 @@ func TestSchedulerEvents(t *testing.T) {
 		}
 		if p := c.pod("web"); p.Spec.NodeName != "big" {
 			t.Fatalf("pod on %q", p.Spec.NodeName)
+		}
+		// scheduler_schedule_attempts_total: one attempt per
+		// FailedScheduling, then the one that bound.
+		if a := c.s.Attempts(); a.Scheduled != 1 || a.Error != 0 || a.Unschedulable != int64(len(got)-1) {
+			t.Fatalf("attempts %+v after %d events", a, len(got))
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -228,6 +229,8 @@ type pending struct {
 // one with New and start it with Run.
 type Scheduler struct {
 	opts    Options
+	// attempts counts scheduling attempts by result (Attempts).
+	attempts [3]atomic.Int64
 	podInf  *informer.Informer[*api.Pod]
 	nodeInf *informer.Informer[*api.Node]
 	queue   *workqueue.Queue[string] // the scheduling queue
@@ -633,6 +636,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	s.next = next
 	s.recordLocked(e)
 	if e.node == "" {
+		s.attempts[attemptUnschedulable].Add(1)
 		pp.attempts++
 		pp.backoffUntil = now.Add(s.backoff(pp.attempts))
 		pp.unschedulable = true
@@ -698,6 +702,7 @@ func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *decis
 		}
 	}
 	if err == nil {
+		s.attempts[attemptScheduled].Add(1)
 		s.event(pod, events.Normal, ReasonScheduled, fmt.Sprintf("Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, e.node))
 		s.cache.FinishBinding(key, time.Now())
 		select {
@@ -706,6 +711,7 @@ func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *decis
 		}
 		return
 	}
+	s.attempts[attemptError].Add(1)
 	s.cache.Forget(key)
 	e.bindErr = err
 	if ctx.Err() == nil {
@@ -724,6 +730,31 @@ func (s *Scheduler) bind(ctx context.Context, key string, pod *api.Pod, e *decis
 	}
 	// The freed room may fit a parked pod.
 	s.retryParkedLocked()
+}
+
+// The results of an attempt, indexes of Scheduler.attempts.
+const (
+	attemptScheduled = iota
+	attemptUnschedulable
+	attemptError
+)
+
+// Attempts are a Scheduler's scheduling attempts so far, by result, as
+// kube-scheduler's scheduler_schedule_attempts_total counts them.
+type Attempts struct {
+	// Scheduled: the pod was bound.
+	Scheduled int64
+	// Unschedulable: no node fits the pod (a FailedScheduling with the
+	// nodes' reasons).
+	Unschedulable int64
+	// Error: a node was chosen but PreBind or the binding failed.
+	Error int64
+}
+
+// Attempts returns the attempts so far; safe from any goroutine.
+func (s *Scheduler) Attempts() Attempts {
+	return Attempts{Scheduled: s.attempts[attemptScheduled].Load(), Unschedulable: s.attempts[attemptUnschedulable].Load(),
+		Error: s.attempts[attemptError].Load()}
 }
 
 // The reasons of the scheduler's events, as kube-scheduler's.

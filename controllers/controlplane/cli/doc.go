@@ -68,7 +68,8 @@
 // and /metrics (Options.Metrics; in the default build a standard-library
 // metrics.Registry with kube-apiserver's apiserver_request_total and
 // apiserver_request_duration_seconds, leader_election_master_status,
-// scheduler_pending_pods, and the workqueue_* and controller_runtime_*
+// scheduler_pending_pods, scheduler_schedule_attempts_total, and the
+// workqueue_* and controller_runtime_*
 // series of the controllers), and the resource metrics API
 // (metrics.k8s.io, kubectl top) from the simulated usage the HPA reads,
 // through package apiserver/serving:

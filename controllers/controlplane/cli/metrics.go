@@ -119,6 +119,19 @@ func controlPlaneMetrics(reg *metrics.Registry, cp *controlplane.ControlPlane) {
 			}
 			return []metrics.Sample{{Labels: []string{leaseName}, Value: v}}
 		})
+	reg.CounterFunc("scheduler_schedule_attempts_total",
+		"Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be scheduled, while 'error' means an internal scheduler problem.",
+		[]string{"profile", "result"}, func() []metrics.Sample {
+			if cp.Scheduler == nil {
+				return nil
+			}
+			a := cp.Scheduler.Attempts()
+			return []metrics.Sample{
+				{Labels: []string{scheduler.DefaultSchedulerName, "error"}, Value: float64(a.Error)},
+				{Labels: []string{scheduler.DefaultSchedulerName, "scheduled"}, Value: float64(a.Scheduled)},
+				{Labels: []string{scheduler.DefaultSchedulerName, "unschedulable"}, Value: float64(a.Unschedulable)},
+			}
+		})
 	reg.GaugeFunc("scheduler_pending_pods",
 		"Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'unschedulable' means number of pods in unschedulablePods.",
 		[]string{"queue"}, func() []metrics.Sample {
