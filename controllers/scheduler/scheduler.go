@@ -228,12 +228,12 @@ type pending struct {
 // Scheduler assigns unbound pods to nodes; see the package doc. Create
 // one with New and start it with Run.
 type Scheduler struct {
-	opts    Options
+	opts Options
 	// attempts counts scheduling attempts by result (Attempts).
 	attempts [3]atomic.Int64
-	podInf  *informer.Informer[*api.Pod]
-	nodeInf *informer.Informer[*api.Node]
-	queue   *workqueue.Queue[string] // the scheduling queue
+	podInf   *informer.Informer[*api.Pod]
+	nodeInf  *informer.Informer[*api.Node]
+	queue    *workqueue.Queue[string] // the scheduling queue
 	// ctl runs the scheduling loop: one worker taking pod keys from
 	// queue (see Run and the package doc, "Wiring").
 	ctl  *reconcile.Controller[string]
