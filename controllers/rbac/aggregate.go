@@ -3,10 +3,11 @@ package rbac
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -17,10 +18,10 @@ import (
 // not written. Roles that aggregate aggregated roles (admin aggregates
 // edit, which aggregates view) are passed over until nothing changes, as
 // the controller's resyncs converge, at most once per role.
-func Aggregate(ctx context.Context, c *cluster.Cluster) error {
-	st, ok := cluster.StoreFor[*api.ClusterRole](c)
-	if !ok {
-		return errors.New("rbac: the cluster does not serve clusterroles")
+func Aggregate(ctx context.Context, c client.Client) error {
+	st, err := client.For[*api.ClusterRole](c)
+	if err != nil {
+		return fmt.Errorf("rbac: %w", err)
 	}
 	for pass := 0; ; pass++ {
 		l, err := st.List(ctx, source.ListOptions{})
@@ -34,7 +35,7 @@ func Aggregate(ctx context.Context, c *cluster.Cluster) error {
 	}
 }
 
-func aggregateOnce(ctx context.Context, st *cluster.Store[*api.ClusterRole], roles []*api.ClusterRole) (bool, error) {
+func aggregateOnce(ctx context.Context, st client.Resource[*api.ClusterRole], roles []*api.ClusterRole) (bool, error) {
 	changed := false
 	for _, r := range roles {
 		if r.AggregationRule == nil {
@@ -98,10 +99,10 @@ func containsRule(rules []api.PolicyRule, rule api.PolicyRule) bool {
 
 // RunAggregation aggregates (Aggregate) now and again at every change to
 // a ClusterRole, until ctx ends: the clusterrole-aggregation controller.
-func RunAggregation(ctx context.Context, c *cluster.Cluster) error {
-	st, ok := cluster.StoreFor[*api.ClusterRole](c)
-	if !ok {
-		return errors.New("rbac: the cluster does not serve clusterroles")
+func RunAggregation(ctx context.Context, c client.Client) error {
+	st, err := client.For[*api.ClusterRole](c)
+	if err != nil {
+		return fmt.Errorf("rbac: %w", err)
 	}
 	for ctx.Err() == nil {
 		events, err := st.Watch(ctx, source.WatchOptions{})

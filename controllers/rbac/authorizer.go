@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -29,11 +29,11 @@ const (
 // cluster's Roles, ClusterRoles, RoleBindings and ClusterRoleBindings at
 // each decision.
 type Authorizer struct {
-	c *cluster.Cluster
+	c client.Client
 }
 
 // New returns the authorizer of c's RBAC objects.
-func New(c *cluster.Cluster) *Authorizer { return &Authorizer{c: c} }
+func New(c client.Client) *Authorizer { return &Authorizer{c: c} }
 
 // Authorize decides a. Reason says which binding allowed ("RBAC: allowed
 // by ClusterRoleBinding …"), or, for NoOpinion, the errors met (a binding
@@ -180,9 +180,9 @@ func describeSubject(s api.Subject, bindingNamespace string) string {
 func (z *Authorizer) roleRules(ctx context.Context, ref api.RoleRef, ns string) ([]api.PolicyRule, error) {
 	switch ref.Kind {
 	case "Role":
-		st, ok := cluster.StoreFor[*api.Role](z.c)
-		if !ok {
-			return nil, errors.New("rbac: roles are not served")
+		st, err := client.For[*api.Role](z.c)
+		if err != nil {
+			return nil, fmt.Errorf("rbac: %w", err)
 		}
 		r, _, err := st.Get(ctx, ns+"/"+ref.Name)
 		if err != nil {
@@ -190,9 +190,9 @@ func (z *Authorizer) roleRules(ctx context.Context, ref api.RoleRef, ns string) 
 		}
 		return r.Rules, nil
 	case "ClusterRole":
-		st, ok := cluster.StoreFor[*api.ClusterRole](z.c)
-		if !ok {
-			return nil, errors.New("rbac: clusterroles are not served")
+		st, err := client.For[*api.ClusterRole](z.c)
+		if err != nil {
+			return nil, fmt.Errorf("rbac: %w", err)
 		}
 		r, _, err := st.Get(ctx, ref.Name)
 		if err != nil {
@@ -218,16 +218,16 @@ func (e *notFoundError) Error() string        { return fmt.Sprintf("%s %q not fo
 func (e *notFoundError) Is(target error) bool { return target == source.ErrNotFound }
 
 // list returns the objects of T in namespace ns ("" all).
-func list[T api.Object](ctx context.Context, c *cluster.Cluster, ns string) ([]T, error) {
-	st, ok := cluster.StoreFor[T](c)
-	if !ok {
-		return nil, fmt.Errorf("rbac: %T is not served", *new(T))
+func list[T api.Object](ctx context.Context, c client.Client, ns string) ([]T, error) {
+	st, err := client.For[T](c)
+	if err != nil {
+		return nil, fmt.Errorf("rbac: %w", err)
 	}
 	if ns == "" {
 		l, err := st.List(ctx, source.ListOptions{})
 		return l.Items, err
 	}
-	sel, err := st.Select(cluster.SelectOptions{Namespace: ns})
+	sel, err := st.Select(client.SelectOptions{Namespace: ns})
 	if err != nil {
 		return nil, err
 	}

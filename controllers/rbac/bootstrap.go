@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
-	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -149,11 +149,14 @@ func defaultMetadata(m *api.ObjectMeta) {
 // Bootstrap creates the default ClusterRoles and ClusterRoleBindings that
 // c lacks (one already there, the user's, is kept), then aggregates the
 // aggregated roles' rules once (Aggregate).
-func Bootstrap(ctx context.Context, c *cluster.Cluster) error {
-	roles, ok := cluster.StoreFor[*api.ClusterRole](c)
-	bindings, ok2 := cluster.StoreFor[*api.ClusterRoleBinding](c)
-	if !ok || !ok2 {
-		return errors.New("rbac: the cluster does not serve the RBAC kinds")
+func Bootstrap(ctx context.Context, c client.Client) error {
+	roles, err := client.For[*api.ClusterRole](c)
+	if err != nil {
+		return fmt.Errorf("rbac: %w", err)
+	}
+	bindings, err := client.For[*api.ClusterRoleBinding](c)
+	if err != nil {
+		return fmt.Errorf("rbac: %w", err)
 	}
 	for _, r := range ClusterRoles() {
 		if err := createIfMissing(ctx, roles, r); err != nil {
@@ -168,7 +171,7 @@ func Bootstrap(ctx context.Context, c *cluster.Cluster) error {
 	return Aggregate(ctx, c)
 }
 
-func createIfMissing[T api.Object](ctx context.Context, st *cluster.Store[T], obj T) error {
+func createIfMissing[T api.Object](ctx context.Context, st client.Resource[T], obj T) error {
 	if _, err := st.Create(ctx, obj); err != nil && !errors.Is(err, source.ErrAlreadyExists) {
 		return fmt.Errorf("rbac: bootstrap %s: %w", obj.GetObjectMeta().Name, err)
 	}

@@ -1,4 +1,4 @@
-// Package rbac is Kubernetes' RBAC authorizer over a cluster.Cluster's
+// Package rbac is Kubernetes' RBAC authorizer over a client.Client's
 // rbac.authorization.k8s.io/v1 objects, as kube-apiserver's
 // --authorization-mode=RBAC decides requests
 // (plugin/pkg/auth/authorizer/rbac, pkg/registry/rbac/validation).
@@ -43,6 +43,8 @@
 //     union of the rules of the ClusterRoles its selectors match, as
 //     kube's clusterrole-aggregation controller.
 //
-// Everything is read from the cluster at each decision: a binding
-// created is in force at once, without a cache to wait for.
+// Everything is read through the client (the client contract: the
+// in-process cluster, on memory or etcd, or any other implementation) at
+// each decision: a binding created is in force at once, without a cache
+// to wait for.
 package rbac
