@@ -11,12 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// RBAC through a real kubectl against `ctrlkit up --listen
-// --authorization-mode=RBAC`: the kubeconfig's token is kubernetes-admin
-// in system:masters; auth whoami and auth can-i [--as] [--list] answer as
-// the bootstrap roles and the Roles and RoleBindings kubectl creates say;
-// a user they do not allow gets kube-apiserver's 403.
-func TestKubectlRBAC(t *testing.T) {
+// rbacKubectl starts `ctrlkit up --listen --authorization-mode=RBAC` and
+// returns a runner of the real kubectl against it, as the admin of its
+// kubeconfig, that requires the command to fail exactly when wantErr.
+func rbacKubectl(t *testing.T) func(wantErr bool, args ...string) string {
+	t.Helper()
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
 		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
@@ -28,14 +27,23 @@ func TestKubectlRBAC(t *testing.T) {
 	kubeconfig := t.TempDir() + "/kubeconfig"
 	upServing(t, "--kubeconfig", kubeconfig, "--authorization-mode=RBAC")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	cache := t.TempDir()
-	run := func(wantErr bool, args ...string) string {
+	return func(wantErr bool, args ...string) string {
 		t.Helper()
 		out, err := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig, "--cache-dir", cache}, args...)...).CombinedOutput()
 		require.Equal(t, wantErr, err != nil, "kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
 		return string(out)
 	}
+}
+
+// RBAC through a real kubectl against `ctrlkit up --listen
+// --authorization-mode=RBAC`: the kubeconfig's token is kubernetes-admin
+// in system:masters; auth whoami and auth can-i [--as] [--list] answer as
+// the bootstrap roles and the Roles and RoleBindings kubectl creates say;
+// a user they do not allow gets kube-apiserver's 403.
+func TestKubectlRBAC(t *testing.T) {
+	run := rbacKubectl(t)
 	out := run(false, "auth", "whoami")
 	require.Contains(t, out, "kubernetes-admin")
 	require.Contains(t, out, "[system:masters system:authenticated]")
@@ -66,25 +74,7 @@ func TestKubectlRBAC(t *testing.T) {
 // service account, which RBAC then governs; a too-short duration is
 // kube's 422; deleting the account invalidates the token (401).
 func TestKubectlCreateToken(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	kubeconfig := t.TempDir() + "/kubeconfig"
-	upServing(t, "--kubeconfig", kubeconfig, "--authorization-mode=RBAC")
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cache := t.TempDir()
-	run := func(wantErr bool, args ...string) string {
-		t.Helper()
-		out, err := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", kubeconfig, "--cache-dir", cache}, args...)...).CombinedOutput()
-		require.Equal(t, wantErr, err != nil, "kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-		return string(out)
-	}
+	run := rbacKubectl(t)
 	run(false, "create", "namespace", "team")
 	run(false, "create", "serviceaccount", "builder", "-n", "team")
 	require.Contains(t, run(true, "create", "token", "builder", "-n", "team", "--duration=1m"),
