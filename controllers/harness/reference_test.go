@@ -708,7 +708,7 @@ spec:
 		Mask:       []harness.Mask{harness.MaskControllerUID()},
 		Invariants: []harness.Invariant{refJobPods(1)},
 	}
-	refCheck(t, s, 12, refMore{viewScenario: refJobViews}, func(c client.Client, f *informer.Factory) (harness.Runner, error) {
+	refCheck(t, s, 12, refMore{viewScenario: refJobViews, viewsOpen: "random run 3 of seed 1, minimized to stale@12, not in every run: it ends with 4 pods for completions 3 — restarted on a list from before its third pod completed, the controller created a fourth, which completed before the watch caught up; kcm's would too if its pod completes first, so this may be a difference to mask; not decided yet"}, func(c client.Client, f *informer.Factory) (harness.Runner, error) {
 		return job.New(c, f, job.Options{Workers: 1, Logger: refDiscard})
 	})
 }
