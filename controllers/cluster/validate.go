@@ -273,12 +273,45 @@ func validateStatefulSet(s *api.StatefulSet, fs *fieldErrors) {
 	checkNonNegative(fs, "spec.replicas", s.Spec.Replicas)
 	checkMinReadySeconds(fs, s.Spec.MinReadySeconds)
 	validateSelector(fs, s.Spec.Selector, &s.Spec.Template)
-	validatePodSpec(fs, "spec.template.spec", &s.Spec.Template.Spec, api.RestartPolicyAlways)
+	validatePodSpec(fs, "spec.template.spec", statefulSetPodSpec(s), api.RestartPolicyAlways)
 	switch s.Spec.PodManagementPolicy {
 	case api.OrderedReadyPodManagement, api.ParallelPodManagement:
 	default:
 		fs.add(FieldUnsupported, "spec.podManagementPolicy", string(s.Spec.PodManagementPolicy), `supported values: "OrderedReady", "Parallel"`)
 	}
+}
+
+// statefulSetPodSpec is the pod spec of s as validated, as kube's
+// ValidateStatefulSetSpec validates it: the hostname and subdomain the
+// controller overwrites cleared, and a volume per claim template (a claim
+// of the template's name, replacing a volume of that name), which the
+// containers' volumeMounts may name.
+func statefulSetPodSpec(s *api.StatefulSet) *api.PodSpec {
+	spec := &s.Spec.Template.Spec
+	if spec.Hostname == "" && spec.Subdomain == "" && len(s.Spec.VolumeClaimTemplates) == 0 {
+		return spec
+	}
+	spec = spec.DeepCopy()
+	spec.Hostname, spec.Subdomain = "", ""
+	if len(s.Spec.VolumeClaimTemplates) == 0 {
+		return spec
+	}
+	claims := map[string]bool{}
+	vols := make([]api.Volume, 0, len(s.Spec.VolumeClaimTemplates)+len(spec.Volumes))
+	for _, t := range s.Spec.VolumeClaimTemplates {
+		if claims[t.Name] {
+			continue
+		}
+		claims[t.Name] = true
+		vols = append(vols, api.Volume{Name: t.Name, VolumeSource: api.VolumeSource{PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: t.Name}}})
+	}
+	for _, v := range spec.Volumes {
+		if !claims[v.Name] {
+			vols = append(vols, v)
+		}
+	}
+	spec.Volumes = vols
+	return spec
 }
 
 func validateDaemonSet(d *api.DaemonSet, fs *fieldErrors) {

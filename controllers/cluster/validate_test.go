@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster/clustertest"
@@ -166,4 +168,39 @@ func TestValidationReportsEveryError(t *testing.T) {
 	if !errors.As(err, &inv) || len(inv.Errors) != 3 {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// As kube's ValidateStatefulSetSpec (pkg/apis/apps/validation): the pod
+// template is validated with a volume per claim template, so a container
+// may mount a claim template by name (and a template replaces a volume of
+// its name); a mount naming neither is still NotFound.
+func TestStatefulSetMountsClaimTemplates(t *testing.T) {
+	web := map[string]string{"app": "web"}
+	set := func(mount string, volumes ...api.Volume) *api.StatefulSet {
+		tpl := podTemplate(web, "")
+		tpl.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: mount, MountPath: "/data"}}
+		tpl.Spec.Volumes = volumes
+		return &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "db", Namespace: "default"}, Spec: api.StatefulSetSpec{
+			Selector: &api.LabelSelector{MatchLabels: web}, Template: tpl,
+			VolumeClaimTemplates: []api.PersistentVolumeClaim{{ObjectMeta: api.ObjectMeta{Name: "data"}, Spec: api.PersistentVolumeClaimSpec{
+				AccessModes: []api.PersistentVolumeAccessMode{"ReadWriteOnce"},
+				Resources:   api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: api.MustParse("1Gi")}},
+			}}},
+		}}
+	}
+	c := newMemory(t, cluster.Options{})
+	_, err := c.StatefulSets().Create(context.Background(), set("data"))
+	require.NoError(t, err)
+	s := set("data", api.Volume{Name: "data", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}})
+	s.Name = "db2"
+	_, err = c.StatefulSets().Create(context.Background(), s)
+	require.NoError(t, err, "a claim template replaces a volume of its name")
+	s = set("logs")
+	s.Name = "db3"
+	_, err = c.StatefulSets().Create(context.Background(), s)
+	var inv *cluster.InvalidError
+	require.ErrorAs(t, err, &inv)
+	fe, ok := inv.Field("spec.template.spec.containers[0].volumeMounts[0].name")
+	require.True(t, ok, "%v", err)
+	require.Equal(t, cluster.FieldNotFound, fe.Type)
 }
