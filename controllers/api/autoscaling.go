@@ -1,9 +1,9 @@
 package api
 
 // HorizontalPodAutoscaler scales a workload on observed metrics
-// (autoscaling/v2): Resource, Pods and Object metrics are computed;
-// External and ContainerResource metrics decode but are refused by the
-// controller.
+// (autoscaling/v2): Resource, ContainerResource, Pods and Object metrics
+// are computed; External metrics decode but fail in the controller (no
+// external metrics API is served).
 type HorizontalPodAutoscaler struct {
 	TypeMeta   `json:",inline"`
 	ObjectMeta `json:"metadata,omitzero"`
@@ -197,7 +197,9 @@ type HorizontalPodAutoscalerStatus struct {
 
 // MetricStatus is one observed metric.
 type MetricStatus struct {
-	// Type is Resource, Pods or Object.
+	// Type is Resource, ContainerResource, Pods, Object or External;
+	// empty for a metric the controller could not read (kcm leaves its
+	// entry zero, so that statuses line up with spec.metrics).
 	Type MetricSourceType `json:"type"`
 	// Object is the observed object metric.
 	Object *ObjectMetricStatus `json:"object,omitempty"`
@@ -205,6 +207,30 @@ type MetricStatus struct {
 	Pods *PodsMetricStatus `json:"pods,omitempty"`
 	// Resource is the observed resource metric.
 	Resource *ResourceMetricStatus `json:"resource,omitempty"`
+	// ContainerResource is the observed resource metric of one
+	// container of the pods.
+	ContainerResource *ContainerResourceMetricStatus `json:"containerResource,omitempty"`
+	// External is the observed external metric.
+	External *ExternalMetricStatus `json:"external,omitempty"`
+}
+
+// ContainerResourceMetricStatus is an observed resource metric of one
+// container of each pod.
+type ContainerResourceMetricStatus struct {
+	// Name of the resource.
+	Name ResourceName `json:"name"`
+	// Current value.
+	Current MetricValueStatus `json:"current"`
+	// Container is the name of the container.
+	Container string `json:"container"`
+}
+
+// ExternalMetricStatus is an observed external metric.
+type ExternalMetricStatus struct {
+	// Metric identifies the metric.
+	Metric MetricIdentifier `json:"metric"`
+	// Current holds the Value, or the AverageValue per pod.
+	Current MetricValueStatus `json:"current"`
 }
 
 // PodsMetricStatus is an observed pods metric: its average over the

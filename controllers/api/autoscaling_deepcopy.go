@@ -382,6 +382,16 @@ func (in *MetricStatus) DeepCopyInto(out *MetricStatus) {
 		*out = new(ResourceMetricStatus)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.ContainerResource != nil {
+		in, out := &in.ContainerResource, &out.ContainerResource
+		*out = new(ContainerResourceMetricStatus)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.External != nil {
+		in, out := &in.External, &out.External
+		*out = new(ExternalMetricStatus)
+		(*in).DeepCopyInto(*out)
+	}
 }
 
 // DeepCopy returns a deep copy of in, or nil if in is nil.
@@ -390,6 +400,39 @@ func (in *MetricStatus) DeepCopy() *MetricStatus {
 		return nil
 	}
 	out := new(MetricStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *ContainerResourceMetricStatus) DeepCopyInto(out *ContainerResourceMetricStatus) {
+	*out = *in
+	in.Current.DeepCopyInto(&out.Current)
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *ContainerResourceMetricStatus) DeepCopy() *ContainerResourceMetricStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(ContainerResourceMetricStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *ExternalMetricStatus) DeepCopyInto(out *ExternalMetricStatus) {
+	*out = *in
+	in.Metric.DeepCopyInto(&out.Metric)
+	in.Current.DeepCopyInto(&out.Current)
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *ExternalMetricStatus) DeepCopy() *ExternalMetricStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(ExternalMetricStatus)
 	in.DeepCopyInto(out)
 	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -53,6 +54,11 @@ type Options struct {
 	Workers int
 	// Logger receives the controller's logs. Default slog.Default().
 	Logger *slog.Logger
+	// Recorder receives kcm's events of an autoscaler: SuccessfulRescale,
+	// FailedRescale, FailedGetScale, FailedComputeMetricsReplicas,
+	// SelectorRequired, InvalidSelector and one per metric that failed
+	// (FailedGetResourceMetric, …). Default: none.
+	Recorder events.Recorder
 }
 
 // Controller is the horizontal pod autoscaler. Create it with New, run
@@ -243,6 +249,7 @@ func (h *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 	st := &hpa.Status
 	tgt, err := h.target(ctx, hpa.Namespace, hpa.Spec.ScaleTargetRef)
 	if err != nil {
+		h.record(hpa, events.Warning, "FailedGetScale", err.Error())
 		setCondition(st, AbleToScale, api.ConditionFalse, "FailedGetScale", "the HPA controller was unable to get the target's current scale: "+err.Error(), now)
 		return next, h.writeStatus(ctx, cached, hpa)
 	}
@@ -264,16 +271,22 @@ func (h *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 	case current < minReplicas:
 		desired, reason = minReplicas, "Current number of replicas below Spec.MinReplicas"
 	default:
-		proposed, metric, statuses, failReason, err := h.computeReplicas(ctx, hpa, tgt, current, now)
+		proposed, metric, statuses, fail, err := h.computeReplicas(ctx, hpa, tgt, current, now)
 		st.CurrentMetrics = statuses
-		if err != nil {
+		if fail != nil {
 			st.CurrentReplicas = current
-			setCondition(st, ScalingActive, api.ConditionFalse, failReason, "the HPA was unable to compute the replica count: "+err.Error(), now)
+			setCondition(st, ScalingActive, api.ConditionFalse, fail.reason, fail.message, now)
 			if werr := h.writeStatus(ctx, cached, hpa); werr != nil {
 				return next, werr
 			}
+			h.record(hpa, events.Warning, "FailedComputeMetricsReplicas", err.Error())
 			h.log.Warn("hpa: cannot compute replicas", "hpa", key, "err", err)
 			return next, nil
+		}
+		if err != nil {
+			// Some metrics failed, but not so that scaling must wait (kcm
+			// scales on the others and reports the error).
+			h.log.Warn("hpa: some metrics failed", "hpa", key, "err", err)
 		}
 		setCondition(st, ScalingActive, api.ConditionTrue, "ValidMetricFound",
 			fmt.Sprintf("the HPA was able to successfully calculate a replica count from %s", metric), now)
@@ -296,6 +309,7 @@ func (h *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 	}
 	if rescale {
 		if err := h.scale(ctx, hpa.Namespace, hpa.Spec.ScaleTargetRef, desired); err != nil {
+			h.record(hpa, events.Warning, "FailedRescale", fmt.Sprintf("New size: %d; reason: %s; error: %v", desired, reason, err))
 			setCondition(st, AbleToScale, api.ConditionFalse, "FailedUpdateScale", "the HPA controller was unable to update the target scale: "+err.Error(), now)
 			if werr := h.writeStatus(ctx, cached, hpa); werr != nil {
 				return next, werr
@@ -303,6 +317,7 @@ func (h *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 			return next, fmt.Errorf("hpa: %s: rescale: %w", key, err)
 		}
 		setCondition(st, AbleToScale, api.ConditionTrue, "SucceededRescale", fmt.Sprintf("the HPA controller was able to update the target scale to %d", desired), now)
+		h.record(hpa, events.Normal, "SuccessfulRescale", fmt.Sprintf("New size: %d; reason: %s", desired, reason))
 		h.state(key).RecordScale(now, DefaultBehavior(hpa.Spec.Behavior), current, desired)
 		h.log.Info("hpa: rescaled", "hpa", key, "from", current, "to", desired, "reason", reason)
 		t := api.NewTime(now)
@@ -317,12 +332,20 @@ func (h *Controller) sync(ctx context.Context, key string) (reconcile.Result, er
 	return next, h.writeStatus(ctx, cached, hpa)
 }
 
-// computeReplicas evaluates every metric of the autoscaler (80% cpu
-// utilization when it has none) and returns the largest proposal (kcm's
-// computeReplicasForMetrics), or the reason and error of the first
-// metric that failed when none succeeded or when a failure would let a
-// scale-down through.
-func (h *Controller) computeReplicas(ctx context.Context, hpa *api.HorizontalPodAutoscaler, tgt target, current int32, now time.Time) (int32, string, []api.MetricStatus, string, error) {
+// scalingInactive is why computeReplicas could not propose a count: the
+// reason and message of the ScalingActive False condition.
+type scalingInactive struct {
+	reason, message string
+}
+
+// computeReplicas is kcm's computeReplicasForMetrics: it evaluates every
+// metric of the autoscaler (80% cpu utilization when it has none), one
+// status per metric in spec order (a zero status for a metric that
+// failed), and returns the largest proposal. With a failure it also
+// returns kcm's "invalid metrics" error; the proposal stands (fail nil)
+// unless every metric failed or the others would scale down, when fail
+// says why (the first failure's condition).
+func (h *Controller) computeReplicas(ctx context.Context, hpa *api.HorizontalPodAutoscaler, tgt target, current int32, now time.Time) (int32, string, []api.MetricStatus, *scalingInactive, error) {
 	metrics := hpa.Spec.Metrics
 	if len(metrics) == 0 {
 		eighty := int32(80)
@@ -330,11 +353,14 @@ func (h *Controller) computeReplicas(ctx context.Context, hpa *api.HorizontalPod
 			Target: api.MetricTarget{Type: api.UtilizationMetricType, AverageUtilization: &eighty}}}}
 	}
 	if tgt.selector == "" {
-		return 0, "", nil, "InvalidSelector", fmt.Errorf("the HPA target's scale is missing a selector")
+		h.record(hpa, events.Warning, "SelectorRequired", "selector is required")
+		return 0, "", nil, &scalingInactive{"InvalidSelector", "the HPA target's scale is missing a selector"}, errors.New("selector is required")
 	}
 	sel, err := api.ParseSelector(tgt.selector)
 	if err != nil {
-		return 0, "", nil, "InvalidSelector", fmt.Errorf("couldn't convert selector into a corresponding internal selector object: %v", err)
+		msg := fmt.Sprintf("couldn't convert selector into a corresponding internal selector object: %v", err)
+		h.record(hpa, events.Warning, "InvalidSelector", msg)
+		return 0, "", nil, &scalingInactive{"InvalidSelector", msg}, errors.New(msg)
 	}
 	tol := Tolerance{ScaleDown: h.opts.Tolerance, ScaleUp: h.opts.Tolerance}
 	if b := hpa.Spec.Behavior; b != nil {
@@ -347,31 +373,35 @@ func (h *Controller) computeReplicas(ctx context.Context, hpa *api.HorizontalPod
 	}
 	pods := h.pods.Lister().Namespace(hpa.Namespace).List(func(p *api.Pod) bool { return sel.Matches(p.Labels) })
 	e := metricEval{h: h, hpa: hpa, tgt: tgt, current: current, sel: sel, pods: pods, tol: tol, now: now}
-	best, bestName := int32(-1), ""
-	var statuses []api.MetricStatus
-	var firstErr error
-	firstReason := ""
-	for _, m := range metrics {
-		n, name, status, reason, err := e.metric(ctx, m)
-		if err != nil {
-			if firstErr == nil {
-				firstErr, firstReason = err, reason
+	best, bestName := int32(0), ""
+	statuses := make([]api.MetricStatus, len(metrics))
+	var first *metricFailure
+	invalid := 0
+	for i, m := range metrics {
+		n, name, status, f := e.metric(ctx, m)
+		if f != nil {
+			// kcm records an event for each metric that fails.
+			h.record(hpa, events.Warning, f.reason, f.cause.Error())
+			if first == nil {
+				first = f
 			}
+			invalid++
 			continue
 		}
-		statuses = append(statuses, status)
-		if n > best {
+		statuses[i] = status
+		if best == 0 || n > best {
 			best, bestName = n, name
 		}
 	}
-	// kcm: a metric that fails blocks a scale-down but not a scale-up.
-	if best < 0 || (firstErr != nil && best < current) {
-		if firstErr == nil {
-			firstErr, firstReason = errors.New("no metric"), "FailedGetResourceMetric"
-		}
-		return 0, "", statuses, firstReason, firstErr
+	if first == nil {
+		return best, bestName, statuses, nil, nil
 	}
-	return best, bestName, statuses, "", nil
+	err = fmt.Errorf("invalid metrics (%d invalid out of %d), first error is: %w", invalid, len(metrics), first.err)
+	// kcm: a metric that fails blocks a scale-down but not a scale-up.
+	if invalid >= len(metrics) || best < current {
+		return 0, "", statuses, &scalingInactive{first.reason, "the HPA was unable to compute the replica count: " + first.cause.Error()}, err
+	}
+	return best, bestName, statuses, nil, err
 }
 
 // metricEval computes the proposals of one autoscaler's metrics.
@@ -386,59 +416,123 @@ type metricEval struct {
 	now     time.Time
 }
 
+// metricFailure is a metric that failed: the reason of the ScalingActive
+// condition and of the event kcm records, the cause that both report,
+// and the error naming the metric (what FailedComputeMetricsReplicas
+// reports).
+type metricFailure struct {
+	reason     string
+	cause, err error
+}
+
 // metric is kcm's computeReplicasForMetric for one metric: its proposal,
-// its name in the ScalingActive message, its status; or the reason of
-// the ScalingActive condition and the error when it fails.
-func (e *metricEval) metric(ctx context.Context, m api.MetricSpec) (int32, string, api.MetricStatus, string, error) {
+// its name in the ScalingActive message and its status, or why it
+// failed.
+func (e *metricEval) metric(ctx context.Context, m api.MetricSpec) (int32, string, api.MetricStatus, *metricFailure) {
 	var none api.MetricStatus
+	fail := func(reason string, cause error, format string, args ...any) (int32, string, api.MetricStatus, *metricFailure) {
+		return 0, "", none, &metricFailure{reason: reason, cause: cause, err: fmt.Errorf(format+": %w", append(args, cause)...)}
+	}
 	switch {
 	case m.Type == api.ResourceMetricSourceType && m.Resource != nil:
-		return e.resource(ctx, m.Resource)
+		n, name, mv, err := e.resource(ctx, m.Resource.Name, "", m.Resource.Target)
+		if err != nil {
+			return fail("FailedGetResourceMetric", err, "failed to get %s resource metric value", m.Resource.Name)
+		}
+		return n, name, api.MetricStatus{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricStatus{Name: m.Resource.Name, Current: mv}}, nil
+	case m.Type == api.ContainerResourceMetricSourceType && m.ContainerResource != nil:
+		cr := m.ContainerResource
+		n, name, mv, err := e.resource(ctx, cr.Name, cr.Container, cr.Target)
+		if err != nil {
+			return fail("FailedGetContainerResourceMetric", err, "failed to get %s container metric value", cr.Container)
+		}
+		return n, name, api.MetricStatus{Type: api.ContainerResourceMetricSourceType, ContainerResource: &api.ContainerResourceMetricStatus{
+			Name: cr.Name, Container: cr.Container, Current: mv}}, nil
 	case m.Type == api.PodsMetricSourceType && m.Pods != nil:
 		n, st, err := e.podsMetric(ctx, m.Pods)
 		if err != nil {
-			return 0, "", none, "FailedGetPodsMetric", fmt.Errorf("failed to get pods metric value: %w", err)
+			return fail("FailedGetPodsMetric", err, "failed to get pods metric value")
 		}
-		return n, "pods metric " + m.Pods.Metric.Name, st, "", nil
+		return n, "pods metric " + m.Pods.Metric.Name, st, nil
 	case m.Type == api.ObjectMetricSourceType && m.Object != nil:
 		n, name, st, err := e.objectMetric(ctx, m.Object)
 		if err != nil {
-			return 0, "", none, "FailedGetObjectMetric", fmt.Errorf("failed to get object metric value: %w", err)
+			return fail("FailedGetObjectMetric", err, "failed to get object metric value")
 		}
-		return n, name, st, "", nil
-	case m.Type == api.ExternalMetricSourceType:
-		name := ""
-		if m.External != nil {
-			name = m.External.Metric.Name
-		}
-		return 0, "", none, "FailedGetExternalMetric", fmt.Errorf("failed to get %s external metric value: External metrics are not supported by ctrlkit", name)
-	case m.Type == api.ContainerResourceMetricSourceType:
-		name := ""
-		if m.ContainerResource != nil {
-			name = m.ContainerResource.Container
-		}
-		return 0, "", none, "FailedGetContainerResourceMetric", fmt.Errorf("failed to get %s container metric value: ContainerResource metrics are not supported by ctrlkit", name)
+		return n, name, st, nil
+	case m.Type == api.ExternalMetricSourceType && m.External != nil:
+		err := fmt.Errorf("unable to get external metric %s/%s/%v: no external metrics API (external.metrics.k8s.io) is served", e.hpa.Namespace, m.External.Metric.Name, m.External.Metric.Selector)
+		return fail("FailedGetExternalMetric", fmt.Errorf("failed to get %s external metric: %w", m.External.Metric.Name, err), "failed to get %s external metric value", m.External.Metric.Name)
 	}
-	return 0, "", none, "InvalidMetricSourceType", fmt.Errorf("unknown metric source type %q", m.Type)
+	err := fmt.Errorf("unknown metric source type %q", m.Type)
+	return 0, "", none, &metricFailure{reason: "InvalidMetricSourceType", cause: err, err: err}
 }
 
-func (e *metricEval) resource(ctx context.Context, r *api.ResourceMetricSource) (int32, string, api.MetricStatus, string, error) {
-	var none api.MetricStatus
-	if r.Target.Type != api.UtilizationMetricType || r.Target.AverageUtilization == nil {
-		return 0, "", none, "FailedGetResourceMetric", fmt.Errorf("failed to get %s resource metric value: only Utilization targets of Resource metrics are modelled", r.Name)
+// resource is kcm's computeStatusForResourceMetricGeneric: a Resource
+// metric (container "") or a ContainerResource metric, with an
+// AverageValue or an AverageUtilization target.
+func (e *metricEval) resource(ctx context.Context, res api.ResourceName, container string, t api.MetricTarget) (int32, string, api.MetricValueStatus, error) {
+	var none api.MetricValueStatus
+	var usage map[string]PodMetric
+	var err error
+	if container == "" {
+		usage, err = e.h.opts.Metrics.PodMetrics(ctx, e.hpa.Namespace, e.sel, res)
+	} else if c, ok := e.h.opts.Metrics.(ContainerMetricsClient); ok {
+		usage, err = c.ContainerMetrics(ctx, e.hpa.Namespace, e.sel, res, container)
+	} else {
+		err = errors.New("the metrics client serves no container metrics")
 	}
-	usage, err := e.h.opts.Metrics.PodMetrics(ctx, e.hpa.Namespace, e.sel, r.Name)
+	if err == nil && len(usage) == 0 && container == "" {
+		// kcm's metrics client: no pod has a sample. (A container
+		// metric may be empty with pods sampled: the container is
+		// missing from them, and the pods count as missing below.)
+		err = errNoResourceMetrics
+	}
+	if t.AverageValue != nil {
+		if err != nil {
+			return 0, "", none, fmt.Errorf("failed to get %s usage: unable to get metrics for resource %s: %w", res, res, err)
+		}
+		n, avg, err := RawResourceReplicas(e.current, t.AverageValue.MilliValue(), e.pods, usage, res, e.tol, e.h.opts.Readiness, e.now)
+		if err != nil {
+			return 0, "", none, fmt.Errorf("failed to get %s usage: %w", res, err)
+		}
+		q := resourceQuantity(res, avg)
+		return n, fmt.Sprintf("%s resource", res), api.MetricValueStatus{AverageValue: &q}, nil
+	}
+	if t.AverageUtilization == nil {
+		return 0, "", none, errors.New("invalid resource metric source: neither an average utilization target nor an average value (usage) target was set")
+	}
 	if err != nil {
-		return 0, "", none, "FailedGetResourceMetric", fmt.Errorf("failed to get %s utilization: unable to get metrics for resource %s: %w", r.Name, r.Name, err)
+		return 0, "", none, fmt.Errorf("failed to get %s utilization: unable to get metrics for resource %s: %w", res, res, err)
 	}
-	n, util, avg, err := ResourceReplicas(e.current, *r.Target.AverageUtilization, e.pods, usage, r.Name, e.tol, e.h.opts.Readiness, e.now)
+	n, util, avg, err := resourceReplicas(e.current, *t.AverageUtilization, e.pods, usage, res, container, e.tol, e.h.opts.Readiness, e.now)
 	if err != nil {
-		return 0, "", none, "FailedGetResourceMetric", fmt.Errorf("failed to get %s utilization: %w", r.Name, err)
+		return 0, "", none, fmt.Errorf("failed to get %s utilization: %w", res, err)
 	}
-	av := api.NewMilliQuantity(avg, api.DecimalSI)
-	st := api.MetricStatus{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricStatus{Name: r.Name,
-		Current: api.MetricValueStatus{AverageUtilization: &util, AverageValue: &av}}}
-	return n, fmt.Sprintf("%s resource utilization (percentage of request)", r.Name), st, "", nil
+	name := fmt.Sprintf("%s resource utilization (percentage of request)", res)
+	if container != "" {
+		name = fmt.Sprintf("%s container resource utilization (percentage of request)", res)
+	}
+	q := resourceQuantity(res, avg)
+	return n, name, api.MetricValueStatus{AverageUtilization: &util, AverageValue: &q}, nil
+}
+
+// resourceQuantity is kcm's buildQuantity: a usage in milli-units, in
+// binary units for memory (as metrics-server reports it), decimal ones
+// otherwise.
+func resourceQuantity(res api.ResourceName, milli int64) api.Quantity {
+	if res == api.ResourceMemory {
+		return api.NewMilliQuantity(milli, api.BinarySI)
+	}
+	return api.NewMilliQuantity(milli, api.DecimalSI)
+}
+
+// record records an event about hpa, if a Recorder is set.
+func (h *Controller) record(hpa *api.HorizontalPodAutoscaler, typ events.Type, reason, msg string) {
+	if h.opts.Recorder == nil {
+		return
+	}
+	h.opts.Recorder.Event(events.Ref{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler", Namespace: hpa.Namespace, Name: hpa.Name, UID: string(hpa.UID)}, typ, reason, msg)
 }
 
 // custom returns the custom metrics client, or an error.

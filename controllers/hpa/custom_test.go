@@ -134,7 +134,7 @@ func TestCustomMetrics(t *testing.T) {
 			t.Errorf("ext: %d replicas, want 1", n)
 		}
 		if c := cond(status("ext"), hpa.ScalingActive); c.Status != api.ConditionFalse || c.Reason != "FailedGetExternalMetric" ||
-			c.Message != "the HPA was unable to compute the replica count: failed to get queue external metric value: External metrics are not supported by ctrlkit" {
+			c.Message != "the HPA was unable to compute the replica count: failed to get queue external metric: unable to get external metric default/queue/<nil>: no external metrics API (external.metrics.k8s.io) is served" {
 			t.Errorf("ext: ScalingActive %+v", c)
 		}
 	})

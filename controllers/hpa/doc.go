@@ -1,5 +1,6 @@
 // Package hpa is kube-controller-manager's horizontal pod autoscaler
-// (autoscaling/v2) for Resource, Pods and Object metrics: it sets a
+// (autoscaling/v2) for Resource, ContainerResource, Pods and Object
+// metrics: it sets a
 // Deployment's, ReplicaSet's or StatefulSet's spec.replicas from its
 // pods' cpu (or memory) utilization or from custom metrics, writing it through the target's scale
 // subresource (client.Resource's GetScale and UpdateScale, conditional on
@@ -14,7 +15,11 @@
 // ending at a timestamp. Load is one for simulations and tests, driven
 // by a load description that can change while the cluster runs: every
 // running pod of a namespace uses a set percentage of its request
-// (SetUtilization), or a set amount (SetPod).
+// (SetUtilization), or a set amount (SetPod). A ContainerResource
+// metric reads one container's usage from a ContainerMetricsClient,
+// which Options.Metrics may also implement; Load does, sharing each
+// pod's usage among its containers in proportion to their requests (the
+// split the API server's metrics.k8s.io reports to kubectl top).
 //
 // Custom metrics come from a CustomMetricsClient (the custom metrics
 // API, custom.metrics.k8s.io), which Options.Metrics may also implement;
@@ -42,7 +47,11 @@
 //   - Otherwise each metric proposes a count and the largest wins (no
 //     metric: 80% cpu); a metric that fails blocks a scale-down but not
 //     a scale-up. A Resource metric's count is ResourceReplicas (kcm's
-//     GetResourceReplicas), a Pods metric's PodsMetricReplicas (kcm's
+//     GetResourceReplicas) for a Utilization target, RawResourceReplicas
+//     (kcm's GetRawResourceReplicas) for an AverageValue target; a
+//     ContainerResource metric's the same over one container's usage and
+//     request (ContainerResourceReplicas); a pod's request counts its
+//     containers and sidecars (restartable init containers). A Pods metric's PodsMetricReplicas (kcm's
 //     GetMetricReplicas: the same grouping and damping over the pods'
 //     average value against an AverageValue target, readiness ignored,
 //     missing pods counted at the target on a scale-down), an Object
@@ -78,9 +87,12 @@
 //
 // The autoscaler's status gets currentReplicas (the target's
 // spec.replicas, as kcm reports the scale's), desiredReplicas, the
-// current metrics (a Resource metric's averageUtilization and averageValue,
-// a Pods metric's averageValue, an Object metric's value or averageValue
-// per pod, as kcm fills them), lastScaleTime, observedGeneration and the conditions
+// current metrics, one per metric in spec order (a Resource or
+// ContainerResource metric's averageUtilization and averageValue, or
+// averageValue alone for an AverageValue target, a Pods metric's
+// averageValue, an Object metric's value or averageValue per pod, as kcm
+// fills them; an empty entry for a metric that failed), lastScaleTime,
+// observedGeneration and the conditions
 // AbleToScale (SucceededGetScale, ReadyForNewScale, ScaleUpStabilized,
 // ScaleDownStabilized, SucceededRescale, FailedGetScale,
 // FailedUpdateScale), ScalingActive (ValidMetricFound,
@@ -88,19 +100,25 @@
 // FailedGetExternalMetric, FailedGetContainerResourceMetric,
 // InvalidSelector, ScalingDisabled) and ScalingLimited
 // (DesiredWithinRange, ScaleUpLimit, ScaleDownLimit, TooManyReplicas,
-// TooFewReplicas), with kcm's reasons and messages.
+// TooFewReplicas), with kcm's reasons and messages. With Options.Recorder
+// it records kcm's events (source horizontal-pod-autoscaler in the
+// manager): SuccessfulRescale "New size: N; reason: …", FailedRescale,
+// FailedGetScale, SelectorRequired, InvalidSelector, one per metric that
+// fails (its ScalingActive reason and cause) and
+// FailedComputeMetricsReplicas ("invalid metrics (N invalid out of M),
+// first error is: …") when no count can be proposed.
 //
 // # Left out
 //
-// Deliberately not done: External and ContainerResource metrics (an
-// autoscaler with one has ScalingActive False, FailedGetExternalMetric or
-// FailedGetContainerResourceMetric) and the Value and AverageValue
-// targets of Resource metrics; the scale subresource
+// Deliberately not done: External metrics (no external metrics API is
+// served: an autoscaler with one has ScalingActive False,
+// FailedGetExternalMetric, as on a cluster without an external metrics
+// adapter); pod-level resources (PodSpec has no resources); the scale
+// subresource
 // of arbitrary kinds (Deployment, ReplicaSet and StatefulSet are read and
 // written through their scale subresources, read live at each sync as
-// kcm does); events (SuccessfulRescale,
-// FailedGetResourceMetric — the controller logs instead); sidecar and
-// init container requests in the utilization; the v1 behavior-less
+// kcm does); the AmbiguousSelector check (two autoscalers over the same
+// pods); the v1 behavior-less
 // normalization (every autoscaler has a defaulted behavior, as
 // autoscaling/v2 objects do); the controller's own metrics.
 //

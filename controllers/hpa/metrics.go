@@ -71,6 +71,83 @@ func (l *Load) SetPod(namespace, name string, milli int64) {
 	l.perPod[namespace+"/"+name] = milli
 }
 
+// ContainerMetricsClient reports the usage of a resource by one
+// container of each pod, keyed by pod name (what kcm reads from the
+// resource metrics API for a ContainerResource metric); a pod without
+// the container or its sample is left out. The autoscaler uses
+// Options.Metrics for ContainerResource metrics when it implements this
+// interface (Load does); otherwise they fail.
+type ContainerMetricsClient interface {
+	ContainerMetrics(ctx context.Context, namespace string, selector api.Selector, resource api.ResourceName, container string) (map[string]PodMetric, error)
+}
+
+// ContainerMetrics implements ContainerMetricsClient: a pod's usage (as
+// PodMetrics reports it) shared among its containers in proportion to
+// their requests of resource (evenly when none has one), the last
+// container taking what division leaves — the split the metrics API of
+// the API server reports to kubectl top.
+func (l *Load) ContainerMetrics(ctx context.Context, namespace string, selector api.Selector, resource api.ResourceName, container string) (map[string]PodMetric, error) {
+	pods, err := l.PodMetrics(ctx, namespace, selector, resource)
+	if err != nil {
+		return nil, err
+	}
+	if len(pods) == 0 {
+		return nil, errNoResourceMetrics
+	}
+	sel, err := l.pods.Select(client.SelectOptions{Namespace: namespace})
+	if err != nil {
+		return nil, err
+	}
+	list, err := sel.List(ctx, source.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("hpa: load: %w", err)
+	}
+	out := map[string]PodMetric{}
+	for _, p := range list.Items {
+		m, ok := pods[p.Name]
+		if !ok {
+			continue
+		}
+		if v, ok := containerShare(p, resource, container, m.Value); ok {
+			m.Value = v
+			out[p.Name] = m
+		}
+	}
+	return out, nil
+}
+
+// errNoResourceMetrics is kcm's error when the resource metrics API has
+// no sample of any pod the selector picks.
+var errNoResourceMetrics = errors.New("no metrics returned from resource metrics API")
+
+// containerShare is container's part of a pod's usage total.
+func containerShare(p *api.Pod, resource api.ResourceName, container string, total int64) (int64, bool) {
+	cs := p.Spec.Containers
+	var sum int64
+	for _, c := range cs {
+		q := c.Resources.Requests[resource]
+		sum += q.MilliValue()
+	}
+	left := total
+	for i, c := range cs {
+		var part int64
+		q := c.Resources.Requests[resource]
+		switch {
+		case i == len(cs)-1:
+			part = left
+		case sum == 0:
+			part = total / int64(len(cs))
+		default:
+			part = total * q.MilliValue() / sum
+		}
+		if c.Name == container {
+			return part, true
+		}
+		left -= part
+	}
+	return 0, false
+}
+
 // PodMetrics implements MetricsClient.
 func (l *Load) PodMetrics(ctx context.Context, namespace string, selector api.Selector, resource api.ResourceName) (map[string]PodMetric, error) {
 	sel, err := l.pods.Select(client.SelectOptions{Namespace: namespace})

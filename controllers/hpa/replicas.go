@@ -121,25 +121,58 @@ func GroupPods(pods []*api.Pod, metrics map[string]PodMetric, resource api.Resou
 	return g
 }
 
-// ErrNoMetrics is wrapped by the errors of ResourceReplicas when it has
-// nothing to compute from.
+// ErrNoMetrics is matched (errors.Is) by the errors of ResourceReplicas
+// and the other computations when they have nothing to compute from;
+// their text is kcm's alone.
 var ErrNoMetrics = errors.New("hpa: no metrics")
 
+// noMetrics is an error with kcm's text msg that is ErrNoMetrics.
+func noMetrics(msg string) error { return noMetricsError(msg) }
+
+type noMetricsError string
+
+func (e noMetricsError) Error() string { return string(e) }
+
+func (noMetricsError) Is(target error) bool { return target == ErrNoMetrics }
+
 // podRequests returns each pod's request of resource in milli-units
-// (kcm's calculatePodRequests): the sum over its containers; a container
-// without the request is an error.
-func podRequests(pods []*api.Pod, resource api.ResourceName) (map[string]int64, error) {
+// (kcm's calculatePodRequestsFromContainers): the sum over its
+// containers and restartable init containers (sidecars), or, when
+// container is not "", that container's alone; a container without the
+// request, or a pod without the container, is an error.
+func podRequests(pods []*api.Pod, container string, resource api.ResourceName) (map[string]int64, error) {
 	out := map[string]int64{}
 	for _, p := range pods {
 		var sum int64
-		for _, c := range p.Spec.Containers {
+		found := false
+		count := func(c *api.Container) error {
+			if container != "" && c.Name != container {
+				return nil
+			}
+			found = true
 			q, ok := c.Resources.Requests[resource]
 			if !ok {
 				if q, ok = c.Resources.Limits[resource]; !ok { // requests default to limits
-					return nil, fmt.Errorf("missing request for %s in container %s of Pod %s", resource, c.Name, p.Name)
+					return fmt.Errorf("missing request for %s in container %s of Pod %s", resource, c.Name, p.Name)
 				}
 			}
 			sum += q.MilliValue()
+			return nil
+		}
+		for i := range p.Spec.Containers {
+			if err := count(&p.Spec.Containers[i]); err != nil {
+				return nil, err
+			}
+		}
+		for i := range p.Spec.InitContainers {
+			if c := &p.Spec.InitContainers[i]; api.IsRestartableInitContainer(c) {
+				if err := count(c); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if container != "" && !found {
+			return nil, fmt.Errorf("container %s not found in Pod %s", container, p.Name)
 		}
 		out[p.Name] = sum
 	}
@@ -162,7 +195,7 @@ func utilizationRatio(metrics map[string]PodMetric, requests map[string]int64, t
 		n++
 	}
 	if req == 0 {
-		return 0, 0, 0, fmt.Errorf("no metrics returned matched known pods: %w", ErrNoMetrics)
+		return 0, 0, 0, noMetrics("no metrics returned matched known pods")
 	}
 	utilization = int32(usage * 100 / req)
 	return float64(utilization) / float64(target), utilization, usage / int64(n), nil
@@ -182,8 +215,20 @@ func utilizationRatio(metrics map[string]PodMetric, requests map[string]int64, t
 // is recomputed, and if it is now within tolerance, or flips direction,
 // or the new count would move against the ratio, nothing changes.
 func ResourceReplicas(current, target int32, pods []*api.Pod, metrics map[string]PodMetric, resource api.ResourceName, tol Tolerance, r Readiness, now time.Time) (replicas, utilization int32, avg int64, err error) {
+	return resourceReplicas(current, target, pods, metrics, resource, "", tol, r, now)
+}
+
+// ContainerResourceReplicas is ResourceReplicas for a ContainerResource
+// metric (kcm's GetResourceReplicas with a container): metrics hold the
+// usage of the named container of each pod, and utilization is in
+// percent of that container's request.
+func ContainerResourceReplicas(current, target int32, pods []*api.Pod, metrics map[string]PodMetric, resource api.ResourceName, container string, tol Tolerance, r Readiness, now time.Time) (replicas, utilization int32, avg int64, err error) {
+	return resourceReplicas(current, target, pods, metrics, resource, container, tol, r, now)
+}
+
+func resourceReplicas(current, target int32, pods []*api.Pod, metrics map[string]PodMetric, resource api.ResourceName, container string, tol Tolerance, r Readiness, now time.Time) (replicas, utilization int32, avg int64, err error) {
 	if len(pods) == 0 {
-		return 0, 0, 0, fmt.Errorf("no pods returned by selector while calculating replica count: %w", ErrNoMetrics)
+		return 0, 0, 0, noMetrics("no pods returned by selector while calculating replica count")
 	}
 	g := GroupPods(pods, metrics, resource, r, now)
 	m := map[string]PodMetric{}
@@ -192,12 +237,12 @@ func ResourceReplicas(current, target int32, pods []*api.Pod, metrics map[string
 			m[name] = v
 		}
 	}
-	requests, err := podRequests(pods, resource)
+	if len(m) == 0 {
+		return 0, 0, 0, noMetrics("did not receive metrics for targeted pods (pods might be unready)")
+	}
+	requests, err := podRequests(pods, container, resource)
 	if err != nil {
 		return 0, 0, 0, err
-	}
-	if len(m) == 0 {
-		return 0, 0, 0, fmt.Errorf("did not receive metrics for targeted pods (pods might be unready): %w", ErrNoMetrics)
 	}
 	ratio, utilization, avg, err := utilizationRatio(m, requests, target)
 	if err != nil {
@@ -260,10 +305,24 @@ func metricUsageRatio(metrics map[string]PodMetric, target int64) (float64, int6
 // scale-down and nothing on a scale-up, unready pods as using nothing on
 // a scale-up, with the same damping as ResourceReplicas.
 func PodsMetricReplicas(current int32, target int64, pods []*api.Pod, metrics map[string]PodMetric, tol Tolerance, r Readiness, now time.Time) (replicas int32, avg int64, err error) {
+	return plainReplicas(current, target, pods, metrics, "", tol, r, now)
+}
+
+// RawResourceReplicas is kcm's GetRawResourceReplicas: the replica count
+// a Resource or ContainerResource metric with an AverageValue target
+// (milli-units of usage per pod) asks for, and the average usage seen:
+// PodsMetricReplicas's computation over the usage of resource, the pods
+// grouped as for that resource (cpu readiness counts).
+func RawResourceReplicas(current int32, target int64, pods []*api.Pod, metrics map[string]PodMetric, resource api.ResourceName, tol Tolerance, r Readiness, now time.Time) (replicas int32, avg int64, err error) {
+	return plainReplicas(current, target, pods, metrics, resource, tol, r, now)
+}
+
+// plainReplicas is kcm's calcPlainMetricReplicas.
+func plainReplicas(current int32, target int64, pods []*api.Pod, metrics map[string]PodMetric, resource api.ResourceName, tol Tolerance, r Readiness, now time.Time) (replicas int32, avg int64, err error) {
 	if len(pods) == 0 {
-		return 0, 0, fmt.Errorf("no pods returned by selector while calculating replica count: %w", ErrNoMetrics)
+		return 0, 0, noMetrics("no pods returned by selector while calculating replica count")
 	}
-	g := GroupPods(pods, metrics, "", r, now)
+	g := GroupPods(pods, metrics, resource, r, now)
 	m := map[string]PodMetric{}
 	for name, v := range metrics {
 		if !g.Ignored[name] && !g.Unready[name] {
@@ -271,7 +330,7 @@ func PodsMetricReplicas(current int32, target int64, pods []*api.Pod, metrics ma
 		}
 	}
 	if len(m) == 0 {
-		return 0, 0, fmt.Errorf("did not receive metrics for targeted pods (pods might be unready): %w", ErrNoMetrics)
+		return 0, 0, noMetrics("did not receive metrics for targeted pods (pods might be unready)")
 	}
 	ratio, avg := metricUsageRatio(m, target)
 	upWithUnready := len(g.Unready) > 0 && ratio > 1.0
@@ -311,7 +370,7 @@ func PodsMetricReplicas(current int32, target int64, pods []*api.Pod, metrics ma
 // readyPods is kcm's getReadyPodsCount: the Running and Ready pods.
 func readyPods(pods []*api.Pod) (int64, error) {
 	if len(pods) == 0 {
-		return 0, fmt.Errorf("no pods returned by selector while calculating replica count: %w", ErrNoMetrics)
+		return 0, noMetrics("no pods returned by selector while calculating replica count")
 	}
 	var n int64
 	for _, p := range pods {

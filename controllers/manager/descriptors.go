@@ -240,7 +240,7 @@ func Descriptors() []Descriptor {
 					}
 					m = hpa.NewLoad(pods).WithObjects(x.Client)
 				}
-				return hpa.New(x.Client, x.Factory, hpa.Options{Metrics: m, Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics})
+				return hpa.New(x.Client, x.Factory, hpa.Options{Metrics: m, Workers: x.Workers, Logger: x.Logger, ReconcileMetrics: x.ReconcileMetrics, QueueMetrics: x.QueueMetrics, Recorder: x.Recorder})
 			},
 		},
 	}

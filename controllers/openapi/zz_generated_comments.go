@@ -257,6 +257,14 @@ var apiComments = crdgen.Comments{
 			"Target":    "Target value.\n",
 		},
 	},
+	"ContainerResourceMetricStatus": {
+		Doc: "ContainerResourceMetricStatus is an observed resource metric of one\ncontainer of each pod.\n",
+		Fields: map[string]string{
+			"Container": "Container is the name of the container.\n",
+			"Current":   "Current value.\n",
+			"Name":      "Name of the resource.\n",
+		},
+	},
 	"ContainerRestartPolicy": {
 		Doc: "ContainerRestartPolicy is the restart policy of one container; only\n\"Always\" (a sidecar init container) is defined.\n",
 	},
@@ -810,6 +818,13 @@ var apiComments = crdgen.Comments{
 			"Target": "Target is a Value or an AverageValue.\n",
 		},
 	},
+	"ExternalMetricStatus": {
+		Doc: "ExternalMetricStatus is an observed external metric.\n",
+		Fields: map[string]string{
+			"Current": "Current holds the Value, or the AverageValue per pod.\n",
+			"Metric":  "Metric identifies the metric.\n",
+		},
+	},
 	"ExtraValue": {
 		Doc: "ExtraValue is the values of one extra attribute of a user.\n",
 	},
@@ -914,7 +929,7 @@ var apiComments = crdgen.Comments{
 		},
 	},
 	"HorizontalPodAutoscaler": {
-		Doc: "HorizontalPodAutoscaler scales a workload on observed metrics\n(autoscaling/v2): Resource, Pods and Object metrics are computed;\nExternal and ContainerResource metrics decode but are refused by the\ncontroller.\n",
+		Doc: "HorizontalPodAutoscaler scales a workload on observed metrics\n(autoscaling/v2): Resource, ContainerResource, Pods and Object metrics\nare computed; External metrics decode but fail in the controller (no\nexternal metrics API is served).\n",
 		Fields: map[string]string{
 			"Spec":   "Spec is the desired autoscaler.\n",
 			"Status": "Status is the observed autoscaler.\n",
@@ -1423,10 +1438,12 @@ var apiComments = crdgen.Comments{
 	"MetricStatus": {
 		Doc: "MetricStatus is one observed metric.\n",
 		Fields: map[string]string{
-			"Object":   "Object is the observed object metric.\n",
-			"Pods":     "Pods is the observed pods metric.\n",
-			"Resource": "Resource is the observed resource metric.\n",
-			"Type":     "Type is Resource, Pods or Object.\n",
+			"ContainerResource": "ContainerResource is the observed resource metric of one\ncontainer of the pods.\n",
+			"External":          "External is the observed external metric.\n",
+			"Object":            "Object is the observed object metric.\n",
+			"Pods":              "Pods is the observed pods metric.\n",
+			"Resource":          "Resource is the observed resource metric.\n",
+			"Type":              "Type is Resource, ContainerResource, Pods, Object or External;\nempty for a metric the controller could not read (kcm leaves its\nentry zero, so that statuses line up with spec.metrics).\n",
 		},
 	},
 	"MetricTarget": {
