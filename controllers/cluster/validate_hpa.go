@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -9,15 +10,141 @@ import (
 
 func horizontalPodAutoscalerKind() *kind[*api.HorizontalPodAutoscaler] {
 	k := newKind[*api.HorizontalPodAutoscaler]()
+	k.defaults = defaultHorizontalPodAutoscaler
 	k.validate = validateHorizontalPodAutoscaler
 	return k
 }
 
-// validateHorizontalPodAutoscaler is the metrics part of kube's
-// validateHorizontalPodAutoscalerSpec (pkg/apis/autoscaling/validation:
-// validateMetrics and what it calls), with HPAScaleToZero on (its v1.37
-// default): a minReplicas of 0 needs an Object or External metric.
+// The bounds of kube's autoscaling validation.
+const (
+	maxHPAPeriodSeconds              = 1800
+	maxHPAStabilizationWindowSeconds = 3600
+)
+
+// defaultHorizontalPodAutoscaler is autoscaling/v2's
+// SetDefaults_HorizontalPodAutoscaler: minReplicas 1, 80% average cpu
+// utilization when no metric is given, and, when a behavior is given,
+// each direction's unset fields filled from its defaults (scale up: no
+// stabilization, Max of 4 pods and 100% per 15 s; scale down: Max of
+// 100% per 15 s, its window left to the controller's 300 s).
+func defaultHorizontalPodAutoscaler(h *api.HorizontalPodAutoscaler) {
+	s := &h.Spec
+	defaultInt32(&s.MinReplicas, 1)
+	if len(s.Metrics) == 0 {
+		s.Metrics = []api.MetricSpec{{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricSource{Name: api.ResourceCPU,
+			Target: api.MetricTarget{Type: api.UtilizationMetricType, AverageUtilization: ptr(int32(80))}}}}
+	}
+	if b := s.Behavior; b != nil {
+		b.ScaleUp = defaultScalingRules(b.ScaleUp, ptr(int32(0)), []api.HPAScalingPolicy{
+			{Type: "Pods", Value: 4, PeriodSeconds: 15}, {Type: "Percent", Value: 100, PeriodSeconds: 15}})
+		b.ScaleDown = defaultScalingRules(b.ScaleDown, nil, []api.HPAScalingPolicy{{Type: "Percent", Value: 100, PeriodSeconds: 15}})
+	}
+}
+
+// defaultScalingRules is kube's copyHPAScalingRules over a direction's
+// defaults: a field set in r wins (an empty policy list too: validation
+// refuses it).
+func defaultScalingRules(r *api.HPAScalingRules, window *int32, policies []api.HPAScalingPolicy) *api.HPAScalingRules {
+	out := &api.HPAScalingRules{StabilizationWindowSeconds: window, SelectPolicy: ptr("Max"), Policies: policies}
+	if r == nil {
+		return out
+	}
+	if r.SelectPolicy != nil {
+		out.SelectPolicy = r.SelectPolicy
+	}
+	if r.StabilizationWindowSeconds != nil {
+		out.StabilizationWindowSeconds = r.StabilizationWindowSeconds
+	}
+	if r.Policies != nil {
+		out.Policies = r.Policies
+	}
+	out.Tolerance = r.Tolerance
+	return out
+}
+
+// validateHorizontalPodAutoscaler is kube's
+// validateHorizontalPodAutoscalerSpec (pkg/apis/autoscaling/validation),
+// with HPAScaleToZero on (beta, its v1.37 default): minReplicas ≥ 0 (0
+// needs an Object or External metric), maxReplicas ≥ 1 and ≥
+// minReplicas, the scale target's kind, name and group-qualified
+// apiVersion, the metrics, and the behavior.
 func validateHorizontalPodAutoscaler(h *api.HorizontalPodAutoscaler, fs *fieldErrors) {
+	s := h.Spec
+	if s.MinReplicas != nil && *s.MinReplicas < 0 {
+		fs.invalid("spec.minReplicas", strconv.Itoa(int(*s.MinReplicas)), "must be greater than or equal to 0")
+	}
+	switch {
+	case s.MaxReplicas == 0:
+		fs.required("spec.maxReplicas", "must be set and greater than 0")
+	case s.MaxReplicas < 0:
+		fs.invalid("spec.maxReplicas", strconv.Itoa(int(s.MaxReplicas)), "must be greater than or equal to 1")
+	}
+	if s.MinReplicas != nil && s.MaxReplicas < *s.MinReplicas {
+		fs.invalid("spec.maxReplicas", strconv.Itoa(int(s.MaxReplicas)), "must be greater than or equal to `minReplicas`")
+	}
+	ref, rp := s.ScaleTargetRef, "spec.scaleTargetRef"
+	if ref.Kind == "" {
+		fs.required(rp+".kind", "")
+	} else {
+		checkPathSegmentName(fs, rp+".kind", ref.Kind)
+	}
+	if ref.Name == "" {
+		fs.required(rp+".name", "")
+	} else {
+		checkPathSegmentName(fs, rp+".name", ref.Name)
+	}
+	switch group, _, ok := strings.Cut(ref.APIVersion, "/"); {
+	case strings.Count(ref.APIVersion, "/") > 1:
+		fs.invalid(rp+".apiVersion", ref.APIVersion, "unexpected GroupVersion string: "+ref.APIVersion)
+	case !ok || group == "":
+		fs.invalid(rp+".apiVersion", ref.APIVersion, "apiVersion must specify API group")
+	}
+	validateHPAMetrics(h, fs)
+	if b := s.Behavior; b != nil {
+		validateScalingRules(fs, "spec.behavior.scaleUp", b.ScaleUp)
+		validateScalingRules(fs, "spec.behavior.scaleDown", b.ScaleDown)
+	}
+}
+
+// validateScalingRules is kube's validateScalingRules.
+func validateScalingRules(fs *fieldErrors, path string, r *api.HPAScalingRules) {
+	if r == nil {
+		return
+	}
+	if w := r.StabilizationWindowSeconds; w != nil && *w < 0 {
+		fs.invalid(path+".stabilizationWindowSeconds", strconv.Itoa(int(*w)), "must be greater than or equal to zero")
+	} else if w != nil && *w > maxHPAStabilizationWindowSeconds {
+		fs.invalid(path+".stabilizationWindowSeconds", strconv.Itoa(int(*w)), fmt.Sprintf("must be less than or equal to %d", maxHPAStabilizationWindowSeconds))
+	}
+	if p := r.SelectPolicy; p != nil && *p != "Max" && *p != "Min" && *p != "Disabled" {
+		fs.add(FieldUnsupported, path+".selectPolicy", *p, `supported values: "Disabled", "Max", "Min"`)
+	}
+	if len(r.Policies) == 0 {
+		fs.required(path+".policies", "must specify at least one Policy")
+	}
+	for i, p := range r.Policies {
+		pp := fmt.Sprintf("%s.policies[%d]", path, i)
+		if p.Type != "Pods" && p.Type != "Percent" {
+			fs.add(FieldUnsupported, pp+".type", p.Type, `supported values: "Percent", "Pods"`)
+		}
+		if p.Value <= 0 {
+			fs.invalid(pp+".value", strconv.Itoa(int(p.Value)), "must be greater than zero")
+		}
+		if p.PeriodSeconds <= 0 {
+			fs.invalid(pp+".periodSeconds", strconv.Itoa(int(p.PeriodSeconds)), "must be greater than zero")
+		}
+		if p.PeriodSeconds > maxHPAPeriodSeconds {
+			fs.invalid(pp+".periodSeconds", strconv.Itoa(int(p.PeriodSeconds)), fmt.Sprintf("must be less than or equal to %d", maxHPAPeriodSeconds))
+		}
+	}
+	if t := r.Tolerance; t != nil && t.Sign() < 0 {
+		fs.invalid(path+".tolerance", t.String(), "must be greater than or equal to 0")
+	}
+}
+
+// validateHPAMetrics is kube's validateMetrics: each metric, and a
+// minReplicas of 0 only with an Object or External metric.
+func validateHPAMetrics(h *api.HorizontalPodAutoscaler, fs *fieldErrors) {
 	path := "spec.metrics"
 	hasObjectOrExternal := false
 	for i, m := range h.Spec.Metrics {

@@ -42,7 +42,7 @@ func TestTargetsAndBounds(t *testing.T) {
 		}{{"ReplicaSet", "rs", 3, 10}, {"StatefulSet", "sts", 1, 5}, {"Deployment", "dep", 1, 5}} {
 			if _, err := c.HorizontalPodAutoscalers().Create(ctx, &api.HorizontalPodAutoscaler{
 				ObjectMeta: api.ObjectMeta{Name: a.name, Namespace: "default"},
-				Spec: api.HorizontalPodAutoscalerSpec{ScaleTargetRef: api.CrossVersionObjectReference{Kind: a.kind, Name: a.name},
+				Spec: api.HorizontalPodAutoscalerSpec{ScaleTargetRef: api.CrossVersionObjectReference{Kind: a.kind, Name: a.name, APIVersion: "apps/v1"},
 					MinReplicas: n(a.min), MaxReplicas: a.max}}); err != nil {
 				t.Fatal(err)
 			}
