@@ -233,8 +233,8 @@
 // the CronJob (a random run, crash@5 stale@6: restarted on a stale list,
 // it creates the current minute's Job while the previous one runs, as
 // kcm's would; an extra Job at the end that no mask can hide yet), the
-// Job (a random run, stale@12: a fourth pod for three completions), the
-// garbage collector (cut@1) and node lifecycle (cut@1). (The handover subtests of five of them were once open too:
+// Job (a random run, stale@12: a fourth pod for three completions) and
+// the garbage collector (cut@1). (The handover subtests of five of them were once open too:
 // their unperturbed runs under election stopped short, because the
 // test's per-term client ended each watch as soon as it was opened; a
 // watch now lives as long as the term.) It found four defects, since fixed: a
@@ -250,6 +250,10 @@
 // while (restarted on a stale list, kcm's controller creates it too),
 // the CronJob scenario's allows two unfinished Jobs (with its watches cut
 // for minutes it sees no Job active and starts the next, as kcm's would),
+// the NodeLifecycle scenario's settles wait for a quiet period longer
+// than a tainting queue's token period (after a watch cut, the NoExecute
+// taint waits for the next token, as kcm's, whose tainting pass took the
+// tokens dropping the node it read ready from its stale cache),
 // and the ReplicaSet scenario masks its pods' image (restarted on a list
 // from before its delete of a surplus pod, it may delete the pod that
 // was to stay and create one of the new template, as kcm's would).
