@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -154,7 +155,11 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 		r := j.ControllerRef()
 		return r != nil && r.UID == cj.UID
 	})
-	d := decide(cj, jobs, time.Now())
+	cj, kept, err := ctl.readLive(ctx, cj, jobs)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	d := decide(cj, jobs, kept, time.Now())
 	ref := events.Ref{APIVersion: "batch/v1", Kind: "CronJob", Namespace: cj.Namespace, Name: cj.Name, UID: string(cj.UID)}
 	for _, e := range d.events {
 		ctl.opts.Recorder.Eventf(ref, e.typ, e.reason, "%s", e.message)
@@ -192,6 +197,52 @@ func (ctl *Controller) sync(ctx context.Context, key string) (reconcile.Result, 
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: d.requeueAfter}, nil
+}
+
+// readLive reads from the API server what the informers may not show
+// yet, as kcm's syncCronJob does, so that a cache lagging behind (a
+// restarted controller's first lists, a slow watch) does not undo the
+// status: for an unfinished job it controls that the cached active list
+// lacks, the live cron job, used instead when its active list has that
+// job; and for each active job the jobs cache lacks, the live job: those
+// the API server still has are returned in kept (by UID), not dropped as
+// missing. Only a job the API server does not have goes missing.
+func (ctl *Controller) readLive(ctx context.Context, cj *api.CronJob, jobs []*api.Job) (*api.CronJob, map[api.UID]bool, error) {
+	inActive := func(cj *api.CronJob, uid api.UID) bool {
+		return slices.ContainsFunc(cj.Status.Active, func(r api.ObjectReference) bool { return r.UID == uid })
+	}
+	listed := map[api.UID]bool{}
+	for _, j := range jobs {
+		listed[j.UID] = true
+		if inActive(cj, j.UID) || jobFinished(j) != "" {
+			continue
+		}
+		live, _, err := ctl.cjClient.Get(ctx, api.Key(cj))
+		if err != nil {
+			return nil, nil, fmt.Errorf("cronjob: get %s: %w", api.Key(cj), err)
+		}
+		if inActive(live, j.UID) {
+			cj = live
+		}
+	}
+	var kept map[api.UID]bool
+	for _, r := range cj.Status.Active {
+		if listed[r.UID] {
+			continue
+		}
+		_, _, err := ctl.jobClient.Get(ctx, api.NamespacedKey(r.Namespace, r.Name))
+		switch {
+		case errors.Is(err, source.ErrNotFound):
+		case err != nil:
+			return nil, nil, fmt.Errorf("cronjob: get job %s: %w", api.NamespacedKey(r.Namespace, r.Name), err)
+		default:
+			if kept == nil {
+				kept = map[api.UID]bool{}
+			}
+			kept[r.UID] = true
+		}
+	}
+	return cj, kept, nil
 }
 
 // create creates the job and returns its uid. A job of that name that

@@ -3,6 +3,7 @@ package cronjob_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // The hello CronJob of Kubernetes' documentation (manifests/) ("*/1 * * * *") over ten virtual minutes: ten
@@ -250,5 +252,57 @@ func TestScheduleThatNeverFires(t *testing.T) {
 			}
 		}
 		require.Equal(t, "invalid schedule: 0 0 30 2 * : time difference between two schedules is less than 1 second", msg)
+	})
+}
+
+// A restarted controller whose jobs cache lags (its first list of jobs
+// served from before the running job was created, its watch catching up
+// a second later) keeps the running job in status.active: kcm's
+// syncCronJob reads an active job the lister lacks from the API server
+// and drops it (MissingJob) only when that read is NotFound. The harness's
+// stale@1 view of the CronJob scenario found the controller dropping it,
+// and once its cache caught up the job ran on unlisted (UnexpectedJob).
+func TestActiveJobMissingFromALaggingCacheIsKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		before, err := e.c.Jobs().List(e.ctx, source.ListOptions{})
+		require.NoError(t, err)
+		cj := hello(t)
+		cj.Spec.ConcurrencyPolicy = api.ForbidConcurrent
+		cj.Spec.JobTemplate.Spec.Template.Annotations = map[string]string{"sim.ctrlkit.io/run-for": "forever"}
+		_, err = e.c.CronJobs().Create(e.ctx, cj)
+		require.NoError(t, err)
+		time.Sleep(time.Minute + 30*time.Second)
+		synctest.Wait()
+		require.Len(t, e.jobs(), 1)
+		require.Len(t, e.cronJob().Status.Active, 1)
+
+		e.stop()
+		var listed atomic.Bool
+		lagging := client.Intercept(e.c, func(ctx context.Context, call client.Call, next func(context.Context) error) error {
+			if call.Resource != "jobs" {
+				return next(ctx)
+			}
+			switch call.Verb {
+			case "list":
+				if !listed.Swap(true) {
+					ctx = client.WithListOptions(ctx, source.ListOptions{ResourceVersion: before.ResourceVersion, ResourceVersionMatch: source.Exact})
+				}
+			case "watch":
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			return next(ctx)
+		})
+		e.resumeWith(lagging)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		require.Len(t, e.cronJob().Status.Active, 1, "the running job stays active")
+		require.Zero(t, e.count("MissingJob"))
+		require.Zero(t, e.count("UnexpectedJob"))
+		require.Len(t, e.jobs(), 1)
 	})
 }

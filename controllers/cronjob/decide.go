@@ -161,13 +161,15 @@ func nextRequeue(cj *api.CronJob, now time.Time, s *Schedule) time.Duration {
 }
 
 // decide is one sync of cj, which controls jobs (the jobs of its
-// namespace whose controller reference is cj), at now: kcm's
-// syncCronJob followed by cleanupFinishedJobs.
+// namespace whose controller reference is cj, as cached), at now: kcm's
+// syncCronJob followed by cleanupFinishedJobs. kept are the UIDs of
+// active jobs not among jobs that the API server still has.
 //
 //  1. The active list is reconciled with the jobs: a finished job leaves
 //     it (SawCompletedJob) and, if it completed, moves lastSuccessfulTime;
-//     a listed job that is gone leaves it (MissingJob); an unfinished job
-//     not listed is reported (UnexpectedJob), as kcm does, not added.
+//     a listed job that is gone (neither among jobs nor kept) leaves it
+//     (MissingJob); an unfinished job not listed is reported
+//     (UnexpectedJob), as kcm does, not added.
 //  2. Nothing is scheduled while the cron job is being deleted, its zone
 //     is unknown (UnknownTimeZone), it is suspended, or its schedule is
 //     unparseable (UnparseableSchedule) or never fires (InvalidSchedule);
@@ -179,7 +181,7 @@ func nextRequeue(cj *api.CronJob, now time.Time, s *Schedule) time.Duration {
 //     than 100 missed activations, as mostRecentScheduleTime estimates
 //     them, warn (TooManyMissedTimes).
 //  4. Finished jobs beyond the history limits are deleted, oldest first.
-func decide(cj *api.CronJob, jobs []*api.Job, now time.Time) decision {
+func decide(cj *api.CronJob, jobs []*api.Job, kept map[api.UID]bool, now time.Time) decision {
 	d := decision{status: *cj.Status.DeepCopy()}
 	st := &d.status
 	byUID := map[api.UID]*api.Job{}
@@ -205,7 +207,7 @@ func decide(cj *api.CronJob, jobs []*api.Job, now time.Time) decision {
 		}
 	}
 	st.Active = slices.DeleteFunc(st.Active, func(r api.ObjectReference) bool {
-		if _, ok := byUID[r.UID]; ok {
+		if _, ok := byUID[r.UID]; ok || kept[r.UID] {
 			return false
 		}
 		d.eventf(events.Normal, "MissingJob", "Active job went missing: %v", r.Name)

@@ -136,7 +136,7 @@ func TestDecideSchedule(t *testing.T) {
 			if tc.mod != nil {
 				tc.mod(cj)
 			}
-			d := decide(cj, tc.jobs, tc.now)
+			d := decide(cj, tc.jobs, nil, tc.now)
 			gotCreate := ""
 			if d.create != nil {
 				gotCreate = d.create.Name
@@ -320,7 +320,7 @@ func TestDecideHistoryLimits(t *testing.T) {
 	}
 	jobs = append(jobs, job("running", "running", "", topOfThePriorHour, time.Time{}))
 	cj.Status.Active = []api.ObjectReference{ref(jobs[len(jobs)-1])}
-	d := decide(cj, jobs, topOfTheHour)
+	d := decide(cj, jobs, nil, topOfTheHour)
 	var dels []string
 	for _, j := range d.deletes {
 		dels = append(dels, j.Name)

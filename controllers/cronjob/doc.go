@@ -43,8 +43,12 @@
 //  1. status.active is reconciled with the jobs: a finished job leaves it
 //     (event SawCompletedJob) and a completed one moves
 //     lastSuccessfulTime; a listed job that no longer exists leaves it
-//     (MissingJob); an unfinished job it controls that is not listed is
-//     reported (UnexpectedJob), not adopted into the list, as kcm does.
+//     (MissingJob) — one the jobs cache lacks is read from the API server
+//     first and stays while it exists, as kcm does, so that a lagging
+//     cache (a restarted controller's first list) does not drop it; an
+//     unfinished job it controls that is not listed is reported
+//     (UnexpectedJob), not adopted into the list, unless the live cron
+//     job (read then, as kcm does) lists it: its status is used instead.
 //  2. Nothing is scheduled for a cron job being deleted, with an unknown
 //     zone (UnknownTimeZone), suspended, or with a schedule that does not
 //     parse (UnparseableSchedule) or never fires, such as "0 0 30 2 *"
@@ -77,10 +81,7 @@
 //
 // A job found by name at create time that this cron job controls (a sync
 // that created it and failed to write the status) is recorded as created;
-// kcm leaves the status and waits for the next schedule. A listed active
-// job missing from the informer is dropped without a live read: the
-// Consistency gate already made the cache show this controller's own
-// writes. kube-apiserver since 1.27 rejects TZ=/CRON_TZ= in new cron
+// kcm leaves the status and waits for the next schedule. kube-apiserver since 1.27 rejects TZ=/CRON_TZ= in new cron
 // jobs' schedules in favour of spec.timeZone; Admission does too, the
 // in-process cluster's own validation (api.ValidateCronSchedule) does not.
 // Metrics are left out.

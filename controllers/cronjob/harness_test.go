@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/cronjob"
 	"github.com/ctrlkit/ctrlkit/controllers/garbagecollector"
@@ -73,10 +74,13 @@ func start(t *testing.T) *env {
 }
 
 // resume starts a CronJob controller (a fresh one, as after a restart).
-func (e *env) resume() {
+func (e *env) resume() { e.resumeWith(e.c) }
+
+// resumeWith starts a CronJob controller writing and reading through c.
+func (e *env) resumeWith(c client.Client) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	f := informer.NewFactory(informer.FactoryOptions{Logger: quiet})
-	ctl, err := cronjob.New(e.c, f, cronjob.Options{Logger: quiet, Recorder: e.rec})
+	ctl, err := cronjob.New(c, f, cronjob.Options{Logger: quiet, Recorder: e.rec})
 	require.NoError(e.t, err)
 	f.Start(ctx)
 	var wg sync.WaitGroup

@@ -783,29 +783,54 @@ spec:
 		Steps: []harness.Step{{Name: "4 minutes", Sleep: 4 * time.Minute}},
 		// A Job is named after its scheduled minute, and the runs of one
 		// exploration follow each other in virtual time.
-		Kinds: []harness.Kind{harness.KindOf[*api.CronJob](), harness.KindOf[*api.Job]()},
-		Mask:  []harness.Mask{harness.MaskTimeNames("", "tick-"), harness.MaskControllerUID()},
-		Invariants: []harness.Invariant{{Name: "Forbid: one active Job", Check: func(ctx context.Context, c client.Client) error {
-			jobs, err := refList[*api.Job](ctx, c)
-			if err != nil {
-				return err
-			}
-			active := 0
-			for _, j := range jobs {
-				if j.DeletionTimestamp == nil && j.Status.CompletionTime == nil && !refJobFailed(j) {
-					active++
-				}
-			}
-			if active > 1 {
-				return fmt.Errorf("%d unfinished Jobs", active)
-			}
-			return nil
-		}}},
+		Kinds:      []harness.Kind{harness.KindOf[*api.CronJob](), harness.KindOf[*api.Job]()},
+		Mask:       []harness.Mask{harness.MaskTimeNames("", "tick-"), harness.MaskControllerUID()},
+		Invariants: []harness.Invariant{refCronJobForbid(1)},
 	}
 	refManager(&s, manager.JobController)
-	refCheck(t, s, 10, refMore{viewsOpen: "stale@1: the restarted controller ends without the running Job in status.active (creates of the existing Job and status conflicts until its watch catches up); not diagnosed yet"}, func(c client.Client, f *informer.Factory) (harness.Runner, error) {
+	refCheck(t, s, 10, refMore{viewScenario: refCronJobViews, viewsOpen: "random run 3 of seed 1, crash@5 stale@6: restarted at the end on a list from before its create of the running Job (the previous one listed, complete, in status.active), the controller sees nothing active and creates the current minute's Job while the other runs — kcm's syncCronJob does the same on the same listers (no live read is triggered: the listed Job is finished) — and the end state has one more Job than the reference run's; the harness has no mask for an extra object yet (stale@1, the running Job dropped from status.active, is fixed: TestActiveJobMissingFromALaggingCacheIsKept)"}, func(c client.Client, f *informer.Factory) (harness.Runner, error) {
 		return cronjob.New(c, f, cronjob.Options{Workers: 1, Logger: refDiscard})
 	})
+}
+
+// refCronJobForbid is the CronJob scenario's invariant: at most most
+// unfinished Jobs at a time.
+func refCronJobForbid(most int) harness.Invariant {
+	return harness.Invariant{Name: "Forbid: one active Job", Check: func(ctx context.Context, c client.Client) error {
+		jobs, err := refList[*api.Job](ctx, c)
+		if err != nil {
+			return err
+		}
+		active := 0
+		for _, j := range jobs {
+			if j.DeletionTimestamp == nil && j.Status.CompletionTime == nil && !refJobFailed(j) {
+				active++
+			}
+		}
+		if active > most {
+			return fmt.Errorf("%d unfinished Jobs", active)
+		}
+		return nil
+	}}
+}
+
+// refCronJobViews is the CronJob scenario under the view faults,
+// allowing two unfinished Jobs (each runs 90 s, one a minute): with its
+// watches cut at its first create (Cut) and held to the end of the 4
+// minutes, the controller's caches show neither that Job nor the status
+// that lists it, and at the next schedules it sees no Job active and
+// creates the next one, its status writes conflicting. kcm's does the
+// same on the same view: syncCronJob (pkg/controller/cronjob/
+// cronjob_controllerv2.go) reads the cron job and its jobs from the
+// listers, reads the API server only for a listed job or an active entry
+// the other cache lacks, and checks Forbid on the cached status.active;
+// its CronJob controller has no consistency store, and ctrlkit's gate
+// waits at most a minute (reconcile.DefaultMaxKeyWait) for a write to
+// show. Once the watches relist, the history limit leaves the reference
+// run's end state.
+func refCronJobViews(s harness.Scenario) harness.Scenario {
+	s.Invariants = []harness.Invariant{refCronJobForbid(2)}
+	return s
 }
 
 // refJobFailed reports whether j has its Failed condition.
@@ -853,7 +878,7 @@ func TestReferenceGarbageCollector(t *testing.T) {
 		}}},
 	}
 	refManager(&s, manager.DeploymentController, manager.ReplicaSetController)
-	refExploreLoose(t, s, 8, refMore{viewsOpen: "cut@1 (the delete of web's ReplicaSet): the foreground deletion of web and the orphaning of api never complete (no convergence); not diagnosed yet"}, func(c client.Client, f *informer.Factory) (harness.Runner, error) {
+	refExploreLoose(t, s, 8, refMore{viewsOpen: "cut@1 (the delete of web's ReplicaSet): no convergence, a deadlock of the harness rather than a defect, it seems: the collector deletes the pod, but removes the ReplicaSet's foregroundDeletion finalizer only once an event tells it the ReplicaSet is deleting and its pod gone — and kcm's does the same (attemptToDeleteItem is queued by the graph's events; processDeletingDependentsItem queues only dependents not yet deleting; its informers' resync is hours) — while the cut holds the relist until the next step, which waits for a settle, which waits for that deletion to end; Cut's hold needs another end (a relist once the settle stalls), not decided yet"}, func(c client.Client, f *informer.Factory) (harness.Runner, error) {
 		return garbagecollector.New(c, f, garbagecollector.Options{Workers: 1, Logger: refDiscard})
 	})
 }
@@ -947,9 +972,28 @@ func TestReferenceNodeLifecycle(t *testing.T) {
 			return nil
 		}}},
 	}
-	refExploreLoose(t, s, 8, refMore{viewsOpen: "cut@1 (its watch held to the end of the 10-minute silence): node-x ends without its NoExecute unreachable taint; kcm's tainting pass also reads the cached node, so this may be a difference to mask"}, func(c client.Client, f *informer.Factory) (harness.Runner, error) {
+	refExploreLoose(t, s, 8, refMore{viewScenario: refNodeLifecycleViews}, func(c client.Client, f *informer.Factory) (harness.Runner, error) {
 		return nodelifecycle.New(c, f, nodelifecycle.Options{Logger: refDiscard})
 	})
+}
+
+// refNodeLifecycleViews is the NodeLifecycle scenario under the view
+// faults, each settle waiting for the stores to be quiet for longer than
+// a zone queue's token period (1/nodelifecycle.DefaultEvictionRate, 10
+// s): with its node watch cut at its first write (Cut) and held to the
+// end of the silence, the controller queues node-x for its NoExecute
+// taint at every health pass (it reads the live node on its status
+// conflict), but its tainting pass reads the cached node, still Ready,
+// and drops it — taking the queue's token each time. Once the watch
+// relists, the taint waits for the next token, up to 10 s, past the
+// default 5 s quiet period that ended the run. kcm's does the same on
+// the same view (pkg/controller/nodelifecycle/
+// node_lifecycle_controller.go: doNoExecuteTaintingPass reads
+// nc.nodeLister and returns true for a node "ready now", and the
+// RateLimitedTimedQueue's Try takes a token for each attempt).
+func refNodeLifecycleViews(s harness.Scenario) harness.Scenario {
+	s.Quiet = time.Duration(float64(time.Second)/nodelifecycle.DefaultEvictionRate) + time.Second
+	return s
 }
 
 // TestReferenceNamespace: a namespace holding a ConfigMap, a Secret and
