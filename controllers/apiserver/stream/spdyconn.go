@@ -156,7 +156,7 @@ func (c *SPDYConn) read() {
 				continue
 			}
 			if !s.receive(fr.Data, fr.Flags&SPDYFlagFin != 0, c.streamBuffer) {
-				s.Reset()
+				s.reset()
 				_ = c.write(&Frame{Type: SPDYRstStream, StreamID: s.id, Value: SPDYFlowControlError})
 			}
 		case SPDYRstStream:
