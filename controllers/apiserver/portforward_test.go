@@ -72,13 +72,19 @@ func spdyUpgrade(t *testing.T, ts *httptest.Server, path string, protocols ...st
 	return nc, br, resp
 }
 
-// Issue 32: pods/portforward over plain SPDY/3.1 (kubectl's fallback):
+// Issue 32: pods/portforward over SPDY/3.1, tunnelled in WebSocket
+// (what kubectl v1.31+ tries first) and plain (its fallback):
 // the upgrade answers portforward.k8s.io, each requestID's error and
 // data streams carry one connection to the pod's port, a refused port's
 // error text comes on the error stream; deleting the pod ends the
 // connection with a GOAWAY. Without a PortForwarder, and for a pod
 // not running or missing, the upgrade is refused with kube's errors.
 func TestPortForwardSPDY(t *testing.T) {
+	t.Run("websocket", func(t *testing.T) { testPortForwardSPDY(t, true) })
+	t.Run("plain", func(t *testing.T) { testPortForwardSPDY(t, false) })
+}
+
+func testPortForwardSPDY(t *testing.T, tunnel bool) {
 	c, ts := startPortForward(t, fakePorts{})
 	ctx := t.Context()
 	_, err := c.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"},
@@ -99,10 +105,25 @@ func TestPortForwardSPDY(t *testing.T) {
 	_, _, resp = spdyUpgrade(t, ts, path, "portforward.k8s.io.v2")
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 
-	nc, br, resp := spdyUpgrade(t, ts, path, "portforward.k8s.io")
-	require.Equal(t, http.StatusSwitchingProtocols, resp.StatusCode)
-	require.Equal(t, "portforward.k8s.io", resp.Header.Get("X-Stream-Protocol-Version"))
-	fr := stream.NewFramer(br, nc)
+	var fr *stream.Framer
+	if tunnel {
+		u, err := url.Parse(ts.URL)
+		require.NoError(t, err)
+		nc, err := net.Dial("tcp", u.Host)
+		require.NoError(t, err)
+		t.Cleanup(func() { nc.Close() })
+		require.NoError(t, nc.SetDeadline(time.Now().Add(20*time.Second)))
+		conn, err := stream.Dial(nc, u.Host, path, nil, "SPDY/3.1+portforward.k8s.io")
+		require.NoError(t, err)
+		require.Equal(t, "SPDY/3.1+portforward.k8s.io", conn.Protocol())
+		tun := conn.Tunnel()
+		fr = stream.NewFramer(tun, tun)
+	} else {
+		nc, br, resp := spdyUpgrade(t, ts, path, "portforward.k8s.io")
+		require.Equal(t, http.StatusSwitchingProtocols, resp.StatusCode)
+		require.Equal(t, "portforward.k8s.io", resp.Header.Get("X-Stream-Protocol-Version"))
+		fr = stream.NewFramer(br, nc)
+	}
 	frames := make(chan *stream.Frame, 64)
 	go func() {
 		defer close(frames)
@@ -180,7 +201,7 @@ func TestPortForwardRefused(t *testing.T) {
 	for _, pf := range []apiserver.PortForwarder{nil, fakePorts{}} {
 		c, ts := startPortForward(t, pf)
 		_, err := c.Pods().Create(t.Context(), &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"},
-			Spec: api.PodSpec{NodeName: "n1", Containers: []api.Container{{Name: "web", Image: "nginx"}}},
+			Spec:   api.PodSpec{NodeName: "n1", Containers: []api.Container{{Name: "web", Image: "nginx"}}},
 			Status: api.PodStatus{Phase: api.PodRunning}})
 		require.NoError(t, err)
 		p, _, err := c.Pods().Get(t.Context(), api.NamespacedKey("default", "p"))
