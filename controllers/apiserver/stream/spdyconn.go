@@ -217,14 +217,13 @@ type SPDYStream struct {
 	id      uint32
 	headers http.Header
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	buf      []byte
-	eof      bool // the peer's FIN
-	wclosed  bool // our FIN sent
-	isReset  bool
-	wmu      sync.Mutex
-	finished bool // removed from the connection
+	mu      sync.Mutex
+	cond    *sync.Cond
+	buf     []byte
+	eof     bool // the peer's FIN
+	wclosed bool // our FIN sent
+	isReset bool
+	wmu     sync.Mutex
 }
 
 // Headers returns the headers of the peer's SYN_STREAM.
@@ -326,7 +325,6 @@ func (s *SPDYStream) Close() error {
 	delete(s.c.streams, s.id)
 	s.c.mu.Unlock()
 	s.mu.Lock()
-	s.finished = true
 	s.buf = nil
 	s.eof = true
 	s.cond.Broadcast()
