@@ -104,6 +104,21 @@
 //     every 5 s), 30 s per write. These requests, like a followed log,
 //     are long-running: not bound by RequestTimeout nor counted in
 //     flight.
+//   - pods/{name}/portforward (kubectl port-forward; portforward.go) is
+//     served with Options.PortForward (ctrlkit up: the kubelet
+//     simulation's Ports): after kube's checks (the pod exists, has a
+//     node, is Running; 404 or 400) it upgrades to SPDY/3.1 tunnelled
+//     in WebSocket ("SPDY/3.1+portforward.k8s.io", kubectl v1.31+) or
+//     plain (Upgrade: SPDY/3.1, X-Stream-Protocol-Version
+//     portforward.k8s.io; another version is 403) and serves
+//     portforward.k8s.io: an error and a data stream per connection,
+//     paired by requestID within 30 s; the data stream carries the
+//     connection to the port, the error stream the kubelet's error
+//     text (a refused port), and both end with it. Deleting the pod
+//     ends the connection (GOAWAY; kubectl: "lost connection to pod").
+//     Bounded by package stream's SPDY limits (128 streams, 1 MiB
+//     buffered per stream) and the PortForwarder's. Without
+//     Options.PortForward the request is 400.
 //   - Watches stream JSON WatchEvents ({"type","object"}), one per line,
 //     flushed as they happen. resourceVersion "" or "0" first sends the
 //     current state as ADDED events (Kubernetes' legacy semantics);
@@ -307,10 +322,11 @@
 // kinds other than the built-in ones client-go knows (see Protobuf);
 // conversion webhooks of
 // CustomResourceDefinitions, CEL validation rules, aggregated APIs and aggregated discovery; API versions other than each
-// kind's current one (no conversion: apps/v1beta1 is not served); the
-// port-forward subresource (a 400 Status after kube's checks, which
-// kubectl prints), proxy and ephemeralcontainers (404: `kubectl debug`
-// prints that ephemeral containers are disabled); SPDY streams;
+// kind's current one (no conversion: apps/v1beta1 is not served);
+// port-forward without Options.PortForward (a 400 Status after kube's
+// checks, which kubectl prints), proxy and ephemeralcontainers (404:
+// `kubectl debug` prints that ephemeral containers are disabled); exec
+// and attach over SPDY (only port-forward speaks SPDY);
 // the scale and watch paths in the OpenAPI documents; periodic bookmarks
 // beyond what the store sends; the resourceVersion semantics the store
 // does not have (see package cluster).

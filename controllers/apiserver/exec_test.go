@@ -153,10 +153,10 @@ func TestExecWebSocket(t *testing.T) {
 	require.Contains(t, string(he.Body), "none of the requested subprotocols")
 	require.Equal(t, 404, do(t, ts, "GET", "/api/v1/namespaces/default/pods/missing/exec?command=true&stdout=true", "", "").code)
 
-	// port-forward: a Status, never a hang.
+	// port-forward without a PortForwarder: a Status, never a hang.
 	r2 := do(t, ts, "GET", "/api/v1/namespaces/default/pods/p/portforward?ports=80", "", "")
 	require.Equal(t, 400, r2.code)
-	require.Contains(t, r2.body["message"], "port-forward is not supported")
+	require.Contains(t, r2.body["message"], "port-forward is not served")
 	require.True(t, strings.Contains(do(t, ts, "GET", "/api/v1", "", "").raw, `"pods/exec"`))
 }
 

@@ -68,6 +68,10 @@ type Options struct {
 	// metrics-server; kubectl top) from the pods' usage it reports.
 	// Default: not served.
 	ResourceUsage ResourceUsage
+	// PortForward, when set, serves pods/{name}/portforward (kubectl
+	// port-forward; portforward.go) with the ports it simulates. Nil:
+	// the upgrade is refused with a 400 Status.
+	PortForward PortForwarder
 	// AuthorizationMode is AuthorizationAlwaysAllow (the default: every
 	// request of whoever reached the server is served) or
 	// AuthorizationRBAC (a request RBAC does not allow is 403 Forbidden,

@@ -225,6 +225,16 @@
 //
 // # Left out
 //
+// # Ports
+//
+// Ports (ports.go) is what the containers serve for port forwarding
+// (the API server's pods/portforward, given it as its PortForwarder): a
+// TCP port a container declares answers one HTTP request with a page
+// "pod <namespace>/<name> container <container> port <port>", or, with
+// the annotation sim.ctrlkit.io/port-<port>: echo, echoes what it
+// receives; any other port is refused with the runtime's error text.
+// Connections to one pod are bounded (DefaultMaxPortConnections).
+//
 // Deliberately not simulated: the events about image pulls and sandboxes
 // (Pulling, FailedCreatePodSandBox); the PodReadyToStartContainers condition;
 // the stop order of sidecars after app containers on deletion (all stop

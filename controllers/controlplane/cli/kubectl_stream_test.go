@@ -198,9 +198,8 @@ func TestKubectlStream(t *testing.T) {
 	acancel()
 	_ = attach.Wait()
 
-	// port-forward and debug: an error kubectl prints, promptly.
-	out = fail(1, "port-forward", "pod/web", "18080:80")
-	require.Contains(t, out, "port-forward is not supported by ctrlkit")
+	// debug: an error kubectl prints, promptly (port-forward:
+	// kubectl_portforward_test.go).
 	out = fail(1, "debug", "web", "--image=busybox", "--", "true")
 	require.Contains(t, out, "ephemeral containers")
 }

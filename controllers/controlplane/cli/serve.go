@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/satoken"
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver/serving"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
 	"github.com/ctrlkit/ctrlkit/controllers/rbac"
 )
 
@@ -49,7 +50,7 @@ func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, creds *
 		return nil, err
 	}
 	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny, ResourceUsage: resourceUsage(cp),
-		AuthorizationMode: cfg.authorizationMode, ServiceAccountTokens: tokens})
+		AuthorizationMode: cfg.authorizationMode, ServiceAccountTokens: tokens, PortForward: kubelet.NewPorts()})
 	if err != nil {
 		return nil, err
 	}
