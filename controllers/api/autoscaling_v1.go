@@ -4,8 +4,9 @@ package api
 // the older version of HorizontalPodAutoscaler (autoscaling/v2) that
 // kube-apiserver still serves over the same storage: it scales on the
 // average CPU utilization of the target's pods only. It is not a stored
-// kind: the API server converts it to and from HorizontalPodAutoscaler,
-// keeping in annotations what v1 cannot express (see apiserver's doc).
+// kind: package apiserver converts it to and from HorizontalPodAutoscaler,
+// keeping in kube's autoscaling.alpha.kubernetes.io annotations what v1
+// cannot express.
 type HorizontalPodAutoscalerV1 struct {
 	TypeMeta   `json:",inline"`
 	ObjectMeta `json:"metadata,omitzero"`

@@ -978,7 +978,7 @@ var apiComments = crdgen.Comments{
 		},
 	},
 	"HorizontalPodAutoscalerV1": {
-		Doc: "HorizontalPodAutoscalerV1 is autoscaling/v1 HorizontalPodAutoscaler,\nthe older version of HorizontalPodAutoscaler (autoscaling/v2) that\nkube-apiserver still serves over the same storage: it scales on the\naverage CPU utilization of the target's pods only. It is not a stored\nkind: the API server converts it to and from HorizontalPodAutoscaler,\nkeeping in annotations what v1 cannot express (see apiserver's doc).\n",
+		Doc: "HorizontalPodAutoscalerV1 is autoscaling/v1 HorizontalPodAutoscaler,\nthe older version of HorizontalPodAutoscaler (autoscaling/v2) that\nkube-apiserver still serves over the same storage: it scales on the\naverage CPU utilization of the target's pods only. It is not a stored\nkind: package apiserver converts it to and from HorizontalPodAutoscaler,\nkeeping in kube's autoscaling.alpha.kubernetes.io annotations what v1\ncannot express.\n",
 		Fields: map[string]string{
 			"Spec":   "Spec is the desired autoscaler.\n",
 			"Status": "Status is the observed autoscaler.\n",
