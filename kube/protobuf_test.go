@@ -192,6 +192,19 @@ metadata: {name: web, namespace: default}
 spec: {replicas: 3}
 status: {replicas: 2, selector: app=web}
 ---
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+  namespace: default
+  annotations: {autoscaling.alpha.kubernetes.io/conditions: '[{"type":"AbleToScale","status":"True"}]'}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 5
+  targetCPUUtilizationPercentage: 80
+status: {observedGeneration: 3, lastScaleTime: "2026-01-02T03:04:05Z", currentReplicas: 2, desiredReplicas: 3, currentCPUUtilizationPercentage: 95}
+---
 apiVersion: policy/v1
 kind: Eviction
 metadata: {name: p, namespace: default}

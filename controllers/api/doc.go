@@ -19,7 +19,10 @@
 // (networking.k8s.io/v1), PriorityClass (scheduling.k8s.io/v1),
 // LimitRange, EndpointSlice (discovery.k8s.io/v1), CSIDriver, CSINode and
 // VolumeAttachment (storage.k8s.io/v1), at their current versions (Kinds
-// lists them).
+// lists them). HorizontalPodAutoscalerV1 is autoscaling/v1's form of
+// HorizontalPodAutoscaler, not a stored kind: package apiserver holds its
+// conversion to and from the autoscaling/v2 object (kube's rules and
+// round-trip annotations).
 //
 // CustomResourceDefinition's JSONSchemaProps has every field of kube's
 // and the same JSON: JSON keeps a raw value (a default, an enum value),

@@ -962,6 +962,15 @@ var apiComments = crdgen.Comments{
 			"ScaleTargetRef": "ScaleTargetRef is the scaled workload.\n",
 		},
 	},
+	"HorizontalPodAutoscalerSpecV1": {
+		Doc: "HorizontalPodAutoscalerSpecV1 is autoscaling/v1\nHorizontalPodAutoscalerSpec.\n",
+		Fields: map[string]string{
+			"MaxReplicas":                    "MaxReplicas is the upper bound.\n",
+			"MinReplicas":                    "MinReplicas is the lower bound; defaults to 1.\n",
+			"ScaleTargetRef":                 "ScaleTargetRef is the scaled workload.\n",
+			"TargetCPUUtilizationPercentage": "TargetCPUUtilizationPercentage is the target average CPU\nutilization of the pods, percent of their request; when unset, 80%\n(unless the autoscaler has other metrics).\n",
+		},
+	},
 	"HorizontalPodAutoscalerStatus": {
 		Doc: "HorizontalPodAutoscalerStatus is the observed state of an autoscaler.\n",
 		Fields: map[string]string{
@@ -971,6 +980,23 @@ var apiComments = crdgen.Comments{
 			"DesiredReplicas":    "DesiredReplicas computed.\n",
 			"LastScaleTime":      "LastScaleTime is when the autoscaler last scaled.\n",
 			"ObservedGeneration": "ObservedGeneration is the generation the status reflects.\n",
+		},
+	},
+	"HorizontalPodAutoscalerStatusV1": {
+		Doc: "HorizontalPodAutoscalerStatusV1 is autoscaling/v1\nHorizontalPodAutoscalerStatus.\n",
+		Fields: map[string]string{
+			"CurrentCPUUtilizationPercentage": "CurrentCPUUtilizationPercentage is the current average CPU\nutilization of the pods, percent of their request.\n",
+			"CurrentReplicas":                 "CurrentReplicas observed.\n",
+			"DesiredReplicas":                 "DesiredReplicas computed.\n",
+			"LastScaleTime":                   "LastScaleTime is when the autoscaler last scaled.\n",
+			"ObservedGeneration":              "ObservedGeneration is the generation the status reflects.\n",
+		},
+	},
+	"HorizontalPodAutoscalerV1": {
+		Doc: "HorizontalPodAutoscalerV1 is autoscaling/v1 HorizontalPodAutoscaler,\nthe older version of HorizontalPodAutoscaler (autoscaling/v2) that\nkube-apiserver still serves over the same storage: it scales on the\naverage CPU utilization of the target's pods only. It is not a stored\nkind: package apiserver converts it to and from HorizontalPodAutoscaler,\nkeeping in kube's autoscaling.alpha.kubernetes.io annotations what v1\ncannot express.\n",
+		Fields: map[string]string{
+			"Spec":   "Spec is the desired autoscaler.\n",
+			"Status": "Status is the observed autoscaler.\n",
 		},
 	},
 	"HostAlias": {

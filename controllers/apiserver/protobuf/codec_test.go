@@ -296,3 +296,31 @@ func TestZeroScalarsOfNonPointerFields(t *testing.T) {
 		t.Fatalf("a pointer's zero is kept: %s", j)
 	}
 }
+
+// autoscaling/v1 HorizontalPodAutoscaler (kubectl autoscale's body) and
+// its list have a protobuf form: every field of the v1 object survives
+// the round trip, and the descriptor names kube's message.
+func TestAutoscalingV1HorizontalPodAutoscaler(t *testing.T) {
+	require.True(t, Has("autoscaling/v1", "HorizontalPodAutoscaler"))
+	require.Equal(t, "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList", MessageFor("autoscaling/v1", "HorizontalPodAutoscalerList"))
+	in := &api.HorizontalPodAutoscalerV1{
+		TypeMeta: api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "HorizontalPodAutoscaler"},
+		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default",
+			Annotations: map[string]string{"autoscaling.alpha.kubernetes.io/metrics": `[{"type":"Pods"}]`}},
+		Spec: api.HorizontalPodAutoscalerSpecV1{
+			ScaleTargetRef: api.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
+			MinReplicas:    new(int32(2)), MaxReplicas: 5, TargetCPUUtilizationPercentage: new(int32(80)),
+		},
+		Status: api.HorizontalPodAutoscalerStatusV1{ObservedGeneration: new(int64(3)), CurrentReplicas: 2, DesiredReplicas: 3,
+			CurrentCPUUtilizationPercentage: new(int32(0))},
+	}
+	j, err := json.Marshal(in)
+	require.NoError(t, err)
+	doc, err := Marshal(j)
+	require.NoError(t, err)
+	back, err := Unmarshal(doc, "", "")
+	require.NoError(t, err)
+	var got api.HorizontalPodAutoscalerV1
+	require.NoError(t, json.Unmarshal(back, &got))
+	require.Equal(t, in, &got, "%s\n%s", j, back)
+}

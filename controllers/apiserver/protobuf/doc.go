@@ -12,8 +12,10 @@
 // struct tags of the k8s.io/api and k8s.io/apimachinery v0.37.2 Go
 // types. The table covers every built-in kind of controllers/api that
 // client-go knows (all but CustomResourceDefinition), their lists,
-// autoscaling/v1 Scale, policy/v1 Eviction and meta/v1 Status,
-// DeleteOptions and WatchEvent; Has says whether a kind is covered.
+// autoscaling/v1 Scale, autoscaling/v1 HorizontalPodAutoscaler (and its
+// list: the older version of the autoscaling/v2 kind), policy/v1 Eviction
+// and meta/v1 Status, DeleteOptions and WatchEvent; Has says whether a
+// kind is covered.
 // Kinds registered with api.Register, custom resources and
 // CustomResourceDefinitions have no protobuf form.
 //

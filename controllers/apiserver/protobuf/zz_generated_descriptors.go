@@ -29,6 +29,8 @@ var kinds = map[string]string{
 	"authorization.k8s.io/v1/SelfSubjectAccessReview":                    "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
 	"authorization.k8s.io/v1/SelfSubjectRulesReview":                     "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
 	"authorization.k8s.io/v1/SubjectAccessReview":                        "k8s.io.api.authorization.v1.SubjectAccessReview",
+	"autoscaling/v1/HorizontalPodAutoscaler":                             "k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler",
+	"autoscaling/v1/HorizontalPodAutoscalerList":                         "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList",
 	"autoscaling/v1/Scale":                                               "k8s.io.api.autoscaling.v1.Scale",
 	"autoscaling/v2/HorizontalPodAutoscaler":                             "k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler",
 	"autoscaling/v2/HorizontalPodAutoscalerList":                         "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList",
@@ -480,6 +482,33 @@ var messages = map[string]*MessageType{
 		{Num: 2, Name: "nonResourceRules", Type: Message, Message: "k8s.io.api.authorization.v1.NonResourceRule", Repeated: true},
 		{Num: 3, Name: "incomplete", Type: Bool},
 		{Num: 4, Name: "evaluationError", Type: String},
+	}},
+	"k8s.io.api.autoscaling.v1.CrossVersionObjectReference": {Fields: []Field{
+		{Num: 1, Name: "kind", Type: String},
+		{Num: 2, Name: "name", Type: String},
+		{Num: 3, Name: "apiVersion", Type: String},
+	}},
+	"k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{Num: 2, Name: "spec", Type: Message, Message: "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec"},
+		{Num: 3, Name: "status", Type: Message, Message: "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus"},
+	}},
+	"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta"},
+		{Num: 2, Name: "items", Type: Message, Message: "k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler", Repeated: true},
+	}},
+	"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec": {Fields: []Field{
+		{Num: 1, Name: "scaleTargetRef", Type: Message, Message: "k8s.io.api.autoscaling.v1.CrossVersionObjectReference"},
+		{Num: 2, Name: "minReplicas", Type: Int32, Nullable: true},
+		{Num: 3, Name: "maxReplicas", Type: Int32},
+		{Num: 4, Name: "targetCPUUtilizationPercentage", Type: Int32, Nullable: true},
+	}},
+	"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus": {Fields: []Field{
+		{Num: 1, Name: "observedGeneration", Type: Int64, Nullable: true},
+		{Num: 2, Name: "lastScaleTime", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.Time", Nullable: true},
+		{Num: 3, Name: "currentReplicas", Type: Int32},
+		{Num: 4, Name: "desiredReplicas", Type: Int32},
+		{Num: 5, Name: "currentCPUUtilizationPercentage", Type: Int32, Nullable: true},
 	}},
 	"k8s.io.api.autoscaling.v1.Scale": {Fields: []Field{
 		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},

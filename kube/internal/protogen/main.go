@@ -1,8 +1,9 @@
 // Command protogen writes controllers/apiserver/protobuf's descriptor
 // table (zz_generated_descriptors.go): for every built-in kind of
 // controllers/api that Kubernetes serves in protobuf, its list, and the
-// meta/v1, autoscaling/v1 Scale and policy/v1 Eviction messages, each
-// protobuf message's fields, read by reflection off the protobuf:,
+// meta/v1, autoscaling/v1 Scale, autoscaling/v1 HorizontalPodAutoscaler
+// (and its list) and policy/v1 Eviction messages, each protobuf
+// message's fields, read by reflection off the protobuf:,
 // protobuf_key:, protobuf_val: and json: struct tags of the k8s.io/api
 // and k8s.io/apimachinery Go types. Run it with go generate in the kube
 // module (TestDescriptorsUpToDate fails while the committed table is
@@ -208,7 +209,11 @@ func Generate() ([]byte, error) {
 	}
 	for key, t := range map[string]reflect.Type{
 		"autoscaling/v1/Scale": reflect.TypeFor[autoscalingv1.Scale](),
-		"policy/v1/Eviction":   reflect.TypeFor[policyv1.Eviction](),
+		// autoscaling/v1's form of the autoscaling/v2 HorizontalPodAutoscaler
+		// (kubectl autoscale sends it).
+		"autoscaling/v1/HorizontalPodAutoscaler":     reflect.TypeFor[autoscalingv1.HorizontalPodAutoscaler](),
+		"autoscaling/v1/HorizontalPodAutoscalerList": reflect.TypeFor[autoscalingv1.HorizontalPodAutoscalerList](),
+		"policy/v1/Eviction":                         reflect.TypeFor[policyv1.Eviction](),
 		// The reviews, answered and not stored (kubectl auth can-i, whoami).
 		"authorization.k8s.io/v1/SelfSubjectAccessReview":  reflect.TypeFor[authorizationv1.SelfSubjectAccessReview](),
 		"authorization.k8s.io/v1/SubjectAccessReview":      reflect.TypeFor[authorizationv1.SubjectAccessReview](),
