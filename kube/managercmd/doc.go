@@ -47,8 +47,12 @@
 // # Serving
 //
 // HTTPS, bounded (read-header, read, write and idle timeouts, 64 KiB of
-// headers): manager.Handler's /healthz, /readyz, /metrics (Prometheus,
-// through the prometheus module's Provider) and /debug/pprof, and
+// headers): manager.Handler's /healthz, /readyz, /metrics (Prometheus:
+// the controllers' series through the prometheus module's Provider, and
+// component-base's registry, as kube-controller-manager serves it —
+// client-go's rest_client_requests_total{code,host,method},
+// rest_client_request_duration_seconds and the other request series, per
+// process, and the process and Go runtime series) and /debug/pprof, and
 // /livez. The always-allowed paths are anonymous; every other request
 // needs a bearer token that the API server accepts and authorizes, as
 // kube-controller-manager's delegated authentication and authorization

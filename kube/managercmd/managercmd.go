@@ -18,6 +18,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/component-base/metrics/legacyregistry"
+	// client-go's request metrics (rest_client_requests_total,
+	// rest_client_request_duration_seconds, …) in component-base's
+	// registry, as kube-controller-manager registers them.
+	_ "k8s.io/component-base/metrics/prometheus/restclient"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
@@ -105,7 +110,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ctrlkit manager: %v\n", err)
 			return 1
 		}
-		h := Handler(m.Handler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})), NewDelegatedAuth(cs), strings.Split(cfg.allowPaths, ","))
+		// The controllers' series, and component-base's registry: the
+		// rest client's series and the process and Go runtime ones, as
+		// kube-controller-manager serves them (client-go's request
+		// metrics are per process).
+		metricsHandler := promhttp.HandlerFor(prom.Gatherers{reg, legacyregistry.DefaultGatherer}, promhttp.HandlerOpts{})
+		h := Handler(m.Handler(metricsHandler), NewDelegatedAuth(cs), strings.Split(cfg.allowPaths, ","))
 		l, srv, err := listen(cfg, h)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctrlkit manager: serve: %v\n", err)

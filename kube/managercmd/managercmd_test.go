@@ -54,6 +54,12 @@ func TestManagerRunsControllersAndHandsOver(t *testing.T) {
 	code, body = get(t, base+"/metrics", scraperToken)
 	require.Equal(t, http.StatusOK, code, body)
 	require.Contains(t, body, "workqueue_adds_total")
+	// client-go's request series, as kube-controller-manager serves them:
+	// the manager's GETs and POSTs counted by code, method and host.
+	require.Regexp(t, `rest_client_requests_total\{code="200",host="127\.0\.0\.1:\d+",method="GET"\} [1-9]`, body)
+	require.Regexp(t, `rest_client_requests_total\{code="201",host="127\.0\.0\.1:\d+",method="POST"\} [1-9]`, body)
+	require.Regexp(t, `rest_client_request_duration_seconds_bucket\{host="127\.0\.0\.1:\d+",verb="GET",le="0\.005"\}`, body)
+	require.Contains(t, body, "process_start_time_seconds")
 	code, _ = get(t, base+"/debug/pprof/", nobodyToken)
 	require.Equal(t, http.StatusForbidden, code)
 
