@@ -190,8 +190,8 @@ func (s *Store[T]) Update(ctx context.Context, obj T, ifVersion string) (string,
 // UpdateStatus writes obj's status over the stored object, and nothing
 // else (Kubernetes' status subresource): spec and metadata changes in obj
 // (but its managedFields, when set) are ignored and the generation does
-// not change. Preconditions, no-op detection and the result in obj are as for Update. A kind without
-// status fails with ErrBadRequest.
+// not change. Preconditions, no-op detection and the result in obj are
+// as for Update. A kind without status fails with ErrBadRequest.
 func (s *Store[T]) UpdateStatus(ctx context.Context, obj T) (string, error) {
 	if err := checkObject(ctx, obj); err != nil {
 		return "", fmt.Errorf("cluster: update %s status: %w", s.kind.resource, err)

@@ -49,7 +49,7 @@ func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, creds *
 		return nil, err
 	}
 	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny, ResourceUsage: resourceUsage(cp),
-		AuthorizationMode: cfg.authorizationMode, ServiceAccountTokens: tokens})
+		AuthorizationMode: cfg.authorizationMode, ServiceAccountTokens: tokens, FieldManager: opts.FieldManager})
 	if err != nil {
 		return nil, err
 	}
