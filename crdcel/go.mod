@@ -4,8 +4,11 @@ go 1.26.0
 
 replace github.com/ctrlkit/ctrlkit => ../
 
+replace github.com/ctrlkit/ctrlkit/ssa => ../ssa
+
 require (
 	github.com/ctrlkit/ctrlkit v0.0.0
+	github.com/ctrlkit/ctrlkit/ssa v0.0.0
 	github.com/stretchr/testify v1.12.1
 	k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver v0.37.2

@@ -93,6 +93,69 @@ type ObjectMeta struct {
 	OwnerReferences []OwnerReference `json:"ownerReferences,omitempty"`
 	// Finalizers must all be removed before a deleted object goes away.
 	Finalizers []string `json:"finalizers,omitempty"`
+	// ManagedFields record which field manager owns which fields, as
+	// server-side apply keeps them (one entry per manager, operation,
+	// apiVersion and subresource). A server without a field manager
+	// leaves them alone.
+	ManagedFields []ManagedFieldsEntry `json:"managedFields,omitempty"`
+}
+
+// ManagedFieldsOperationType is the kind of write a ManagedFieldsEntry
+// records.
+type ManagedFieldsOperationType string
+
+// The operations of a ManagedFieldsEntry.
+const (
+	// ManagedFieldsOperationApply is a server-side apply.
+	ManagedFieldsOperationApply ManagedFieldsOperationType = "Apply"
+	// ManagedFieldsOperationUpdate is a create, update or patch.
+	ManagedFieldsOperationUpdate ManagedFieldsOperationType = "Update"
+)
+
+// ManagedFieldsEntry is one field manager's set of owned fields, as
+// metav1.ManagedFieldsEntry.
+type ManagedFieldsEntry struct {
+	// Manager names the field manager (the request's fieldManager).
+	Manager string `json:"manager,omitempty"`
+	// Operation is Apply or Update.
+	Operation ManagedFieldsOperationType `json:"operation,omitempty"`
+	// APIVersion is the version of the fields' paths.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Time is when the manager last changed the fields it owns.
+	Time *Time `json:"time,omitempty"`
+	// FieldsType is the format of FieldsV1: always "FieldsV1".
+	FieldsType string `json:"fieldsType,omitempty"`
+	// FieldsV1 is the set of owned fields, in kube's FieldsV1 JSON
+	// ({"f:spec":{"f:replicas":{}}}).
+	FieldsV1 *FieldsV1 `json:"fieldsV1,omitempty"`
+	// Subresource is the subresource written through ("status"), empty
+	// for the main resource.
+	Subresource string `json:"subresource,omitempty"`
+}
+
+// FieldsV1 is a set of fields in kube's FieldsV1 format, kept as its
+// JSON encoding.
+type FieldsV1 struct {
+	// Raw is the JSON object; empty means null.
+	Raw json.RawMessage `json:"-"`
+}
+
+// MarshalJSON returns f.Raw, or null when it is empty.
+func (f FieldsV1) MarshalJSON() ([]byte, error) {
+	if len(f.Raw) == 0 {
+		return nullJSON, nil
+	}
+	return f.Raw, nil
+}
+
+// UnmarshalJSON keeps a copy of data (nothing for null).
+func (f *FieldsV1) UnmarshalJSON(data []byte) error {
+	if bytes.Equal(data, nullJSON) {
+		f.Raw = nil
+		return nil
+	}
+	f.Raw = append(json.RawMessage(nil), data...)
+	return nil
 }
 
 // GetObjectMeta returns m itself; through embedding it gives every kind

@@ -2,6 +2,8 @@
 
 package api
 
+import "encoding/json"
+
 // DeepCopyInto copies in into out, which must not be nil; nothing is shared.
 func (in *TypeMeta) DeepCopyInto(out *TypeMeta) {
 	*out = *in
@@ -56,6 +58,13 @@ func (in *ObjectMeta) DeepCopyInto(out *ObjectMeta) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.ManagedFields != nil {
+		in, out := &in.ManagedFields, &out.ManagedFields
+		*out = make([]ManagedFieldsEntry, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 }
 
 // DeepCopy returns a deep copy of in, or nil if in is nil.
@@ -64,6 +73,51 @@ func (in *ObjectMeta) DeepCopy() *ObjectMeta {
 		return nil
 	}
 	out := new(ObjectMeta)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *ManagedFieldsEntry) DeepCopyInto(out *ManagedFieldsEntry) {
+	*out = *in
+	if in.Time != nil {
+		in, out := &in.Time, &out.Time
+		*out = new(Time)
+		**out = **in
+	}
+	if in.FieldsV1 != nil {
+		in, out := &in.FieldsV1, &out.FieldsV1
+		*out = new(FieldsV1)
+		(*in).DeepCopyInto(*out)
+	}
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *ManagedFieldsEntry) DeepCopy() *ManagedFieldsEntry {
+	if in == nil {
+		return nil
+	}
+	out := new(ManagedFieldsEntry)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, which must not be nil; nothing is shared.
+func (in *FieldsV1) DeepCopyInto(out *FieldsV1) {
+	*out = *in
+	if in.Raw != nil {
+		in, out := &in.Raw, &out.Raw
+		*out = make(json.RawMessage, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a deep copy of in, or nil if in is nil.
+func (in *FieldsV1) DeepCopy() *FieldsV1 {
+	if in == nil {
+		return nil
+	}
+	out := new(FieldsV1)
 	in.DeepCopyInto(out)
 	return out
 }

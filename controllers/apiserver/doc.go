@@ -140,15 +140,27 @@
 //     resourceVersion is retried on a conflicting write, as kube-apiserver
 //     does. A malformed patch is 400; one that cannot be applied (a
 //     failed JSON patch operation or test) is 422, as upstream answers.
-//     Server-side apply (application/apply-patch+yaml) is 415, and so is
-//     a strategic merge patch of a kind added with api.Register, as
-//     kube-apiserver answers for custom resources.
+//     A strategic merge patch of a kind added with api.Register is 415,
+//     as kube-apiserver answers for custom resources.
+//   - Server-side apply and managedFields only with Options.FieldManager
+//     (the nested module ssa implements it; apply.go): every create,
+//     update, patch and status write then records an Update entry for
+//     its field manager (the fieldManager parameter, else the
+//     User-Agent up to its first "/"; at most 128 printable bytes, else
+//     422), and PATCH application/apply-patch+yaml applies, creating a
+//     missing object: fieldManager is required (422 `fieldManager:
+//     Required value: is required for apply patch`), force=true takes
+//     over other managers' fields, a conflict is the field manager's 409
+//     Conflict with FieldManagerConflict causes, dryRun, admission and
+//     validation apply as to any write; force on another patch is 422.
+//     Writes through the scale subresource record no entry. Without a
+//     field manager apply is 415 and managedFields are stored as sent.
 //   - Request bodies must carry a Content-Type the endpoint accepts:
 //     application/json or application/yaml for POST, PUT and a
 //     DeleteOptions body (and application/vnd.kubernetes.protobuf for a
 //     built-in kind with a protobuf form: package protobuf converts it to
 //     JSON; malformed protobuf is 400 BadRequest), the three patch types
-//     for PATCH; anything else,
+//     (and apply, with a field manager) for PATCH; anything else,
 //     or none, is 415 UnsupportedMediaType before anything is looked up
 //     or read. So a cross-site "no-cors" POST from a web page (text/plain,
 //     a form, or no type) never creates anything.

@@ -88,7 +88,7 @@ func (h *typed[T]) serve(req *request) {
 		// is looked up.
 		accepted := bodyTypesFor(req)
 		if m == http.MethodPatch {
-			accepted = patchTypes
+			accepted = patchTypesOf(req)
 		}
 		if err := checkContentType(req.r, accepted); err != nil {
 			h.fail(req, err)
@@ -206,7 +206,7 @@ func isProtobuf(r *http.Request) bool {
 }
 
 // patchTypes are the media types of a PATCH body; server-side apply is
-// not served.
+// served only with Options.FieldManager (apply.go).
 var patchTypes = []string{string(patch.JSON), string(patch.Merge), string(patch.StrategicMerge)}
 
 // checkContentType refuses, with kube-apiserver's 415
@@ -230,7 +230,7 @@ func checkContentType(r *http.Request, accepted []string) error {
 func readBody(req *request) ([]byte, error) {
 	accepted := bodyTypesFor(req)
 	if req.r.Method == http.MethodPatch {
-		accepted = patchTypes
+		accepted = patchTypesOf(req)
 	}
 	if err := checkContentType(req.r, accepted); err != nil {
 		return nil, err
@@ -358,6 +358,10 @@ func (h *typed[T]) create(req *request) {
 		if obj, err = h.decode(req, b); err == nil {
 			req.name = obj.GetObjectMeta().Name
 			if err = h.checkNamespace(req, obj); err == nil {
+				if obj, err = h.manage(req, nil, obj); err != nil {
+					h.fail(req, err)
+					return
+				}
 				if _, err = h.store.Create(req.r.Context(), obj); err == nil {
 					h.writeObject(req, http.StatusCreated, obj)
 					return
@@ -386,6 +390,16 @@ func (h *typed[T]) update(req *request) {
 	if err := h.checkNamespace(req, obj); err != nil {
 		h.fail(req, err)
 		return
+	}
+	if h.srv.opts.FieldManager != nil {
+		var live []byte
+		if cur, _, gerr := h.store.Get(req.r.Context(), h.key(req)); gerr == nil {
+			live, _ = json.Marshal(cur)
+		}
+		if obj, err = h.manage(req, live, obj); err != nil {
+			h.fail(req, err)
+			return
+		}
 	}
 	if err := h.write(req, obj); err != nil {
 		h.fail(req, err)
@@ -424,6 +438,10 @@ func (h *typed[T]) patch(req *request) {
 	}
 	mt, _, _ := strings.Cut(req.r.Header.Get("Content-Type"), ";")
 	pt := patch.Type(strings.TrimSpace(mt))
+	if pt == applyPatchType && h.servesApply() {
+		h.apply(req, b)
+		return
+	}
 	if pt == patch.StrategicMerge && !h.res.builtin {
 		// A kind added with api.Register has no patch strategies: a
 		// strategic merge patch is refused, as kube-apiserver refuses it
@@ -480,6 +498,10 @@ func (h *typed[T]) patch(req *request) {
 		pinned := m.ResourceVersion != rv // the patch set a precondition
 		if m.ResourceVersion == "" {
 			m.ResourceVersion = rv
+		}
+		if obj, err = h.manage(req, orig, obj); err != nil {
+			h.fail(req, err)
+			return
 		}
 		err = h.write(req, obj)
 		if errors.Is(err, source.ErrConflict) && !pinned && attempt < maxPatchRetries {

@@ -88,6 +88,11 @@ type Options struct {
 	// lifetime (--service-account-max-token-expiration), with kube's
 	// warning; 0: no cap.
 	ServiceAccountMaxTokenExpiration time.Duration
+	// FieldManager keeps metadata.managedFields on every create, update
+	// and patch and serves server-side apply (PATCH
+	// application/apply-patch+yaml); the nested module ssa implements it.
+	// Nil: managedFields are stored as sent and apply is 415.
+	FieldManager FieldManager
 }
 
 func (o *Options) validate() error {

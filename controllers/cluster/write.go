@@ -189,9 +189,9 @@ func (s *Store[T]) Update(ctx context.Context, obj T, ifVersion string) (string,
 
 // UpdateStatus writes obj's status over the stored object, and nothing
 // else (Kubernetes' status subresource): spec and metadata changes in obj
-// are ignored and the generation does not change. Preconditions, no-op
-// detection and the result in obj are as for Update. A kind without
-// status fails with ErrBadRequest.
+// (but its managedFields, when set) are ignored and the generation does
+// not change. Preconditions, no-op detection and the result in obj are
+// as for Update. A kind without status fails with ErrBadRequest.
 func (s *Store[T]) UpdateStatus(ctx context.Context, obj T) (string, error) {
 	if err := checkObject(ctx, obj); err != nil {
 		return "", fmt.Errorf("cluster: update %s status: %w", s.kind.resource, err)
@@ -202,6 +202,12 @@ func (s *Store[T]) UpdateStatus(ctx context.Context, obj T) (string, error) {
 	return s.write(ctx, "update status", api.Key(obj), obj.GetResourceVersion(), obj, func(cur T) (T, error) {
 		next := deepCopy(cur)
 		s.kind.copyStatus(next, deepCopy(obj))
+		if mf := obj.GetObjectMeta().ManagedFields; mf != nil {
+			// The managed fields a field manager computed for the
+			// status write (kube keeps them, as it keeps no other
+			// metadata change of a status write).
+			next.GetObjectMeta().ManagedFields = deepCopy(obj).GetObjectMeta().ManagedFields
+		}
 		if s.kind.prepareStatus == nil {
 			return next, nil
 		}

@@ -847,6 +847,12 @@ var apiComments = crdgen.Comments{
 	"FieldErrorType": {
 		Doc: "FieldErrorType says what is wrong with a field, in Kubernetes' words.\n",
 	},
+	"FieldsV1": {
+		Doc: "FieldsV1 is a set of fields in kube's FieldsV1 format, kept as its\nJSON encoding.\n",
+		Fields: map[string]string{
+			"Raw": "Raw is the JSON object; empty means null.\n",
+		},
+	},
 	"FinalizerName": {
 		Doc: "FinalizerName names a namespace finalizer, e.g. \"kubernetes\".\n",
 	},
@@ -1427,6 +1433,21 @@ var apiComments = crdgen.Comments{
 			"Path":   "Path on the node.\n",
 		},
 	},
+	"ManagedFieldsEntry": {
+		Doc: "ManagedFieldsEntry is one field manager's set of owned fields, as\nmetav1.ManagedFieldsEntry.\n",
+		Fields: map[string]string{
+			"APIVersion":  "APIVersion is the version of the fields' paths.\n",
+			"FieldsType":  "FieldsType is the format of FieldsV1: always \"FieldsV1\".\n",
+			"FieldsV1":    "FieldsV1 is the set of owned fields, in kube's FieldsV1 JSON\n({\"f:spec\":{\"f:replicas\":{}}}).\n",
+			"Manager":     "Manager names the field manager (the request's fieldManager).\n",
+			"Operation":   "Operation is Apply or Update.\n",
+			"Subresource": "Subresource is the subresource written through (\"status\"), empty\nfor the main resource.\n",
+			"Time":        "Time is when the manager last changed the fields it owns.\n",
+		},
+	},
+	"ManagedFieldsOperationType": {
+		Doc: "ManagedFieldsOperationType is the kind of write a ManagedFieldsEntry\nrecords.\n",
+	},
 	"MatchCondition": {
 		Doc: "MatchCondition is a CEL condition a request must meet for the webhook\nto be called.\n",
 		Fields: map[string]string{
@@ -1750,6 +1771,7 @@ var apiComments = crdgen.Comments{
 			"GenerateName":               "GenerateName is a prefix from which the store derives Name when Name is empty.\n",
 			"Generation":                 "Generation counts changes to the desired state (spec).\n",
 			"Labels":                     "Labels are the identifying key/value pairs selectors match.\n",
+			"ManagedFields":              "ManagedFields record which field manager owns which fields, as\nserver-side apply keeps them (one entry per manager, operation,\napiVersion and subresource). A server without a field manager\nleaves them alone.\n",
 			"Name":                       "Name is unique within a namespace (or cluster-wide for cluster-scoped kinds).\n",
 			"Namespace":                  "Namespace is empty for cluster-scoped kinds.\n",
 			"OwnerReferences":            "OwnerReferences name the objects this one depends on.\n",

@@ -60,6 +60,10 @@ type Options struct {
 	// module's build sets crdcel.MatchConditions). Without it a webhook
 	// is called as if its conditions held.
 	MatchConditions webhook.MatchConditionsFunc
+	// FieldManager, when set, keeps managedFields and serves server-side
+	// apply on --listen (apiserver.Options.FieldManager; the crdcel
+	// module's build sets the ssa module's). Without it apply is 415.
+	FieldManager apiserver.FieldManager
 	// registry is the default build's /metrics (defaultMetrics), nil
 	// when the build set Metrics.
 	registry *metrics.Registry

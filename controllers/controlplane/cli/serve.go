@@ -50,7 +50,7 @@ func serveAPI(cp *controlplane.ControlPlane, cfg upConfig, opts Options, creds *
 		return nil, err
 	}
 	api, err := apiserver.New(cp.Cluster, apiserver.Options{AllowNonLoopback: cfg.listenAny, ResourceUsage: resourceUsage(cp),
-		AuthorizationMode: cfg.authorizationMode, ServiceAccountTokens: tokens, PortForward: kubelet.NewPorts()})
+		AuthorizationMode: cfg.authorizationMode, ServiceAccountTokens: tokens, PortForward: kubelet.NewPorts(), FieldManager: opts.FieldManager})
 	if err != nil {
 		return nil, err
 	}

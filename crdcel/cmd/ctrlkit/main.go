@@ -5,13 +5,15 @@
 // them (crdcel.Rules): a definition whose rules do not compile is
 // refused, and a custom resource breaking a rule is 422 Invalid with the
 // rule's message; and admission webhooks' matchConditions evaluated
-// (crdcel.MatchConditions).
+// (crdcel.MatchConditions); and server-side apply served, with
+// managedFields kept on every write (the ssa module's FieldManager).
 //
 //	cd crdcel && go run ./cmd/ctrlkit up --listen 127.0.0.1:6443
 package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane/cli"
 	"github.com/ctrlkit/ctrlkit/crdcel"
+	"github.com/ctrlkit/ctrlkit/ssa"
 )
 
 func main() {
@@ -28,8 +31,15 @@ func main() {
 	os.Exit(code)
 }
 
-// run runs the ctrlkit command with the CEL rules of definitions checked.
+// run runs the ctrlkit command with the CEL rules of definitions checked
+// and server-side apply served.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, opts cli.Options) int {
+	fm, err := ssa.New()
+	if err != nil {
+		fmt.Fprintln(stderr, "ctrlkit:", err)
+		return 1
+	}
+	opts.FieldManager = fm
 	opts.ValidationRules = crdcel.Rules
 	opts.MatchConditions = crdcel.MatchConditions
 	return cli.Main(ctx, args, stdout, stderr, opts)

@@ -48,7 +48,7 @@ const replicasCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResou
 // breaking a rule is 422 Invalid with the rule's message, one keeping it
 // is created (the core module's build only warns); and a webhook's
 // matchConditions decide whether it is called (the core module's build
-// calls it as if they held).
+// calls it as if they held); and server-side apply is served.
 func TestUpChecksCELRules(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -125,4 +125,26 @@ func TestUpChecksCELRules(t *testing.T) {
 	resp, body = post("/api/v1/namespaces/default/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","labels":{"guarded":"true"}}}`)
 	require.Equal(t, http.StatusForbidden, resp.StatusCode, body)
 	require.Contains(t, body, `admission webhook \"guard.example.com\" denied the request: guarded`)
+
+	// Server-side apply is served (the core module's build answers 415):
+	// an apply creates, with the manager's Apply entry.
+	req, err := http.NewRequest(http.MethodPatch, url+"/api/v1/namespaces/default/configmaps/applied?fieldManager=tester",
+		strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied"},"data":{"k":"v"}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/apply-patch+yaml")
+	resp, err = c.Do(req)
+	require.NoError(t, err)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, resp.StatusCode, string(b))
+	var applied struct {
+		Metadata struct {
+			ManagedFields []struct{ Manager, Operation string } `json:"managedFields"`
+		} `json:"metadata"`
+	}
+	require.NoError(t, json.Unmarshal(b, &applied))
+	require.Len(t, applied.Metadata.ManagedFields, 1)
+	require.Equal(t, "tester", applied.Metadata.ManagedFields[0].Manager)
+	require.Equal(t, "Apply", applied.Metadata.ManagedFields[0].Operation)
 }
