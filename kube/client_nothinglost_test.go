@@ -127,7 +127,7 @@ func at(v any, path ...any) (any, bool) {
 
 const rawPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns","uid":"u-pod","resourceVersion":"1",
  "labels":{"app":"web"},"annotations":{"unknown.example.com/a":"kept"},
- "managedFields":[{"manager":"kubectl","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{}}}]},
+ "selfLink":"/api/v1/namespaces/ns/pods/p"},
  "spec":{"os":{"name":"linux"},"hostUsers":false,"hostnameOverride":"h","resourceClaims":[{"name":"gpu","resourceClaimName":"gpu-claim"}],
   "containers":[{"name":"c","image":"nginx:1","resizePolicy":[{"resourceName":"cpu","restartPolicy":"NotRequired"}],
    "terminationMessagePath":"/dev/termination-log","ports":[{"containerPort":80,"protocol":"TCP"}]}]},
@@ -150,7 +150,7 @@ const rawStatefulSet = `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":
 // version); the test checks that they are not modelled, then that writes
 // keep them.
 var unknownPaths = map[string][][]any{
-	"p": {{"metadata", "managedFields"}, {"spec", "hostUsers"}, {"spec", "hostnameOverride"}, {"spec", "resourceClaims"},
+	"p": {{"metadata", "selfLink"}, {"spec", "hostUsers"}, {"spec", "hostnameOverride"}, {"spec", "resourceClaims"},
 		{"spec", "containers", 0, "resizePolicy"}, {"status", "resize"}, {"status", "resourceClaimStatuses"}},
 	"d": {{"spec", "template", "spec", "hostUsers"}, {"spec", "template", "spec", "resourceClaims"},
 		{"spec", "template", "spec", "containers", 0, "resizePolicy"}, {"status", "conditions", 0, "unknownField"}},
