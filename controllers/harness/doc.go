@@ -64,8 +64,12 @@
 //
 //   - Cut (unobserved states): every open watch of the controller is
 //     closed before the write; the informers' next list or watch is
-//     held until the scenario's next change, then a watch is answered
-//     410 Gone and they relist. The states between are never seen:
+//     held until the scenario's next change — or until a settle has
+//     gone CutHold (1 min) without settling while it was held, as a
+//     real watch cut is followed by a relist in bounded time: the
+//     system may wait for what only the held events tell the
+//     controller — then a watch is answered 410 Gone and they relist.
+//     The states between are never seen:
 //     several updates arrive as the last one (coalesced), an object
 //     created and deleted meanwhile not at all, a deletion as a
 //     relist's delete with finalStateUnknown.
@@ -133,7 +137,13 @@
 //     reference lacks is "extra" (the leaked-object finding), one it has
 //     and the run lacks is missing — and, when the controller deleted
 //     it (a successful delete of its key in the timeline), also
-//     "wrongly deleted", naming the write.
+//     "wrongly deleted", naming the write. Scenario.Extra excuses a
+//     surplus object that the upstream controller makes too on the
+//     same view: of one kind, matched by a predicate over the end
+//     state, at most Max (default 1) of them, only beyond the
+//     reference run's count of their identity; they are set aside
+//     before the comparison and listed in Outcome.Excused, and any
+//     other surplus is still a duplicate create or extra.
 //
 // # Determinism
 //
@@ -229,15 +239,18 @@
 // status conflicts, several pods turning ready at one instant) are
 // explored without minimization. A subtest whose finding is not resolved
 // yet is skipped with the finding (t.Skip "open finding: ...";
-// $CTRLKIT_HARNESS_OPEN runs it): views for the StatefulSet (stale@1),
-// the CronJob (a random run, crash@5 stale@6: restarted on a stale list,
-// it creates the current minute's Job while the previous one runs, as
-// kcm's would; an extra Job at the end that no mask can hide yet), the
-// Job (a random run, stale@12: a fourth pod for three completions) and
-// the garbage collector (cut@1: no convergence, as it seems a deadlock of
-// the harness — the cut's relist waits for the next step, the step for
-// a settle, the settle for a foreground deletion that needs the held
-// events, for kcm's collector too). (The handover subtests of five of them were once open too:
+// $CTRLKIT_HARNESS_OPEN runs it): views for the StatefulSet (stale@1)
+// and the Job (a random run, stale@12: a fourth pod for three
+// completions). Two view findings were resolved in the harness: the
+// garbage collector's cut@1 did not converge — a deadlock of the
+// harness, the cut's relist waiting for the next step, the step for a
+// settle, the settle for a foreground deletion that needed the held
+// events (for kcm's collector too) — until a stalled settle let the
+// relist through (CutHold); and the CronJob, restarted on a stale list
+// at the end of a random run (crash@5 stale@6), creates the current
+// minute's Job while the previous one runs, as kcm's syncCronJob does on
+// the same listers, an extra Job that Scenario.Extra now excuses (an
+// unfinished Job of the cron job missing from its status.active). (The handover subtests of five of them were once open too:
 // their unperturbed runs under election stopped short, because the
 // test's per-term client ended each watch as soon as it was opened; a
 // watch now lives as long as the term.) It found four defects, since fixed: a

@@ -75,6 +75,8 @@ type Object struct {
 	Kind, Namespace, Name string
 	// JSON is the normalized object.
 	JSON string
+	// key is the object's kind and key as read, before Normalize.
+	key string
 }
 
 // id is the object's identity modulo generated names.
@@ -238,7 +240,7 @@ func normalize(byKind map[string][]api.Object, masks []Mask) ([]Object, error) {
 					ns = m.re.ReplaceAllString(ns, m.Replace)
 				}
 			}
-			out = append(out, Object{Kind: kind, Namespace: ns, Name: name, JSON: js})
+			out = append(out, Object{Kind: kind, Namespace: ns, Name: name, JSON: js, key: kind + " " + api.Key(o)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -297,6 +299,10 @@ type Outcome struct {
 	Problems []string
 	// Elapsed is the run's virtual time.
 	Elapsed time.Duration
+	// Excused lists the objects of the end state that Scenario.Extra
+	// set aside before the differential oracle compared it ("Job
+	// default/tick-29000004: <reason>").
+	Excused []string
 }
 
 // Failed reports whether the oracle found a problem.
@@ -345,6 +351,11 @@ func (s Scenario) defaults() Scenario {
 // start); what the controller did wrong is in Outcome.Problems.
 func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []Perturbation) (*Outcome, error) {
 	s = s.defaults()
+	for i, e := range s.Extra {
+		if e.Kind == "" || e.Match == nil {
+			return nil, fmt.Errorf("harness: Scenario.Extra[%d]: Kind and Match are required", i)
+		}
+	}
 	if s.Election == nil && slices.ContainsFunc(ps, func(p Perturbation) bool { return p.Fault == Handover }) {
 		return nil, errors.New("harness: the Handover fault needs Scenario.Election")
 	}
@@ -438,11 +449,22 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	settleOnce := func(what string) bool {
 		sctx, cancel := context.WithTimeout(ctx, s.Converge)
 		defer cancel()
-		if err := cp.Settle(sctx, s.Quiet); err != nil {
-			problem("no convergence within %s after %s: %v", s.Converge, what, err)
-			return false
+		for {
+			// A cut's relist is held for CutHold of a settle at most:
+			// the settle waits in spans of CutHold, and a cut held
+			// across a whole span relists.
+			hctx, hcancel := context.WithTimeout(sctx, CutHold)
+			err := cp.Settle(hctx, s.Quiet)
+			hcancel()
+			if err == nil {
+				return true
+			}
+			if sctx.Err() != nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+				problem("no convergence within %s after %s: %v", s.Converge, what, err)
+				return false
+			}
+			rec.releaseCuts()
 		}
-		return true
 	}
 	settle := func(what string) bool {
 		ok := settleOnce(what)
@@ -535,7 +557,9 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 		return nil, err
 	}
 	if ref != nil {
-		problems = append(problems, compare(ref.End, out.End)...)
+		end := out.End
+		end, out.Excused = excuse(ref.End, end, matchExtra(s.Extra, byKind), s.Extra)
+		problems = append(problems, compare(ref.End, end)...)
 		problems = append(problems, wronglyDeleted(ref.End, out.End, out.Timeline)...)
 	}
 	out.Problems = problems
@@ -577,6 +601,62 @@ func compare(want, got []Object) []string {
 		}
 	}
 	return out
+}
+
+// matchExtra returns, by an object's kind and key as read (Object.key),
+// the index of the first of extras whose predicate matches it.
+func matchExtra(extras []Extra, byKind map[string][]api.Object) map[string]int {
+	m := map[string]int{}
+	for i, e := range extras {
+		for _, o := range byKind[e.Kind] {
+			k := e.Kind + " " + api.Key(o)
+			if _, ok := m[k]; !ok && e.Match(o, byKind) {
+				m[k] = i
+			}
+		}
+	}
+	return m
+}
+
+// excuse sets aside, of end state got, the objects marked by matchExtra
+// (an index of extras) where got has more objects of their identity than
+// want, at most each Extra's Max; it returns the rest and a line for
+// each object set aside.
+func excuse(want, got []Object, marked map[string]int, extras []Extra) ([]Object, []string) {
+	if len(marked) == 0 {
+		return got, nil
+	}
+	surplus := map[string]int{}
+	for _, o := range got {
+		surplus[o.id()]++
+	}
+	for _, o := range want {
+		surplus[o.id()]--
+	}
+	left := make([]int, len(extras))
+	for i, e := range extras {
+		left[i] = e.Max
+		if left[i] <= 0 {
+			left[i] = 1
+		}
+	}
+	var kept []Object
+	var excused []string
+	for _, o := range got {
+		i, ok := marked[o.key]
+		if ok && surplus[o.id()] > 0 && left[i] > 0 {
+			surplus[o.id()]--
+			left[i]--
+			line := o.key
+			if r := extras[i].Reason; r != "" {
+				line += ": " + r
+			}
+			excused = append(excused, line)
+			continue
+		}
+		kept = append(kept, o)
+	}
+	return kept, excused
 }
 
 // errNotDeterministic is returned when two reference runs differ.
