@@ -714,7 +714,7 @@ spec:
 		Mask:       []harness.Mask{harness.MaskControllerUID()},
 		Invariants: []harness.Invariant{refJobPods(1)},
 	}
-	refCheck(t, s, 12, refMore{viewScenario: refJobViews, viewsOpen: "random run 3 of seed 1, minimized to stale@12, not in every run: it ends with 4 pods for completions 3 — restarted on a list from before its third pod completed, the controller created a fourth, which completed before the watch caught up; kcm's would too if its pod completes first, so this may be a difference to mask; not decided yet"}, func(c client.Client, f *informer.Factory) (harness.Runner, error) {
+	refCheck(t, s, 12, refMore{viewScenario: refJobViews}, func(c client.Client, f *informer.Factory) (harness.Runner, error) {
 		return job.New(c, f, job.Options{Workers: 1, Logger: refDiscard})
 	})
 }
@@ -751,9 +751,47 @@ func refJobPods(mostActive int) harness.Invariant {
 // catches up. The end state must still be the reference run's: the
 // surplus pod is not counted as failed (TestSurplusPodIsNotCountedAsFailed
 // in package job, the finding of stale@1).
+//
+// Restarted on a list from before its status write counting the second
+// pod (random run 3 of seed 1, minimized to stale@12), the controller
+// catches up through its two watches, each in order but each at its own
+// pace: when its pods cache already shows the third pod succeeded and
+// its tracking finalizer removed, while its jobs cache still shows
+// status.succeeded 2 (and not yet the write that listed the pod in
+// status.uncountedTerminatedPods, nor the one completing the Job), it
+// takes the pod for one counted before (a finished pod without the
+// finalizer) and creates a fourth. kcm's does the same on the same
+// caches: syncJob reads the Job from its lister, and
+// trackJobStatusAndRemoveFinalizers skips a pod without the finalizer
+// ("processed in a previous sync"), so succeeded is status.succeeded
+// plus the uncounted ones, 2, and it creates one pod
+// (pkg/controller/job/job_controller.go); once the Job shows complete,
+// the pod only loses its finalizer (a finished Job is not synced again).
+// So the run ends with one more pod than the reference run's, created
+// after the Job completed (refJobExtra), and otherwise its state.
 func refJobViews(s harness.Scenario) harness.Scenario {
 	s.Invariants = []harness.Invariant{refJobPods(2)}
+	s.Extra = []harness.Extra{{Kind: "Pod", Match: refJobExtra,
+		Reason: "kcm's syncJob creates a pod on a pods cache ahead of its jobs cache (pkg/controller/job/job_controller.go)"}}
 	return s
+}
+
+// refJobExtra matches a pod of the Job batch created after the Job
+// completed, its tracking finalizer removed: the surplus pod of a
+// restart on a stale list (refJobViews).
+func refJobExtra(o api.Object, end map[string][]api.Object) bool {
+	p := o.(*api.Pod)
+	ref := p.ControllerRef()
+	if ref == nil || ref.Kind != "Job" || ref.Name != "batch" || slices.Contains(p.Finalizers, job.FinalizerTracking) {
+		return false
+	}
+	for _, j := range end["Job"] {
+		if j.GetObjectMeta().Name == "batch" {
+			done := j.(*api.Job).Status.CompletionTime
+			return done != nil && p.CreationTimestamp.After(done.Time)
+		}
+	}
+	return false
 }
 
 // TestReferenceCronJob: a CronJob every minute whose jobs run 90 s, with
