@@ -182,10 +182,10 @@ const (
 	// closed, then the write happens (its event is never seen), and its
 	// informers' next list or watch of each of those resources is held
 	// until the scenario's next change (the next Step's Do; at the end
-	// of the steps, at once) — or, if a settle has not settled CutHold
-	// after it began while the cut was held (the system waits for
-	// what the controller can only learn from the held events), then —
-	// and then answered, a watch with
+	// of the steps, at once), or for at most CutHold of a settle that
+	// does not settle meanwhile (the system may wait for what the
+	// controller can only learn from the held events), and then
+	// answered, a watch with
 	// source.ErrExpired (410 Gone), so that they relist: the states
 	// their objects went through meanwhile are never seen — several
 	// updates of an object arrive as the last one, an object created
@@ -248,10 +248,11 @@ const StaleLag = time.Second
 
 // CutHold bounds how long, in virtual time, a settle waits while a Cut
 // holds the controller's relist: a real watch cut is followed by a
-// relist within the reflector's back-off (client-go's caps at 30 s), so
-// once a settle has gone CutHold without settling, the held lists and
-// watches are answered and the settle goes on. A cut whose relist the
-// system does not wait for stays held until the scenario's next change.
+// relist within the reflector's back-off (client-go's caps at 30 s). A
+// settle waits in spans of CutHold; a span that ends without the system
+// settled answers the held lists and watches, and the settle goes on.
+// A cut whose relist the system does not wait for (the settle settles)
+// stays held until the scenario's next change.
 const CutHold = time.Minute
 
 // ViewFaults returns the faults of the controller's view, Stale and
