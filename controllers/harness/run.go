@@ -75,8 +75,6 @@ type Object struct {
 	Kind, Namespace, Name string
 	// JSON is the normalized object.
 	JSON string
-	// key is the object's kind and key as read, before Normalize.
-	key string
 }
 
 // id is the object's identity modulo generated names.
@@ -194,9 +192,16 @@ func sortAt(v any, path []string) {
 }
 
 func normalize(byKind map[string][]api.Object, masks []Mask) ([]Object, error) {
+	out, _, err := normalizeKeyed(byKind, masks)
+	return out, err
+}
+
+// normalizeKeyed is normalize that also returns, for each object of the
+// result, its kind and key as read ("Pod default/web-x7k2p").
+func normalizeKeyed(byKind map[string][]api.Object, masks []Mask) ([]Object, []string, error) {
 	ms, err := compileMasks(masks)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	generated := map[string]string{}
 	for _, objs := range byKind {
@@ -208,15 +213,16 @@ func normalize(byKind map[string][]api.Object, masks []Mask) ([]Object, error) {
 		}
 	}
 	var out []Object
+	var keys []string
 	for kind, objs := range byKind {
 		for _, o := range objs {
 			data, err := json.Marshal(o)
 			if err != nil {
-				return nil, fmt.Errorf("harness: %s %s: %w", kind, api.Key(o), err)
+				return nil, nil, fmt.Errorf("harness: %s %s: %w", kind, api.Key(o), err)
 			}
 			var v any
 			if err := json.Unmarshal(data, &v); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			v = clean(v, generated)
 			for _, m := range ms {
@@ -226,7 +232,7 @@ func normalize(byKind map[string][]api.Object, masks []Mask) ([]Object, error) {
 			}
 			data, err = json.Marshal(v)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			m := o.GetObjectMeta()
 			name, ns, js := m.Name, m.Namespace, string(data)
@@ -240,16 +246,29 @@ func normalize(byKind map[string][]api.Object, masks []Mask) ([]Object, error) {
 					ns = m.re.ReplaceAllString(ns, m.Replace)
 				}
 			}
-			out = append(out, Object{Kind: kind, Namespace: ns, Name: name, JSON: js, key: kind + " " + api.Key(o)})
+			out = append(out, Object{Kind: kind, Namespace: ns, Name: name, JSON: js})
+			keys = append(keys, kind+" "+api.Key(o))
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if a, b := out[i].id(), out[j].id(); a != b {
-			return a < b
+	if len(out) == 0 {
+		return nil, nil, nil
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := out[idx[i]], out[idx[j]]
+		if a.id() != b.id() {
+			return a.id() < b.id()
 		}
-		return out[i].JSON < out[j].JSON
+		return a.JSON < b.JSON
 	})
-	return out, nil
+	sorted, sortedKeys := make([]Object, len(out)), make([]string, len(out))
+	for i, k := range idx {
+		sorted[i], sortedKeys[i] = out[k], keys[k]
+	}
+	return sorted, sortedKeys, nil
 }
 
 // clean normalizes a decoded JSON value.
@@ -553,12 +572,13 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	out.Writes, out.Timeline = rec.n, rec.timeline
 	problems = slices.Concat(rec.violations, problems) // the writes' first
 	rec.mu.Unlock()
-	if out.End, err = normalize(byKind, s.Mask); err != nil {
+	var keys []string
+	if out.End, keys, err = normalizeKeyed(byKind, s.Mask); err != nil {
 		return nil, err
 	}
 	if ref != nil {
 		end := out.End
-		end, out.Excused = excuse(ref.End, end, matchExtra(s.Extra, byKind), s.Extra)
+		end, out.Excused = excuse(ref.End, end, keys, matchExtra(s.Extra, byKind), s.Extra)
 		problems = append(problems, compare(ref.End, end)...)
 		problems = append(problems, wronglyDeleted(ref.End, out.End, out.Timeline)...)
 	}
@@ -603,7 +623,7 @@ func compare(want, got []Object) []string {
 	return out
 }
 
-// matchExtra returns, by an object's kind and key as read (Object.key),
+// matchExtra returns, by an object's kind and key as read,
 // the index of the first of extras whose predicate matches it.
 func matchExtra(extras []Extra, byKind map[string][]api.Object) map[string]int {
 	m := map[string]int{}
@@ -618,11 +638,11 @@ func matchExtra(extras []Extra, byKind map[string][]api.Object) map[string]int {
 	return m
 }
 
-// excuse sets aside, of end state got, the objects marked by matchExtra
-// (an index of extras) where got has more objects of their identity than
-// want, at most each Extra's Max; it returns the rest and a line for
-// each object set aside.
-func excuse(want, got []Object, marked map[string]int, extras []Extra) ([]Object, []string) {
+// excuse sets aside, of end state got (whose objects' kinds and keys as
+// read are keys), the objects marked by matchExtra (an index of extras)
+// where got has more objects of their identity than want, at most each
+// Extra's Max; it returns the rest and a line for each object set aside.
+func excuse(want, got []Object, keys []string, marked map[string]int, extras []Extra) ([]Object, []string) {
 	if len(marked) == 0 {
 		return got, nil
 	}
@@ -642,12 +662,12 @@ func excuse(want, got []Object, marked map[string]int, extras []Extra) ([]Object
 	}
 	var kept []Object
 	var excused []string
-	for _, o := range got {
-		i, ok := marked[o.key]
+	for n, o := range got {
+		i, ok := marked[keys[n]]
 		if ok && surplus[o.id()] > 0 && left[i] > 0 {
 			surplus[o.id()]--
 			left[i]--
-			line := o.key
+			line := keys[n]
 			if r := extras[i].Reason; r != "" {
 				line += ": " + r
 			}
