@@ -78,6 +78,9 @@ func (f *Failure) Error() string {
 	for _, p := range f.Outcome.Problems {
 		fmt.Fprintf(&b, "  problem: %s\n", p)
 	}
+	for _, e := range f.Outcome.Excused {
+		fmt.Fprintf(&b, "  excused (Scenario.Extra): %s\n", e)
+	}
 	b.WriteString("  the controller's writes:\n")
 	for _, e := range f.Outcome.Timeline {
 		fmt.Fprintf(&b, "    %s\n", e)

@@ -89,6 +89,40 @@ type Scenario struct {
 	// Mask normalizes the end state further before the differential
 	// oracle compares it (see Mask); applied in order, after Normalize.
 	Mask []Mask
+	// Extra lists the objects a perturbed run may end with beyond the
+	// reference run's (see Extra): each excuses, in the differential
+	// oracle, a bounded number of objects of one kind that its
+	// predicate matches. Default: none, every surplus object is a
+	// problem.
+	Extra []Extra
+}
+
+// Extra excuses, in the differential oracle, an object a perturbed run
+// ends with beyond the reference run's when the controller under test
+// does what its upstream counterpart does on the same view (a restart on
+// a stale list may create what the reference run never needed): of
+// the run's end state, the objects of Kind (a Kind's Name) that Match
+// accepts are set aside, at most Max (default 1) of them, before the
+// objects are compared, and only where the run has more objects of
+// that normalized identity than the reference run (a surplus of
+// generated or masked names, or an identity the reference lacks). A
+// surplus that Match rejects, or beyond Max, is still a duplicate create
+// or an extra object; the objects set aside are listed in
+// Outcome.Excused. Keep the mask narrow, and say in Reason which
+// upstream behaviour it stands for.
+type Extra struct {
+	// Kind is the kind of the objects excused; required.
+	Kind string
+	// Reason names the upstream behaviour the excuse stands for; it is
+	// part of Outcome.Excused.
+	Reason string
+	// Match reports whether o, an object of Kind in the run's end state
+	// (as read, before Normalize), may be the extra one; end is the
+	// whole end state, by kind (Kind.Name), for the objects o relates
+	// to. Required.
+	Match func(o api.Object, end map[string][]api.Object) bool
+	// Max bounds the objects excused per run. Default 1.
+	Max int
 }
 
 // Election configures the two replicas of Scenario.Election: replicas
@@ -148,7 +182,10 @@ const (
 	// closed, then the write happens (its event is never seen), and its
 	// informers' next list or watch of each of those resources is held
 	// until the scenario's next change (the next Step's Do; at the end
-	// of the steps, at once) and then answered, a watch with
+	// of the steps, at once), or for at most CutHold of a settle that
+	// does not settle meanwhile (the system may wait for what the
+	// controller can only learn from the held events), and then
+	// answered, a watch with
 	// source.ErrExpired (410 Gone), so that they relist: the states
 	// their objects went through meanwhile are never seen — several
 	// updates of an object arrive as the last one, an object created
@@ -208,6 +245,15 @@ func TimeFaults() []Fault {
 // lag behind its stale initial lists before they catch up: the time the
 // controller acts on the stale view alone.
 const StaleLag = time.Second
+
+// CutHold bounds how long, in virtual time, a settle waits while a Cut
+// holds the controller's relist: a real watch cut is followed by a
+// relist within the reflector's back-off (client-go's caps at 30 s). A
+// settle waits in spans of CutHold; a span that ends without the system
+// settled answers the held lists and watches, and the settle goes on.
+// A cut whose relist the system does not wait for (the settle settles)
+// stays held until the scenario's next change.
+const CutHold = time.Minute
 
 // ViewFaults returns the faults of the controller's view, Stale and
 // Cut; Options.Faults does not try them unless asked.
@@ -423,16 +469,30 @@ func (r *recorder) expired() bool {
 	return e
 }
 
+// releaseCuts lets the watches cut since the last release relist; it
+// reports whether there were any.
+func (r *recorder) releaseCuts() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.releaseLocked()
+}
+
+// releaseLocked is releaseCuts with r.mu held.
+func (r *recorder) releaseLocked() bool {
+	if r.cuts == 0 {
+		return false
+	}
+	close(r.release)
+	r.release, r.cuts = make(chan struct{}), 0
+	return true
+}
+
 // changed is called after each change of the scenario: the watches cut
 // since the last change relist, and a pending Stale restart happens. It
 // reports whether either did.
 func (r *recorder) changed() bool {
 	r.mu.Lock()
-	cut := r.cuts > 0
-	if cut {
-		close(r.release)
-		r.release, r.cuts = make(chan struct{}), 0
-	}
+	cut := r.releaseLocked()
 	snap, inc := r.pending, r.current
 	restart := snap != nil && inc != nil
 	if restart {

@@ -192,9 +192,16 @@ func sortAt(v any, path []string) {
 }
 
 func normalize(byKind map[string][]api.Object, masks []Mask) ([]Object, error) {
+	out, _, err := normalizeKeyed(byKind, masks)
+	return out, err
+}
+
+// normalizeKeyed is normalize that also returns, for each object of the
+// result, its kind and key as read ("Pod default/web-x7k2p").
+func normalizeKeyed(byKind map[string][]api.Object, masks []Mask) ([]Object, []string, error) {
 	ms, err := compileMasks(masks)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	generated := map[string]string{}
 	for _, objs := range byKind {
@@ -206,15 +213,16 @@ func normalize(byKind map[string][]api.Object, masks []Mask) ([]Object, error) {
 		}
 	}
 	var out []Object
+	var keys []string
 	for kind, objs := range byKind {
 		for _, o := range objs {
 			data, err := json.Marshal(o)
 			if err != nil {
-				return nil, fmt.Errorf("harness: %s %s: %w", kind, api.Key(o), err)
+				return nil, nil, fmt.Errorf("harness: %s %s: %w", kind, api.Key(o), err)
 			}
 			var v any
 			if err := json.Unmarshal(data, &v); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			v = clean(v, generated)
 			for _, m := range ms {
@@ -224,7 +232,7 @@ func normalize(byKind map[string][]api.Object, masks []Mask) ([]Object, error) {
 			}
 			data, err = json.Marshal(v)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			m := o.GetObjectMeta()
 			name, ns, js := m.Name, m.Namespace, string(data)
@@ -239,15 +247,28 @@ func normalize(byKind map[string][]api.Object, masks []Mask) ([]Object, error) {
 				}
 			}
 			out = append(out, Object{Kind: kind, Namespace: ns, Name: name, JSON: js})
+			keys = append(keys, kind+" "+api.Key(o))
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if a, b := out[i].id(), out[j].id(); a != b {
-			return a < b
+	if len(out) == 0 {
+		return nil, nil, nil
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := out[idx[i]], out[idx[j]]
+		if a.id() != b.id() {
+			return a.id() < b.id()
 		}
-		return out[i].JSON < out[j].JSON
+		return a.JSON < b.JSON
 	})
-	return out, nil
+	sorted, sortedKeys := make([]Object, len(out)), make([]string, len(out))
+	for i, k := range idx {
+		sorted[i], sortedKeys[i] = out[k], keys[k]
+	}
+	return sorted, sortedKeys, nil
 }
 
 // clean normalizes a decoded JSON value.
@@ -297,6 +318,10 @@ type Outcome struct {
 	Problems []string
 	// Elapsed is the run's virtual time.
 	Elapsed time.Duration
+	// Excused lists the objects of the end state that Scenario.Extra
+	// set aside before the differential oracle compared it ("Job
+	// default/tick-29000004: <reason>").
+	Excused []string
 }
 
 // Failed reports whether the oracle found a problem.
@@ -345,6 +370,11 @@ func (s Scenario) defaults() Scenario {
 // start); what the controller did wrong is in Outcome.Problems.
 func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []Perturbation) (*Outcome, error) {
 	s = s.defaults()
+	for i, e := range s.Extra {
+		if e.Kind == "" || e.Match == nil {
+			return nil, fmt.Errorf("harness: Scenario.Extra[%d]: Kind and Match are required", i)
+		}
+	}
 	if s.Election == nil && slices.ContainsFunc(ps, func(p Perturbation) bool { return p.Fault == Handover }) {
 		return nil, errors.New("harness: the Handover fault needs Scenario.Election")
 	}
@@ -438,11 +468,22 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	settleOnce := func(what string) bool {
 		sctx, cancel := context.WithTimeout(ctx, s.Converge)
 		defer cancel()
-		if err := cp.Settle(sctx, s.Quiet); err != nil {
-			problem("no convergence within %s after %s: %v", s.Converge, what, err)
-			return false
+		for {
+			// A cut's relist is held for CutHold of a settle at most:
+			// the settle waits in spans of CutHold, and a cut held
+			// across a whole span relists.
+			hctx, hcancel := context.WithTimeout(sctx, CutHold)
+			err := cp.Settle(hctx, s.Quiet)
+			hcancel()
+			if err == nil {
+				return true
+			}
+			if sctx.Err() != nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+				problem("no convergence within %s after %s: %v", s.Converge, what, err)
+				return false
+			}
+			rec.releaseCuts()
 		}
-		return true
 	}
 	settle := func(what string) bool {
 		ok := settleOnce(what)
@@ -531,11 +572,14 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 	out.Writes, out.Timeline = rec.n, rec.timeline
 	problems = slices.Concat(rec.violations, problems) // the writes' first
 	rec.mu.Unlock()
-	if out.End, err = normalize(byKind, s.Mask); err != nil {
+	var keys []string
+	if out.End, keys, err = normalizeKeyed(byKind, s.Mask); err != nil {
 		return nil, err
 	}
 	if ref != nil {
-		problems = append(problems, compare(ref.End, out.End)...)
+		end := out.End
+		end, out.Excused = excuse(ref.End, end, keys, matchExtra(s.Extra, byKind), s.Extra)
+		problems = append(problems, compare(ref.End, end)...)
 		problems = append(problems, wronglyDeleted(ref.End, out.End, out.Timeline)...)
 	}
 	out.Problems = problems
@@ -577,6 +621,62 @@ func compare(want, got []Object) []string {
 		}
 	}
 	return out
+}
+
+// matchExtra returns, by an object's kind and key as read,
+// the index of the first of extras whose predicate matches it.
+func matchExtra(extras []Extra, byKind map[string][]api.Object) map[string]int {
+	m := map[string]int{}
+	for i, e := range extras {
+		for _, o := range byKind[e.Kind] {
+			k := e.Kind + " " + api.Key(o)
+			if _, ok := m[k]; !ok && e.Match(o, byKind) {
+				m[k] = i
+			}
+		}
+	}
+	return m
+}
+
+// excuse sets aside, of end state got (whose objects' kinds and keys as
+// read are keys), the objects marked by matchExtra (an index of extras)
+// where got has more objects of their identity than want, at most each
+// Extra's Max; it returns the rest and a line for each object set aside.
+func excuse(want, got []Object, keys []string, marked map[string]int, extras []Extra) ([]Object, []string) {
+	if len(marked) == 0 {
+		return got, nil
+	}
+	surplus := map[string]int{}
+	for _, o := range got {
+		surplus[o.id()]++
+	}
+	for _, o := range want {
+		surplus[o.id()]--
+	}
+	left := make([]int, len(extras))
+	for i, e := range extras {
+		left[i] = e.Max
+		if left[i] <= 0 {
+			left[i] = 1
+		}
+	}
+	var kept []Object
+	var excused []string
+	for n, o := range got {
+		i, ok := marked[keys[n]]
+		if ok && surplus[o.id()] > 0 && left[i] > 0 {
+			surplus[o.id()]--
+			left[i]--
+			line := keys[n]
+			if r := extras[i].Reason; r != "" {
+				line += ": " + r
+			}
+			excused = append(excused, line)
+			continue
+		}
+		kept = append(kept, o)
+	}
+	return kept, excused
 }
 
 // errNotDeterministic is returned when two reference runs differ.

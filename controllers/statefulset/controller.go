@@ -1,6 +1,7 @@
 package statefulset
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -222,7 +223,11 @@ func (m *manager) sync(ctx context.Context, key string) (reconcile.Result, error
 }
 
 // writeRevision creates the new update revision, or renumbers the older
-// one rolled back to. A name taken meanwhile by another revision bumps
+// one rolled back to. A name already taken by a revision of the same data
+// (one made before, which the cache lacks: a restart on a stale list)
+// is that revision, as in kcm's CreateControllerRevision
+// (pkg/controller/history/controller_history.go), which reads it and
+// compares the data; taken by another revision, it bumps
 // status.collisionCount (CreateControllerRevision's retry), and the sync
 // runs again.
 func (m *manager) writeRevision(ctx context.Context, set *api.StatefulSet, rp revisionPlan) error {
@@ -230,6 +235,13 @@ func (m *manager) writeRevision(ctx context.Context, set *api.StatefulSet, rp re
 	case rp.create:
 		_, err := m.revW.Create(ctx, rp.update.DeepCopy())
 		if errors.Is(err, source.ErrAlreadyExists) {
+			exists, _, gerr := m.revW.Get(ctx, api.Key(rp.update))
+			if gerr != nil {
+				return fmt.Errorf("statefulset: %s: revision %s: %w", set.Name, rp.update.Name, gerr)
+			}
+			if bytes.Equal(compact(exists.Data), compact(rp.update.Data)) {
+				return nil
+			}
 			cp := set.DeepCopy()
 			cc := rp.collisionCount + 1
 			cp.Status.CollisionCount = &cc

@@ -48,7 +48,10 @@
 //     <hash>, numbered one past the newest. An unchanged template reuses
 //     the newest revision; a template equal to an older revision (a
 //     rollback) renumbers that one; a new one is created — a name taken
-//     by other data bumps collisionCount. The update revision is that
+//     by other data bumps collisionCount, a name taken by the same data
+//     (the revision made before a restart on a stale list) is that
+//     revision, as kcm's CreateControllerRevision reads and compares
+//     it. The update revision is that
 //     one; the current revision is status.currentRevision (or the update
 //     revision, for a new set).
 //  2. Members. Ordinals start at spec.ordinals.start (0). Pods with an

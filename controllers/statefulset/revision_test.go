@@ -7,6 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/client"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
+	"github.com/ctrlkit/ctrlkit/source"
 )
 
 // After kcm's TestStatefulSetControl_getSetRevisions and
@@ -114,4 +117,58 @@ func TestParentAndOrdinal(t *testing.T) {
 		require.Equal(t, tc.parent, p, tc.name)
 		require.Equal(t, tc.ord, o, tc.name)
 	}
+}
+
+// The finding of the harness's stale@1 (TestReferenceStatefulSet,
+// subtest views): restarted on a stale list without its revision, the
+// controller planned to create it again, got AlreadyExists, and bumped
+// status.collisionCount as for a hash collision — ending on another
+// revision name than an unperturbed run. kcm's CreateControllerRevision
+// (pkg/controller/history/controller_history.go) reads the revision of
+// that name and, its data equal, uses it; only other data is a
+// collision.
+func TestExistingEqualRevisionIsNoCollision(t *testing.T) {
+	ctx := t.Context()
+	c, err := cluster.New(ctx, cluster.Options{})
+	require.NoError(t, err)
+	sets, err := client.For[*api.StatefulSet](c)
+	require.NoError(t, err)
+	revs, err := client.For[*api.ControllerRevision](c)
+	require.NoError(t, err)
+	set := webSet(1, "nginx:1.12")
+	set.UID = ""
+	_, err = sets.Create(ctx, set)
+	require.NoError(t, err)
+	set, _, err = sets.Get(ctx, "default/web")
+	require.NoError(t, err)
+	m := &manager{revW: revs, setClient: sets}
+	collisions := func() int32 {
+		s, _, err := sets.Get(ctx, "default/web")
+		require.NoError(t, err)
+		if s.Status.CollisionCount == nil {
+			return 0
+		}
+		return *s.Status.CollisionCount
+	}
+
+	// The stale plan: no revision cached; the store has it.
+	p, err := chooseRevisions(set, nil)
+	require.NoError(t, err)
+	require.True(t, p.create)
+	_, err = revs.Create(ctx, p.update.DeepCopy())
+	require.NoError(t, err)
+	require.NoError(t, m.writeRevision(ctx, set, p), "the existing revision of equal data is the update revision")
+	require.Zero(t, collisions())
+
+	// Another revision under that name: a hash collision.
+	other := p.update.DeepCopy()
+	other.Name = p.update.Name + "x"
+	p2 := p
+	p2.update = other
+	taken := other.DeepCopy()
+	taken.Data = []byte(`{"spec":{"template":{"$patch":"replace"}}}`)
+	_, err = revs.Create(ctx, taken)
+	require.NoError(t, err)
+	require.ErrorIs(t, m.writeRevision(ctx, set, p2), source.ErrAlreadyExists)
+	require.EqualValues(t, 1, collisions())
 }
