@@ -237,9 +237,8 @@
 // (kcm exits when it stops leading). Controllers
 // whose number of writes varies between two unperturbed runs (their own
 // status conflicts, several pods turning ready at one instant) are
-// explored without minimization. A subtest whose finding is not resolved
-// yet is skipped with the finding (t.Skip "open finding: ...";
-// $CTRLKIT_HARNESS_OPEN runs it); none is open now. The last views
+// explored without minimization. Every subtest runs; none is skipped
+// for an open finding. The last views
 // findings were resolved so: the garbage collector's cut@1 did not
 // converge — a deadlock of the harness, the cut's relist waiting for the
 // next step, the step for a settle, the settle for a foreground

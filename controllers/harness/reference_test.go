@@ -271,11 +271,9 @@ func refCheck(t *testing.T, s harness.Scenario, budget int, more refMore, build 
 	harness.Check(t, s, refController(build), refBudget(t, budget, 2))
 	t.Run("time", func(t *testing.T) { harness.Check(t, s, refController(build), refTimeBudget(t)) })
 	t.Run("views", func(t *testing.T) {
-		more.open(t, more.viewsOpen)
 		harness.Check(t, more.views(s), refController(build), refViewBudget(t))
 	})
 	t.Run("handover", func(t *testing.T) {
-		more.open(t, more.handoverOpen)
 		harness.Check(t, refElection(s), refElected(build), refHandoverBudget(t))
 	})
 }
@@ -287,9 +285,6 @@ type refMore struct {
 	// scenario with a legitimate difference masked, which its comment
 	// explains (what kcm's controller does on the same view).
 	viewScenario func(harness.Scenario) harness.Scenario
-	// viewsOpen and handoverOpen, when set, describe a finding of the
-	// subtest not resolved yet: the subtest reports it and is skipped.
-	viewsOpen, handoverOpen string
 }
 
 // views is the scenario of subtest "views".
@@ -298,16 +293,6 @@ func (m refMore) views(s harness.Scenario) harness.Scenario {
 		return s
 	}
 	return m.viewScenario(s)
-}
-
-// open skips the subtest with the open finding it describes, if any,
-// unless $CTRLKIT_HARNESS_OPEN is set: then it runs, to reproduce the
-// finding.
-func (refMore) open(t *testing.T, finding string) {
-	t.Helper()
-	if finding != "" && os.Getenv("CTRLKIT_HARNESS_OPEN") == "" {
-		t.Skip("open finding (CTRLKIT_HARNESS_OPEN=1 runs it): " + finding)
-	}
 }
 
 // refViewBudget explores the view faults (Stale and Cut) at the first
@@ -424,11 +409,9 @@ func refExploreLoose(t *testing.T, s harness.Scenario, budget int, more refMore,
 	refLoose(t, s, refController(build), refBudget(t, budget, 2), append([]harness.Fault{harness.Crash}, harness.WriteFaults()...))
 	t.Run("time", func(t *testing.T) { refLoose(t, s, refController(build), refTimeBudget(t), harness.TimeFaults()) })
 	t.Run("views", func(t *testing.T) {
-		more.open(t, more.viewsOpen)
 		refLoose(t, more.views(s), refController(build), refViewBudget(t), harness.ViewFaults())
 	})
 	t.Run("handover", func(t *testing.T) {
-		more.open(t, more.handoverOpen)
 		refLoose(t, refElection(s), refElected(build), refHandoverBudget(t), []harness.Fault{harness.Handover})
 	})
 }
