@@ -137,6 +137,9 @@ func registerAll(s *Server, c *cluster.Cluster) error {
 			return err
 		}
 	}
+	if err := servedConversions(s, c); err != nil { // converted.go
+		return err
+	}
 	for _, h := range s.builtins {
 		s.builtinByPath[h.info().groupVersion()+"/"+h.info().name] = h
 	}
