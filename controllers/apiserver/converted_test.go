@@ -101,7 +101,7 @@ func TestHPAServedInV1(t *testing.T) {
 	require.Equal(t, 422, p.code, "spec.metrics is not a v1 field: %s", p.raw)
 	p = do(t, ts, "PATCH", hpasV1+"/web", "application/strategic-merge-patch+json", `{"spec":{"minReplicas":2}}`)
 	require.Equal(t, 200, p.code, p.raw)
-	require.EqualValues(t, 2, spec(get(hpasV2+"/web"))["minReplicas"])
+	require.EqualValues(t, 2, spec(get(hpasV2 + "/web"))["minReplicas"])
 
 	// status: written in v1, read in v2.
 	s := do(t, ts, "PATCH", hpasV1+"/web/status", "application/merge-patch+json",
@@ -124,7 +124,7 @@ func TestHPAServedInV1(t *testing.T) {
 	}
 	cont := l.body["metadata"].(map[string]any)["continue"].(string)
 	require.NotEmpty(t, cont)
-	require.Len(t, get(hpasV1+"?limit=2&continue="+cont).body["items"], 1)
+	require.Len(t, get(hpasV1 + "?limit=2&continue=" + cont).body["items"], 1)
 	sel := get(hpasV1 + "?labelSelector=app%3Dweb")
 	require.Len(t, sel.body["items"], 1)
 	require.EqualValues(t, 50, sel.body["items"].([]any)[0].(map[string]any)["spec"].(map[string]any)["targetCPUUtilizationPercentage"])
