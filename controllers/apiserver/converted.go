@@ -3,6 +3,7 @@ package apiserver
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -35,12 +36,14 @@ type converter[T api.Object] struct {
 // autoscaling/v2 store. registerAll calls it once the built-in kinds are
 // registered.
 func servedConversions(s *Server, c *cluster.Cluster) error {
-	return serveConverted(s, c, "v1", converter[*api.HorizontalPodAutoscaler]{toServed: hpaV1Out, fromServed: hpaV1In})
+	return serveConverted(s, c, "v1", reflect.TypeFor[*api.HorizontalPodAutoscalerV1](),
+		converter[*api.HorizontalPodAutoscaler]{toServed: hpaV1Out, fromServed: hpaV1In})
 }
 
-// serveConverted adds the handler of T's store served in version, listed
-// (in discovery) right after the stored version's.
-func serveConverted[T api.Object](s *Server, c *cluster.Cluster, version string, conv converter[T]) error {
+// serveConverted adds the handler of T's store served in version, whose
+// objects have the Go type served (what OpenAPI describes), listed (in
+// discovery) right after the stored version's.
+func serveConverted[T api.Object](s *Server, c *cluster.Cluster, version string, served reflect.Type, conv converter[T]) error {
 	st, ok := cluster.StoreFor[T](c)
 	if !ok {
 		var zero T
@@ -53,7 +56,7 @@ func serveConverted[T api.Object](s *Server, c *cluster.Cluster, version string,
 	}
 	res := newResourceInfo(&ki)
 	conv.stored = res.gvk()
-	res.version = version
+	res.version, res.servedType = version, served
 	h := &typed[T]{srv: s, store: st, res: res, conv: &conv}
 	i := slices.IndexFunc(s.builtins, func(b handler) bool { return b.info().gvk() == conv.stored })
 	s.builtins = slices.Insert(s.builtins, i+1, handler(h))

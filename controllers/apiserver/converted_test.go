@@ -331,3 +331,29 @@ func TestHPAV1Discovery(t *testing.T) {
 	require.Equal(t, []any{"all"}, hpa["categories"])
 	require.Contains(t, byName, "horizontalpodautoscalers/status")
 }
+
+// TestHPAV1OpenAPI: the OpenAPI documents describe autoscaling/v1
+// HorizontalPodAutoscaler under kube's definition names, with its
+// x-kubernetes-group-version-kind, beside the v2 one (what kubectl
+// explain --api-version=autoscaling/v1 reads).
+func TestHPAV1OpenAPI(t *testing.T) {
+	_, ts := start(t, cluster.Options{})
+	v3 := do(t, ts, "GET", "/openapi/v3/apis/autoscaling/v1", "", "")
+	require.Equal(t, 200, v3.code, v3.raw)
+	schemas := v3.body["components"].(map[string]any)["schemas"].(map[string]any)
+	hpa := schemas["io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler"].(map[string]any)
+	require.Equal(t, []any{map[string]any{"group": "autoscaling", "version": "v1", "kind": "HorizontalPodAutoscaler"}},
+		hpa["x-kubernetes-group-version-kind"])
+	spec := schemas["io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec"].(map[string]any)
+	require.Contains(t, spec["properties"], "targetCPUUtilizationPercentage")
+	require.NotContains(t, spec["properties"], "metrics")
+	require.Contains(t, schemas, "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList")
+	paths := v3.body["paths"].(map[string]any)
+	require.Contains(t, paths, "/apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers/{name}/status")
+
+	v2 := do(t, ts, "GET", "/openapi/v2", "", "")
+	require.Equal(t, 200, v2.code)
+	defs := v2.body["definitions"].(map[string]any)
+	require.Contains(t, defs, "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler")
+	require.Contains(t, defs, "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler")
+}

@@ -32,6 +32,9 @@ type resourceInfo struct {
 	// unstructured says that the kind's objects are api.Unstructured
 	// (a CustomResourceDefinition's kind).
 	unstructured bool
+	// servedType is the Go type of a version served converted over the
+	// store of another (converted.go), as OpenAPI describes it.
+	servedType reflect.Type
 }
 
 func (r *resourceInfo) gvk() api.GroupVersionKind {

@@ -72,6 +72,11 @@ func TestKubectlAutoscale(t *testing.T) {
 	require.Contains(t, v2, "apiVersion: autoscaling/v2\n")
 	require.Regexp(t, `(?s)metrics:\n  - resource:\n      name: cpu\n      target:\n        averageUtilization: 80\n        type: Utilization\n    type: Resource\n`, v2)
 
+	explain := run("explain", "hpa.spec", "--api-version=autoscaling/v1")
+	require.Contains(t, explain, "VERSION:    v1\n")
+	require.Regexp(t, `(?m)^  targetCPUUtilizationPercentage\s+<integer>`, explain)
+	require.NotContains(t, explain, "metrics")
+
 	// The objects kubectl made run in a control plane: 2 pods at 160% of
 	// an 80% target scale to ceil(2 × 160 / 80) = 4, and once those are
 	// ready at 160% too, to the maximum, 5.
