@@ -172,6 +172,8 @@ func TestHPAV1Errors(t *testing.T) {
 			strings.Replace(hpaV1, `"maxReplicas":5`, `"maxReplicas":5,"metrics":[]`, 1), 400, "BadRequest", `unknown field "spec.metrics"`},
 		{"maxReplicas 0", "POST", hpasV1, strings.Replace(hpaV1, `"maxReplicas":5`, `"maxReplicas":0`, 1), 422, "Invalid",
 			`HorizontalPodAutoscaler.autoscaling "web" is invalid: [spec.maxReplicas: Required value: must be set and greater than 0`},
+		{"targetCPUUtilizationPercentage 0", "POST", hpasV1, strings.Replace(hpaV1, `"targetCPUUtilizationPercentage":70`, `"targetCPUUtilizationPercentage":0`, 1), 422, "Invalid",
+			`spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0`},
 		{"not JSON", "POST", hpasV1, `{"apiVersion":`, 400, "BadRequest", "malformed"},
 		{"apply is not served on v1", "PATCH", hpasV1 + "/web", `{}`, 415, "UnsupportedMediaType", "application/merge-patch+json"},
 	} {
