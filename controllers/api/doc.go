@@ -20,9 +20,10 @@
 // LimitRange, EndpointSlice (discovery.k8s.io/v1), CSIDriver, CSINode and
 // VolumeAttachment (storage.k8s.io/v1), at their current versions (Kinds
 // lists them). HorizontalPodAutoscalerV1 is autoscaling/v1's form of
-// HorizontalPodAutoscaler, not a stored kind: package apiserver holds its
-// conversion to and from the autoscaling/v2 object (kube's rules and
-// round-trip annotations).
+// HorizontalPodAutoscaler, not a stored kind: package apiserver serves it,
+// converted to and from the autoscaling/v2 object (kube's rules and
+// round-trip annotations). The tables of HorizontalPodAutoscaler are
+// kube's (Reference, Targets, MinPods, MaxPods, Replicas).
 //
 // CustomResourceDefinition's JSONSchemaProps has every field of kube's
 // and the same JSON: JSON keeps a raw value (a default, an enum value),
@@ -109,7 +110,9 @@
 // not apply Kubernetes' defaults (replicas 1, restartPolicy Always, …):
 // unset fields stay unset and the controllers apply the defaults they
 // document. Encode writes an object back as YAML; decoding that again
-// gives an equal object.
+// gives an equal object. DecodeInto decodes one object, with the same
+// strictness, into a type that is not a registered kind (the served
+// autoscaling/v1 form of a HorizontalPodAutoscaler).
 //
 // # Selection and scheduling helpers
 //

@@ -227,7 +227,7 @@ var (
 		OldVersions: []string{"storage.k8s.io/v1beta1"}, Resource: "storageclasses", ShortNames: []string{"sc"}})
 	horizontalPodAutoscalerKind = register[*HorizontalPodAutoscaler](KindInfo{GroupVersionKind: GroupVersionKind{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"},
 		OldVersions: []string{"autoscaling/v2beta2"}, Resource: "horizontalpodautoscalers", Namespaced: true,
-		Status: true, ShortNames: []string{"hpa"}, Categories: all})
+		Status: true, ShortNames: []string{"hpa"}, Categories: all, Columns: horizontalPodAutoscalerColumns, Cells: horizontalPodAutoscalerCells})
 	leaseKind = register[*Lease](KindInfo{GroupVersionKind: GroupVersionKind{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"},
 		OldVersions: []string{"coordination.k8s.io/v1beta1"}, Resource: "leases", Namespaced: true})
 	eventKind = register[*Event](KindInfo{GroupVersionKind: core("Event"), Resource: "events", Namespaced: true,

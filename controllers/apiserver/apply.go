@@ -55,8 +55,9 @@ func patchTypesOf(req *request) []string {
 	return patchTypes
 }
 
-// servesApply reports whether the server has a field manager.
-func (h *typed[T]) servesApply() bool { return h.srv.opts.FieldManager != nil }
+// servesApply reports whether the server has a field manager; a version
+// served converted (converted.go) does not serve apply.
+func (h *typed[T]) servesApply() bool { return h.srv.opts.FieldManager != nil && h.conv == nil }
 
 // fieldManagerName returns the request's field manager: the fieldManager
 // parameter, else the User-Agent up to its first "/" (kube-apiserver's
@@ -144,7 +145,7 @@ func (h *typed[T]) manage(req *request, liveJSON []byte, obj T) (T, error) {
 	if err != nil {
 		return obj, err
 	}
-	out, err := fm.Update(req.r.Context(), h.res.gvk(), liveJSON, newJSON, fieldManagerName(req.r), req.sub)
+	out, err := fm.Update(req.r.Context(), h.storedGVK(), liveJSON, newJSON, fieldManagerName(req.r), req.sub)
 	if err != nil {
 		return obj, fieldManagerErr(err)
 	}

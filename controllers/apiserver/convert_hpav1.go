@@ -307,18 +307,6 @@ func hpaToV1(in *api.HorizontalPodAutoscaler) (*api.HorizontalPodAutoscalerV1, e
 		ObjectMeta: in.ObjectMeta,
 	}
 	out.Annotations = dropHPARoundTripAnnotations(out.Annotations)
-	setAnnotation := func(key string, v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if out.Annotations == nil {
-			out.Annotations = map[string]string{}
-		}
-		out.Annotations[key] = string(b)
-		return nil
-	}
-
 	out.Spec = api.HorizontalPodAutoscalerSpecV1{
 		ScaleTargetRef: in.Spec.ScaleTargetRef,
 		MinReplicas:    in.Spec.MinReplicas,
@@ -353,27 +341,45 @@ func hpaToV1(in *api.HorizontalPodAutoscaler) (*api.HorizontalPodAutoscalerV1, e
 		}
 	}
 
-	if len(others) > 0 {
-		if err := setAnnotation(hpaMetricsAnnotation, others); err != nil {
-			return nil, err
-		}
-	}
-	if len(current) > 0 {
-		if err := setAnnotation(hpaCurrentMetricsAnnotation, current); err != nil {
-			return nil, err
-		}
-	}
+	var behavior *hpaBehaviorJSON
 	if b := in.Spec.Behavior; b != nil {
-		if err := setAnnotation(hpaBehaviorAnnotation, hpaBehaviorJSON{ScaleUp: rulesToJSON(b.ScaleUp), ScaleDown: rulesToJSON(b.ScaleDown)}); err != nil {
-			return nil, err
-		}
+		behavior = &hpaBehaviorJSON{ScaleUp: rulesToJSON(b.ScaleUp), ScaleDown: rulesToJSON(b.ScaleDown)}
 	}
-	if len(st.Conditions) > 0 {
-		if err := setAnnotation(hpaConditionsAnnotation, st.Conditions); err != nil {
+	for _, a := range []struct {
+		key   string
+		value any
+		set   bool
+	}{
+		{hpaMetricsAnnotation, others, len(others) > 0},
+		{hpaCurrentMetricsAnnotation, current, len(current) > 0},
+		{hpaBehaviorAnnotation, behavior, behavior != nil},
+		{hpaConditionsAnnotation, st.Conditions, len(st.Conditions) > 0},
+	} {
+		if !a.set {
+			continue
+		}
+		b, err := json.Marshal(a.value)
+		if err != nil {
 			return nil, err
 		}
+		if out.Annotations == nil {
+			out.Annotations = map[string]string{}
+		}
+		out.Annotations[a.key] = string(b)
 	}
 	return out, nil
+}
+
+// hpaAnnotation decodes the JSON value of the annotation key of ann;
+// false when it is absent or does not decode (kube ignores such an
+// annotation).
+func hpaAnnotation[V any](ann map[string]string, key string) (V, bool) {
+	var v V
+	enc, ok := ann[key]
+	if !ok || json.Unmarshal([]byte(enc), &v) != nil {
+		return v, false
+	}
+	return v, true
 }
 
 // defaultHPAV1 applies autoscaling/v1's defaults to a decoded object
@@ -420,39 +426,27 @@ func hpaFromV1(in *api.HorizontalPodAutoscalerV1) *api.HorizontalPodAutoscaler {
 		}}}
 	}
 
-	if enc, ok := ann[hpaMetricsAnnotation]; ok {
-		var others []v1MetricSpec
-		if json.Unmarshal([]byte(enc), &others) == nil {
-			metrics := make([]api.MetricSpec, 0, len(others)+len(out.Spec.Metrics))
-			for i := range others {
-				metrics = append(metrics, metricSpecFromV1(&others[i]))
-			}
-			out.Spec.Metrics = append(metrics, out.Spec.Metrics...)
+	if others, ok := hpaAnnotation[[]v1MetricSpec](ann, hpaMetricsAnnotation); ok {
+		metrics := make([]api.MetricSpec, 0, len(others)+len(out.Spec.Metrics))
+		for i := range others {
+			metrics = append(metrics, metricSpecFromV1(&others[i]))
 		}
+		out.Spec.Metrics = append(metrics, out.Spec.Metrics...)
 	}
-	if enc, ok := ann[hpaBehaviorAnnotation]; ok {
-		var b hpaBehaviorJSON
-		if json.Unmarshal([]byte(enc), &b) == nil && (b.ScaleUp != nil || b.ScaleDown != nil) {
-			out.Spec.Behavior = &api.HorizontalPodAutoscalerBehavior{ScaleUp: rulesFromJSON(b.ScaleUp), ScaleDown: rulesFromJSON(b.ScaleDown)}
-		}
+	if b, ok := hpaAnnotation[hpaBehaviorJSON](ann, hpaBehaviorAnnotation); ok && (b.ScaleUp != nil || b.ScaleDown != nil) {
+		out.Spec.Behavior = &api.HorizontalPodAutoscalerBehavior{ScaleUp: rulesFromJSON(b.ScaleUp), ScaleDown: rulesFromJSON(b.ScaleDown)}
 	}
-	if enc, ok := ann[hpaCurrentMetricsAnnotation]; ok {
-		var current []v1MetricStatus
-		if json.Unmarshal([]byte(enc), &current) == nil {
-			out.Status.CurrentMetrics = make([]api.MetricStatus, len(current))
-			for i := range current {
-				out.Status.CurrentMetrics[i] = metricStatusFromV1(&current[i])
-			}
+	if current, ok := hpaAnnotation[[]v1MetricStatus](ann, hpaCurrentMetricsAnnotation); ok {
+		out.Status.CurrentMetrics = make([]api.MetricStatus, len(current))
+		for i := range current {
+			out.Status.CurrentMetrics[i] = metricStatusFromV1(&current[i])
 		}
 	}
 	if len(out.Spec.Metrics) == 0 {
 		out.Spec.Metrics = []api.MetricSpec{cpuUtilizationMetric(hpaDefaultCPUUtilization)}
 	}
-	if enc, ok := ann[hpaConditionsAnnotation]; ok {
-		var conds []api.HorizontalPodAutoscalerCondition
-		if json.Unmarshal([]byte(enc), &conds) == nil {
-			out.Status.Conditions = conds
-		}
+	if conds, ok := hpaAnnotation[[]api.HorizontalPodAutoscalerCondition](ann, hpaConditionsAnnotation); ok {
+		out.Status.Conditions = conds
 	}
 	out.Annotations = dropHPARoundTripAnnotations(ann)
 	return out

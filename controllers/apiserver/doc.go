@@ -40,6 +40,27 @@
 // versions lists them in kube-apiserver's priority order (v1, v1beta1,
 // v1alpha1), the first preferred.
 //
+// One kind is also served in a version other than its stored one, as
+// kube-apiserver serves it over one storage: HorizontalPodAutoscaler in
+// autoscaling/v1 beside autoscaling/v2 (discovery lists v2, preferred,
+// then v1; the OpenAPI documents describe both; converted.go). Every verb
+// of /apis/autoscaling/v1/…/horizontalpodautoscalers converts: objects
+// read (get, list, watch events and bookmarks, tables with
+// includeObject=Object, protobuf responses and frames) are written in
+// v1's form, the first CPU utilization metric as
+// targetCPUUtilizationPercentage and what v1 cannot express in kube's
+// autoscaling.alpha.kubernetes.io annotations; bodies (JSON, YAML,
+// protobuf; strictly with fieldValidation=Strict) are decoded as v1,
+// defaulted as kube's v1 (minReplicas 1, 80% CPU without a metric) and
+// stored as v2, the annotations read back, so a v1 client's update
+// keeps the v2-only metrics. Patches (JSON, merge, strategic merge)
+// apply to the v1 form. The resourceVersion, uid and conflicts are the
+// one object's; validation is of the stored form, with kube's messages
+// (spec.metrics…, as kube validates the internal form). A body of
+// another apiVersion is kube's 400 "the API version in the data (…)
+// does not match the expected API version (…)". Server-side apply is
+// not served in autoscaling/v1 (415).
+//
 //   - /version, /healthz, /livez, /readyz (and their /… checks, always
 //     "ok").
 //   - Discovery: /api (APIVersions), /api/v1 and /apis/<group>/<version>
@@ -334,7 +355,8 @@
 // kinds other than the built-in ones client-go knows (see Protobuf);
 // conversion webhooks of
 // CustomResourceDefinitions, CEL validation rules, aggregated APIs and aggregated discovery; API versions other than each
-// kind's current one (no conversion: apps/v1beta1 is not served);
+// kind's current one (no conversion: apps/v1beta1 is not served), but
+// autoscaling/v1 HorizontalPodAutoscaler;
 // port-forward without Options.PortForward (a 400 Status after kube's
 // checks, which kubectl prints), proxy and ephemeralcontainers (404:
 // `kubectl debug` prints that ephemeral containers are disabled); exec

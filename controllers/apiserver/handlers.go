@@ -33,6 +33,9 @@ type typed[T api.Object] struct {
 	srv   *Server
 	store *cluster.Store[T]
 	res   *resourceInfo
+	// conv, when set, serves the store in res.version, another version
+	// than the stored one (converted.go).
+	conv *converter[T]
 }
 
 func (h *typed[T]) info() *resourceInfo { return h.res }
@@ -178,7 +181,12 @@ func (h *typed[T]) writeObject(req *request, code int, obj T) {
 	case asMetadata:
 		writeJSON(req.w, code, partialMetadata(obj))
 	default:
-		writeJSON(req.w, code, obj)
+		v, err := h.served(obj)
+		if err != nil {
+			h.fail(req, err)
+			return
+		}
+		writeJSON(req.w, code, v)
 	}
 }
 
@@ -277,6 +285,9 @@ func (h *typed[T]) decode(req *request, b []byte) (T, error) {
 	strict := req.r.URL.Query().Get("fieldValidation") == "Strict"
 	if h.res.unstructured {
 		return h.decodeUnstructured(b, strict)
+	}
+	if h.conv != nil {
+		return h.decodeConverted(b, strict)
 	}
 	objs, err := api.Decode(b, api.DecodeOptions{Lenient: !strict, Source: "request body"})
 	if err != nil {
@@ -457,10 +468,19 @@ func (h *typed[T]) patch(req *request) {
 			h.fail(req, err)
 			return
 		}
-		orig, err := json.Marshal(cur)
+		// The patch applies to the object in the served version's form,
+		// as kube-apiserver patches the versioned object of the request.
+		orig, err := h.marshal(cur)
 		if err != nil {
 			h.fail(req, err)
 			return
+		}
+		live := orig
+		if h.conv != nil {
+			if live, err = json.Marshal(cur); err != nil {
+				h.fail(req, err)
+				return
+			}
 		}
 		out, err := patch.Apply(pt, h.res.kind, orig, b)
 		switch {
@@ -499,7 +519,7 @@ func (h *typed[T]) patch(req *request) {
 		if m.ResourceVersion == "" {
 			m.ResourceVersion = rv
 		}
-		if obj, err = h.manage(req, orig, obj); err != nil {
+		if obj, err = h.manage(req, live, obj); err != nil {
 			h.fail(req, err)
 			return
 		}

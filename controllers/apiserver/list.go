@@ -190,7 +190,7 @@ func (h *typed[T]) streamList(req *request, l source.List[T]) {
 	bw.Write(head)
 	bw.WriteByte('[')
 	for i, obj := range l.Items {
-		b, err := json.Marshal(obj)
+		b, err := h.marshal(obj)
 		if err != nil {
 			// Too late for a Status: cut the answer short.
 			h.srv.opts.Logger.Error("apiserver: encode a list item", "path", req.r.URL.Path, "err", err)

@@ -73,6 +73,8 @@ func (s *Server) openAPIResources() ([]openapi.Resource, string) {
 					}
 				}
 			}
+		} else if info.servedType != nil {
+			r.GoType = info.servedType // converted.go
 		} else if ki, ok := api.InfoOf(info.gvk()); ok {
 			r.GoType = ki.GoType()
 		}

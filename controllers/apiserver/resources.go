@@ -32,6 +32,9 @@ type resourceInfo struct {
 	// unstructured says that the kind's objects are api.Unstructured
 	// (a CustomResourceDefinition's kind).
 	unstructured bool
+	// servedType is the Go type of a version served converted over the
+	// store of another (converted.go), as OpenAPI describes it.
+	servedType reflect.Type
 }
 
 func (r *resourceInfo) gvk() api.GroupVersionKind {
@@ -136,6 +139,9 @@ func registerAll(s *Server, c *cluster.Cluster) error {
 		if err := kindInstances[i].register(s, c); err != nil {
 			return err
 		}
+	}
+	if err := servedConversions(s, c); err != nil { // converted.go
+		return err
 	}
 	for _, h := range s.builtins {
 		s.builtinByPath[h.info().groupVersion()+"/"+h.info().name] = h

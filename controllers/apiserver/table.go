@@ -54,7 +54,7 @@ func (h *typed[T]) table(req *request, objs []T, rv, cont string) table {
 		switch include {
 		case "None":
 		case "Object":
-			r.Object = obj
+			r.Object, _ = h.served(obj)
 		default: // Metadata, kube-apiserver's default
 			r.Object = partialMetadata(obj)
 		}

@@ -158,12 +158,16 @@ func (h *typed[T]) watch(req *request) {
 		if mode == asTable {
 			return send(typ, encode(obj))
 		}
-		var v any = obj
+		v, err := h.served(obj)
+		if err != nil {
+			fail(err)
+			return false
+		}
 		if mode == asMetadata {
 			v = partialMetadata(obj)
 		}
 		m := obj.GetObjectMeta()
-		b, err := h.srv.encoded.get(encodeKey{resource: h.res.qualified(), key: api.NamespacedKey(m.Namespace, m.Name),
+		b, err := h.srv.encoded.get(encodeKey{resource: h.res.groupVersion() + "/" + h.res.name, key: api.NamespacedKey(m.Namespace, m.Name),
 			rv: m.ResourceVersion, mode: mode}, v)
 		if err != nil {
 			return send(typ, v)

@@ -101,12 +101,24 @@ var builtinNames = sync.OnceValue(func() map[reflect.Type]string {
 	return names
 })
 
+// convertedNames names the types of the versions a server serves
+// converted over the store of another (package apiserver's converted.go),
+// as Kubernetes names them in their own group version.
+var convertedNames = map[reflect.Type]string{
+	reflect.TypeFor[api.HorizontalPodAutoscalerV1]():       "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler",
+	reflect.TypeFor[api.HorizontalPodAutoscalerSpecV1]():   "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec",
+	reflect.TypeFor[api.HorizontalPodAutoscalerStatusV1](): "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus",
+}
+
 // nameFunc is the definition name of a struct type: a built-in one's as
 // builtinNames says, another's in pkg (the package of the kind that
 // reaches it); "" for a type that is not a struct (inlined).
 func nameFunc(pkg string) func(reflect.Type) string {
 	return func(t reflect.Type) string {
 		if n, ok := builtinNames()[t]; ok {
+			return n
+		}
+		if n, ok := convertedNames[t]; ok {
 			return n
 		}
 		if t.Kind() != reflect.Struct || t.Name() == "" {
