@@ -257,7 +257,16 @@
 // kinds in protobuf (package protobuf); anything without a protobuf form
 // (own kinds, custom resources, tables) is JSON when the client accepts
 // JSON, else 406 NotAcceptable. Error Statuses are JSON unless the client
-// accepts only protobuf.
+// accepts only protobuf. PartialObjectMetadata and its list are asked
+// for in protobuf (application/vnd.kubernetes.protobuf;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1,
+// client-go's metadata client's first choice) and answered so for get,
+// list and watch of every kind, custom resources included, as
+// kube-apiserver answers. A Table has no protobuf form
+// (meta.k8s.io/v1 Table is not a protobuf message): a protobuf as=Table
+// entry is passed over, and when nothing else in the Accept header is
+// offered the answer is kube's 406 ("only the following media types are
+// accepted: application/json, application/yaml,
+// application/vnd.kubernetes.protobuf").
 //
 // # Dry run
 //
