@@ -14,7 +14,10 @@
 // "ancient-changes"), kube's FieldsV1 encoding, conflict messages
 // (`Apply failed with 1 conflict: conflict with "kubectl-scale" using
 // apps/v1: .spec.replicas`), removal of fields a manager stops applying,
-// and the last-applied-configuration annotation upgrade path.
+// and the last-applied-configuration annotation upgrade path. It is an
+// apiserver.ScaleFieldManager: writes and applies through the scale
+// subresource own the parent's spec.replicas (managedfields'
+// ScaleHandler, as kube-apiserver's scale storage uses it).
 //
 // Schemas. The schema of every built-in kind is built, as kube-apiserver
 // builds its own, by managedfields.NewTypeConverter from OpenAPI

@@ -64,8 +64,8 @@ users:
 // kubectl reports and --force-conflicts settles, a field dropped from
 // the file removed, managed fields shown with --show-managed-fields,
 // and --dry-run=server storing nothing. The conflicting update is a
-// kubectl patch: writes through the scale subresource record no managed
-// fields yet.
+// kubectl patch; kubectl scale, through the scale subresource, takes
+// spec.replicas too, and a re-apply conflicts with it.
 func TestKubectlServerSideApply(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -133,4 +133,13 @@ func TestKubectlServerSideApply(t *testing.T) {
 	run("apply", "--server-side", "--field-manager=labels", "-f", file("l.yaml", 4, ""))
 	require.Equal(t, "", get("{.spec.minReadySeconds}"))
 	require.Equal(t, "4", get("{.spec.replicas}"), "replicas is still owned by other")
+
+	// kubectl scale owns spec.replicas through the scale subresource (the
+	// manager is its User-Agent's "kubectl").
+	run("scale", "deployment", "web", "--replicas=6")
+	require.Equal(t, "6", get("{.spec.replicas}"))
+	out, err = kubectl("apply", "--server-side", "--field-manager=other", "-f", file("d.yaml", 4, ""))
+	require.Error(t, err)
+	require.Contains(t, out, `Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas`)
+	require.Equal(t, "6", get("{.spec.replicas}"))
 }

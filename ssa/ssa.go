@@ -11,11 +11,13 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver"
 	"github.com/ctrlkit/ctrlkit/controllers/openapi"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/yaml"
 )
 
@@ -36,7 +38,7 @@ type managerKey struct {
 	subresource string
 }
 
-var _ apiserver.FieldManager = (*FieldManager)(nil)
+var _ apiserver.ScaleFieldManager = (*FieldManager)(nil)
 
 // New returns a FieldManager whose schema of every built-in kind is
 // made from ctrlkit's own OpenAPI v2 document (package openapi: the
@@ -216,4 +218,68 @@ func (creater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	u.SetGroupVersionKind(gvk)
 	return u, nil
+}
+
+// replicasPath is where the built-in kinds with a scale subresource keep
+// their replicas.
+var replicasPath = fieldpath.MakePathOrDie("spec", "replicas")
+
+// scaleHandler returns kube's ScaleHandler for an object of kind parent
+// with managedFields entries.
+func scaleHandler(parent api.GroupVersionKind, entries []api.ManagedFieldsEntry) (*managedfields.ScaleHandler, error) {
+	var mf []metav1.ManagedFieldsEntry
+	if err := convertEntries(entries, &mf); err != nil {
+		return nil, err
+	}
+	gv := toGVK(parent).GroupVersion()
+	return managedfields.NewScaleHandler(mf, gv, managedfields.ResourcePathMappings{gv.String(): replicasPath}), nil
+}
+
+// convertEntries converts managedFields entries between ctrlkit's and
+// apimachinery's types (the same JSON).
+func convertEntries(in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// ScaleManagedFields returns the managedFields of the scale subresource
+// of an object of kind parent with managedFields entries (kube's
+// ScaleHandler.ToSubresource): the entries owning spec.replicas, as
+// owning the autoscaling/v1 Scale's.
+func (f *FieldManager) ScaleManagedFields(parent api.GroupVersionKind, entries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error) {
+	h, err := scaleHandler(parent, entries)
+	if err != nil {
+		return nil, err
+	}
+	mf, err := h.ToSubresource()
+	if err != nil {
+		return nil, err
+	}
+	var out []api.ManagedFieldsEntry
+	return out, convertEntries(mf, &out)
+}
+
+// ParentManagedFields returns the managedFields of an object of kind
+// parent, which had entries, after a write of its scale left the Scale
+// with scaleEntries (kube's ScaleHandler.ToParent): a manager of the
+// Scale's replicas owns the object's spec.replicas, which the others no
+// longer own.
+func (f *FieldManager) ParentManagedFields(parent api.GroupVersionKind, entries, scaleEntries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error) {
+	h, err := scaleHandler(parent, entries)
+	if err != nil {
+		return nil, err
+	}
+	var sc []metav1.ManagedFieldsEntry
+	if err := convertEntries(scaleEntries, &sc); err != nil {
+		return nil, err
+	}
+	mf, err := h.ToParent(sc)
+	if err != nil {
+		return nil, err
+	}
+	var out []api.ManagedFieldsEntry
+	return out, convertEntries(mf, &out)
 }

@@ -174,8 +174,16 @@
 //     over other managers' fields, a conflict is the field manager's 409
 //     Conflict with FieldManagerConflict causes, dryRun, admission and
 //     validation apply as to any write; force on another patch is 422.
-//     Writes through the scale subresource record no entry. Without a
-//     field manager apply is 415 and managedFields are stored as sent.
+//     A field manager that is a ScaleFieldManager (ssa's is) manages
+//     the scale subresource of the built-in kinds as kube-apiserver's
+//     ScaleHandler does: a PUT or PATCH of the Scale, and a server-side
+//     apply of an autoscaling/v1 Scale, are managed with subresource
+//     "scale" on the Scale, whose managedFields are the parent's owners
+//     of spec.replicas, and merged back into the parent's, so a scale
+//     takes spec.replicas from the parent's appliers and applying it
+//     conflicts with them (409, force takes over). Without a field
+//     manager apply is 415 and managedFields are stored as sent (a
+//     Scale's are ignored).
 //   - Request bodies must carry a Content-Type the endpoint accepts:
 //     application/json or application/yaml for POST, PUT and a
 //     DeleteOptions body (and application/vnd.kubernetes.protobuf for a
@@ -270,7 +278,16 @@
 // kinds in protobuf (package protobuf); anything without a protobuf form
 // (own kinds, custom resources, tables) is JSON when the client accepts
 // JSON, else 406 NotAcceptable. Error Statuses are JSON unless the client
-// accepts only protobuf.
+// accepts only protobuf. PartialObjectMetadata and its list are asked
+// for in protobuf (application/vnd.kubernetes.protobuf;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1,
+// client-go's metadata client's first choice) and answered so for get,
+// list and watch of every kind, custom resources included, as
+// kube-apiserver answers. A Table has no protobuf form
+// (meta.k8s.io/v1 Table is not a protobuf message): a protobuf as=Table
+// entry is passed over, and when nothing else in the Accept header is
+// offered the answer is kube's 406 ("only the following media types are
+// accepted: application/json, application/yaml,
+// application/vnd.kubernetes.protobuf").
 //
 // # Dry run
 //

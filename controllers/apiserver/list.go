@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/apiserver/protobuf"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -220,10 +221,25 @@ const (
 // server offers: a meta.k8s.io Table, PartialObjectMetadata, or the
 // object itself.
 func acceptedAs(r *http.Request) as {
+	mode, _, _ := negotiateAs(r)
+	return mode
+}
+
+// negotiateAs reads the first representation of the Accept header this
+// server offers, as kube-apiserver's negotiation does: a meta.k8s.io
+// Table in JSON, PartialObjectMetadata(List) in JSON or protobuf (proto),
+// or the object itself (whose encoding acceptProtobuf decides). A
+// protobuf Table is not offered (meta.k8s.io/v1 Table has no protobuf
+// form): refused is true when the header asks for one and for nothing
+// this server offers.
+func negotiateAs(r *http.Request) (mode as, proto, refused bool) {
+	protoTable, acceptable := false, false
 	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
 		mt, params, _ := strings.Cut(part, ";")
 		mt = strings.TrimSpace(mt)
-		if mt != "application/json" && mt != "*/*" && mt != "application/*" {
+		isProto := mt == protobuf.MediaType
+		if mt != "application/json" && mt != "*/*" && mt != "application/*" && !isProto {
+			acceptable = acceptable || mt == "application/yaml"
 			continue
 		}
 		var asParam, group string
@@ -237,17 +253,29 @@ func acceptedAs(r *http.Request) as {
 			}
 		}
 		switch {
+		case asParam == "" && isProto:
+			acceptable = true
+			continue // the object in protobuf: acceptProtobuf's
 		case asParam == "":
-			return asObject
+			return asObject, false, false
 		case group != "meta.k8s.io":
 			continue
+		case asParam == "Table" && isProto:
+			protoTable = true
 		case asParam == "Table":
-			return asTable
+			return asTable, false, false
 		case asParam == "PartialObjectMetadata" || asParam == "PartialObjectMetadataList":
-			return asMetadata
+			return asMetadata, isProto, false
 		}
 	}
-	return asObject
+	return asObject, false, protoTable && !acceptable
+}
+
+// notAcceptable is kube-apiserver's 406 for an Accept header it offers
+// nothing of.
+func notAcceptable() *apiError {
+	return newError(http.StatusNotAcceptable, "NotAcceptable",
+		"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf")
 }
 
 // partialObjectMetadata is metav1.PartialObjectMetadata.

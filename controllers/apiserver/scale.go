@@ -3,7 +3,9 @@ package apiserver
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -23,12 +25,42 @@ type ScaleSpec = api.ScaleSpec
 // ScaleStatus is autoscaling/v1 ScaleStatus.
 type ScaleStatus = api.ScaleStatus
 
+// ScaleFieldManager is a FieldManager that also keeps managedFields
+// through the scale subresource of the built-in kinds, as kube-apiserver
+// does (apimachinery's managedfields.ScaleHandler): a write to the scale
+// is managed on an autoscaling/v1 Scale whose managedFields are the
+// parent's entries owning spec.replicas, and its result is merged back
+// into the parent's, so that a manager of the scale owns the parent's
+// spec.replicas (and applying it conflicts with the parent's owners).
+type ScaleFieldManager interface {
+	FieldManager
+	// ScaleManagedFields returns the managedFields of the scale of an
+	// object of kind parent with managedFields entries: those owning
+	// spec.replicas, as owning the Scale's.
+	ScaleManagedFields(parent api.GroupVersionKind, entries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error)
+	// ParentManagedFields returns the object's managedFields after a
+	// write of its scale left the Scale with scaleEntries.
+	ParentManagedFields(parent api.GroupVersionKind, entries, scaleEntries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error)
+}
+
+// scaleGVK is the kind of the scale subresource.
+var scaleGVK = api.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+
+// scaleFieldManager returns the server's ScaleFieldManager when it has
+// one and the kind is built in (a custom kind's replicas path is its
+// own).
+func (h *typed[T]) scaleFieldManager() (ScaleFieldManager, bool) {
+	sfm, ok := h.srv.opts.FieldManager.(ScaleFieldManager)
+	return sfm, ok && !h.res.unstructured && api.IsBuiltin(h.res.gvk())
+}
+
 // serveScale serves the scale subresource through the store's GetScale
 // and UpdateScale (client.Resource), which hold its logic: GET reads the
 // scale; PUT writes the replicas, conditional on the body's
 // resourceVersion; PATCH applies the patch to the current scale and
 // writes the result, conditional on the resourceVersion the patch sets,
-// retrying a lost race otherwise.
+// retrying a lost race otherwise. With a ScaleFieldManager the writes
+// are managed (serveManagedScale), server-side apply included.
 func (h *typed[T]) serveScale(req *request) {
 	ctx := req.r.Context()
 	var res client.Resource[T] = h.store
@@ -51,6 +83,10 @@ func (h *typed[T]) serveScale(req *request) {
 	body, err := readBody(req)
 	if err != nil {
 		h.fail(req, err)
+		return
+	}
+	if sfm, ok := h.scaleFieldManager(); ok {
+		h.serveManagedScale(req, sfm, body)
 		return
 	}
 	for attempt := 0; ; attempt++ {
@@ -84,6 +120,7 @@ func (h *typed[T]) serveScale(req *request) {
 			h.fail(req, invalidQuery("spec.replicas: Invalid value: must be greater than or equal to 0"))
 			return
 		}
+		want.ManagedFields = nil // not the client's to write
 		sc, err := res.UpdateScale(ctx, key, &want)
 		if errors.Is(err, source.ErrConflict) && !pinned && attempt < maxPatchRetries {
 			continue
@@ -120,4 +157,109 @@ func (h *typed[T]) patchScale(req *request, cur *Scale, body []byte) ([]byte, er
 		return nil, badRequest("%v", err)
 	}
 	return out, nil
+}
+
+// serveManagedScale serves a PUT or PATCH of the scale subresource of a
+// built-in kind with the field manager, as kube-apiserver's
+// scaleUpdatedObjectInfo: the current scale gets the managedFields the
+// parent's entries give it, the write (an update, or a server-side apply
+// of an autoscaling/v1 Scale) is managed on it with subresource "scale",
+// and the replicas are written to the parent with its managedFields
+// merged back, conditional on the version read (a lost race is retried
+// unless the client set the resourceVersion).
+func (h *typed[T]) serveManagedScale(req *request, fm ScaleFieldManager, body []byte) {
+	ctx := req.r.Context()
+	key := h.key(req)
+	mt, _, _ := strings.Cut(req.r.Header.Get("Content-Type"), ";")
+	apply := req.r.Method == http.MethodPatch && strings.TrimSpace(mt) == applyPatchType
+	if err := checkFieldManagerOptions(req, apply); err != nil {
+		h.fail(req, err)
+		return
+	}
+	force := false
+	if q := req.r.URL.Query(); apply && q.Has("force") {
+		var err error
+		if force, err = strconv.ParseBool(q.Get("force")); err != nil {
+			h.fail(req, badRequest("force: invalid value %q: %v", q.Get("force"), err))
+			return
+		}
+	}
+	manager := fieldManagerName(req.r)
+	for attempt := 0; ; attempt++ {
+		cur, rv, err := h.store.Get(ctx, key)
+		if err != nil {
+			h.fail(req, err)
+			return
+		}
+		sc, err := h.store.GetScale(ctx, key)
+		if err != nil {
+			h.fail(req, err)
+			return
+		}
+		if sc.ResourceVersion != rv { // written in between: read again
+			if attempt < maxPatchRetries {
+				continue
+			}
+			h.fail(req, fmt.Errorf("scale of %s: %w", key, source.ErrConflict))
+			return
+		}
+		entries := cur.GetObjectMeta().ManagedFields
+		if sc.ManagedFields, err = fm.ScaleManagedFields(h.res.gvk(), entries); err != nil {
+			h.fail(req, fieldManagerErr(err))
+			return
+		}
+		live, err := json.Marshal(sc)
+		if err != nil {
+			h.fail(req, err)
+			return
+		}
+		var out []byte
+		pinned := false
+		if apply {
+			out, err = fm.Apply(ctx, scaleGVK, live, body, manager, "scale", force)
+		} else {
+			want := body
+			if req.r.Method == http.MethodPatch {
+				if want, err = h.patchScale(req, sc, body); err != nil {
+					h.fail(req, err)
+					return
+				}
+			}
+			out, err = fm.Update(ctx, scaleGVK, live, want, manager, "scale")
+		}
+		if err != nil {
+			h.fail(req, fieldManagerErr(err))
+			return
+		}
+		var next Scale
+		if err := json.Unmarshal(out, &next); err != nil {
+			h.fail(req, badRequest("Scale: %v", err))
+			return
+		}
+		if next.Spec.Replicas < 0 {
+			h.fail(req, invalidQuery("spec.replicas: Invalid value: must be greater than or equal to 0"))
+			return
+		}
+		pinned = next.ResourceVersion != "" && next.ResourceVersion != rv
+		if !pinned {
+			next.ResourceVersion = rv
+		}
+		if next.ManagedFields, err = fm.ParentManagedFields(h.res.gvk(), entries, next.ManagedFields); err != nil {
+			h.fail(req, fieldManagerErr(err))
+			return
+		}
+		if next.ManagedFields == nil {
+			next.ManagedFields = []api.ManagedFieldsEntry{} // none left: written as none
+		}
+		written, err := h.store.UpdateScale(ctx, key, &next)
+		if errors.Is(err, source.ErrConflict) && !pinned && attempt < maxPatchRetries {
+			continue
+		}
+		if err != nil {
+			h.fail(req, err)
+			return
+		}
+		writeJSON(req.w, http.StatusOK, written)
+		return
+	}
 }

@@ -55,3 +55,23 @@ func TestScaleSubresourceHTTP(t *testing.T) {
 	require.Equal(t, 404, do(t, ts, "GET", deps+"/missing/scale", "", "").code)
 	require.Equal(t, 404, do(t, ts, "PUT", deps+"/missing/scale", jsonCT, `{"spec":{"replicas":1}}`).code)
 }
+
+// Without a field manager a PUT or PATCH of the scale writes only the
+// replicas: managedFields in the body do not reach the object, and an
+// apply patch is 415.
+func TestScaleSubresourceKeepsManagedFields(t *testing.T) {
+	c, ts := start(t, cluster.Options{})
+	const deps = "/apis/apps/v1/namespaces/default/deployments"
+	d := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`
+	require.Equal(t, 201, do(t, ts, "POST", deps, jsonCT, d).code)
+	mf := `"managedFields":[{"manager":"intruder","operation":"Update","apiVersion":"autoscaling/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}}}]`
+	put := do(t, ts, "PUT", deps+"/web/scale", jsonCT, `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web",`+mf+`},"spec":{"replicas":4}}`)
+	require.Equal(t, 200, put.code, put.raw)
+	p := do(t, ts, "PATCH", deps+"/web/scale", "application/merge-patch+json", `{"metadata":{`+mf+`},"spec":{"replicas":5}}`)
+	require.Equal(t, 200, p.code, p.raw)
+	stored, _, err := c.Deployments().Get(t.Context(), "default/web")
+	require.NoError(t, err)
+	require.EqualValues(t, 5, *stored.Spec.Replicas)
+	require.Empty(t, stored.ManagedFields)
+	require.Equal(t, 415, do(t, ts, "PATCH", deps+"/web/scale", "application/apply-patch+yaml", `{"spec":{"replicas":1}}`).code)
+}

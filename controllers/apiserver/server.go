@@ -265,7 +265,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	deadline := time.Now().Add(s.opts.RequestTimeout)
 	_ = rc.SetReadDeadline(deadline)
 	_ = rc.SetWriteDeadline(deadline.Add(s.opts.RequestTimeout))
-	if prefer, jsonOK := acceptProtobuf(r); prefer && acceptedAs(r) == asObject {
+	mode, protoMeta, _ := negotiateAs(r)
+	if prefer, jsonOK := acceptProtobuf(r); (prefer && mode == asObject) || protoMeta {
 		pw := &protoWriter{ResponseWriter: w, jsonOK: jsonOK}
 		defer pw.finish()
 		w = pw
@@ -322,6 +323,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.serveResourceMetrics(w, r, p) { // metricsapi.go
+		return
+	}
+	if _, _, refused := negotiateAs(r); refused { // a protobuf Table only
+		writeError(w, notAcceptable(), nil, "")
 		return
 	}
 	var gv string

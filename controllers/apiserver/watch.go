@@ -120,8 +120,8 @@ func (h *typed[T]) watch(req *request) {
 	}
 
 	w := req.w
-	mode := acceptedAs(req.r)
-	if prefer, _ := acceptProtobuf(req.r); prefer && mode == asObject && hasProtobuf(h.res) {
+	mode, protoMeta, _ := negotiateAs(req.r)
+	if prefer, _ := acceptProtobuf(req.r); (prefer && mode == asObject && hasProtobuf(h.res)) || protoMeta {
 		w = &protoWatchWriter{ResponseWriter: w}
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -174,7 +174,10 @@ func (s *Store[T]) scale(obj T) *api.Scale {
 // UpdateScale sets the replicas of the object under key to
 // scale.Spec.Replicas, on the condition that it is at
 // scale.ResourceVersion ("" for none), and returns the new scale
-// (client.Resource). A negative replica count is ErrInvalid.
+// (client.Resource). A negative replica count is ErrInvalid. A non-nil
+// scale.ManagedFields are the object's managedFields after the write
+// (the API server's field manager computes them, converted from the
+// scale's); nil keeps the object's.
 func (s *Store[T]) UpdateScale(ctx context.Context, key string, scale *api.Scale) (*api.Scale, error) {
 	if !s.HasScale() {
 		return nil, fmt.Errorf("cluster: %s have no scale subresource: %w", s.kind.resource, source.ErrUnsupported)
@@ -200,6 +203,9 @@ func (s *Store[T]) UpdateScale(ctx context.Context, key string, scale *api.Scale
 			return nil, fmt.Errorf("cluster: %s %q has no scale fields: %w", s.kind.resource, key, ErrBadRequest)
 		}
 		f.set(scale.Spec.Replicas)
+		if scale.ManagedFields != nil {
+			obj.GetObjectMeta().ManagedFields = scale.ManagedFields
+		}
 		obj.SetResourceVersion(rv)
 		_, err = s.Update(ctx, obj, rv)
 		if errors.Is(err, source.ErrConflict) && scale.ResourceVersion == "" && attempt < maxRetries {

@@ -14,8 +14,9 @@
 // client-go knows (all but CustomResourceDefinition), their lists,
 // autoscaling/v1 Scale, autoscaling/v1 HorizontalPodAutoscaler (and its
 // list: the older version of the autoscaling/v2 kind), policy/v1 Eviction
-// and meta/v1 Status, DeleteOptions and WatchEvent; Has says whether a
-// kind is covered.
+// and meta/v1 Status, DeleteOptions, WatchEvent, PartialObjectMetadata
+// and PartialObjectMetadataList; Has says whether a kind is covered.
+// meta/v1 Table has no protobuf message (+protobuf=false upstream).
 // Kinds registered with api.Register, custom resources and
 // CustomResourceDefinitions have no protobuf form.
 //

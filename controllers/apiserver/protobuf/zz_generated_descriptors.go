@@ -42,6 +42,8 @@ var kinds = map[string]string{
 	"coordination.k8s.io/v1/LeaseList":                                   "k8s.io.api.coordination.v1.LeaseList",
 	"discovery.k8s.io/v1/EndpointSlice":                                  "k8s.io.api.discovery.v1.EndpointSlice",
 	"discovery.k8s.io/v1/EndpointSliceList":                              "k8s.io.api.discovery.v1.EndpointSliceList",
+	"meta.k8s.io/v1/PartialObjectMetadata":                               "k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata",
+	"meta.k8s.io/v1/PartialObjectMetadataList":                           "k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList",
 	"networking.k8s.io/v1/Ingress":                                       "k8s.io.api.networking.v1.Ingress",
 	"networking.k8s.io/v1/IngressClass":                                  "k8s.io.api.networking.v1.IngressClass",
 	"networking.k8s.io/v1/IngressClassList":                              "k8s.io.api.networking.v1.IngressClassList",
@@ -2668,6 +2670,13 @@ var messages = map[string]*MessageType{
 		{Num: 5, Name: "apiVersion", Type: String},
 		{Num: 6, Name: "controller", Type: Bool, Nullable: true},
 		{Num: 7, Name: "blockOwnerDeletion", Type: Bool, Nullable: true},
+	}},
+	"k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+	}},
+	"k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList": {Fields: []Field{
+		{Num: 1, Name: "metadata", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta"},
+		{Num: 2, Name: "items", Type: Message, Message: "k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata", Repeated: true},
 	}},
 	"k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions": {Fields: []Field{
 		{Num: 1, Name: "uid", Type: String, Nullable: true},

@@ -2,7 +2,8 @@
 // table (zz_generated_descriptors.go): for every built-in kind of
 // controllers/api that Kubernetes serves in protobuf, its list, and the
 // meta/v1, autoscaling/v1 Scale, autoscaling/v1 HorizontalPodAutoscaler
-// (and its list) and policy/v1 Eviction messages, each protobuf
+// (and its list), policy/v1 Eviction and meta/v1 PartialObjectMetadata
+// (and its list) messages, each protobuf
 // message's fields, read by reflection off the protobuf:,
 // protobuf_key:, protobuf_val: and json: struct tags of the k8s.io/api
 // and k8s.io/apimachinery Go types. Run it with go generate in the kube
@@ -226,6 +227,10 @@ func Generate() ([]byte, error) {
 		"*/Status":                              reflect.TypeFor[metav1.Status](),
 		"*/DeleteOptions":                       reflect.TypeFor[metav1.DeleteOptions](),
 		"*/WatchEvent":                          reflect.TypeFor[metav1.WatchEvent](),
+		// The metadata-only forms (client-go's metadata client asks for
+		// them in protobuf). Table has no protobuf form (+protobuf=false).
+		"meta.k8s.io/v1/PartialObjectMetadata":     reflect.TypeFor[metav1.PartialObjectMetadata](),
+		"meta.k8s.io/v1/PartialObjectMetadataList": reflect.TypeFor[metav1.PartialObjectMetadataList](),
 	} {
 		if err := add(key, t); err != nil {
 			return nil, err
