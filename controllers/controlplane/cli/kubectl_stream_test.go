@@ -198,6 +198,61 @@ func TestKubectlStream(t *testing.T) {
 	acancel()
 	_ = attach.Wait()
 
+	// exec and attach over SPDY/3.1, kubectl's fallback (forced): the
+	// same commands, stdin, exit codes and refusals.
+	spdy := func(args ...string) *exec.Cmd {
+		cmd := command(args...)
+		cmd.Env = append(os.Environ(), "KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false")
+		return cmd
+	}
+	spdyRun := func(stdin string, args ...string) (string, int) {
+		t.Helper()
+		cmd := spdy(args...)
+		if stdin != "" {
+			cmd.Stdin = strings.NewReader(stdin)
+		}
+		b, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(b), ee.ExitCode()
+		}
+		require.NoError(t, err, "kubectl %s:\n%s\nctrlkit: %s", strings.Join(args, " "), b, stderr)
+		return string(b), 0
+	}
+	out, code := spdyRun("", "exec", "web", "-c", "web", "-v=8", "--", "cat", "/etc/config/greeting")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "Upgrade: SPDY/3.1")
+	require.Contains(t, out, "X-Stream-Protocol-Version: v4.channel.k8s.io")
+	require.True(t, strings.HasSuffix(out, "\nhello from a configmap\n"), out)
+	out, code = spdyRun("typed in\n", "exec", "-i", "web", "-c", "web", "--", "cat")
+	require.Equal(t, 0, code, out)
+	require.Equal(t, "typed in\n", out)
+	out, code = spdyRun("", "exec", "web", "-c", "web", "--", "sh", "-c", "echo before; exit 3")
+	require.Equal(t, 3, code, out)
+	require.Contains(t, out, "before\ncommand terminated with exit code 3")
+	out, code = spdyRun("", "exec", "web", "-c", "web", "--", "nosuch")
+	require.Equal(t, 126, code, out)
+	require.Contains(t, out, `exec: "nosuch": executable file not found in $PATH`)
+	out, code = spdyRun("", "exec", "web", "-c", "nope", "--", "true")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "container nope is not valid for pod web")
+	dst = filepath.Join(t.TempDir(), "greeting-spdy")
+	out, code = spdyRun("", "cp", "-c", "web", "default/web:/etc/config/greeting", dst)
+	require.Equal(t, 0, code, out)
+	got, err = os.ReadFile(dst)
+	require.NoError(t, err)
+	require.Equal(t, "hello from a configmap\n", string(got))
+	actx, acancel = context.WithTimeout(ctx, 30*time.Second)
+	attach = exec.CommandContext(actx, kubectl, "--kubeconfig", kc, "--cache-dir", cache, "attach", "web", "-c", "web")
+	attach.Env = append(os.Environ(), "KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false")
+	pipe, err = attach.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, attach.Start())
+	sc = bufio.NewScanner(pipe)
+	readUntil("GET / 200")
+	acancel()
+	_ = attach.Wait()
+
 	// debug: an error kubectl prints, promptly (port-forward:
 	// kubectl_portforward_test.go).
 	out = fail(1, "debug", "web", "--image=busybox", "--", "true")
