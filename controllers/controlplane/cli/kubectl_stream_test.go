@@ -253,8 +253,42 @@ func TestKubectlStream(t *testing.T) {
 	acancel()
 	_ = attach.Wait()
 
-	// debug: an error kubectl prints, promptly (port-forward:
-	// kubectl_portforward_test.go).
-	out = fail(1, "debug", "web", "--image=busybox", "--", "true")
-	require.Contains(t, out, "ephemeral containers")
+	// debug: an ephemeral container added through
+	// pods/ephemeralcontainers runs; attach and exec reach it (over
+	// WebSocket and SPDY); a node's debugger pod runs.
+	out = run("debug", "web", "--image=busybox", "-c", "dbg", "--target=web", "--", "sleep", "1d")
+	require.Contains(t, out, "Targeting container \"web\"")
+	require.Eventually(t, func() bool {
+		out, err := command("get", "pod", "web", "-o", "jsonpath={.spec.ephemeralContainers[0].name} {.status.ephemeralContainerStatuses[0].state.running.startedAt} {.status.ephemeralContainerStatuses[0].started}").CombinedOutput()
+		f := strings.Fields(string(out))
+		return err == nil && len(f) == 3 && f[0] == "dbg" && f[2] == "true"
+	}, 20*time.Second, 200*time.Millisecond)
+	require.Equal(t, "web\n", run("exec", "web", "-c", "dbg", "--", "hostname"))
+	out, code = spdyRun("", "exec", "web", "-c", "dbg", "--", "sh", "-c", "exit 4")
+	require.Equal(t, 4, code, out)
+	require.Contains(t, run("logs", "web", "-c", "dbg"), "container dbg started: image busybox")
+	for _, env := range [][]string{nil, {"KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false"}} {
+		actx, acancel = context.WithTimeout(ctx, 30*time.Second)
+		attach = exec.CommandContext(actx, kubectl, "--kubeconfig", kc, "--cache-dir", cache, "attach", "web", "-c", "dbg")
+		attach.Env = append(os.Environ(), env...)
+		pipe, err = attach.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, attach.Start())
+		sc = bufio.NewScanner(pipe)
+		readUntil("[ctrlkit] container dbg started: image busybox, restart 0")
+		acancel()
+		_ = attach.Wait()
+	}
+
+	out = run("debug", "node/node-1", "--image=busybox", "--", "sleep", "1d")
+	require.Contains(t, out, "Creating debugging pod node-debugger-node-1-")
+	require.Eventually(t, func() bool {
+		out, err := command("get", "pods", "-o", "jsonpath={range .items[*]}{.metadata.name} {.spec.hostPID} {.status.phase}{\"\\n\"}{end}").CombinedOutput()
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "node-debugger-node-1-") && strings.HasSuffix(l, " true Running") {
+				return err == nil
+			}
+		}
+		return false
+	}, 30*time.Second, 200*time.Millisecond)
 }
