@@ -54,9 +54,10 @@ spec:
 
 // Issue 32: `kubectl logs`, `exec`, `attach`, `cp`, `port-forward` and
 // `debug` against `ctrlkit up --listen`: simulated logs with their
-// options and kube's errors; commands run over WebSocket v5 with their
-// exit codes; the subresources ctrlkit does not serve answer with an
-// error kubectl prints, never a hang or a crash.
+// options and kube's errors; commands run over WebSocket v5 and over
+// SPDY (kubectl's fallback, forced) with their exit codes; `kubectl
+// debug` of a pod (an ephemeral container that runs and that exec,
+// attach and logs reach) and of a node; never a hang or a crash.
 func TestKubectlStream(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
