@@ -19,6 +19,8 @@ require (
 	k8s.io/sample-apiserver v0.37.2
 )
 
+require github.com/moby/spdystream v0.5.1 // indirect
+
 require (
 	cel.dev/expr v0.25.2 // indirect
 	github.com/NYTimes/gziphandler v1.1.1 // indirect

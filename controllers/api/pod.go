@@ -43,6 +43,10 @@ type PodSpec struct {
 	InitContainers []Container `json:"initContainers,omitempty"`
 	// Containers run for the pod's lifetime. At least one is required.
 	Containers []Container `json:"containers"`
+	// EphemeralContainers are added to a running pod for debugging (the
+	// pods/ephemeralcontainers subresource, `kubectl debug`); they are
+	// never restarted and cannot be removed or changed.
+	EphemeralContainers []EphemeralContainer `json:"ephemeralContainers,omitempty"`
 	// RestartPolicy defaults to Always.
 	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty"`
 	// TerminationGracePeriodSeconds defaults to 30.
@@ -109,6 +113,17 @@ type PodSpec struct {
 	OS *PodOS `json:"os,omitempty"`
 	// SchedulingGates hold the pod back from scheduling while any remains.
 	SchedulingGates []PodSchedulingGate `json:"schedulingGates,omitempty"`
+}
+
+// EphemeralContainer is a container added to a running pod for
+// debugging: a Container without ports, probes, lifecycle or resources
+// (validation refuses them), possibly in the process namespace of
+// TargetContainerName.
+type EphemeralContainer struct {
+	Container `json:",inline"`
+	// TargetContainerName names the container whose namespaces (PID,
+	// IPC) the ephemeral container shares.
+	TargetContainerName string `json:"targetContainerName,omitempty"`
 }
 
 // PodDNSConfig is extra DNS configuration of a pod.

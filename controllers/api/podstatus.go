@@ -52,6 +52,8 @@ type PodStatus struct {
 	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
 	// ContainerStatuses report the containers.
 	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
+	// EphemeralContainerStatuses report the ephemeral containers.
+	EphemeralContainerStatuses []ContainerStatus `json:"ephemeralContainerStatuses,omitempty"`
 	// QOSClass is Guaranteed, Burstable or BestEffort.
 	QOSClass PodQOSClass `json:"qosClass,omitempty"`
 	// ObservedGeneration is the pod generation the status reflects.

@@ -161,8 +161,9 @@ func (s *Server) resources(gv string) ([]apiResource, bool) {
 		}
 		if info.name == "pods" {
 			out = append(out, apiResource{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: []string{"create"}})
-			out = append(out, evictionResource)   // eviction.go
-			out = append(out, streamResources...) // exec.go
+			out = append(out, ephemeralContainersResource) // ephemeral.go
+			out = append(out, evictionResource)            // eviction.go
+			out = append(out, streamResources...)          // exec.go
 		}
 		if info.name == "serviceaccounts" && s.opts.ServiceAccountTokens != nil {
 			out = append(out, tokenResource) // token.go

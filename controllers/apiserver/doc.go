@@ -107,7 +107,17 @@
 //     container waiting to start; an unscheduled pod's log is empty.
 //   - Pods' exec and attach subresources (exec.go, execsim.go) over
 //     WebSocket (package stream), subprotocols v5.channel.k8s.io and
-//     v4.channel.k8s.io: stdin (v5 close signal), stdout, stderr and
+//     v4.channel.k8s.io, or over SPDY/3.1 (exec_spdy.go; kubectl's and
+//     client-go's fallback), X-Stream-Protocol-Version v4.channel.k8s.io,
+//     v3, v2 or channel.k8s.io as the kubelet serves them (none offered:
+//     400; none in common: 403 listing them): the client opens its
+//     streams by streamType (error, stdin, stdout, stderr — none with a
+//     tty — and, from v3 with a tty, resize), all within 30 s; a stream
+//     of an unknown type, a duplicate or a later one is reset; v4's error
+//     stream carries the Status, the older ones the error's text; every
+//     stream ends (FIN) with the command. Both transports share the
+//     command code: stdin (v5 close signal; SPDY: the stream's FIN), a
+//     tty's resizes (what stty size answers), stdout, stderr and
 //     the error channel's Status (Success, or NonZeroExitCode with an
 //     ExitCode cause: kubectl exits with it). exec runs a simulated
 //     command set over the container's environment and the files of
@@ -119,12 +129,21 @@
 //     attach streams the container's log as follow does. Mistakes are
 //     Statuses before the upgrade (400: no stream asked for, no command,
 //     unknown container, a container not running, a completed pod;
-//     404; 405); a SPDY upgrade (kubectl's fallback) is 400 with a
-//     message kubectl prints. Each stream is bounded: 1 MiB messages,
+//     404; 405). Ephemeral containers are reached like the others. Each
+//     WebSocket stream is bounded: 1 MiB messages,
 //     4 buffered stdin messages, a 2 min idle timeout (client-go pings
 //     every 5 s), 30 s per write. These requests, like a followed log,
 //     are long-running: not bound by RequestTimeout nor counted in
-//     flight.
+//     flight. SPDY connections have package stream's SPDY limits (128
+//     streams, 1 MiB buffered per stream).
+//   - pods/{name}/ephemeralcontainers (ephemeral.go; kubectl debug):
+//     GET returns the pod; PUT and PATCH (strategic merge: the list
+//     merges by name) write spec.ephemeralContainers only
+//     (cluster.Cluster.UpdateEphemeralContainers: kube's validation —
+//     names unique among all containers, no ports, probes, lifecycle
+//     or resources, an existing targetContainerName, existing ones
+//     neither removed nor changed, none on a static pod; 422).
+//     Discovery lists it (kind Pod; get, patch, update).
 //   - pods/{name}/portforward (kubectl port-forward; portforward.go) is
 //     served with Options.PortForward (ctrlkit up: the kubelet
 //     simulation's Ports): after kube's checks (the pod exists, has a
@@ -375,9 +394,7 @@
 // kind's current one (no conversion: apps/v1beta1 is not served), but
 // autoscaling/v1 HorizontalPodAutoscaler;
 // port-forward without Options.PortForward (a 400 Status after kube's
-// checks, which kubectl prints), proxy and ephemeralcontainers (404:
-// `kubectl debug` prints that ephemeral containers are disabled); exec
-// and attach over SPDY (only port-forward speaks SPDY);
+// checks, which kubectl prints) and proxy (404);
 // the scale and watch paths in the OpenAPI documents; periodic bookmarks
 // beyond what the store sends; the resourceVersion semantics the store
 // does not have (see package cluster).

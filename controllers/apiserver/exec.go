@@ -123,10 +123,10 @@ func parseExecOptions(req *request) (execOptions, error) {
 
 // serveExec serves pods/{name}/exec and /attach: it checks the request
 // as kube-apiserver and the kubelet do (the pod, its container, its
-// state), then upgrades to WebSocket (v5.channel.k8s.io or
-// v4.channel.k8s.io) and runs the simulated command (exec) or streams
-// the container's log (attach). SPDY is not served: its upgrade is
-// refused with a 400 Status that kubectl prints.
+// state), then upgrades — to WebSocket (v5.channel.k8s.io or
+// v4.channel.k8s.io) or to SPDY/3.1 (v4.channel.k8s.io down to
+// channel.k8s.io, exec_spdy.go) — and runs the simulated command (exec)
+// or streams the container's log (attach).
 func (h *typed[T]) serveExec(req *request) {
 	if m := req.r.Method; m != http.MethodGet && m != http.MethodPost {
 		h.fail(req, methodNotAllowed(req))
@@ -161,7 +161,7 @@ func (h *typed[T]) serveExec(req *request) {
 		return
 	}
 	if !stream.IsWebSocketRequest(req.r) {
-		h.fail(req, badRequest("unable to upgrade connection: ctrlkit serves %s over WebSocket only (%s, %s): SPDY is not supported; use kubectl v1.30 or later", req.sub, protocolV5, protocolV4))
+		h.serveExecSPDY(req, o, pod, c, rv)
 		return
 	}
 	conn, err := stream.Upgrade(req.w, req.r, []string{protocolV5, protocolV4})
@@ -175,9 +175,65 @@ func (h *typed[T]) serveExec(req *request) {
 	}
 	s := newChannels(conn, o)
 	defer s.finish()
+	h.runExec(ctx, req, o, pod, c, rv, s)
+}
+
+// execSession is the client's end of a remote command, whichever the
+// transport: its streams, its terminal size, the end of the client and
+// the exit status.
+type execSession interface {
+	io.Reader // stdin: io.EOF once the client closed it (or went)
+	// writer returns the stdout or stderr stream (io.Discard when the
+	// client did not ask for it).
+	writer(ch byte) io.Writer
+	// ctx returns a context that ends with parent or when the client goes.
+	ctx(parent context.Context) (context.Context, context.CancelFunc)
+	// size returns the terminal's last size the client sent.
+	size() (termSize, bool)
+	// exit reports the command's exit code as the kubelet does.
+	exit(code int)
+}
+
+// termSize is a terminal size as the client sends it on the resize
+// channel (client-go's remotecommand.TerminalSize).
+type termSize struct {
+	Width  uint16 `json:"Width"`
+	Height uint16 `json:"Height"`
+}
+
+// maxResize bounds one resize message.
+const maxResize = 1 << 10
+
+// termState holds the last terminal size of a session.
+type termState struct {
+	mu  sync.Mutex
+	cur termSize
+	set bool
+}
+
+func (t *termState) size() (termSize, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cur, t.set
+}
+
+// resize records a resize message (JSON); a malformed one is dropped.
+func (t *termState) resize(msg []byte) {
+	var ts termSize
+	if len(msg) > maxResize || json.Unmarshal(msg, &ts) != nil {
+		return
+	}
+	t.mu.Lock()
+	t.cur, t.set = ts, true
+	t.mu.Unlock()
+}
+
+// runExec runs the remote command on s: the simulated command of an
+// exec, the container's log for an attach; then the exit status.
+func (h *typed[T]) runExec(ctx context.Context, req *request, o execOptions, pod *api.Pod, c *api.Container, rv string, s execSession) {
+	runCtx, cancel := s.ctx(ctx)
+	defer cancel()
 	if req.sub == "attach" {
-		runCtx, cancel := s.ctx(ctx)
-		defer cancel()
 		go func() { _, _ = io.Copy(io.Discard, s) }()
 		h.attach(runCtx, req, s.writer(chanStdout), pod, c, rv)
 		s.exit(0)
@@ -191,10 +247,20 @@ func (h *typed[T]) serveExec(req *request) {
 		// One terminal: stderr is stdout; input is echoed and cooked.
 		out := s.writer(chanStdout)
 		sim.stdin, sim.stdout, sim.stderr, sim.tty = &ttyIn{r: s, echo: out}, crlfWriter{out}, crlfWriter{out}, true
+		sim.termSize = s.size
 	}
-	runCtx, cancel := s.ctx(ctx)
-	defer cancel()
 	s.exit(sim.run(runCtx, o.command))
+}
+
+// exitStatus is the Status the kubelet reports for a command's exit
+// code: Success, or NonZeroExitCode with the code as an ExitCode cause.
+func exitStatus(command []string, code int) Status {
+	if code == 0 {
+		return Status{Status: "Success"}
+	}
+	return Status{Status: "Failure", Reason: "NonZeroExitCode",
+		Message: "command terminated with non-zero exit code: error executing command [" + strings.Join(command, " ") + "], exit code " + strconv.Itoa(code),
+		Details: &StatusDetails{Causes: []StatusCause{{Reason: "ExitCode", Message: strconv.Itoa(code)}}}}
 }
 
 // lookupData reads a ConfigMap's or Secret's data for the simulated
@@ -239,6 +305,7 @@ type channels struct {
 	stop     chan struct{} // closed by finish
 	readerD  chan struct{} // closed when the reader goroutine returns
 	stdinBuf []byte
+	term     termState
 }
 
 func newChannels(conn *stream.Conn, o execOptions) *channels {
@@ -254,7 +321,8 @@ func newChannels(conn *stream.Conn, o execOptions) *channels {
 func (s *channels) closeStdin() { s.inOnce.Do(func() { close(s.in) }) }
 
 // read demultiplexes the client's messages: stdin, its close (v5), and
-// terminal resizes (ignored). It returns when the client closes or goes.
+// terminal resizes (kept for the simulated `stty size`). It returns
+// when the client closes or goes.
 func (s *channels) read() {
 	defer close(s.readerD)
 	defer s.closeStdin()
@@ -282,6 +350,7 @@ func (s *channels) read() {
 				s.closeStdin()
 			}
 		case chanResize:
+			s.term.resize(msg[1:])
 		}
 	}
 }
@@ -342,16 +411,11 @@ func (w chanWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// exit writes the command's status on the error channel, as the kubelet:
-// Success, or NonZeroExitCode with the code as an ExitCode cause.
+func (s *channels) size() (termSize, bool) { return s.term.size() }
+
+// exit writes the command's status on the error channel, as the kubelet.
 func (s *channels) exit(code int) {
-	st := Status{Status: "Success"}
-	if code != 0 {
-		st = Status{Status: "Failure", Reason: "NonZeroExitCode",
-			Message: "command terminated with non-zero exit code: error executing command [" + strings.Join(s.o.command, " ") + "], exit code " + strconv.Itoa(code),
-			Details: &StatusDetails{Causes: []StatusCause{{Reason: "ExitCode", Message: strconv.Itoa(code)}}}}
-	}
-	b, _ := json.Marshal(st)
+	b, _ := json.Marshal(exitStatus(s.o.command, code))
 	_ = s.conn.WriteMessage(stream.OpBinary, append([]byte{chanError}, b...))
 }
 

@@ -128,8 +128,8 @@ func TestExecWebSocket(t *testing.T) {
 	require.Equal(t, "/ # echo hix\b \b\r\nhi\r\n/ # false\r\n/ # ", r.stdout)
 	require.Equal(t, "1", r.status["details"].(map[string]any)["causes"].([]any)[0].(map[string]any)["message"])
 
-	// Client mistakes are Statuses before any upgrade; SPDY is refused
-	// with a message kubectl prints.
+	// Client mistakes are Statuses before any upgrade (SPDY's own:
+	// exec_spdy_test.go).
 	for _, tc := range []struct {
 		method, query, message string
 		code                   int
@@ -139,7 +139,7 @@ func TestExecWebSocket(t *testing.T) {
 		{"GET", "stdout=true", "you must specify at least one command for the container", 400, nil},
 		{"GET", "command=true&stdout=true&container=nope", "container nope is not valid for pod p", 400, nil},
 		{"GET", "command=true&stdout=maybe", "stdout", 400, nil},
-		{"POST", "command=true&stdout=true", "SPDY is not supported", 400, []string{"Connection", "Upgrade", "Upgrade", "SPDY/3.1"}},
+		{"POST", "command=true&stdout=true", "unable to upgrade: header X-Stream-Protocol-Version does not exist", 400, []string{"Connection", "Upgrade", "Upgrade", "SPDY/3.1"}},
 		{"PUT", "command=true&stdout=true", "does not allow this method", 405, nil},
 	} {
 		r := do(t, ts, tc.method, execPath(tc.query), "", "", tc.header...)

@@ -40,6 +40,8 @@ type simContainer struct {
 	stderr io.Writer
 	// tty: an interactive sh prompts.
 	tty bool
+	// termSize returns the terminal's size (stty size), when a tty.
+	termSize func() (termSize, bool)
 }
 
 // baseDirs are the directories of every simulated container's root.
@@ -438,10 +440,28 @@ func (s *simContainer) builtin(ctx context.Context, argv []string) (code int, fo
 		return code, true
 	case "ls":
 		return s.ls(args), true
+	case "stty":
+		return s.stty(args), true
 	case "tar":
 		return s.tar(args), true
 	}
 	return 0, false
+}
+
+// stty answers `stty size` (rows and columns) from the size the client
+// last sent on the resize channel; without a terminal, busybox's error.
+func (s *simContainer) stty(args []string) int {
+	if s.termSize == nil {
+		fmt.Fprintln(s.stderr, "stty: standard input: Not a tty")
+		return 1
+	}
+	if len(args) != 1 || args[0] != "size" {
+		fmt.Fprintf(s.stderr, "stty: only `stty size` is simulated\n")
+		return 1
+	}
+	ts, _ := s.termSize()
+	fmt.Fprintf(s.stdout, "%d %d\n", ts.Height, ts.Width)
+	return 0
 }
 
 func (s *simContainer) lookupEnv(name string) (string, bool) {

@@ -136,7 +136,7 @@ func (h *typed[T]) serve(req *request) {
 	case "token":
 		h.serveToken(req)
 		return
-	case "status":
+	case "status", "ephemeralcontainers":
 		switch m {
 		case http.MethodGet, http.MethodPut, http.MethodPatch:
 		default:
@@ -431,6 +431,8 @@ func (h *typed[T]) write(req *request, obj T) error {
 			}
 		}
 		_, err = h.store.UpdateStatus(req.r.Context(), obj)
+	} else if pod, ok := any(obj).(*api.Pod); ok && req.sub == "ephemeralcontainers" {
+		_, err = h.srv.c.UpdateEphemeralContainers(req.r.Context(), pod) // ephemeral.go
 	} else {
 		_, err = h.store.Update(req.r.Context(), obj, "")
 	}

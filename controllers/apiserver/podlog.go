@@ -131,6 +131,9 @@ func podContainer(pod *api.Pod, name string) (*api.Container, error) {
 	for i := range pod.Spec.InitContainers {
 		all = append(all, &pod.Spec.InitContainers[i])
 	}
+	for i := range pod.Spec.EphemeralContainers {
+		all = append(all, &pod.Spec.EphemeralContainers[i].Container)
+	}
 	if name == "" {
 		switch len(pod.Spec.Containers) {
 		case 1:
@@ -159,7 +162,7 @@ func podContainer(pod *api.Pod, name string) (*api.Container, error) {
 // containerStatus returns the status the kubelet reported for container
 // name, or nil.
 func containerStatus(pod *api.Pod, name string) *api.ContainerStatus {
-	for _, list := range [][]api.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
+	for _, list := range [][]api.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses, pod.Status.EphemeralContainerStatuses} {
 		for i := range list {
 			if list[i].Name == name {
 				return &list[i]

@@ -90,28 +90,18 @@ func (h *typed[T]) servePortForward(req *request) {
 			return
 		}
 		rwc = conn.Tunnel()
-	case headerToken(req.r.Header, "Connection", "upgrade") && headerToken(req.r.Header, "Upgrade", "SPDY/3.1"):
+	case isSPDYUpgrade(req.r):
 		if protos := req.r.Header.Values(headerStreamProto); len(protos) > 0 && !contains(protos, portForwardProtocolV1) {
 			http.Error(req.w, fmt.Sprintf("unable to upgrade: unable to negotiate protocol: client supports %v, server accepts %v", protos, []string{portForwardProtocolV1}), http.StatusForbidden)
 			return
 		}
-		nc, brw, err := http.NewResponseController(req.w).Hijack()
-		if err != nil {
-			h.fail(req, badRequest("unable to upgrade connection: %v", err))
+		if rwc, err = hijackSPDY(req.w, portForwardProtocolV1); err != nil {
+			var ae *apiError
+			if errors.As(err, &ae) {
+				h.fail(req, err)
+			}
 			return
 		}
-		_ = nc.SetDeadline(time.Time{})
-		_ = nc.SetWriteDeadline(time.Now().Add(stream.DefaultWriteTimeout))
-		_, err = brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n" +
-			headerStreamProto + ": " + portForwardProtocolV1 + "\r\n\r\n")
-		if err == nil {
-			err = brw.Flush()
-		}
-		if err != nil {
-			nc.Close()
-			return
-		}
-		rwc = hijacked{Reader: brw.Reader, Conn: nc}
 	default:
 		h.fail(req, badRequest("unable to upgrade: missing upgrade headers in request: %v", req.r.Header.Values("Upgrade")))
 		return

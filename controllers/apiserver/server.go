@@ -406,7 +406,7 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, gv string, segs [
 		return nil, notFound()
 	}
 	if req.sub != "" && !(req.sub == "status" && info.hasStatus) && !(req.sub == "scale" && info.hasScale) &&
-		!((req.sub == "binding" || req.sub == "eviction" || isStreamSub(req.sub)) && info.name == "pods") &&
+		!((req.sub == "binding" || req.sub == "eviction" || req.sub == "ephemeralcontainers" || isStreamSub(req.sub)) && info.name == "pods") &&
 		!(req.sub == "token" && info.name == "serviceaccounts" && s.opts.ServiceAccountTokens != nil) {
 		return nil, notFound()
 	}

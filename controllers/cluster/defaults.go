@@ -44,6 +44,7 @@ func defaultPodSpec(s *api.PodSpec) {
 	if s.SecurityContext == nil {
 		s.SecurityContext = &api.PodSecurityContext{}
 	}
+	defaultEphemeralContainers(s)
 	for _, cs := range [][]api.Container{s.InitContainers, s.Containers} {
 		for i := range cs {
 			c := &cs[i]

@@ -79,6 +79,7 @@ func podKind() *kind[*api.Pod] {
 		defaultTolerations(&p.Spec)
 	}
 	k.validate = validatePod
+	k.validateCreate = validatePodCreate
 	k.validateUpdate = validatePodUpdate
 	k.fieldNames = []string{"spec.nodeName", "spec.schedulerName", "spec.restartPolicy", "spec.serviceAccountName", "status.phase", "status.podIP"}
 	k.fields = func(p *api.Pod) map[string]string {

@@ -164,6 +164,11 @@ func validatePodSpec(fs *fieldErrors, path string, s *api.PodSpec, allowed ...ap
 			validateContainerDetails(fs, p, &c, volumes)
 		}
 	}
+	if path == "spec" {
+		validateEphemeralContainers(fs, path, s, volumes)
+	} else if len(s.EphemeralContainers) > 0 {
+		fs.forbidden(path+".ephemeralContainers", "ephemeral containers not allowed in pod template")
+	}
 	if len(allowed) == 0 {
 		allowed = []api.RestartPolicy{api.RestartPolicyAlways, api.RestartPolicyOnFailure, api.RestartPolicyNever}
 	}

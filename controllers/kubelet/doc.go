@@ -163,6 +163,13 @@
 // restarting failed container x in pod name_namespace(uid)") when a
 // restart waits.
 //
+// Ephemeral containers (spec.ephemeralContainers, added by kubectl debug
+// through pods/ephemeralcontainers; ephemeral.go) start once the pod is
+// Running and run until the pod stops (then Terminated, exit code 137):
+// status.ephemeralContainerStatuses reports each (Waiting
+// ContainerCreating, Running and started, Terminated), never restarted
+// nor ready. They record no events.
+//
 // # Static pods
 //
 // Every StaticPodPath manifest (files not starting with ".", read at
@@ -238,7 +245,7 @@
 // Deliberately not simulated: the events about image pulls and sandboxes
 // (Pulling, FailedCreatePodSandBox); the PodReadyToStartContainers condition;
 // the stop order of sidecars after app containers on deletion (all stop
-// together); lifecycle hooks, in-place resize, ephemeral containers; image pulls and
+// together); lifecycle hooks, in-place resize; image pulls and
 // their errors (ErrImagePull) beyond the start delay; admission (a pod
 // that does not fit the node is run anyway — the scheduler decides),
 // eviction under pressure and pressure conditions other than False; the

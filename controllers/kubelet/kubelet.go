@@ -365,6 +365,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 	s.configError = func(c *container) string { return cs.envError(c.env, c.envFrom) }
 	s.advance(now)
 	s.configError = nil
+	s.syncEphemeral(pod, now)
 	k.record(pod, s)
 	if s.terminal() {
 		k.releaseIP(s) // the sandbox is gone; the status keeps the address

@@ -133,6 +133,7 @@ type podState struct {
 	policy      api.RestartPolicy
 	hostNetwork bool
 	init, app   []*container
+	ephemeral   []*ephemeral // ephemeral.go
 	admitted    time.Time
 	deadline    time.Time // activeDeadlineSeconds; zero: none
 	podIP       string

@@ -63,6 +63,9 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 		}
 		st.ContainerStatuses = append(st.ContainerStatuses, c.status(s))
 	}
+	for _, e := range s.ephemeral {
+		st.EphemeralContainerStatuses = append(st.EphemeralContainerStatuses, e.status(s))
+	}
 	completed := s.phase == api.PodSucceeded
 	switch {
 	case completed:

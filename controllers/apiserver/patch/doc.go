@@ -114,6 +114,7 @@
 //	ObjectMeta.finalizers                           merge             (scalars)
 //	ObjectMeta.ownerReferences                      merge             uid
 //	PodSpec.containers, .initContainers             merge             name
+//	PodSpec.ephemeralContainers                     merge             name
 //	PodSpec.volumes                                 merge,retainKeys  name
 //	PodSpec.imagePullSecrets, .schedulingGates      merge             name
 //	PodSpec.hostAliases                             merge             ip

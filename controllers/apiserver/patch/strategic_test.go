@@ -235,7 +235,7 @@ func TestStrategiesTableMatchesAPI(t *testing.T) {
 			n++
 		}
 	}
-	assert.Equal(t, 32, n)
+	assert.Equal(t, 34, n)
 	// The merge keys the brief of this package names.
 	for _, c := range []struct{ typ, field, key string }{
 		{"PodSpec", "containers", "name"}, {"PodSpec", "initContainers", "name"}, {"Container", "ports", "containerPort"},

@@ -6,6 +6,9 @@ package patch
 // upstream type of the same name, for every field of controllers/api that
 // has them: Go type name → JSON field name → strategy.
 var strategies = map[string]map[string]fieldStrategy{
+	"CSINodeSpec": {
+		"drivers": {"merge", "name"},
+	},
 	"Container": {
 		"env":          {"merge", "name"},
 		"ports":        {"merge", "containerPort"},
@@ -48,6 +51,7 @@ var strategies = map[string]map[string]fieldStrategy{
 	},
 	"PodSpec": {
 		"containers":                {"merge", "name"},
+		"ephemeralContainers":       {"merge", "name"},
 		"hostAliases":               {"merge", "ip"},
 		"imagePullSecrets":          {"merge", "name"},
 		"initContainers":            {"merge", "name"},
@@ -83,7 +87,6 @@ var strategies = map[string]map[string]fieldStrategy{
 // Tagged upstream, absent from controllers/api:
 //   Container.volumeDevices
 //   ContainerStatus.allocatedResourcesStatus
-//   PodSpec.ephemeralContainers
 //   PodSpec.evictionResponders
 //   PodSpec.resourceClaims
 //   PodStatus.nodeAllocatableResourceClaimStatuses

@@ -54,9 +54,10 @@ spec:
 
 // Issue 32: `kubectl logs`, `exec`, `attach`, `cp`, `port-forward` and
 // `debug` against `ctrlkit up --listen`: simulated logs with their
-// options and kube's errors; commands run over WebSocket v5 with their
-// exit codes; the subresources ctrlkit does not serve answer with an
-// error kubectl prints, never a hang or a crash.
+// options and kube's errors; commands run over WebSocket v5 and over
+// SPDY (kubectl's fallback, forced) with their exit codes; `kubectl
+// debug` of a pod (an ephemeral container that runs and that exec,
+// attach and logs reach) and of a node; never a hang or a crash.
 func TestKubectlStream(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -198,8 +199,115 @@ func TestKubectlStream(t *testing.T) {
 	acancel()
 	_ = attach.Wait()
 
-	// debug: an error kubectl prints, promptly (port-forward:
-	// kubectl_portforward_test.go).
-	out = fail(1, "debug", "web", "--image=busybox", "--", "true")
-	require.Contains(t, out, "ephemeral containers")
+	// exec and attach over SPDY/3.1, kubectl's fallback (forced): the
+	// same commands, stdin, exit codes and refusals.
+	spdy := func(args ...string) *exec.Cmd {
+		cmd := command(args...)
+		cmd.Env = append(os.Environ(), "KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false")
+		return cmd
+	}
+	spdyRun := func(stdin string, args ...string) (string, int) {
+		t.Helper()
+		cmd := spdy(args...)
+		if stdin != "" {
+			cmd.Stdin = strings.NewReader(stdin)
+		}
+		b, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(b), ee.ExitCode()
+		}
+		require.NoError(t, err, "kubectl %s:\n%s\nctrlkit: %s", strings.Join(args, " "), b, stderr)
+		return string(b), 0
+	}
+	out, code := spdyRun("", "exec", "web", "-c", "web", "-v=8", "--", "cat", "/etc/config/greeting")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "Upgrade: SPDY/3.1")
+	require.Contains(t, out, "X-Stream-Protocol-Version: v4.channel.k8s.io")
+	require.True(t, strings.HasSuffix(out, "\nhello from a configmap\n"), out)
+	out, code = spdyRun("typed in\n", "exec", "-i", "web", "-c", "web", "--", "cat")
+	require.Equal(t, 0, code, out)
+	require.Equal(t, "typed in\n", out)
+	out, code = spdyRun("", "exec", "web", "-c", "web", "--", "sh", "-c", "echo before; exit 3")
+	require.Equal(t, 3, code, out)
+	require.Contains(t, out, "before\ncommand terminated with exit code 3")
+	out, code = spdyRun("", "exec", "web", "-c", "web", "--", "nosuch")
+	require.Equal(t, 126, code, out)
+	require.Contains(t, out, `exec: "nosuch": executable file not found in $PATH`)
+	out, code = spdyRun("", "exec", "web", "-c", "nope", "--", "true")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "container nope is not valid for pod web")
+	dst = filepath.Join(t.TempDir(), "greeting-spdy")
+	out, code = spdyRun("", "cp", "-c", "web", "default/web:/etc/config/greeting", dst)
+	require.Equal(t, 0, code, out)
+	got, err = os.ReadFile(dst)
+	require.NoError(t, err)
+	require.Equal(t, "hello from a configmap\n", string(got))
+	actx, acancel = context.WithTimeout(ctx, 30*time.Second)
+	attach = exec.CommandContext(actx, kubectl, "--kubeconfig", kc, "--cache-dir", cache, "attach", "web", "-c", "web")
+	attach.Env = append(os.Environ(), "KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false")
+	pipe, err = attach.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, attach.Start())
+	sc = bufio.NewScanner(pipe)
+	readUntil("GET / 200")
+	acancel()
+	_ = attach.Wait()
+
+	// debug: an ephemeral container added through
+	// pods/ephemeralcontainers runs; attach and exec reach it (over
+	// WebSocket and SPDY); a node's debugger pod runs.
+	out = run("debug", "web", "--image=busybox", "-c", "dbg", "--target=web", "--", "sleep", "1d")
+	require.Contains(t, out, "Targeting container \"web\"")
+	require.Eventually(t, func() bool {
+		out, err := command("get", "pod", "web", "-o", "jsonpath={.spec.ephemeralContainers[0].name} {.status.ephemeralContainerStatuses[0].state.running.startedAt} {.status.ephemeralContainerStatuses[0].started}").CombinedOutput()
+		f := strings.Fields(string(out))
+		return err == nil && len(f) == 3 && f[0] == "dbg" && f[2] == "true"
+	}, 20*time.Second, 200*time.Millisecond)
+	require.Equal(t, "web\n", run("exec", "web", "-c", "dbg", "--", "hostname"))
+	out, code = spdyRun("", "exec", "web", "-c", "dbg", "--", "sh", "-c", "exit 4")
+	require.Equal(t, 4, code, out)
+	require.Contains(t, run("logs", "web", "-c", "dbg"), "container dbg started: image busybox")
+	// attachDbg attaches to dbg and reports whether its log came: over
+	// WebSocket, kubectl v1.32's client drops the messages that arrive
+	// before it registered its streams (client-go later waits for them:
+	// tools/remotecommand/websocket.go's readyChan), so the log may be
+	// lost there and the attach is tried again.
+	attachDbg := func(env []string) (bool, string) {
+		actx, acancel := context.WithTimeout(ctx, 10*time.Second)
+		defer acancel()
+		attach := exec.CommandContext(actx, kubectl, "--kubeconfig", kc, "--cache-dir", cache, "attach", "web", "-c", "dbg")
+		attach.Env = append(os.Environ(), env...)
+		var attachErr strings.Builder
+		attach.Stderr = &attachErr
+		pipe, err := attach.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, attach.Start())
+		sc := bufio.NewScanner(pipe)
+		found := false
+		for !found && sc.Scan() {
+			found = sc.Text() == "[ctrlkit] container dbg started: image busybox, restart 0"
+		}
+		acancel()
+		_ = attach.Wait()
+		return found, attachErr.String()
+	}
+	ok, msg := attachDbg([]string{"KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false"})
+	require.True(t, ok, "kubectl attach -c dbg over SPDY: %s", msg)
+	ok = false
+	for i := 0; !ok; i++ {
+		require.Less(t, i, 3, "kubectl attach -c dbg over WebSocket: %s", msg)
+		ok, msg = attachDbg(nil)
+	}
+	out = run("debug", "node/node-1", "--image=busybox", "--", "sleep", "1d")
+	require.Contains(t, out, "Creating debugging pod node-debugger-node-1-")
+	require.Eventually(t, func() bool {
+		out, err := command("get", "pods", "-o", "jsonpath={range .items[*]}{.metadata.name} {.spec.hostPID} {.status.phase}{\"\\n\"}{end}").CombinedOutput()
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "node-debugger-node-1-") && strings.HasSuffix(l, " true Running") {
+				return err == nil
+			}
+		}
+		return false
+	}, 30*time.Second, 200*time.Millisecond)
 }

@@ -1,0 +1,54 @@
+package kubelet
+
+import (
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// ephemeral is one ephemeral container of a pod (`kubectl debug`): it
+// starts once the pod runs and runs until the pod stops (its process,
+// a shell or `sleep 1d`, waits on its user); it is never restarted and
+// never ready, as the kubelet runs them.
+type ephemeral struct {
+	name, image string
+	startedAt   time.Time // zero: waiting
+	finishedAt  time.Time // zero: not stopped
+}
+
+// syncEphemeral takes the ephemeral containers the pod's spec gained on,
+// starts those waiting once the pod runs, and stops the running ones
+// when the pod stops.
+func (s *podState) syncEphemeral(pod *api.Pod, now time.Time) {
+	for _, ec := range pod.Spec.EphemeralContainers[min(len(s.ephemeral), len(pod.Spec.EphemeralContainers)):] {
+		s.ephemeral = append(s.ephemeral, &ephemeral{name: ec.Name, image: ec.Image})
+	}
+	stopped := s.terminating || s.terminal()
+	for _, e := range s.ephemeral {
+		switch {
+		case e.startedAt.IsZero() && !stopped && s.phase == api.PodRunning:
+			e.startedAt = now
+		case !e.startedAt.IsZero() && e.finishedAt.IsZero() && stopped:
+			e.finishedAt = now
+		}
+	}
+}
+
+// status is the ephemeral container's status, as the kubelet reports
+// it in status.ephemeralContainerStatuses.
+func (e *ephemeral) status(s *podState) api.ContainerStatus {
+	started := !e.startedAt.IsZero() && e.finishedAt.IsZero()
+	cs := api.ContainerStatus{Name: e.name, Image: e.image, ImageID: imageDigestName(e.image), Started: &started}
+	switch {
+	case e.startedAt.IsZero():
+		cs.State.Waiting = &api.ContainerStateWaiting{Reason: reasonCreating}
+	case e.finishedAt.IsZero():
+		cs.ContainerID = (&container{name: e.name, runs: 1}).id(s)
+		cs.State.Running = &api.ContainerStateRunning{StartedAt: apiTime(e.startedAt)}
+	default:
+		cs.ContainerID = (&container{name: e.name, runs: 1}).id(s)
+		cs.State.Terminated = &api.ContainerStateTerminated{ExitCode: 137, Reason: "Error", ContainerID: cs.ContainerID,
+			StartedAt: apiTime(e.startedAt), FinishedAt: apiTime(e.finishedAt)}
+	}
+	return cs
+}
