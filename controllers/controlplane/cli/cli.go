@@ -320,10 +320,15 @@ func up(ctx context.Context, cfg upConfig, stdout, stderr io.Writer, opts Option
 	// by the PersistentVolume controller's simulation), unless there is
 	// a default class already.
 	if _, err := installDefaultStorageClass(ctx, cp.Cluster, objs); err != nil {
+		if ctx.Err() != nil {
+			// Stopped while starting (an interrupt, a test's stop): an
+			// orderly stop, not a failure.
+			return code
+		}
 		fmt.Fprintf(stderr, "ctrlkit up: %v\n", err)
 		return 1
 	}
-	if err := cp.Apply(ctx, objs...); err != nil {
+	if err := cp.Apply(ctx, objs...); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "ctrlkit up: apply:\n%s\n", indent(err.Error()))
 		if n := countErrors(err, source.ErrAlreadyExists); n > 0 {
 			failed = append(failed, fmt.Sprintf("%d of %d objects failed to apply", n, len(objs)))
