@@ -175,8 +175,25 @@ func (h *typed[T]) serveExec(req *request) {
 	}
 	s := newChannels(conn, o)
 	defer s.finish()
+	// The command starts after a runtime's exec start latency. Besides
+	// modelling it, the wait keeps the first output from reaching
+	// kubectl v1.32's WebSocket client before it has made its streams:
+	// that client starts reading at once and drops a message for a
+	// stream it has not made yet ("Unknown stream id 1, discarding
+	// message"); later client-go waits for its streams first.
+	t := time.NewTimer(execStartLatency)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+		return
+	}
 	h.runExec(ctx, req, o, pod, c, rv, s)
 }
+
+// execStartLatency is how long a command over WebSocket takes to start
+// (serveExec).
+const execStartLatency = 100 * time.Millisecond
 
 // execSession is the client's end of a remote command, whichever the
 // transport: its streams, its terminal size, the end of the client and
