@@ -11,14 +11,14 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// DecodeInto decodes one JSON or YAML object into obj, a pointer to a
-// struct that need not be a registered kind (an older version of a kind
+// DecodeInto decodes one JSON or YAML object into obj, a struct that
+// need not be a registered kind (an older version of a kind
 // that a server converts, as HorizontalPodAutoscalerV1). As Decode, it
 // refuses a field obj's type does not define and a duplicate key unless
 // opts.Lenient; errors are *DecodeError of document 1 naming kind, the
 // field paths and the cause (wrapping ErrUnknownField,
 // ErrDuplicateField). The object's apiVersion and kind are not checked.
-func DecodeInto(data []byte, obj any, kind string, opts DecodeOptions) error {
+func DecodeInto[T any](data []byte, obj *T, kind string, opts DecodeOptions) error {
 	fail := func(err error) error { return &DecodeError{Source: opts.Source, Doc: 1, Kind: kind, Err: err} }
 	raw := bytes.TrimSpace(data)
 	if len(raw) == 0 || raw[0] != '{' {
