@@ -3,6 +3,7 @@ package kube_test
 import (
 	"bufio"
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"io/fs"
 	"net/http/httptest"
 	"os"
@@ -23,14 +24,7 @@ import (
 // under CI=true and is skipped elsewhere.
 func kubectlPath(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later (https://kubernetes.io/docs/tasks/tools/, or apt-get install kubectl)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	p := kubectltest.Path(t)
 	return p
 }
 

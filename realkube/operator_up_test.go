@@ -2,6 +2,7 @@ package realkube_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"io"
 	"os"
 	"os/exec"
@@ -28,14 +29,7 @@ import (
 // webhook registered with its caBundle and called by ctrlkit up. With
 // kubelets running the pods, the Website's Ready condition turns True.
 func TestOperatorOnCtrlkitUp(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()

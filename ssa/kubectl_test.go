@@ -2,6 +2,7 @@ package ssa
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -21,14 +22,7 @@ import (
 // controllers/controlplane/cli's kubectl tests.
 func kubectlOn(t *testing.T, ctx context.Context) func(args ...string) (string, error) {
 	t.Helper()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	c, err := cluster.New(ctx, cluster.Options{})
 	require.NoError(t, err)
 	fm, err := New()

@@ -2,8 +2,8 @@ package cli_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -27,14 +27,7 @@ import (
 // whose simulated load scales the Deployment, and the status it wrote
 // prints in kubectl's TARGETS and REPLICAS.
 func TestKubectlAutoscale(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c, err := cluster.New(ctx, cluster.Options{})

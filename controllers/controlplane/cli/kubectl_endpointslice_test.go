@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,14 +38,7 @@ spec:
 // `kubectl describe service` (which reads slices) shows them as its
 // Endpoints.
 func TestKubectlEndpointSlices(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	_, stderr, _ := upServing(t, "--kubeconfig", kc)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Second)

@@ -2,8 +2,8 @@ package cli_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"regexp"
 	"testing"
@@ -25,14 +25,7 @@ import (
 // time); its pod and Event objects are then served by a cluster outside
 // it to a real kubectl.
 func TestKubectlDescribeListsEvents(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	var pod *api.Pod
 	var evs []*api.Event
 	synctest.Test(t, func(t *testing.T) {

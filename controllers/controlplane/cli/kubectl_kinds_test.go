@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -104,14 +105,7 @@ spec:
 func TestKubectlKinds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	lr, pr := admission.NewLimitRanger(), admission.NewPriority()
 	c, err := cluster.New(ctx, cluster.Options{Mutating: []admission.MutatingFunc{lr.Admit, pr.Admit},
 		Admission: []admission.ValidatingFunc{lr.Validate, pr.Validate}})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -30,14 +31,7 @@ import (
 // edit, get -w, describe and delete, the 422 of an invalid gadget and the 415 of a
 // strategic merge patch.
 func TestKubectlOwnKind(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	kc := serveCluster(t, ctx)

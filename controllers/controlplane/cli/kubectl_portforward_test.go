@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"io"
 	"net"
 	"net/http"
@@ -83,14 +84,7 @@ func (p *portForward) wait(t *testing.T) int {
 // answer (HTTP page, TCP echo), an undeclared port fails with the
 // kubelet's error, and the forward ends when the pod is deleted.
 func TestKubectlPortForward(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	_, stderr, _ := upServing(t, "--kubeconfig", kc)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,14 +46,7 @@ spec:
 // it with the environment env added.
 func kubectlUp(t *testing.T, ctx context.Context, env ...string) func(args ...string) (string, error) {
 	t.Helper()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	_, stderr, _ := upServing(t, "--kubeconfig", kc)
 	cache := t.TempDir()

@@ -2,7 +2,7 @@ package cli_test
 
 import (
 	"context"
-	"os"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,14 +16,7 @@ import (
 // kubeconfig, that requires the command to fail exactly when wantErr.
 func rbacKubectl(t *testing.T) func(wantErr bool, args ...string) string {
 	t.Helper()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	kubeconfig := t.TempDir() + "/kubeconfig"
 	upServing(t, "--kubeconfig", kubeconfig, "--authorization-mode=RBAC")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)

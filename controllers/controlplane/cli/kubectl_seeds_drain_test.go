@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,14 +73,7 @@ spec:
 // no further disruption; uncordoned, the node takes it back and
 // everything runs again.
 func TestKubectlSeedsStatefulSetDrain(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	seeds := sharedtest.Dir(t, "manifests")
 	dir := t.TempDir()
 	ns := filepath.Join(dir, "ns.yaml")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,14 +60,7 @@ spec:
 // debug` of a pod (an ephemeral container that runs and that exec,
 // attach and logs reach) and of a node; never a hang or a crash.
 func TestKubectlStream(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	_, stderr, _ := upServing(t, "--kubeconfig", kc)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)

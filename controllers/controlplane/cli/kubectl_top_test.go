@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"os/exec"
 	"strings"
 	"testing"
@@ -14,10 +15,7 @@ import (
 // is discovered and its PodMetrics and NodeMetrics (the simulated usage
 // the HPA reads; 0% load by default) printed.
 func TestKubectlTop(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl not found on PATH")
-	}
+	kubectl := kubectltest.Path(t)
 	kubeconfig := t.TempDir() + "/kubeconfig"
 	upServing(t, "--kubeconfig", kubeconfig)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -17,10 +18,7 @@ import (
 // them), the leader election, scheduler, workqueue and controller-runtime
 // series, with a bounded label set (an unknown resource collapses).
 func TestKubectlGetRawMetrics(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl not found on PATH")
-	}
+	kubectl := kubectltest.Path(t)
 	kubeconfig := t.TempDir() + "/kubeconfig"
 	upServing(t, "--kubeconfig", kubeconfig)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"github.com/ctrlkit/ctrlkit/internal/kubectltest"
 	"io"
 	"os"
 	"os/exec"
@@ -52,14 +53,7 @@ spec:
 // kubectl v1.32 needs).
 func kubectlUp(t *testing.T, ctx context.Context) func(args ...string) (string, error) {
 	t.Helper()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		msg := "kubectl not found on PATH: install kubectl v1.32 or later"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	kubectl := kubectltest.Path(t)
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	upCtx, cancel := context.WithCancel(ctx)
 	stderr := new(lockedBuffer)
