@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -54,6 +55,12 @@ func New() (*FieldManager, error) {
 		rs = append(rs, openapi.Resource{GroupVersionKind: k.GroupVersionKind, Resource: k.Resource, GoType: k.GoType()})
 		builtins[schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}] = true
 	}
+	// The versions the server serves converted over another's storage
+	// (autoscaling/v1 HorizontalPodAutoscaler) are applied in their own
+	// form, with their own schema.
+	hpaV1 := api.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler"}
+	rs = append(rs, openapi.Resource{GroupVersionKind: hpaV1, Resource: "horizontalpodautoscalers", GoType: reflect.TypeFor[*api.HorizontalPodAutoscalerV1]()})
+	builtins[toGVK(hpaV1)] = true
 	docs, err := openapi.Build("v1.37.2", rs)
 	if err != nil {
 		return nil, fmt.Errorf("ssa: openapi: %w", err)

@@ -58,8 +58,11 @@
 // one object's; validation is of the stored form, with kube's messages
 // (spec.metrics…, as kube validates the internal form). A body of
 // another apiVersion is kube's 400 "the API version in the data (…)
-// does not match the expected API version (…)". Server-side apply is
-// not served in autoscaling/v1 (415).
+// does not match the expected API version (…)". Server-side apply
+// (with Options.FieldManager) applies in the v1 form, the managedFields
+// entry naming autoscaling/v1, and the result is converted back, as
+// kube-apiserver's field manager converts to the applied version and
+// back.
 //
 //   - /version, /healthz, /livez, /readyz (and their /… checks, always
 //     "ok").
@@ -204,8 +207,9 @@
 //     of spec.replicas, and merged back into the parent's, so a scale
 //     takes spec.replicas from the parent's appliers and applying it
 //     conflicts with them (409, force takes over). Without a field
-//     manager apply is 415 and managedFields are stored as sent (a
-//     Scale's are ignored).
+//     manager apply is 415, its message naming the build that serves it
+//     (cd crdcel && go run ./cmd/ctrlkit up), and managedFields are
+//     stored as sent (a Scale's are ignored).
 //   - Request bodies must carry a Content-Type the endpoint accepts:
 //     application/json or application/yaml for POST, PUT and a
 //     DeleteOptions body (and application/vnd.kubernetes.protobuf for a
