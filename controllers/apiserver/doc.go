@@ -200,13 +200,14 @@
 //     Conflict with FieldManagerConflict causes, dryRun, admission and
 //     validation apply as to any write; force on another patch is 422.
 //     A field manager that is a ScaleFieldManager (ssa's is) manages
-//     the scale subresource of the built-in kinds as kube-apiserver's
-//     ScaleHandler does: a PUT or PATCH of the Scale, and a server-side
-//     apply of an autoscaling/v1 Scale, are managed with subresource
-//     "scale" on the Scale, whose managedFields are the parent's owners
-//     of spec.replicas, and merged back into the parent's, so a scale
-//     takes spec.replicas from the parent's appliers and applying it
-//     conflicts with them (409, force takes over). Without a field
+//     the scale subresource as kube-apiserver's ScaleHandler does: a
+//     PUT or PATCH of the Scale, and a server-side apply of an
+//     autoscaling/v1 Scale, are managed with subresource "scale" on the
+//     Scale, whose managedFields are the parent's owners of its replicas
+//     (spec.replicas; a custom resource's specReplicasPath), and merged
+//     back into the parent's, so a scale takes the replicas from the
+//     parent's appliers and applying it conflicts with them (409, force
+//     takes over). Without a field
 //     manager apply is 415, its message naming the build that serves it
 //     (cd crdcel && go run ./cmd/ctrlkit up), and managedFields are
 //     stored as sent (a Scale's are ignored).
