@@ -28,7 +28,7 @@ spec:
 `
 )
 
-// Issue 32 against this build's ctrlkit up, with a real kubectl:
+// The full build's ctrlkit up with a real kubectl:
 //   - kubectl apply --server-side of an autoscaling/v1
 //     HorizontalPodAutoscaler (served over the autoscaling/v2 store): the
 //     v2 read has it converted, its Apply entry names autoscaling/v1;
@@ -42,7 +42,7 @@ spec:
 //     422 "existing ephemeral containers "dbg" may not be changed";
 //   - the ephemeral container's events (Pulled, Created, Started about
 //     spec.ephemeralContainers{dbg}) are in kubectl describe pod.
-func TestKubectlIssue32(t *testing.T) {
+func TestKubectlFullBuild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	kubectl := kubectlUp(t, ctx)
