@@ -30,7 +30,16 @@
 // custom resource without a structural schema: maps merge key by key,
 // lists are atomic.
 //
-// Differences from kube-apiserver: objects are never converted between
-// versions (each kind is served at one version); a patch that does not
-// fit the schema is 400 BadRequest (kube answers 500).
+// Versions served converted. The API server applies autoscaling/v1
+// HorizontalPodAutoscaler (served over the autoscaling/v2 store) in its
+// v1 form, with the v1 schema, and converts the result back, so its
+// Apply entries name autoscaling/v1 as kube-apiserver's do.
+//
+// Differences from kube-apiserver: the field manager itself converts no
+// object between versions, so the fields of a manager of another
+// version (an autoscaling/v2 entry of a v1 object) are compared path by
+// path, where kube converts them (the same for the fields both versions
+// share, spec.maxReplicas, spec.minReplicas, spec.scaleTargetRef); a
+// patch that does not fit the schema is 400 BadRequest (kube answers
+// 500).
 package ssa

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/apiserver"
 	"github.com/stretchr/testify/require"
@@ -144,4 +146,89 @@ func TestHTTPScaleSubresource(t *testing.T) {
 			expect(5, "scale_test")
 		})
 	}
+}
+
+// countCRD defines a custom resource whose scale subresource keeps its
+// replicas at .spec.count.
+const countCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+"metadata":{"name":"noxus.mygroup.example.com"},
+"spec":{"group":"mygroup.example.com","scope":"Namespaced","names":{"plural":"noxus","singular":"noxu","kind":"Noxu"},
+"versions":[{"name":"v1","served":true,"storage":true,
+ "subresources":{"status":{},"scale":{"specReplicasPath":".spec.count","statusReplicasPath":".status.replicas"}},
+ "schema":{"openAPIV3Schema":{"type":"object","properties":{
+  "spec":{"type":"object","properties":{"count":{"type":"integer"},"color":{"type":"string"}}},
+  "status":{"type":"object","properties":{"replicas":{"type":"integer"}}}}}}}]}}`
+
+// Issue 32: the scale subresource of a custom resource keeps the
+// managedFields as kube-apiserver does, through its definition's
+// specReplicasPath (apiextensions-apiserver's replicasPathInCustomResource
+// mapping for the ScaleHandler): a scale by a manager takes .spec.count
+// from its applier, whose entry is left owning nothing under spec, as an
+// Update entry of subresource "scale" at the resource's version;
+// re-applying the parent then conflicts with it; an apply of an
+// autoscaling/v1 Scale conflicts with the owner of .spec.count, and
+// force takes it. Ported from kube's apiextensions-apiserver
+// test/integration/subresources_test.go (TestApplyScaleSubresource),
+// with the Scale apply of test/integration/apiserver/apply/scale_test.go.
+func TestHTTPScaleCustomResource(t *testing.T) {
+	ts := serve(t)
+	r := do(t, ts, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", "creator", countCRD)
+	require.Equal(t, 201, r.code, r.body)
+	const noxus = "/apis/mygroup.example.com/v1/namespaces/default/noxus"
+	require.Eventually(t, func() bool {
+		return do(t, ts, "GET", noxus, "", "x", "").code == 200
+	}, 10*time.Second, 20*time.Millisecond, "the definition is not served")
+	r = do(t, ts, "POST", noxus, "application/json", "creator/v1",
+		`{"apiVersion":"mygroup.example.com/v1","kind":"Noxu","metadata":{"name":"foo"},"spec":{"count":3,"color":"red"}}`)
+	require.Equal(t, 201, r.code, r.body)
+
+	apply := `{"apiVersion":"mygroup.example.com/v1","kind":"Noxu","metadata":{"name":"foo"},"spec":{"count":3}}`
+	r = do(t, ts, "PATCH", noxus+"/foo?fieldManager=applier", "application/apply-patch+yaml", "x", apply)
+	require.Equal(t, 200, r.code, r.body)
+	require.Len(t, managed(t, []byte(r.body)), 2)
+
+	r = do(t, ts, "PATCH", noxus+"/foo/scale?fieldManager=scaler", "application/merge-patch+json", "x", `{"spec":{"replicas":5}}`)
+	require.Equal(t, 200, r.code, r.body)
+	require.EqualValues(t, 5, field(t, []byte(r.body), "spec", "replicas"))
+	r = do(t, ts, "GET", noxus+"/foo", "", "x", "")
+	require.Equal(t, 200, r.code, r.body)
+	require.EqualValues(t, 5, field(t, []byte(r.body), "spec", "count"))
+	mf := managed(t, []byte(r.body))
+	require.Len(t, mf, 3, r.body)
+	a := byManager(t, mf, "applier")
+	require.Equal(t, "Apply", a.Operation)
+	require.Equal(t, "mygroup.example.com/v1", a.APIVersion)
+	require.JSONEq(t, `{"f:spec":{}}`, string(a.FieldsV1))
+	s := byManager(t, mf, "scaler")
+	require.Equal(t, "Update", s.Operation)
+	require.Equal(t, "scale", s.Subresource)
+	require.Equal(t, "mygroup.example.com/v1", s.APIVersion)
+	require.JSONEq(t, `{"f:spec":{"f:count":{}}}`, string(s.FieldsV1))
+	require.Equal(t, "Update", byManager(t, mf, "creator").Operation)
+
+	// The applier's count is the scaler's now: applying it conflicts.
+	r = do(t, ts, "PATCH", noxus+"/foo?fieldManager=applier", "application/apply-patch+yaml", "x", apply)
+	require.Equal(t, 409, r.code, r.body)
+	require.Contains(t, r.body, `conflict with \"scaler\" with subresource \"scale\"`)
+	require.Contains(t, r.body, ".spec.count")
+
+	// An autoscaling/v1 Scale applied to the subresource conflicts with
+	// the owner of .spec.count (as .spec.replicas); force takes it.
+	scale := `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"foo"},"spec":{"replicas":4}}`
+	r = do(t, ts, "PATCH", noxus+"/foo/scale?fieldManager=hpa", "application/apply-patch+yaml", "x", scale)
+	require.Equal(t, 409, r.code, r.body)
+	require.Contains(t, r.body, `conflict with \"scaler\"`)
+	require.Contains(t, r.body, ".spec.replicas")
+	r = do(t, ts, "PATCH", noxus+"/foo/scale?fieldManager=hpa&force=true", "application/apply-patch+yaml", "x", scale)
+	require.Equal(t, 200, r.code, r.body)
+	r = do(t, ts, "GET", noxus+"/foo", "", "x", "")
+	require.EqualValues(t, 4, field(t, []byte(r.body), "spec", "count"))
+	require.Equal(t, "red", field(t, []byte(r.body), "spec", "color"))
+	var owners []string
+	for _, e := range managed(t, []byte(r.body)) {
+		if strings.Contains(string(e.FieldsV1), `"f:count"`) {
+			owners = append(owners, e.Manager+"/"+e.Subresource+"/"+e.Operation)
+		}
+	}
+	require.Equal(t, []string{"hpa/scale/Apply"}, owners)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -54,6 +56,12 @@ func New() (*FieldManager, error) {
 		rs = append(rs, openapi.Resource{GroupVersionKind: k.GroupVersionKind, Resource: k.Resource, GoType: k.GoType()})
 		builtins[schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}] = true
 	}
+	// The versions the server serves converted over another's storage
+	// (autoscaling/v1 HorizontalPodAutoscaler) are applied in their own
+	// form, with their own schema.
+	hpaV1 := api.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler"}
+	rs = append(rs, openapi.Resource{GroupVersionKind: hpaV1, Resource: "horizontalpodautoscalers", GoType: reflect.TypeFor[*api.HorizontalPodAutoscalerV1]()})
+	builtins[toGVK(hpaV1)] = true
 	docs, err := openapi.Build("v1.37.2", rs)
 	if err != nil {
 		return nil, fmt.Errorf("ssa: openapi: %w", err)
@@ -220,19 +228,21 @@ func (creater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
 	return u, nil
 }
 
-// replicasPath is where the built-in kinds with a scale subresource keep
-// their replicas.
-var replicasPath = fieldpath.MakePathOrDie("spec", "replicas")
-
 // scaleHandler returns kube's ScaleHandler for an object of kind parent
-// with managedFields entries.
-func scaleHandler(parent api.GroupVersionKind, entries []api.ManagedFieldsEntry) (*managedfields.ScaleHandler, error) {
+// with managedFields entries, whose replicas are at the JSON path
+// replicasPath (".spec.replicas"; a custom resource's specReplicasPath,
+// split at its dots as kube's apiextensions-apiserver splits it).
+func scaleHandler(parent api.GroupVersionKind, replicasPath string, entries []api.ManagedFieldsEntry) (*managedfields.ScaleHandler, error) {
 	var mf []metav1.ManagedFieldsEntry
 	if err := convertEntries(entries, &mf); err != nil {
 		return nil, err
 	}
+	var path fieldpath.Path
+	for _, name := range strings.Split(strings.TrimPrefix(replicasPath, "."), ".") {
+		path = append(path, fieldpath.PathElement{FieldName: &name})
+	}
 	gv := toGVK(parent).GroupVersion()
-	return managedfields.NewScaleHandler(mf, gv, managedfields.ResourcePathMappings{gv.String(): replicasPath}), nil
+	return managedfields.NewScaleHandler(mf, gv, managedfields.ResourcePathMappings{gv.String(): path}), nil
 }
 
 // convertEntries converts managedFields entries between ctrlkit's and
@@ -247,10 +257,10 @@ func convertEntries(in, out any) error {
 
 // ScaleManagedFields returns the managedFields of the scale subresource
 // of an object of kind parent with managedFields entries (kube's
-// ScaleHandler.ToSubresource): the entries owning spec.replicas, as
-// owning the autoscaling/v1 Scale's.
-func (f *FieldManager) ScaleManagedFields(parent api.GroupVersionKind, entries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error) {
-	h, err := scaleHandler(parent, entries)
+// ScaleHandler.ToSubresource): the entries owning the replicas at
+// replicasPath, as owning the autoscaling/v1 Scale's spec.replicas.
+func (f *FieldManager) ScaleManagedFields(parent api.GroupVersionKind, replicasPath string, entries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error) {
+	h, err := scaleHandler(parent, replicasPath, entries)
 	if err != nil {
 		return nil, err
 	}
@@ -265,10 +275,10 @@ func (f *FieldManager) ScaleManagedFields(parent api.GroupVersionKind, entries [
 // ParentManagedFields returns the managedFields of an object of kind
 // parent, which had entries, after a write of its scale left the Scale
 // with scaleEntries (kube's ScaleHandler.ToParent): a manager of the
-// Scale's replicas owns the object's spec.replicas, which the others no
-// longer own.
-func (f *FieldManager) ParentManagedFields(parent api.GroupVersionKind, entries, scaleEntries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error) {
-	h, err := scaleHandler(parent, entries)
+// Scale's replicas owns the object's replicas (at replicasPath), which
+// the others no longer own.
+func (f *FieldManager) ParentManagedFields(parent api.GroupVersionKind, replicasPath string, entries, scaleEntries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error) {
+	h, err := scaleHandler(parent, replicasPath, entries)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -55,9 +56,27 @@ func patchTypesOf(req *request) []string {
 	return patchTypes
 }
 
-// servesApply reports whether the server has a field manager; a version
-// served converted (converted.go) does not serve apply.
-func (h *typed[T]) servesApply() bool { return h.srv.opts.FieldManager != nil && h.conv == nil }
+// servesApply reports whether the server has a field manager.
+func (h *typed[T]) servesApply() bool { return h.srv.opts.FieldManager != nil }
+
+// fullBuild is how to run the build of ctrlkit that serves server-side
+// apply (the crdcel module's, whose FieldManager is the ssa module's).
+const fullBuild = "cd crdcel && go run ./cmd/ctrlkit up"
+
+// checkPatchContentType refuses a PATCH body whose media type the
+// handler does not take with kube-apiserver's 415; a server-side apply
+// to a server without a field manager says which build serves it.
+func checkPatchContentType(req *request) error {
+	err := checkContentType(req.r, patchTypesOf(req))
+	if mt, _, _ := mime.ParseMediaType(req.r.Header.Get("Content-Type")); err != nil && mt == applyPatchType {
+		var ae *apiError
+		if errors.As(err, &ae) {
+			ae.status.Message += "; server-side apply is not served by this build of ctrlkit (its core module's), " +
+				"it is by the full build: " + fullBuild
+		}
+	}
+	return err
+}
 
 // fieldManagerName returns the request's field manager: the fieldManager
 // parameter, else the User-Agent up to its first "/" (kube-apiserver's
@@ -169,6 +188,19 @@ func (h *typed[T]) fromJSON(b []byte) (T, error) {
 	return obj, nil
 }
 
+// appliedObject decodes the result of an apply, in the served version's
+// form, to the stored form.
+func (h *typed[T]) appliedObject(b []byte) (T, error) {
+	if h.conv != nil {
+		return h.conv.fromServed(b, false)
+	}
+	obj, err := h.fromJSON(b)
+	if err != nil {
+		return obj, badRequest("%v", err)
+	}
+	return obj, nil
+}
+
 // apply serves a server-side apply PATCH: the field manager merges the
 // applied configuration into the stored object (or an empty one: apply
 // creates a missing object), and the result is written as any update,
@@ -203,7 +235,12 @@ func (h *typed[T]) apply(req *request, body []byte) {
 			h.fail(req, err)
 			return
 		default:
-			if liveJSON, err = json.Marshal(cur); err != nil {
+			// The served version's form: a version served converted
+			// (converted.go) is applied in its own form and its
+			// managedFields entry names it, as kube-apiserver's field
+			// manager converts the object to the applied version,
+			// applies, and converts the result back.
+			if liveJSON, err = h.marshal(cur); err != nil {
 				h.fail(req, err)
 				return
 			}
@@ -213,9 +250,9 @@ func (h *typed[T]) apply(req *request, body []byte) {
 			h.fail(req, fieldManagerErr(err))
 			return
 		}
-		obj, err := h.fromJSON(out)
+		obj, err := h.appliedObject(out)
 		if err != nil {
-			h.fail(req, badRequest("%v", err))
+			h.fail(req, err)
 			return
 		}
 		m := obj.GetObjectMeta()

@@ -175,7 +175,8 @@ func TestHPAV1Errors(t *testing.T) {
 		{"targetCPUUtilizationPercentage 0", "POST", hpasV1, strings.Replace(hpaV1, `"targetCPUUtilizationPercentage":70`, `"targetCPUUtilizationPercentage":0`, 1), 422, "Invalid",
 			`spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0`},
 		{"not JSON", "POST", hpasV1, `{"apiVersion":`, 400, "BadRequest", "malformed"},
-		{"apply is not served on v1", "PATCH", hpasV1 + "/web", `{}`, 415, "UnsupportedMediaType", "application/merge-patch+json"},
+		{"apply without a field manager", "PATCH", hpasV1 + "/web", `{}`, 415, "UnsupportedMediaType",
+			"application/merge-patch+json, application/strategic-merge-patch+json (got \"application/apply-patch+yaml\"); server-side apply is not served by this build of ctrlkit (its core module's), it is by the full build: cd crdcel && go run ./cmd/ctrlkit up"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ct := jsonCT

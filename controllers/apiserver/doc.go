@@ -58,8 +58,11 @@
 // one object's; validation is of the stored form, with kube's messages
 // (spec.metrics…, as kube validates the internal form). A body of
 // another apiVersion is kube's 400 "the API version in the data (…)
-// does not match the expected API version (…)". Server-side apply is
-// not served in autoscaling/v1 (415).
+// does not match the expected API version (…)". Server-side apply
+// (with Options.FieldManager) applies in the v1 form, the managedFields
+// entry naming autoscaling/v1, and the result is converted back, as
+// kube-apiserver's field manager converts to the applied version and
+// back.
 //
 //   - /version, /healthz, /livez, /readyz (and their /… checks, always
 //     "ok").
@@ -197,15 +200,17 @@
 //     Conflict with FieldManagerConflict causes, dryRun, admission and
 //     validation apply as to any write; force on another patch is 422.
 //     A field manager that is a ScaleFieldManager (ssa's is) manages
-//     the scale subresource of the built-in kinds as kube-apiserver's
-//     ScaleHandler does: a PUT or PATCH of the Scale, and a server-side
-//     apply of an autoscaling/v1 Scale, are managed with subresource
-//     "scale" on the Scale, whose managedFields are the parent's owners
-//     of spec.replicas, and merged back into the parent's, so a scale
-//     takes spec.replicas from the parent's appliers and applying it
-//     conflicts with them (409, force takes over). Without a field
-//     manager apply is 415 and managedFields are stored as sent (a
-//     Scale's are ignored).
+//     the scale subresource as kube-apiserver's ScaleHandler does: a
+//     PUT or PATCH of the Scale, and a server-side apply of an
+//     autoscaling/v1 Scale, are managed with subresource "scale" on the
+//     Scale, whose managedFields are the parent's owners of its replicas
+//     (spec.replicas; a custom resource's specReplicasPath), and merged
+//     back into the parent's, so a scale takes the replicas from the
+//     parent's appliers and applying it conflicts with them (409, force
+//     takes over). Without a field
+//     manager apply is 415, its message naming the build that serves it
+//     (cd crdcel && go run ./cmd/ctrlkit up), and managedFields are
+//     stored as sent (a Scale's are ignored).
 //   - Request bodies must carry a Content-Type the endpoint accepts:
 //     application/json or application/yaml for POST, PUT and a
 //     DeleteOptions body (and application/vnd.kubernetes.protobuf for a

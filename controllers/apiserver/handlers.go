@@ -89,11 +89,13 @@ func (h *typed[T]) serve(req *request) {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
 		// The body's type first, as kube-apiserver: 415 before anything
 		// is looked up.
-		accepted := bodyTypesFor(req)
+		var err error
 		if m == http.MethodPatch {
-			accepted = patchTypesOf(req)
+			err = checkPatchContentType(req) // apply.go
+		} else {
+			err = checkContentType(req.r, bodyTypesFor(req))
 		}
-		if err := checkContentType(req.r, accepted); err != nil {
+		if err != nil {
 			h.fail(req, err)
 			return
 		}

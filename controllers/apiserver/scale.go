@@ -26,32 +26,55 @@ type ScaleSpec = api.ScaleSpec
 type ScaleStatus = api.ScaleStatus
 
 // ScaleFieldManager is a FieldManager that also keeps managedFields
-// through the scale subresource of the built-in kinds, as kube-apiserver
-// does (apimachinery's managedfields.ScaleHandler): a write to the scale
-// is managed on an autoscaling/v1 Scale whose managedFields are the
-// parent's entries owning spec.replicas, and its result is merged back
-// into the parent's, so that a manager of the scale owns the parent's
-// spec.replicas (and applying it conflicts with the parent's owners).
+// through the scale subresource, as kube-apiserver does (apimachinery's
+// managedfields.ScaleHandler): a write to the scale is managed on an
+// autoscaling/v1 Scale whose managedFields are the parent's entries
+// owning its replicas field, and its result is merged back into the
+// parent's, so that a manager of the scale owns the parent's replicas
+// (and applying it conflicts with the parent's owners). The replicas
+// field is at replicasPath, a JSON path: ".spec.replicas" for the
+// built-in kinds, a CustomResourceDefinition's specReplicasPath for a
+// custom resource.
 type ScaleFieldManager interface {
 	FieldManager
 	// ScaleManagedFields returns the managedFields of the scale of an
 	// object of kind parent with managedFields entries: those owning
-	// spec.replicas, as owning the Scale's.
-	ScaleManagedFields(parent api.GroupVersionKind, entries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error)
+	// replicasPath, as owning the Scale's spec.replicas.
+	ScaleManagedFields(parent api.GroupVersionKind, replicasPath string, entries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error)
 	// ParentManagedFields returns the object's managedFields after a
 	// write of its scale left the Scale with scaleEntries.
-	ParentManagedFields(parent api.GroupVersionKind, entries, scaleEntries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error)
+	ParentManagedFields(parent api.GroupVersionKind, replicasPath string, entries, scaleEntries []api.ManagedFieldsEntry) ([]api.ManagedFieldsEntry, error)
 }
 
 // scaleGVK is the kind of the scale subresource.
 var scaleGVK = api.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
 
+// builtinReplicasPath is where the built-in kinds with a scale
+// subresource keep their replicas.
+const builtinReplicasPath = ".spec.replicas"
+
 // scaleFieldManager returns the server's ScaleFieldManager when it has
-// one and the kind is built in (a custom kind's replicas path is its
-// own).
-func (h *typed[T]) scaleFieldManager() (ScaleFieldManager, bool) {
+// one, and the JSON path of the kind's replicas: a custom resource's is
+// the specReplicasPath of its definition's served version (kube's
+// apiextensions-apiserver maps its scale's managedFields there).
+func (h *typed[T]) scaleFieldManager() (ScaleFieldManager, string, bool) {
 	sfm, ok := h.srv.opts.FieldManager.(ScaleFieldManager)
-	return sfm, ok && !h.res.unstructured && api.IsBuiltin(h.res.gvk())
+	if !ok {
+		return nil, "", false
+	}
+	if !h.res.unstructured {
+		return sfm, builtinReplicasPath, api.IsBuiltin(h.res.gvk())
+	}
+	crd, ok := h.srv.c.ServedDefinition(h.res.group, h.res.kind)
+	if !ok {
+		return nil, "", false
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Name == h.res.version && v.Subresources != nil && v.Subresources.Scale != nil {
+			return sfm, v.Subresources.Scale.SpecReplicasPath, true
+		}
+	}
+	return nil, "", false
 }
 
 // serveScale serves the scale subresource through the store's GetScale
@@ -85,8 +108,8 @@ func (h *typed[T]) serveScale(req *request) {
 		h.fail(req, err)
 		return
 	}
-	if sfm, ok := h.scaleFieldManager(); ok {
-		h.serveManagedScale(req, sfm, body)
+	if sfm, path, ok := h.scaleFieldManager(); ok {
+		h.serveManagedScale(req, sfm, path, body)
 		return
 	}
 	for attempt := 0; ; attempt++ {
@@ -159,15 +182,16 @@ func (h *typed[T]) patchScale(req *request, cur *Scale, body []byte) ([]byte, er
 	return out, nil
 }
 
-// serveManagedScale serves a PUT or PATCH of the scale subresource of a
-// built-in kind with the field manager, as kube-apiserver's
+// serveManagedScale serves a PUT or PATCH of the scale subresource with
+// the field manager, the parent's replicas at replicasPath, as
+// kube-apiserver's
 // scaleUpdatedObjectInfo: the current scale gets the managedFields the
 // parent's entries give it, the write (an update, or a server-side apply
 // of an autoscaling/v1 Scale) is managed on it with subresource "scale",
 // and the replicas are written to the parent with its managedFields
 // merged back, conditional on the version read (a lost race is retried
 // unless the client set the resourceVersion).
-func (h *typed[T]) serveManagedScale(req *request, fm ScaleFieldManager, body []byte) {
+func (h *typed[T]) serveManagedScale(req *request, fm ScaleFieldManager, replicasPath string, body []byte) {
 	ctx := req.r.Context()
 	key := h.key(req)
 	mt, _, _ := strings.Cut(req.r.Header.Get("Content-Type"), ";")
@@ -204,7 +228,7 @@ func (h *typed[T]) serveManagedScale(req *request, fm ScaleFieldManager, body []
 			return
 		}
 		entries := cur.GetObjectMeta().ManagedFields
-		if sc.ManagedFields, err = fm.ScaleManagedFields(h.res.gvk(), entries); err != nil {
+		if sc.ManagedFields, err = fm.ScaleManagedFields(h.res.gvk(), replicasPath, entries); err != nil {
 			h.fail(req, fieldManagerErr(err))
 			return
 		}
@@ -244,7 +268,7 @@ func (h *typed[T]) serveManagedScale(req *request, fm ScaleFieldManager, body []
 		if !pinned {
 			next.ResourceVersion = rv
 		}
-		if next.ManagedFields, err = fm.ParentManagedFields(h.res.gvk(), entries, next.ManagedFields); err != nil {
+		if next.ManagedFields, err = fm.ParentManagedFields(h.res.gvk(), replicasPath, entries, next.ManagedFields); err != nil {
 			h.fail(req, fieldManagerErr(err))
 			return
 		}

@@ -168,7 +168,9 @@
 // Running and run until the pod stops (then Terminated, exit code 137):
 // status.ephemeralContainerStatuses reports each (Waiting
 // ContainerCreating, Running and started, Terminated), never restarted
-// nor ready. They record no events.
+// nor ready. Each records Pulled, Created and Started when it starts and
+// Killing ("Stopping container x") when the pod stops it, about fieldPath
+// spec.ephemeralContainers{name}, so kubectl describe pod lists them.
 //
 // # Static pods
 //

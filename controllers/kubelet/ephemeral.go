@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -18,7 +19,10 @@ type ephemeral struct {
 
 // syncEphemeral takes the ephemeral containers the pod's spec gained on,
 // starts those waiting once the pod runs, and stops the running ones
-// when the pod stops.
+// when the pod stops, recording the kubelet's events of each (Pulled,
+// Created and Started on its start, Killing on its stop) about
+// spec.ephemeralContainers{name}, as kube's GenerateContainerRef names
+// an ephemeral container.
 func (s *podState) syncEphemeral(pod *api.Pod, now time.Time) {
 	for _, ec := range pod.Spec.EphemeralContainers[min(len(s.ephemeral), len(pod.Spec.EphemeralContainers)):] {
 		s.ephemeral = append(s.ephemeral, &ephemeral{name: ec.Name, image: ec.Image})
@@ -28,10 +32,20 @@ func (s *podState) syncEphemeral(pod *api.Pod, now time.Time) {
 		switch {
 		case e.startedAt.IsZero() && !stopped && s.phase == api.PodRunning:
 			e.startedAt = now
+			s.noteEphemeral(e, "Pulled", fmt.Sprintf("Container image %q already present on machine and can be accessed by the pod", e.image))
+			s.noteEphemeral(e, "Created", "Container created")
+			s.noteEphemeral(e, "Started", "Container started")
+			s.pulls = append(s.pulls, imagePull{e.image, ImageSize(e.image)})
 		case !e.startedAt.IsZero() && e.finishedAt.IsZero() && stopped:
 			e.finishedAt = now
+			s.noteEphemeral(e, "Killing", "Stopping container "+e.name)
 		}
 	}
+}
+
+// noteEphemeral records a Normal event about ephemeral container e.
+func (s *podState) noteEphemeral(e *ephemeral, reason, message string) {
+	s.notes = append(s.notes, note{fieldPath: "spec.ephemeralContainers{" + e.name + "}", reason: reason, message: message})
 }
 
 // status is the ephemeral container's status, as the kubelet reports

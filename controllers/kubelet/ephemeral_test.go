@@ -1,12 +1,16 @@
 package kubelet_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
+	"github.com/ctrlkit/ctrlkit/events"
 )
 
 // Issue 32: an ephemeral container added to a running pod (kubectl
@@ -41,6 +45,53 @@ func TestEphemeralContainerRuns(t *testing.T) {
 		st = p.Status.EphemeralContainerStatuses[0]
 		if st.State.Running == nil || !st.State.Running.StartedAt.Equal(started.Time) || st.RestartCount != 0 || p.Status.ContainerStatuses[0].State.Running == nil {
 			t.Fatalf("at 1h: %+v", p.Status)
+		}
+	})
+}
+
+// Issue 32: an ephemeral container records the kubelet's events about
+// spec.ephemeralContainers{name} (kube's GenerateContainerRef): Pulled,
+// Created and Started when it starts, once; Killing when the pod stops
+// it. kubectl describe pod lists them.
+func TestEphemeralContainerEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := events.NewMemory()
+		e := start(t, kubelet.Options{Recorder: rec})
+		e.run(newPod("web", "", nil, api.Container{Name: "app", Image: "nginx"}))
+		e.sleepTo(5 * time.Second)
+		p := e.pod("web")
+		p.Spec.EphemeralContainers = []api.EphemeralContainer{{Container: api.Container{Name: "dbg", Image: "busybox"}, TargetContainerName: "app"}}
+		if _, err := e.c.UpdateEphemeralContainers(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+		e.sleepTo(time.Minute)
+		ephemeral := func() []string {
+			var out []string
+			for _, ev := range rec.Events() {
+				if strings.HasPrefix(ev.Regarding.FieldPath, "spec.ephemeralContainers") {
+					if ev.Regarding.Kind != "Pod" || ev.Regarding.Name != "web" {
+						t.Errorf("event about %+v", ev.Regarding)
+					}
+					out = append(out, ev.Regarding.FieldPath+" "+ev.String())
+				}
+			}
+			return out
+		}
+		want := []string{
+			`spec.ephemeralContainers{dbg} Normal Pulled Container image "busybox" already present on machine and can be accessed by the pod`,
+			"spec.ephemeralContainers{dbg} Normal Created Container created",
+			"spec.ephemeralContainers{dbg} Normal Started Container started",
+		}
+		if got := ephemeral(); !slices.Equal(got, want) {
+			t.Fatalf("events of the ephemeral container:\n%q\nwant\n%q", got, want)
+		}
+		if _, err := e.c.Pods().DeleteWith(e.ctx, "default/web", cluster.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		e.sleepTo(2 * time.Minute)
+		want = append(want, "spec.ephemeralContainers{dbg} Normal Killing Stopping container dbg")
+		if got := ephemeral(); !slices.Equal(got, want) {
+			t.Fatalf("after the delete:\n%q\nwant\n%q", got, want)
 		}
 	})
 }
