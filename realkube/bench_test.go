@@ -125,7 +125,7 @@ func benchDeployments(b *testing.B, c client.Client, n, replicas int) {
 
 // until waits for done, re-evaluated at each change, for at most ten
 // minutes.
-func until(b *testing.B, changed <-chan struct{}, what string, done func() bool) {
+func until(b testing.TB, changed <-chan struct{}, what string, done func() bool) {
 	b.Helper()
 	deadline := time.NewTimer(10 * time.Minute)
 	defer deadline.Stop()

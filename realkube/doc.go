@@ -9,10 +9,13 @@
 // cmd/kube-apiserver/app/testing.StartTestServer: the code of the
 // kube-apiserver binary, with its default admission plugins
 // (NamespaceLifecycle, ServiceAccount, LimitRanger, ...), validation,
-// defaulting, storage and watch cache. No controller runs: there is no
-// kube-controller-manager, so no garbage collection, no namespace
-// deletion, no service-account tokens and no pod scheduled unless the
-// test does that work itself. Start returns when /healthz answers and
+// defaulting, storage and watch cache. No controller runs unless the test
+// starts one: Server.StartControllerManager runs kube-controller-manager
+// (garbage collection, namespace deletion, the workload controllers, ...)
+// and Server.StartScheduler kube-scheduler, both v1.37.2 and in this
+// process, until the end of the test; without them there is no garbage
+// collection and no pod scheduled unless the test does that work itself
+// (or runs ctrlkit's manager and scheduler, as below). Start returns when /healthz answers and
 // the namespace "default" exists; a Server gives the *rest.Config of a
 // cluster administrator (Config) and writes it as a kubeconfig file
 // (WriteKubeconfig, Kubeconfig) for commands such as ctrlkit's. Stop,
@@ -33,5 +36,7 @@
 // StatefulSet, a DaemonSet, a Job and a CronJob reach the same states
 // there as on ctrlkit's in-process control plane. BenchmarkControllers
 // measures the reference controllers' throughput on a real server beside
-// ctrlkit's (bench/README.md has the figures).
+// ctrlkit's; BenchmarkSideBySide a whole real control plane (kube-apiserver,
+// kube-controller-manager, kube-scheduler) beside ctrlkit's, in time and
+// heap (bench/README.md has the figures).
 package realkube
