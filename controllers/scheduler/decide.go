@@ -297,6 +297,12 @@ type scratch struct {
 	idx   []int32   // verdict index of each feasible node
 	zones []int32   // zone index of each feasible node
 	raw   [][]int64 // per scorer, the raw scores of the feasible nodes
+	skip  []bool    // per scorer, its PreScore Skip
+	// PodTopologySpread's score: per feasible node whether it is
+	// ignored, per constraint its weight and its domains' counts.
+	ignored []bool
+	weights []float64
+	domains []map[string]int64
 }
 
 // decide is Decide in compact form; names are the nodes' names (nil: made
@@ -324,6 +330,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	pc.volumes = vs
 	pc.added = env.added
 	pc.nodes, pc.anyAffinity, pc.namespaces = nodes, env.anyAffinity, env.namespaces
+	pc.groupZones, pc.sc = env.groupZones, sc
 	pc.nominated, pc.nominatedPods = env.nominatedNode, env.nominated
 	d := &decision{pod: pi.Key, time: now, names: names, verdict: make([]uint32, len(nodes)), scorers: ss}
 	// The PreFilters in kube-scheduler's order: NodeAffinity's (a
@@ -362,7 +369,8 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		sc.raw[s] = sc.raw[s][:0]
 	}
 	// PreScore: a plugin that skips does no work per node.
-	skip := make([]bool, len(ss))
+	sc.skip = slices.Grow(sc.skip[:0], len(ss))[:len(ss)]
+	skip := sc.skip
 	for s := range ss {
 		skip[s] = ss[s].skip != nil && ss[s].skip(pc)
 	}

@@ -175,6 +175,9 @@ type topologyPair struct{ key, value string }
 // how many match each of its required anti-affinity terms.
 type affinityState struct {
 	existingAnti, aff, anti map[topologyPair]int64
+	// antiKeys are the distinct topology keys of existingAnti, so that
+	// the filter looks a node's domains up instead of walking the map.
+	antiKeys []string
 }
 
 // newAffinityState is InterPodAffinity's PreFilter, over every node's
@@ -194,6 +197,9 @@ func newAffinityState(pc *podCtx) *affinityState {
 				t := &ep.affinity.reqAnti[i]
 				if v, ok := n.labels[t.key]; ok && t.matches(pc, pc.pod) {
 					s.existingAnti[topologyPair{t.key, v}]++
+					if !slices.Contains(s.antiKeys, t.key) {
+						s.antiKeys = append(s.antiKeys, t.key)
+					}
 				}
 			}
 		}
@@ -254,8 +260,8 @@ func filterInterPodAffinity(pc *podCtx, n *NodeInfo) []string {
 			}
 		}
 	}
-	for tp, c := range s.existingAnti {
-		if v, ok := n.labels[tp.key]; ok && v == tp.value && c > 0 {
+	for _, k := range s.antiKeys {
+		if v, ok := n.labels[k]; ok && s.existingAnti[topologyPair{k, v}] > 0 {
 			return reasonsExistingAntiAffinity
 		}
 	}

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math"
+	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -240,13 +241,23 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 		clear(scores)
 		return
 	}
+	sc := pc.sc
+	if sc == nil {
+		sc = &scratch{}
+	}
 	requireAll := len(pc.pod.Spec.TopologySpreadConstraints) > 0
-	ignored := make([]bool, len(scores))
+	ignored := slices.Grow(sc.ignored[:0], len(scores))[:len(scores)]
+	clear(ignored)
+	sc.ignored = ignored
 	nIgnored := 0
-	domains := make([]map[string]int64, len(cs))
+	for len(sc.domains) < len(cs) {
+		sc.domains = append(sc.domains, map[string]int64{})
+	}
+	domains := sc.domains[:len(cs)]
 	for i := range cs {
-		if cs[i].key != api.LabelHostname {
-			domains[i] = map[string]int64{}
+		clear(domains[i])
+		if cs[i].key == api.LabelHostname {
+			domains[i] = nil
 		}
 	}
 	for j := range scores {
@@ -262,7 +273,8 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 			}
 		}
 	}
-	weights := make([]float64, len(cs))
+	weights := slices.Grow(sc.weights[:0], len(cs))[:len(cs)]
+	sc.weights = weights
 	for i := range cs {
 		size := len(scores) - nIgnored
 		if domains[i] != nil {
@@ -270,20 +282,7 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 		}
 		weights[i] = math.Log(float64(size + 2))
 	}
-	for _, n := range fs.all {
-		if requireAll && !hasKeys(n, cs) {
-			continue
-		}
-		for i := range cs {
-			if domains[i] == nil || !cs[i].includes(pc, n) {
-				continue
-			}
-			v := n.labels[cs[i].key]
-			if k, ok := domains[i][v]; ok {
-				domains[i][v] = k + cs[i].countOn(pc, n)
-			}
-		}
-	}
+	countDomains(pc, fs, cs, domains, requireAll)
 	lo, hi := int64(math.MaxInt64), int64(0)
 	for j := range scores {
 		if ignored[j] {
@@ -317,4 +316,65 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 			scores[j] = MaxNodeScore * (hi + lo - scores[j]) / hi
 		}
 	}
+}
+
+// countDomains fills domains (the feasible nodes' domains per
+// constraint, nil for hostname) with the matching pods over every node
+// passing the inclusion policies. The system default zone constraint of a
+// pod that every node admits reads the cache's per-group zone counts
+// (pc.groupZones), O(domains); any other walks every node.
+func countDomains(pc *podCtx, fs feasibleNodes, cs []spreadConstraint, domains []map[string]int64, requireAll bool) {
+	walk := false
+	for i := range cs {
+		if domains[i] == nil {
+			continue
+		}
+		if fromGroupZones(pc, &cs[i], requireAll) {
+			for v := range domains[i] {
+				domains[i][v] = pc.groupZones[groupZone{cs[i].owner, v}]
+			}
+			continue
+		}
+		walk = true
+	}
+	if !walk {
+		return
+	}
+	for _, n := range fs.all {
+		if requireAll && !hasKeys(n, cs) {
+			continue
+		}
+		for i := range cs {
+			if domains[i] == nil || !cs[i].includes(pc, n) {
+				continue
+			}
+			if fromGroupZones(pc, &cs[i], requireAll) {
+				continue // counted from the cache
+			}
+			v := n.labels[cs[i].key]
+			if k, ok := domains[i][v]; ok {
+				domains[i][v] = k + cs[i].countOn(pc, n)
+			}
+		}
+	}
+}
+
+// fromGroupZones reports whether constraint c's counts are the cache's
+// per-group zone counts: a system default zone constraint (requireAll
+// false) whose inclusion policies admit every node.
+func fromGroupZones(pc *podCtx, c *spreadConstraint, requireAll bool) bool {
+	return pc.groupZones != nil && c.owner != "" && c.key == api.LabelTopologyZone && !requireAll && admitsEveryNode(pc, c)
+}
+
+// admitsEveryNode reports whether c's inclusion policies admit every
+// node for pc's pod: taints not honoured, and node affinity not honoured
+// or the pod (and the profile) requiring none.
+func admitsEveryNode(pc *podCtx, c *spreadConstraint) bool {
+	if c.honorTaints {
+		return false
+	}
+	if !c.honorAffinity {
+		return true
+	}
+	return len(pc.pod.Spec.NodeSelector) == 0 && pc.required == nil && (pc.added == nil || pc.added.required == nil)
 }
