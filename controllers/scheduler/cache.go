@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -261,6 +262,9 @@ type Cache struct {
 	// constraints, kept as pods and nodes change instead of recounted
 	// over every node per attempt.
 	groupZones map[groupZone]int64
+	// index holds the pod counters and the nodes with affinity pods
+	// (see podIndex).
+	index *podIndex
 }
 
 // groupZone is a spread group (SpreadGroup) and a value of the zone
@@ -294,7 +298,7 @@ func (c *Cache) addNodeGroupZones(n *NodeInfo, sign int64) {
 // NewCache returns an empty cache whose assumptions expire ttl after
 // their binding finished.
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64)}
+	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64), index: newPodIndex()}
 }
 
 // SetNode adds or updates node.
@@ -307,6 +311,10 @@ func (c *Cache) SetNode(node *api.Node) {
 	oldZone, hadZone := n.labels[api.LabelTopologyZone]
 	newZone, hasZone := node.Labels[api.LabelTopologyZone]
 	moved := n.Node == nil || oldZone != newZone || hadZone != hasZone
+	relabel := n.Node == nil || !maps.Equal(n.labels, node.Labels)
+	if relabel {
+		c.index.indexNode(n, -1) // no-op for a node that was no candidate
+	}
 	if n.Node == nil {
 		c.list = nil
 	} else {
@@ -319,6 +327,9 @@ func (c *Cache) SetNode(node *api.Node) {
 	addImages(c.images, n.images, 1)
 	if moved {
 		c.addNodeGroupZones(n, 1)
+	}
+	if relabel {
+		c.index.indexNode(n, 1)
 	}
 	n.zoneID = -1
 	if n.Zone != "" {
@@ -344,6 +355,7 @@ func (c *Cache) RemoveNode(name string) {
 		addImages(c.images, n.images, -1)
 		n.images = nil
 		c.addNodeGroupZones(n, -1)
+		c.index.indexNode(n, -1)
 	}
 	if len(n.Pods) == 0 {
 		delete(c.nodes, name)
@@ -395,6 +407,7 @@ func (c *Cache) place(pi *PodInfo, node string) {
 	}
 	n.addPod(pi)
 	c.placeGroupZone(n, pi, 1)
+	c.index.indexPod(n, pi, 1)
 }
 
 // placeGroupZone counts pi (sign 1) or stops counting it (−1) in
@@ -420,6 +433,7 @@ func (c *Cache) unplace(st *podState) {
 	n := c.nodes[st.node]
 	c.placeGroupZone(n, st.info, -1)
 	n.removePod(st.info)
+	c.index.indexPod(n, st.info, -1)
 	if n.Node == nil && len(n.Pods) == 0 {
 		delete(c.nodes, st.node)
 	}

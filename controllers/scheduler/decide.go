@@ -330,7 +330,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	pc.volumes = vs
 	pc.added = env.added
 	pc.nodes, pc.anyAffinity, pc.namespaces = nodes, env.anyAffinity, env.namespaces
-	pc.groupZones, pc.sc = env.groupZones, sc
+	pc.groupZones, pc.cache, pc.sc = env.groupZones, env.cache, sc
 	pc.nominated, pc.nominatedPods = env.nominatedNode, env.nominated
 	d := &decision{pod: pi.Key, time: now, names: names, verdict: make([]uint32, len(nodes)), scorers: ss}
 	// The PreFilters in kube-scheduler's order: NodeAffinity's (a

@@ -92,6 +92,9 @@ type podCtx struct {
 	// PodTopologySpread's score reads instead of counting over nodes
 	// (nil: it counts).
 	groupZones map[groupZone]int64
+	// cache is the cache pc.nodes come from, whose podIndex the
+	// PreFilters read (nil: they walk pc.nodes).
+	cache *Cache
 	// sc holds the decider's reusable buffers.
 	sc *scratch
 	// anyAffinity: some placed pod has pod (anti-)affinity terms.
@@ -174,6 +177,10 @@ type pluginEnv struct {
 	// groupZones are the cache's zone counts per spread group (see
 	// Cache.groupZones); nil: PodTopologySpread counts over the nodes.
 	groupZones map[groupZone]int64
+	// cache, when set, is the cache nodes come from: PodTopologySpread's
+	// and InterPodAffinity's PreFilters read its podIndex instead of
+	// walking nodes (nil: they walk).
+	cache *Cache
 }
 
 // envFor computes pluginEnv from the nodes themselves (Decide).

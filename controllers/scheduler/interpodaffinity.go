@@ -172,18 +172,34 @@ type topologyPair struct{ key, value string }
 // affinityState is InterPodAffinity's PreFilter state: per domain, how
 // many existing pods' required anti-affinity terms match the pod, how
 // many existing pods match all of the pod's required affinity terms, and
-// how many match each of its required anti-affinity terms.
+// how many match each of its required anti-affinity terms (from the
+// cache's counter of the term when antiCtrs has one).
 type affinityState struct {
 	existingAnti, aff, anti map[topologyPair]int64
 	// antiKeys are the distinct topology keys of existingAnti, so that
 	// the filter looks a node's domains up instead of walking the map.
 	antiKeys []string
+	// antiCtrs, when set, has per required anti-affinity term of the
+	// pod the cache's counter of the pods it matches (nil for a term
+	// with a namespaceSelector, counted in anti).
+	antiCtrs []*podCounter
+}
+
+// antiCount returns how many pods the pod's i-th required anti-affinity
+// term matches in domain (key, v).
+func (s *affinityState) antiCount(i int, key, v string) int64 {
+	if s.antiCtrs != nil && s.antiCtrs[i] != nil {
+		return s.antiCtrs[i].count(v)
+	}
+	return s.anti[topologyPair{key, v}]
 }
 
 // newAffinityState is InterPodAffinity's PreFilter, over every node's
 // pods; nil is its Skip: the pod has no required term and no placed pod
 // has any pod (anti-)affinity. O(pods with affinity) plus, when the pod
-// has required terms, O(all placed pods).
+// has required terms, O(all placed pods) — except for required
+// anti-affinity terms without a namespaceSelector, read from the cache's
+// counters (see podIndex) when pc.cache is set.
 func newAffinityState(pc *podCtx) *affinityState {
 	pa := pc.info.affinity
 	hasReq := pa != nil && len(pa.reqAff)+len(pa.reqAnti) > 0
@@ -191,7 +207,7 @@ func newAffinityState(pc *podCtx) *affinityState {
 		return nil
 	}
 	s := &affinityState{existingAnti: map[topologyPair]int64{}, aff: map[topologyPair]int64{}, anti: map[topologyPair]int64{}}
-	for _, n := range pc.nodes {
+	existing := func(n *NodeInfo) {
 		for _, ep := range n.withAffinity {
 			for i := range ep.affinity.reqAnti {
 				t := &ep.affinity.reqAnti[i]
@@ -203,21 +219,49 @@ func newAffinityState(pc *podCtx) *affinityState {
 				}
 			}
 		}
-		if !hasReq {
-			continue
+	}
+	if pc.cache != nil {
+		for n := range pc.cache.index.affNodes {
+			if n.Node != nil {
+				existing(n)
+			}
 		}
-		for _, ep := range n.Pods {
-			if matchesAll(pc, ep.Pod, pa.reqAff) {
-				for i := range pa.reqAff {
-					if v, ok := n.labels[pa.reqAff[i].key]; ok {
-						s.aff[topologyPair{pa.reqAff[i].key, v}]++
+	} else {
+		for _, n := range pc.nodes {
+			existing(n)
+		}
+	}
+	walk := hasReq
+	if hasReq && pc.cache != nil {
+		s.antiCtrs = make([]*podCounter, len(pa.reqAnti))
+		walk = len(pa.reqAff) > 0
+		for i := range pa.reqAnti {
+			t := &pa.reqAnti[i]
+			if t.nsSel != nil {
+				walk = true
+				continue
+			}
+			s.antiCtrs[i] = pc.cache.counter(t.namespaces, t.sel, false, t.key, []string{t.key})
+		}
+	}
+	if walk {
+		for _, n := range pc.nodes {
+			for _, ep := range n.Pods {
+				if matchesAll(pc, ep.Pod, pa.reqAff) {
+					for i := range pa.reqAff {
+						if v, ok := n.labels[pa.reqAff[i].key]; ok {
+							s.aff[topologyPair{pa.reqAff[i].key, v}]++
+						}
 					}
 				}
-			}
-			for i := range pa.reqAnti {
-				t := &pa.reqAnti[i]
-				if v, ok := n.labels[t.key]; ok && t.matches(pc, ep.Pod) {
-					s.anti[topologyPair{t.key, v}]++
+				for i := range pa.reqAnti {
+					if s.antiCtrs != nil && s.antiCtrs[i] != nil {
+						continue
+					}
+					t := &pa.reqAnti[i]
+					if v, ok := n.labels[t.key]; ok && t.matches(pc, ep.Pod) {
+						s.anti[topologyPair{t.key, v}]++
+					}
 				}
 			}
 		}
@@ -255,7 +299,7 @@ func filterInterPodAffinity(pc *podCtx, n *NodeInfo) []string {
 			return reasonsPodAffinity
 		}
 		for i := range pa.reqAnti {
-			if v, ok := n.labels[pa.reqAnti[i].key]; ok && s.anti[topologyPair{pa.reqAnti[i].key, v}] > 0 {
+			if v, ok := n.labels[pa.reqAnti[i].key]; ok && s.antiCount(i, pa.reqAnti[i].key, v) > 0 {
 				return reasonsPodAntiAffinity
 			}
 		}
@@ -333,6 +377,16 @@ func computeAffinityScores(pc *podCtx) {
 				}
 			}
 		}
+	}
+	if !hasPref && pc.cache != nil {
+		for n := range pc.cache.index.affNodes {
+			if n.Node != nil {
+				for _, ep := range n.withAffinity {
+					visit(n, ep)
+				}
+			}
+		}
+		return
 	}
 	for _, n := range pc.nodes {
 		if hasPref {

@@ -633,7 +633,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	pi := NewPodInfo(pod)
 	env := pluginEnv{anyAffinity: s.cache.withAffinity > 0, namespaces: s.opts.Namespaces,
 		nominated: s.nominated, nominatedNode: pp.nominated, comparisonOperators: s.opts.TaintTolerationComparisonOperators,
-		images: s.cache.images, added: s.added, groupZones: s.cache.groupZones}
+		images: s.cache.images, added: s.added, groupZones: s.cache.groupZones, cache: s.cache}
 	if s.opts.Preempt != nil {
 		env.preempt = &preemptEnv{pdbs: s.opts.PDBs, now: now}
 	}

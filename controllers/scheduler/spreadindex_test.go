@@ -33,11 +33,44 @@ func recountGroupZones(c *Cache) map[groupZone]int64 {
 	return out
 }
 
-// spreadIndexNode is a node of zone z0..z2, or without a zone label.
+// recountCounter is a podCounter's domains computed from scratch.
+func recountCounter(c *Cache, pc *podCounter) map[string]domainCount {
+	out := map[string]domainCount{}
+	for _, n := range c.nodes {
+		v, ok := pc.domain(n)
+		if !ok {
+			continue
+		}
+		d := out[v]
+		d.nodes++
+		for _, p := range n.Pods {
+			if pc.matches(p) {
+				d.pods++
+			}
+		}
+		out[v] = d
+	}
+	return out
+}
+
+// counterDomains is pc's domains by value.
+func counterDomains(pc *podCounter) map[string]domainCount {
+	out := map[string]domainCount{}
+	for v, d := range pc.domains {
+		out[v] = *d
+	}
+	return out
+}
+
+// spreadIndexNode is a node of zone z0..z2, or without a zone label, and
+// sometimes with a rack label.
 func spreadIndexNode(r *rand.Rand, i int) *api.Node {
 	n := mkNode(fmt.Sprint("node-", i), "8", "16Gi", 50)
 	if z := r.IntN(4); z < 3 {
 		n.Labels[api.LabelTopologyZone] = fmt.Sprint("z", z)
+	}
+	if r.IntN(2) == 0 {
+		n.Labels["rack"] = fmt.Sprint("r", r.IntN(2))
 	}
 	return n
 }
@@ -52,11 +85,22 @@ func spreadIndexPod(r *rand.Rand, i int) *api.Pod {
 	if r.IntN(8) == 0 {
 		opts = append(opts, terminating)
 	}
-	return mkPod(fmt.Sprint("pod-", i), "100m", "100Mi", opts...)
+	if r.IntN(4) == 0 {
+		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: []string{api.LabelHostname, api.LabelTopologyZone}[r.IntN(2)],
+			LabelSelector: &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}})))
+	}
+	p := mkPod(fmt.Sprint("pod-", i), "100m", "100Mi", opts...)
+	p.Labels = map[string]string{"color": []string{"blue", "green"}[r.IntN(2)]}
+	if r.IntN(3) == 0 {
+		p.Namespace = "other"
+	}
+	return p
 }
 
 // TestGroupZonesIncremental checks the cache's per-group zone counts
-// against a recount after every step of random sequences of node adds,
+// and its pod counters (built at the start and midway, read as they would
+// be for spread constraints and anti-affinity terms) against a recount
+// after every step of random sequences of node adds,
 // relabels (zone changed, added, removed) and removals, and pod assumes,
 // binds (confirming an assumption, possibly on another node), updates to
 // terminating, removals, forgets and expiries.
@@ -67,7 +111,20 @@ func TestGroupZonesIncremental(t *testing.T) {
 		now := time.Unix(0, 0)
 		const nodes, pods = 8, 40
 		pod := map[int]*api.Pod{}
+		blue := api.SelectorFromSet(map[string]string{"color": "blue"})
+		counters := func() []*podCounter {
+			return []*podCounter{
+				c.counter([]string{"default"}, blue, true, api.LabelTopologyZone, []string{api.LabelTopologyZone}),
+				c.counter([]string{"default", "other"}, blue, false, api.LabelHostname, []string{api.LabelHostname}),
+				c.counter([]string{"other"}, api.Everything(), true, "rack", []string{api.LabelTopologyZone, "rack"}),
+			}
+		}
+		ctrs := counters()
 		for step := range 400 {
+			if step == 200 {
+				c.index.counters = map[string]*podCounter{}
+				ctrs = counters()
+			}
 			switch op := r.IntN(9); op {
 			case 0, 1: // add or relabel a node
 				c.SetNode(spreadIndexNode(r, r.IntN(nodes)))
@@ -105,6 +162,23 @@ func TestGroupZonesIncremental(t *testing.T) {
 			}
 			if want := recountGroupZones(c); !maps.Equal(c.groupZones, want) {
 				t.Fatalf("seed %d step %d: groupZones %v, recount %v", seed, step, c.groupZones, want)
+			}
+			for k, pc := range ctrs {
+				if got, want := counterDomains(pc), recountCounter(c, pc); !maps.Equal(got, want) {
+					t.Fatalf("seed %d step %d: counter %d has %v, recount %v", seed, step, k, got, want)
+				}
+			}
+			with := 0
+			for n, ni := range c.nodes {
+				if len(ni.withAffinity) > 0 {
+					with++
+				}
+				if _, in := c.index.affNodes[ni]; in != (len(ni.withAffinity) > 0) {
+					t.Fatalf("seed %d step %d: node %s in affNodes %v with %d affinity pods", seed, step, n, in, len(ni.withAffinity))
+				}
+			}
+			if len(c.index.affNodes) != with {
+				t.Fatalf("seed %d step %d: %d affNodes, %d nodes with affinity pods", seed, step, len(c.index.affNodes), with)
 			}
 		}
 	}
@@ -155,5 +229,68 @@ func TestSpreadScoreFromCacheCounts(t *testing.T) {
 	}
 	if varied == 0 {
 		t.Fatal("no attempt scored nodes differently: the test exercises nothing")
+	}
+}
+
+// TestIndexedPreFiltersMatchWalk checks that decisions read from the
+// cache's podIndex (PodTopologySpread's DoNotSchedule counts,
+// InterPodAffinity's anti-affinity counts and the nodes with affinity
+// pods) equal those walking every node, verdict for verdict and score for
+// score, over random clusters and pods with spread constraints,
+// anti-affinity and node selectors.
+func TestIndexedPreFiltersMatchWalk(t *testing.T) {
+	ss := Weights{}.scorers()
+	rejected := 0
+	for seed := range uint64(30) {
+		r := rngSeed(seed)
+		c := NewCache(0)
+		for i := range 20 {
+			c.SetNode(spreadIndexNode(r, i))
+		}
+		for i := range 60 {
+			p := spreadIndexPod(r, i)
+			p.Spec.NodeName = fmt.Sprint("node-", r.IntN(22)) // some on ghost nodes
+			c.AddPod(p)
+		}
+		for k := range 12 {
+			var opts []podOpt
+			blue := &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
+			switch k % 4 {
+			case 0:
+				opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue))
+			case 1:
+				opts = append(opts, withSpread(1, "rack", DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
+					m := int32(3)
+					c.MinDomains = &m
+				}), withSpread(2, api.LabelTopologyZone, DoNotSchedule, blue))
+			case 2:
+				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, Namespaces: []string{"default", "other"}})))
+			case 3:
+				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue})),
+					withSpread(1, api.LabelHostname, DoNotSchedule, blue))
+			}
+			if r.IntN(3) == 0 {
+				opts = append(opts, withSelector("rack", "r0"))
+			}
+			p := mkPod(fmt.Sprint("new-", k), "100m", "100Mi", opts...)
+			p.Labels = map[string]string{"color": "blue"}
+			pi := NewPodInfo(p)
+			nodes := c.Nodes()
+			env := pluginEnv{anyAffinity: c.withAffinity > 0}
+			walked, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, 0, len(nodes), volumeState{}, env)
+			env.cache = c
+			indexed, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, 0, len(nodes), volumeState{}, env)
+			we, ie := walked.explain(), indexed.explain()
+			we.Time, ie.Time = time.Time{}, time.Time{}
+			if we.String() != ie.String() || walked.node != indexed.node || walked.message != indexed.message {
+				t.Fatalf("seed %d pod %d:\nwalked:\n%s\nindexed:\n%s", seed, k, we.String(), ie.String())
+			}
+			if walked.podWait {
+				rejected++
+			}
+		}
+	}
+	if rejected == 0 {
+		t.Fatal("no attempt was rejected by PodTopologySpread or InterPodAffinity: the test exercises nothing")
 	}
 }

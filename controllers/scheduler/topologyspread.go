@@ -158,24 +158,66 @@ func hasKeys(n *NodeInfo, cs []spreadConstraint) bool {
 // minimum (0 while there are fewer domains than minDomains).
 type spreadState struct {
 	cons   []spreadConstraint
-	counts []map[string]int64
+	counts []map[string]int64 // walked over the nodes; nil when ctrs
+	ctrs   []*podCounter      // the cache's counters (see podIndex)
 	min    []int64
 	self   []int64 // 1 when the pod matches the constraint's selector
 }
 
+// count returns constraint i's matching pods in domain v.
+func (s *spreadState) count(i int, v string) int64 {
+	if s.ctrs != nil {
+		return s.ctrs[i].count(v)
+	}
+	return s.counts[i][v]
+}
+
 // newSpreadState is PodTopologySpread's PreFilter; nil (Skip) when the
-// pod has no DoNotSchedule constraint. O(placed pods + nodes).
+// pod has no DoNotSchedule constraint. With the cache's podIndex and
+// inclusion policies that admit every node, it reads a counter per
+// constraint, O(domains); otherwise it walks, O(placed pods + nodes).
 func newSpreadState(pc *podCtx) *spreadState {
 	cs := spreadConstraints(pc.info, DoNotSchedule)
 	if len(cs) == 0 {
 		return nil
 	}
-	s := &spreadState{cons: cs, counts: make([]map[string]int64, len(cs)), min: make([]int64, len(cs)), self: make([]int64, len(cs))}
+	s := &spreadState{cons: cs, min: make([]int64, len(cs)), self: make([]int64, len(cs))}
 	for i := range cs {
-		s.counts[i] = map[string]int64{}
 		if cs[i].sel.Matches(pc.pod.Labels) {
 			s.self[i] = 1
 		}
+	}
+	indexed := pc.cache != nil
+	for i := range cs {
+		indexed = indexed && admitsEveryNode(pc, &cs[i])
+	}
+	if indexed {
+		keys := make([]string, 0, len(cs))
+		for i := range cs {
+			keys = append(keys, cs[i].key)
+		}
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		ns := []string{pc.pod.Namespace}
+		s.ctrs = make([]*podCounter, len(cs))
+		for i := range cs {
+			s.ctrs[i] = pc.cache.counter(ns, cs[i].sel, true, cs[i].key, keys)
+		}
+		for i, ctr := range s.ctrs {
+			if len(ctr.domains) < cs[i].minDomains {
+				continue // the global minimum is 0
+			}
+			m := int64(math.MaxInt64)
+			for _, d := range ctr.domains {
+				m = min(m, d.pods)
+			}
+			s.min[i] = m
+		}
+		return s
+	}
+	s.counts = make([]map[string]int64, len(cs))
+	for i := range cs {
+		s.counts[i] = map[string]int64{}
 	}
 	for _, n := range pc.nodes {
 		if !hasKeys(n, cs) {
@@ -214,7 +256,7 @@ func filterPodTopologySpread(pc *podCtx, n *NodeInfo) []string {
 		if !ok {
 			return reasonsTopologySpreadLabel
 		}
-		if s.counts[i][v]+s.self[i]-s.min[i] > s.cons[i].maxSkew {
+		if s.count(i, v)+s.self[i]-s.min[i] > s.cons[i].maxSkew {
 			return reasonsTopologySpread
 		}
 	}
