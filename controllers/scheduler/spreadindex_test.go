@@ -294,3 +294,46 @@ func TestIndexedPreFiltersMatchWalk(t *testing.T) {
 		t.Fatal("no attempt was rejected by PodTopologySpread or InterPodAffinity: the test exercises nothing")
 	}
 }
+
+// TestDecideKeepsOnlyEvaluatedWindow checks that an attempt that found a
+// node keeps verdicts only for the nodes it evaluated, wrapping past the
+// last node, and that its Explanation still has every node: the
+// evaluated ones with their verdicts, the rest Skipped.
+func TestDecideKeepsOnlyEvaluatedWindow(t *testing.T) {
+	c := NewCache(0)
+	for i := range 10 {
+		var opts []nodeOpt
+		if i == 8 || i == 1 {
+			opts = append(opts, cordoned)
+		}
+		c.SetNode(mkNode(fmt.Sprintf("node-%d", i), "4", "8Gi", 10, opts...))
+	}
+	nodes := c.Nodes()
+	var sc scratch
+	d, next := decide(NewPodInfo(mkPod("p", "100m", "100Mi")), nodes, c.names, Weights{}.scorers(), rngSeed(1), time.Time{}, &sc, 7, 4, volumeState{}, pluginEnv{})
+	// From node-7: 7 feasible, 8 cordoned, 9, 0, 1 cordoned, 2: four
+	// feasible after six nodes.
+	if d.node == "" || next != 3 || len(d.verdict) != 6 || d.vstart != 7 {
+		t.Fatalf("node %q next %d window %d from %d, want a node, 3, 6 from 7", d.node, next, len(d.verdict), d.vstart)
+	}
+	e := d.explain()
+	if len(e.Verdicts) != 10 {
+		t.Fatalf("%d verdicts, want 10", len(e.Verdicts))
+	}
+	for i, v := range e.Verdicts {
+		evaluated := i >= 7 || i <= 2
+		switch {
+		case v.Node != fmt.Sprintf("node-%d", i):
+			t.Errorf("verdict %d is of %s", i, v.Node)
+		case v.Skipped == evaluated:
+			t.Errorf("%s: skipped %v, want %v", v.Node, v.Skipped, !evaluated)
+		case (i == 8 || i == 1) && v.Filter != FilterNodeUnschedulable:
+			t.Errorf("%s: filter %q, want %s", v.Node, v.Filter, FilterNodeUnschedulable)
+		case evaluated && i != 8 && i != 1 && !v.Feasible():
+			t.Errorf("%s: not feasible: %+v", v.Node, v)
+		}
+	}
+	if e.Feasible != 4 {
+		t.Errorf("%d feasible, want 4", e.Feasible)
+	}
+}
