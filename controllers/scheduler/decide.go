@@ -226,11 +226,11 @@ func preemptionMessage(pod *api.Pod, numNodes, helpless int) string {
 // pointers per node, so that a history of attempts over thousands of
 // nodes costs little memory and no GC scanning. Explanation expands it.
 type decision struct {
-	pod      string
-	time     time.Time
-	node     string // chosen; "" when none
-	message  string
-	names    []string // node names, shared with the cache's node list
+	pod     string
+	time    time.Time
+	node    string // chosen; "" when none
+	message string
+	names   []string // node names, shared with the cache's node list
 	// verdict is per node, from node vstart on, wrapping around, for
 	// the len(verdict) nodes the attempt evaluated (the nodes past them
 	// are not evaluated): 0 not evaluated, feasibleBit|j for the j-th
