@@ -63,6 +63,7 @@ type affinityTerm struct {
 	nsSel      *api.Selector // namespaceSelector; nil when unset
 	key        string        // topologyKey
 	weight     int64         // of a preferred term
+	id         string        // termID, of a required anti-affinity term
 }
 
 // podAffinity is a pod's pod (anti-)affinity, precomputed once.
@@ -134,6 +135,9 @@ func newPodAffinity(pod *api.Pod) *podAffinity {
 	}
 	if a.PodAntiAffinity != nil {
 		pa.reqAnti = req(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+		for i := range pa.reqAnti {
+			pa.reqAnti[i].id = termID(&pa.reqAnti[i])
+		}
 		pa.prefAnti = pref(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
 	}
 	if len(pa.reqAff)+len(pa.reqAnti)+len(pa.prefAff)+len(pa.prefAnti) == 0 {
@@ -179,6 +183,10 @@ type affinityState struct {
 	// antiKeys are the distinct topology keys of existingAnti, so that
 	// the filter looks a node's domains up instead of walking the map.
 	antiKeys []string
+	// antiTerms, read from the cache's podIndex instead of
+	// existingAnti, are the distinct required anti-affinity terms of
+	// placed pods that match the pod.
+	antiTerms []*antiTerm
 	// antiCtrs, when set, has per required anti-affinity term of the
 	// pod the cache's counter of the pods it matches (nil for a term
 	// with a namespaceSelector, counted in anti).
@@ -221,9 +229,9 @@ func newAffinityState(pc *podCtx) *affinityState {
 		}
 	}
 	if pc.cache != nil {
-		for n := range pc.cache.index.affNodes {
-			if n.Node != nil {
-				existing(n)
+		for _, at := range pc.cache.index.antiTerms {
+			if len(at.domains) > 0 && at.term.matches(pc, pc.pod) {
+				s.antiTerms = append(s.antiTerms, at)
 			}
 		}
 	} else {
@@ -266,7 +274,7 @@ func newAffinityState(pc *podCtx) *affinityState {
 			}
 		}
 	}
-	if !hasReq && len(s.existingAnti) == 0 {
+	if !hasReq && len(s.existingAnti) == 0 && len(s.antiTerms) == 0 {
 		return nil
 	}
 	return s
@@ -306,6 +314,11 @@ func filterInterPodAffinity(pc *podCtx, n *NodeInfo) []string {
 	}
 	for _, k := range s.antiKeys {
 		if v, ok := n.labels[k]; ok && s.existingAnti[topologyPair{k, v}] > 0 {
+			return reasonsExistingAntiAffinity
+		}
+	}
+	for _, at := range s.antiTerms {
+		if v, ok := n.labels[at.term.key]; ok && at.domains[v] > 0 {
 			return reasonsExistingAntiAffinity
 		}
 	}

@@ -22,10 +22,13 @@ type podIndex struct {
 	// affNodes are the nodes (candidates or not) whose pods include
 	// some with pod (anti-)affinity terms.
 	affNodes map[*NodeInfo]struct{}
+	// antiTerms are the distinct required anti-affinity terms of the
+	// placed pods, by termID.
+	antiTerms map[string]*antiTerm
 }
 
 func newPodIndex() *podIndex {
-	return &podIndex{counters: map[string]*podCounter{}, affNodes: map[*NodeInfo]struct{}{}}
+	return &podIndex{counters: map[string]*podCounter{}, affNodes: map[*NodeInfo]struct{}{}, antiTerms: map[string]*antiTerm{}}
 }
 
 // domainCount is one topology domain of a counter: the candidate nodes
@@ -162,6 +165,7 @@ func (ix *podIndex) indexNode(n *NodeInfo, sign int64) {
 	for _, pc := range ix.counters {
 		pc.addNode(n, sign)
 	}
+	ix.indexNodeAntiTerms(n, sign)
 }
 
 // indexPod counts (sign 1) or uncounts (−1) pi on n in every counter
@@ -170,9 +174,90 @@ func (ix *podIndex) indexPod(n *NodeInfo, pi *PodInfo, sign int64) {
 	for _, pc := range ix.counters {
 		pc.addPod(n, pi, sign)
 	}
+	ix.indexAntiTerms(n, pi, sign)
 	if len(n.withAffinity) > 0 {
 		ix.affNodes[n] = struct{}{}
 	} else {
 		delete(ix.affNodes, n)
+	}
+}
+
+// antiTerm is one distinct required anti-affinity term of placed pods
+// (same namespaces, namespaceSelector, selector and topology key): the
+// pods holding it, in all and per value of its key over the candidate
+// nodes carrying that key, so that InterPodAffinity's PreFilter checks
+// each distinct term against the pod once instead of every placed pod's
+// terms.
+type antiTerm struct {
+	term    affinityTerm
+	holders int64 // placed pods holding the term
+	domains map[string]int64
+}
+
+// termID identifies t among the distinct terms.
+func termID(t *affinityTerm) string {
+	var b strings.Builder
+	for _, ns := range t.namespaces {
+		b.WriteString(ns)
+		b.WriteByte(0)
+	}
+	b.WriteByte(1)
+	if t.nsSel != nil {
+		b.WriteString(t.nsSel.String())
+	}
+	b.WriteByte(2)
+	b.WriteString(t.sel.String())
+	b.WriteByte(3)
+	b.WriteString(t.key)
+	return b.String()
+}
+
+// addDomain adds k to the term's count in n's domain, when n is a
+// candidate carrying the term's key.
+func (at *antiTerm) addDomain(n *NodeInfo, k int64) {
+	if n.Node == nil || k == 0 {
+		return
+	}
+	v, ok := n.labels[at.term.key]
+	if !ok {
+		return
+	}
+	if c := at.domains[v] + k; c != 0 {
+		at.domains[v] = c
+	} else {
+		delete(at.domains, v)
+	}
+}
+
+// indexAntiTerms counts (sign 1) or uncounts (−1) pi's required
+// anti-affinity terms on n.
+func (ix *podIndex) indexAntiTerms(n *NodeInfo, pi *PodInfo, sign int64) {
+	if pi.affinity == nil {
+		return
+	}
+	for i := range pi.affinity.reqAnti {
+		t := &pi.affinity.reqAnti[i]
+		at := ix.antiTerms[t.id]
+		if at == nil {
+			at = &antiTerm{term: *t, domains: map[string]int64{}}
+			ix.antiTerms[t.id] = at
+		}
+		at.holders += sign
+		at.addDomain(n, sign)
+		if at.holders == 0 {
+			delete(ix.antiTerms, t.id)
+		}
+	}
+}
+
+// indexNodeAntiTerms adds (sign 1) or removes (−1) n's domains from the
+// anti-affinity terms its pods hold.
+func (ix *podIndex) indexNodeAntiTerms(n *NodeInfo, sign int64) {
+	for _, ep := range n.withAffinity {
+		for i := range ep.affinity.reqAnti {
+			if at := ix.antiTerms[ep.affinity.reqAnti[i].id]; at != nil {
+				at.addDomain(n, sign) // once per holder on n
+			}
+		}
 	}
 }

@@ -53,6 +53,26 @@ func recountCounter(c *Cache, pc *podCounter) map[string]domainCount {
 	return out
 }
 
+// recountAntiTerms is the podIndex's antiTerms computed from scratch:
+// per term ID, the holders and the domain counts.
+func recountAntiTerms(c *Cache) (map[string]int64, map[string]map[string]int64) {
+	holders, domains := map[string]int64{}, map[string]map[string]int64{}
+	for _, n := range c.nodes {
+		for _, ep := range n.withAffinity {
+			for _, t := range ep.affinity.reqAnti {
+				holders[t.id]++
+				if domains[t.id] == nil {
+					domains[t.id] = map[string]int64{}
+				}
+				if v, ok := n.labels[t.key]; ok && n.Node != nil {
+					domains[t.id][v]++
+				}
+			}
+		}
+	}
+	return holders, domains
+}
+
 // counterDomains is pc's domains by value.
 func counterDomains(pc *podCounter) map[string]domainCount {
 	out := map[string]domainCount{}
@@ -175,6 +195,15 @@ func TestGroupZonesIncremental(t *testing.T) {
 				}
 				if _, in := c.index.affNodes[ni]; in != (len(ni.withAffinity) > 0) {
 					t.Fatalf("seed %d step %d: node %s in affNodes %v with %d affinity pods", seed, step, n, in, len(ni.withAffinity))
+				}
+			}
+			holders, domains := recountAntiTerms(c)
+			if len(holders) != len(c.index.antiTerms) {
+				t.Fatalf("seed %d step %d: %d anti-affinity terms, recount %d", seed, step, len(c.index.antiTerms), len(holders))
+			}
+			for id, at := range c.index.antiTerms {
+				if at.holders != holders[id] || !maps.Equal(at.domains, domains[id]) {
+					t.Fatalf("seed %d step %d: term %q held %d in %v, recount %d in %v", seed, step, id, at.holders, at.domains, holders[id], domains[id])
 				}
 			}
 			if len(c.index.affNodes) != with {
