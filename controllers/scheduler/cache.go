@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -116,6 +117,9 @@ type NodeInfo struct {
 	Requested, NonZeroRequested Resources
 	// AllowedPods is the allocatable "pods" count.
 	AllowedPods int64
+	// podCount is len(Pods), kept here so that NodeResourcesFit's pods
+	// check reads no map.
+	podCount int64
 	// Name is the node's name.
 	Name          string
 	unschedulable bool
@@ -177,6 +181,7 @@ func (n *NodeInfo) addPod(pi *PodInfo) {
 		n.groups = make(map[string]int)
 	}
 	n.Pods[pi.Key] = pi
+	n.podCount = int64(len(n.Pods))
 	n.Requested = n.Requested.Add(pi.Requests)
 	n.NonZeroRequested = n.NonZeroRequested.Add(pi.NonZero)
 	n.scalarRequested = scalarAdd(n.scalarRequested, pi.Scalars, 1)
@@ -191,6 +196,7 @@ func (n *NodeInfo) addPod(pi *PodInfo) {
 
 func (n *NodeInfo) removePod(pi *PodInfo) {
 	delete(n.Pods, pi.Key)
+	n.podCount = int64(len(n.Pods))
 	n.Requested = n.Requested.Sub(pi.Requests)
 	n.NonZeroRequested = n.NonZeroRequested.Sub(pi.NonZero)
 	n.scalarRequested = scalarAdd(n.scalarRequested, pi.Scalars, -1)
@@ -249,12 +255,50 @@ type Cache struct {
 	// images are the image names the nodes report, with how many nodes
 	// hold each (ImageLocality's spread).
 	images map[string]*imageState
+	// groupZones counts, per spread group and value of the
+	// topology.kubernetes.io/zone label, the group's pods (not
+	// terminating) on the candidate nodes carrying that value:
+	// PodTopologySpread's zone counts for the system default
+	// constraints, kept as pods and nodes change instead of recounted
+	// over every node per attempt.
+	groupZones map[groupZone]int64
+	// index holds the pod counters and the nodes with affinity pods
+	// (see podIndex).
+	index *podIndex
+}
+
+// groupZone is a spread group (SpreadGroup) and a value of the zone
+// label.
+type groupZone struct{ group, zone string }
+
+// addGroupZone adds d to the count of gz, dropping it at 0.
+func (c *Cache) addGroupZone(gz groupZone, d int64) {
+	if v := c.groupZones[gz] + d; v != 0 {
+		c.groupZones[gz] = v
+	} else {
+		delete(c.groupZones, gz)
+	}
+}
+
+// addNodeGroupZones adds sign × the node's group counts to groupZones
+// under its zone label, when it is a candidate carrying one.
+func (c *Cache) addNodeGroupZones(n *NodeInfo, sign int64) {
+	if n.Node == nil || len(n.groups) == 0 {
+		return
+	}
+	z, ok := n.labels[api.LabelTopologyZone]
+	if !ok {
+		return
+	}
+	for g, k := range n.groups {
+		c.addGroupZone(groupZone{g, z}, sign*int64(k))
+	}
 }
 
 // NewCache returns an empty cache whose assumptions expire ttl after
 // their binding finished.
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), images: make(map[string]*imageState)}
+	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64), index: newPodIndex()}
 }
 
 // SetNode adds or updates node.
@@ -264,13 +308,29 @@ func (c *Cache) SetNode(node *api.Node) {
 		n = &NodeInfo{}
 		c.nodes[node.Name] = n
 	}
+	oldZone, hadZone := n.labels[api.LabelTopologyZone]
+	newZone, hasZone := node.Labels[api.LabelTopologyZone]
+	moved := n.Node == nil || oldZone != newZone || hadZone != hasZone
+	relabel := n.Node == nil || !maps.Equal(n.labels, node.Labels)
+	if relabel {
+		c.index.indexNode(n, -1) // no-op for a node that was no candidate
+	}
 	if n.Node == nil {
 		c.list = nil
 	} else {
 		addImages(c.images, n.images, -1)
 	}
+	if moved {
+		c.addNodeGroupZones(n, -1)
+	}
 	n.setNode(node)
 	addImages(c.images, n.images, 1)
+	if moved {
+		c.addNodeGroupZones(n, 1)
+	}
+	if relabel {
+		c.index.indexNode(n, 1)
+	}
 	n.zoneID = -1
 	if n.Zone != "" {
 		id, ok := c.zones[n.Zone]
@@ -294,6 +354,8 @@ func (c *Cache) RemoveNode(name string) {
 	if n.Node != nil {
 		addImages(c.images, n.images, -1)
 		n.images = nil
+		c.addNodeGroupZones(n, -1)
+		c.index.indexNode(n, -1)
 	}
 	if len(n.Pods) == 0 {
 		delete(c.nodes, name)
@@ -344,6 +406,19 @@ func (c *Cache) place(pi *PodInfo, node string) {
 		c.nodes[node] = n
 	}
 	n.addPod(pi)
+	c.placeGroupZone(n, pi, 1)
+	c.index.indexPod(n, pi, 1)
+}
+
+// placeGroupZone counts pi (sign 1) or stops counting it (−1) in
+// groupZones, as NodeInfo.groups counts it on n.
+func (c *Cache) placeGroupZone(n *NodeInfo, pi *PodInfo, sign int64) {
+	if n.Node == nil || pi.Owner == "" || pi.Pod.DeletionTimestamp != nil {
+		return
+	}
+	if z, ok := n.labels[api.LabelTopologyZone]; ok {
+		c.addGroupZone(groupZone{pi.Owner, z}, sign)
+	}
 }
 
 func (c *Cache) unplace(st *podState) {
@@ -356,7 +431,9 @@ func (c *Cache) unplace(st *podState) {
 		c.withAffinity--
 	}
 	n := c.nodes[st.node]
+	c.placeGroupZone(n, st.info, -1)
 	n.removePod(st.info)
+	c.index.indexPod(n, st.info, -1)
 	if n.Node == nil && len(n.Pods) == 0 {
 		delete(c.nodes, st.node)
 	}

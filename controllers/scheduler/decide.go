@@ -226,12 +226,20 @@ func preemptionMessage(pod *api.Pod, numNodes, helpless int) string {
 // pointers per node, so that a history of attempts over thousands of
 // nodes costs little memory and no GC scanning. Explanation expands it.
 type decision struct {
-	pod      string
-	time     time.Time
-	node     string // chosen; "" when none
-	message  string
-	names    []string   // node names, shared with the cache's node list
-	verdict  []uint32   // per node: 0 not evaluated, feasibleBit|j for the j-th feasible node, else filter index<<16 | reason index+1
+	pod     string
+	time    time.Time
+	node    string // chosen; "" when none
+	message string
+	names   []string // node names, shared with the cache's node list
+	// verdict is per node, from node vstart on, wrapping around, for
+	// the len(verdict) nodes the attempt evaluated (the nodes past them
+	// are not evaluated): 0 not evaluated, feasibleBit|j for the j-th
+	// feasible node, else filter index<<16 | reason index+1. An attempt
+	// that found a node keeps only its window, so that it allocates
+	// nothing per node it did not evaluate; any other covers every node
+	// from vstart 0 (what the message and preemption read).
+	verdict  []uint32
+	vstart   int
 	reasons  [][]string // the distinct reason lists, shared
 	scorers  []scorer
 	scores   []uint8 // feasible nodes × scorers, in node order
@@ -297,6 +305,13 @@ type scratch struct {
 	idx   []int32   // verdict index of each feasible node
 	zones []int32   // zone index of each feasible node
 	raw   [][]int64 // per scorer, the raw scores of the feasible nodes
+	win   []uint32  // the verdicts of the nodes evaluated, in evaluation order
+	skip  []bool    // per scorer, its PreScore Skip
+	// PodTopologySpread's score: per feasible node whether it is
+	// ignored, per constraint its weight and its domains' counts.
+	ignored []bool
+	weights []float64
+	domains []map[string]int64
 }
 
 // decide is Decide in compact form; names are the nodes' names (nil: made
@@ -324,8 +339,9 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	pc.volumes = vs
 	pc.added = env.added
 	pc.nodes, pc.anyAffinity, pc.namespaces = nodes, env.anyAffinity, env.namespaces
+	pc.groupZones, pc.cache, pc.sc = env.groupZones, env.cache, sc
 	pc.nominated, pc.nominatedPods = env.nominatedNode, env.nominated
-	d := &decision{pod: pi.Key, time: now, names: names, verdict: make([]uint32, len(nodes)), scorers: ss}
+	d := &decision{pod: pi.Key, time: now, names: names, scorers: ss}
 	// The PreFilters in kube-scheduler's order: NodeAffinity's (a
 	// conflict rejects the pod, a result narrows the nodes), then
 	// VolumeBinding's and VolumeZone's (vs).
@@ -343,6 +359,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			// UnschedulableAndUnresolvable.
 			d.message += " " + preemptionMessage(pi.Pod, len(nodes), len(nodes))
 			d.reasons = [][]string{{reason}}
+			d.verdict = make([]uint32, len(nodes))
 			for i := range d.verdict {
 				d.verdict[i] = uint32(by)<<16 | unresolvableBit | 1
 			}
@@ -355,6 +372,9 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	}
 	pc.affinity = newAffinityState(pc)
 	sc.idx, sc.zones = sc.idx[:0], sc.zones[:0]
+	if cap(sc.win) < len(nodes) {
+		sc.win = make([]uint32, len(nodes))
+	}
 	if len(sc.raw) < len(ss) {
 		sc.raw = make([][]int64, len(ss))
 	}
@@ -362,7 +382,8 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		sc.raw[s] = sc.raw[s][:0]
 	}
 	// PreScore: a plugin that skips does no work per node.
-	skip := make([]bool, len(ss))
+	sc.skip = slices.Grow(sc.skip[:0], len(ss))[:len(ss)]
+	skip := sc.skip
 	for s := range ss {
 		skip[s] = ss[s].skip != nil && ss[s].skip(pc)
 	}
@@ -384,7 +405,12 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	processed, helpless := 0, 0
 	count := len(nodes)
 	var cand []int // the nodes to evaluate when narrowed, in name order
+	// vw are the verdicts being written: the window of sc.win by
+	// evaluation order, or, when narrowed, d.verdict by node.
+	vw := sc.win[:cap(sc.win)]
 	if narrowed != nil {
+		d.verdict = make([]uint32, len(nodes))
+		vw = d.verdict
 		// NodeAffinity's PreFilter result: only its nodes are
 		// evaluated; every other node is UnschedulableAndUnresolvable
 		// with the framework's reason, counted in the message.
@@ -411,9 +437,13 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			i = cand[k]
 		}
 		n := nodes[i]
+		at := k // where the verdict goes in vw
+		if cand != nil {
+			at = i
+		}
 		f, r := runFiltersNominated(pc, n)
 		if r == nil {
-			d.verdict[i] = feasibleBit | uint32(len(sc.idx))
+			vw[at] = feasibleBit | uint32(len(sc.idx))
 			sc.idx = append(sc.idx, int32(i))
 			sc.zones = append(sc.zones, n.zoneID)
 			for s := range ss {
@@ -436,9 +466,9 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			ri = len(d.reasons)
 			d.reasons = append(d.reasons, r)
 		}
-		d.verdict[i] = uint32(f)<<16 | uint32(ri+1)
+		vw[at] = uint32(f)<<16 | uint32(ri+1)
 		if rejectionUnresolvable(f, pc, n, r) {
-			d.verdict[i] |= unresolvableBit
+			vw[at] |= unresolvableBit
 			helpless++
 		}
 		if f == volumeBindingIndex || f == volumeZoneIndex {
@@ -454,6 +484,16 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	}
 	F := len(sc.idx)
 	d.feasible = F
+	switch {
+	case cand != nil: // d.verdict covers every node already
+	case F == 0: // every node was evaluated; by node, for the message and preemption
+		d.verdict = make([]uint32, len(nodes))
+		for k := range processed {
+			d.verdict[(start+k)%len(nodes)] = vw[k]
+		}
+	default:
+		d.verdict, d.vstart = slices.Clone(vw[:processed]), start
+	}
 	if F == 0 {
 		counts := make(map[string]int)
 		perList := make([]int, len(d.reasons))
@@ -517,12 +557,24 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	return d, next
 }
 
+// verdictAt returns the verdict on node i (0: not evaluated).
+func (d *decision) verdictAt(i int) uint32 {
+	k := i - d.vstart
+	if k < 0 {
+		k += len(d.names)
+	}
+	if k < len(d.verdict) {
+		return d.verdict[k]
+	}
+	return 0
+}
+
 // explain expands d.
 func (d *decision) explain() Explanation {
 	e := Explanation{Pod: d.pod, Time: d.time, Node: d.node, Message: d.message, Feasible: d.feasible, Bind: d.bindErr,
 		NominatedNode: d.nominate,
 		ScoreNames:    make([]string, len(d.scorers)), Weights: make([]int64, len(d.scorers)),
-		Verdicts: make([]NodeVerdict, len(d.verdict))}
+		Verdicts: make([]NodeVerdict, len(d.names))}
 	for s, sc := range d.scorers {
 		e.ScoreNames[s], e.Weights[s] = sc.name, sc.weight
 	}
@@ -531,7 +583,8 @@ func (d *decision) explain() Explanation {
 	}
 	all := make([]int64, len(d.scores))
 	S := len(d.scorers)
-	for i, v := range d.verdict {
+	for i := range d.names {
+		v := d.verdictAt(i)
 		nv := &e.Verdicts[i]
 		nv.Node = d.names[i]
 		switch {

@@ -261,9 +261,21 @@
 // Both are skipped, as kube-scheduler's PreFilter Skip, when the pod has
 // no such constraint and (for InterPodAffinity) no placed pod has pod
 // (anti-)affinity terms: the cache counts those pods, so a cluster
-// without any costs nothing per attempt. Otherwise their PreFilter is
-// O(placed pods + nodes). A pod they rejected is retried when a pod is
-// placed or relabelled, as well as on the events below.
+// without any costs nothing per attempt. Otherwise the Scheduler's
+// attempts read counts the cache keeps as pods are placed and removed
+// and nodes relabelled (its pod index), instead of walking every node
+// and pod as kube-scheduler's PreFilters do: PodTopologySpread's
+// DoNotSchedule counts per domain (one counter per namespace, selector,
+// topology key and set of required keys, at most 64 kept, the least
+// recently read dropped; O(domains) per attempt), InterPodAffinity's
+// distinct required anti-affinity terms of placed pods with their
+// domains (O(distinct terms)) and the pod's own required anti-affinity
+// terms' counts (O(1)). Still O(placed pods + nodes): a pod's required
+// affinity terms and anti-affinity terms with a namespaceSelector,
+// constraints whose inclusion policies exclude nodes (a pod with a
+// nodeSelector or required node affinity, nodeTaintsPolicy Honor), and
+// Decide, which has no cache. A pod they rejected is retried when a pod
+// is placed or relabelled, as well as on the events below.
 //
 // A PreFilter rejection skips the filters: every node gets the
 // VolumeBinding (or VolumeZone) verdict, and the message names the reason once instead
@@ -462,7 +474,9 @@
 //     (SpreadGroup), which is what those selectors select in practice, but
 //     a Service's other pods and pods of other kinds are not counted. As
 //     kube's: each constraint weighs ln(domains among the feasible nodes +
-//     2), counts come from every node passing the inclusion policies, a
+//     2), counts come from every node passing the inclusion policies (for
+//     the default zone constraint of a pod every node admits, from the
+//     cache's per-group zone counts instead of a walk), a
 //     node scores Σ count × weight + maxSkew − 1 rounded, normalized to
 //     100 × (max + min − score) / max; with user constraints a node lacking
 //     a key scores 0, with the defaults a node without a zone still scores
@@ -518,9 +532,13 @@
 // ServeHTTP renders both as plain text for a debug server; Explain
 // returns the last attempt of a pod among the
 // Options.ExplainHistory (1,024) most recently attempted pods. An attempt
-// is kept compact — a 4-byte verdict per node and a byte per score of a
-// feasible node, node names shared with the cache — at most about 45 KB
-// at 5,000 nodes, and is expanded into an Explanation only when asked for.
+// is kept compact — a 4-byte verdict per node it evaluated (an attempt
+// that found a node keeps the window of nodes it evaluated, the rest
+// being Skipped; an unschedulable one every node) and a byte per score
+// of a feasible node, node names shared with the cache — at most about
+// 45 KB at 5,000 nodes, about 6 KB for a scheduled pod under the
+// adaptive percentage, and is expanded into an Explanation only when
+// asked for.
 // The condition is written by a goroutine of its own per attempt, so that
 // a slow store does not hold up scheduling.
 //

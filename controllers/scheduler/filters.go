@@ -88,6 +88,15 @@ type podCtx struct {
 	// nodes are all the candidate nodes (PodTopologySpread and
 	// InterPodAffinity count the pods on every node).
 	nodes []*NodeInfo
+	// groupZones are the cache's zone counts per spread group, which
+	// PodTopologySpread's score reads instead of counting over nodes
+	// (nil: it counts).
+	groupZones map[groupZone]int64
+	// cache is the cache pc.nodes come from, whose podIndex the
+	// PreFilters read (nil: they walk pc.nodes).
+	cache *Cache
+	// sc holds the decider's reusable buffers.
+	sc *scratch
 	// anyAffinity: some placed pod has pod (anti-)affinity terms.
 	anyAffinity bool
 	// namespaces looks up namespace labels (namespaceSelector); nil:
@@ -165,6 +174,13 @@ type pluginEnv struct {
 	// added is the profile's NodeAffinityArgs.AddedAffinity; nil for
 	// none.
 	added *addedAffinity
+	// groupZones are the cache's zone counts per spread group (see
+	// Cache.groupZones); nil: PodTopologySpread counts over the nodes.
+	groupZones map[groupZone]int64
+	// cache, when set, is the cache nodes come from: PodTopologySpread's
+	// and InterPodAffinity's PreFilters read its podIndex instead of
+	// walking nodes (nil: they walk).
+	cache *Cache
 }
 
 // envFor computes pluginEnv from the nodes themselves (Decide).
@@ -430,7 +446,7 @@ func filterNodePorts(pc *podCtx, n *NodeInfo) []string {
 // against the pods count only.
 func filterNodeResourcesFit(pc *podCtx, n *NodeInfo) []string {
 	var bits int
-	if int64(len(n.Pods))+1 > n.AllowedPods {
+	if n.podCount+1 > n.AllowedPods {
 		bits |= 1
 	}
 	r := pc.info.Requests

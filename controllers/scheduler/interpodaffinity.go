@@ -63,6 +63,7 @@ type affinityTerm struct {
 	nsSel      *api.Selector // namespaceSelector; nil when unset
 	key        string        // topologyKey
 	weight     int64         // of a preferred term
+	id         string        // termID, of a required anti-affinity term
 }
 
 // podAffinity is a pod's pod (anti-)affinity, precomputed once.
@@ -134,6 +135,9 @@ func newPodAffinity(pod *api.Pod) *podAffinity {
 	}
 	if a.PodAntiAffinity != nil {
 		pa.reqAnti = req(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+		for i := range pa.reqAnti {
+			pa.reqAnti[i].id = termID(&pa.reqAnti[i])
+		}
 		pa.prefAnti = pref(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
 	}
 	if len(pa.reqAff)+len(pa.reqAnti)+len(pa.prefAff)+len(pa.prefAnti) == 0 {
@@ -172,15 +176,38 @@ type topologyPair struct{ key, value string }
 // affinityState is InterPodAffinity's PreFilter state: per domain, how
 // many existing pods' required anti-affinity terms match the pod, how
 // many existing pods match all of the pod's required affinity terms, and
-// how many match each of its required anti-affinity terms.
+// how many match each of its required anti-affinity terms (from the
+// cache's counter of the term when antiCtrs has one).
 type affinityState struct {
 	existingAnti, aff, anti map[topologyPair]int64
+	// antiKeys are the distinct topology keys of existingAnti, so that
+	// the filter looks a node's domains up instead of walking the map.
+	antiKeys []string
+	// antiTerms, read from the cache's podIndex instead of
+	// existingAnti, are the distinct required anti-affinity terms of
+	// placed pods that match the pod.
+	antiTerms []*antiTerm
+	// antiCtrs, when set, has per required anti-affinity term of the
+	// pod the cache's counter of the pods it matches (nil for a term
+	// with a namespaceSelector, counted in anti).
+	antiCtrs []*podCounter
+}
+
+// antiCount returns how many pods the pod's i-th required anti-affinity
+// term matches in domain (key, v).
+func (s *affinityState) antiCount(i int, key, v string) int64 {
+	if s.antiCtrs != nil && s.antiCtrs[i] != nil {
+		return s.antiCtrs[i].count(v)
+	}
+	return s.anti[topologyPair{key, v}]
 }
 
 // newAffinityState is InterPodAffinity's PreFilter, over every node's
 // pods; nil is its Skip: the pod has no required term and no placed pod
 // has any pod (anti-)affinity. O(pods with affinity) plus, when the pod
-// has required terms, O(all placed pods).
+// has required terms, O(all placed pods) — except for required
+// anti-affinity terms without a namespaceSelector, read from the cache's
+// counters (see podIndex) when pc.cache is set.
 func newAffinityState(pc *podCtx) *affinityState {
 	pa := pc.info.affinity
 	hasReq := pa != nil && len(pa.reqAff)+len(pa.reqAnti) > 0
@@ -188,35 +215,66 @@ func newAffinityState(pc *podCtx) *affinityState {
 		return nil
 	}
 	s := &affinityState{existingAnti: map[topologyPair]int64{}, aff: map[topologyPair]int64{}, anti: map[topologyPair]int64{}}
-	for _, n := range pc.nodes {
+	existing := func(n *NodeInfo) {
 		for _, ep := range n.withAffinity {
 			for i := range ep.affinity.reqAnti {
 				t := &ep.affinity.reqAnti[i]
 				if v, ok := n.labels[t.key]; ok && t.matches(pc, pc.pod) {
 					s.existingAnti[topologyPair{t.key, v}]++
-				}
-			}
-		}
-		if !hasReq {
-			continue
-		}
-		for _, ep := range n.Pods {
-			if matchesAll(pc, ep.Pod, pa.reqAff) {
-				for i := range pa.reqAff {
-					if v, ok := n.labels[pa.reqAff[i].key]; ok {
-						s.aff[topologyPair{pa.reqAff[i].key, v}]++
+					if !slices.Contains(s.antiKeys, t.key) {
+						s.antiKeys = append(s.antiKeys, t.key)
 					}
-				}
-			}
-			for i := range pa.reqAnti {
-				t := &pa.reqAnti[i]
-				if v, ok := n.labels[t.key]; ok && t.matches(pc, ep.Pod) {
-					s.anti[topologyPair{t.key, v}]++
 				}
 			}
 		}
 	}
-	if !hasReq && len(s.existingAnti) == 0 {
+	if pc.cache != nil {
+		for _, at := range pc.cache.index.antiTerms {
+			if len(at.domains) > 0 && at.term.matches(pc, pc.pod) {
+				s.antiTerms = append(s.antiTerms, at)
+			}
+		}
+	} else {
+		for _, n := range pc.nodes {
+			existing(n)
+		}
+	}
+	walk := hasReq
+	if hasReq && pc.cache != nil {
+		s.antiCtrs = make([]*podCounter, len(pa.reqAnti))
+		walk = len(pa.reqAff) > 0
+		for i := range pa.reqAnti {
+			t := &pa.reqAnti[i]
+			if t.nsSel != nil {
+				walk = true
+				continue
+			}
+			s.antiCtrs[i] = pc.cache.counter(t.namespaces, t.sel, false, t.key, []string{t.key})
+		}
+	}
+	if walk {
+		for _, n := range pc.nodes {
+			for _, ep := range n.Pods {
+				if matchesAll(pc, ep.Pod, pa.reqAff) {
+					for i := range pa.reqAff {
+						if v, ok := n.labels[pa.reqAff[i].key]; ok {
+							s.aff[topologyPair{pa.reqAff[i].key, v}]++
+						}
+					}
+				}
+				for i := range pa.reqAnti {
+					if s.antiCtrs != nil && s.antiCtrs[i] != nil {
+						continue
+					}
+					t := &pa.reqAnti[i]
+					if v, ok := n.labels[t.key]; ok && t.matches(pc, ep.Pod) {
+						s.anti[topologyPair{t.key, v}]++
+					}
+				}
+			}
+		}
+	}
+	if !hasReq && len(s.existingAnti) == 0 && len(s.antiTerms) == 0 {
 		return nil
 	}
 	return s
@@ -249,13 +307,18 @@ func filterInterPodAffinity(pc *podCtx, n *NodeInfo) []string {
 			return reasonsPodAffinity
 		}
 		for i := range pa.reqAnti {
-			if v, ok := n.labels[pa.reqAnti[i].key]; ok && s.anti[topologyPair{pa.reqAnti[i].key, v}] > 0 {
+			if v, ok := n.labels[pa.reqAnti[i].key]; ok && s.antiCount(i, pa.reqAnti[i].key, v) > 0 {
 				return reasonsPodAntiAffinity
 			}
 		}
 	}
-	for tp, c := range s.existingAnti {
-		if v, ok := n.labels[tp.key]; ok && v == tp.value && c > 0 {
+	for _, k := range s.antiKeys {
+		if v, ok := n.labels[k]; ok && s.existingAnti[topologyPair{k, v}] > 0 {
+			return reasonsExistingAntiAffinity
+		}
+	}
+	for _, at := range s.antiTerms {
+		if v, ok := n.labels[at.term.key]; ok && at.domains[v] > 0 {
 			return reasonsExistingAntiAffinity
 		}
 	}
@@ -327,6 +390,16 @@ func computeAffinityScores(pc *podCtx) {
 				}
 			}
 		}
+	}
+	if !hasPref && pc.cache != nil {
+		for n := range pc.cache.index.affNodes {
+			if n.Node != nil {
+				for _, ep := range n.withAffinity {
+					visit(n, ep)
+				}
+			}
+		}
+		return
 	}
 	for _, n := range pc.nodes {
 		if hasPref {

@@ -124,6 +124,7 @@ func reasonsWith(pc *podCtx, i int, n *NodeInfo) []string {
 		cp := *pc
 		cp.nodes = slices.Clone(pc.nodes)
 		cp.nodes[i] = n
+		cp.cache = nil // count over the changed nodes
 		cp.spread = newSpreadState(&cp)
 		cp.affinity = newAffinityState(&cp)
 		q = &cp

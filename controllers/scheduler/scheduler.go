@@ -247,12 +247,16 @@ type Scheduler struct {
 	mu      sync.Mutex
 	cache   *Cache              // guarded by mu
 	pending map[string]*pending // unbound pods by key; guarded by mu
-	rng     *rand.Rand          // guarded by mu
-	explain map[string]*list.Element
-	history *list.List // of *decision, most recent first; with explain, guarded by mu
-	scorers []scorer
-	scratch scratch // Decide's buffers; guarded by mu
-	next    int     // the node index the next attempt starts at; guarded by mu
+	// podWaiters are the keys of the pending pods parked with podWait
+	// (some may have left or been retried since), so that a pod event
+	// walks them instead of every pending pod; guarded by mu.
+	podWaiters map[string]struct{}
+	rng        *rand.Rand // guarded by mu
+	explain    map[string]*list.Element
+	history    *list.List // of *decision, most recent first; with explain, guarded by mu
+	scorers    []scorer
+	scratch    scratch // Decide's buffers; guarded by mu
+	next       int     // the node index the next attempt starts at; guarded by mu
 	// nominated are the pending pods nominated to each node; guarded
 	// by mu.
 	nominated map[string][]*PodInfo
@@ -274,6 +278,7 @@ func New(opts Options) (*Scheduler, error) {
 		opts:       opts,
 		cache:      NewCache(opts.AssumeTTL),
 		pending:    make(map[string]*pending),
+		podWaiters: make(map[string]struct{}),
 		rng:        rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		explain:    make(map[string]*list.Element),
 		nominated:  make(map[string][]*PodInfo),
@@ -457,6 +462,7 @@ func (s *Scheduler) dropPendingLocked(key string) {
 	if pp, ok := s.pending[key]; ok {
 		s.nominateLocked(key, pp, "")
 		delete(s.pending, key)
+		delete(s.podWaiters, key)
 	}
 }
 
@@ -566,14 +572,19 @@ func (s *Scheduler) retryParkedLocked() {
 // InterPodAffinity rejected back to the queue, ready when their backoff
 // ends.
 func (s *Scheduler) retryPodWaitersLocked() {
+	if len(s.podWaiters) == 0 {
+		return
+	}
 	now := time.Now()
-	for key, pp := range s.pending {
-		if !pp.unschedulable || !pp.podWait {
+	for key := range s.podWaiters {
+		pp, ok := s.pending[key]
+		if !ok || !pp.unschedulable || !pp.podWait {
 			continue
 		}
 		pp.unschedulable = false
 		s.queue.AddWithOptions(key, workqueue.AddOptions{Priority: priorityOf(pp.pod), After: pp.backoffUntil.Sub(now)})
 	}
+	clear(s.podWaiters)
 }
 
 // backoff returns the delay after the n-th failed attempt.
@@ -622,7 +633,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 	pi := NewPodInfo(pod)
 	env := pluginEnv{anyAffinity: s.cache.withAffinity > 0, namespaces: s.opts.Namespaces,
 		nominated: s.nominated, nominatedNode: pp.nominated, comparisonOperators: s.opts.TaintTolerationComparisonOperators,
-		images: s.cache.images, added: s.added}
+		images: s.cache.images, added: s.added, groupZones: s.cache.groupZones, cache: s.cache}
 	if s.opts.Preempt != nil {
 		env.preempt = &preemptEnv{pdbs: s.opts.PDBs, now: now}
 	}
@@ -642,6 +653,9 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 		pp.unschedulable = true
 		pp.noFit = true
 		pp.podWait = e.podWait
+		if pp.podWait {
+			s.podWaiters[key] = struct{}{}
+		}
 		if e.nominate != "" {
 			s.preemptLocked(ctx, wg, key, pp, e)
 		}

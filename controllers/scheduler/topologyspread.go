@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math"
+	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -157,24 +158,66 @@ func hasKeys(n *NodeInfo, cs []spreadConstraint) bool {
 // minimum (0 while there are fewer domains than minDomains).
 type spreadState struct {
 	cons   []spreadConstraint
-	counts []map[string]int64
+	counts []map[string]int64 // walked over the nodes; nil when ctrs
+	ctrs   []*podCounter      // the cache's counters (see podIndex)
 	min    []int64
 	self   []int64 // 1 when the pod matches the constraint's selector
 }
 
+// count returns constraint i's matching pods in domain v.
+func (s *spreadState) count(i int, v string) int64 {
+	if s.ctrs != nil {
+		return s.ctrs[i].count(v)
+	}
+	return s.counts[i][v]
+}
+
 // newSpreadState is PodTopologySpread's PreFilter; nil (Skip) when the
-// pod has no DoNotSchedule constraint. O(placed pods + nodes).
+// pod has no DoNotSchedule constraint. With the cache's podIndex and
+// inclusion policies that admit every node, it reads a counter per
+// constraint, O(domains); otherwise it walks, O(placed pods + nodes).
 func newSpreadState(pc *podCtx) *spreadState {
 	cs := spreadConstraints(pc.info, DoNotSchedule)
 	if len(cs) == 0 {
 		return nil
 	}
-	s := &spreadState{cons: cs, counts: make([]map[string]int64, len(cs)), min: make([]int64, len(cs)), self: make([]int64, len(cs))}
+	s := &spreadState{cons: cs, min: make([]int64, len(cs)), self: make([]int64, len(cs))}
 	for i := range cs {
-		s.counts[i] = map[string]int64{}
 		if cs[i].sel.Matches(pc.pod.Labels) {
 			s.self[i] = 1
 		}
+	}
+	indexed := pc.cache != nil
+	for i := range cs {
+		indexed = indexed && admitsEveryNode(pc, &cs[i])
+	}
+	if indexed {
+		keys := make([]string, 0, len(cs))
+		for i := range cs {
+			keys = append(keys, cs[i].key)
+		}
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		ns := []string{pc.pod.Namespace}
+		s.ctrs = make([]*podCounter, len(cs))
+		for i := range cs {
+			s.ctrs[i] = pc.cache.counter(ns, cs[i].sel, true, cs[i].key, keys)
+		}
+		for i, ctr := range s.ctrs {
+			if len(ctr.domains) < cs[i].minDomains {
+				continue // the global minimum is 0
+			}
+			m := int64(math.MaxInt64)
+			for _, d := range ctr.domains {
+				m = min(m, d.pods)
+			}
+			s.min[i] = m
+		}
+		return s
+	}
+	s.counts = make([]map[string]int64, len(cs))
+	for i := range cs {
+		s.counts[i] = map[string]int64{}
 	}
 	for _, n := range pc.nodes {
 		if !hasKeys(n, cs) {
@@ -213,7 +256,7 @@ func filterPodTopologySpread(pc *podCtx, n *NodeInfo) []string {
 		if !ok {
 			return reasonsTopologySpreadLabel
 		}
-		if s.counts[i][v]+s.self[i]-s.min[i] > s.cons[i].maxSkew {
+		if s.count(i, v)+s.self[i]-s.min[i] > s.cons[i].maxSkew {
 			return reasonsTopologySpread
 		}
 	}
@@ -240,13 +283,23 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 		clear(scores)
 		return
 	}
+	sc := pc.sc
+	if sc == nil {
+		sc = &scratch{}
+	}
 	requireAll := len(pc.pod.Spec.TopologySpreadConstraints) > 0
-	ignored := make([]bool, len(scores))
+	ignored := slices.Grow(sc.ignored[:0], len(scores))[:len(scores)]
+	clear(ignored)
+	sc.ignored = ignored
 	nIgnored := 0
-	domains := make([]map[string]int64, len(cs))
+	for len(sc.domains) < len(cs) {
+		sc.domains = append(sc.domains, map[string]int64{})
+	}
+	domains := sc.domains[:len(cs)]
 	for i := range cs {
-		if cs[i].key != api.LabelHostname {
-			domains[i] = map[string]int64{}
+		clear(domains[i])
+		if cs[i].key == api.LabelHostname {
+			domains[i] = nil
 		}
 	}
 	for j := range scores {
@@ -262,7 +315,8 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 			}
 		}
 	}
-	weights := make([]float64, len(cs))
+	weights := slices.Grow(sc.weights[:0], len(cs))[:len(cs)]
+	sc.weights = weights
 	for i := range cs {
 		size := len(scores) - nIgnored
 		if domains[i] != nil {
@@ -270,20 +324,7 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 		}
 		weights[i] = math.Log(float64(size + 2))
 	}
-	for _, n := range fs.all {
-		if requireAll && !hasKeys(n, cs) {
-			continue
-		}
-		for i := range cs {
-			if domains[i] == nil || !cs[i].includes(pc, n) {
-				continue
-			}
-			v := n.labels[cs[i].key]
-			if k, ok := domains[i][v]; ok {
-				domains[i][v] = k + cs[i].countOn(pc, n)
-			}
-		}
-	}
+	countDomains(pc, fs, cs, domains, requireAll)
 	lo, hi := int64(math.MaxInt64), int64(0)
 	for j := range scores {
 		if ignored[j] {
@@ -317,4 +358,65 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 			scores[j] = MaxNodeScore * (hi + lo - scores[j]) / hi
 		}
 	}
+}
+
+// countDomains fills domains (the feasible nodes' domains per
+// constraint, nil for hostname) with the matching pods over every node
+// passing the inclusion policies. The system default zone constraint of a
+// pod that every node admits reads the cache's per-group zone counts
+// (pc.groupZones), O(domains); any other walks every node.
+func countDomains(pc *podCtx, fs feasibleNodes, cs []spreadConstraint, domains []map[string]int64, requireAll bool) {
+	walk := false
+	for i := range cs {
+		if domains[i] == nil {
+			continue
+		}
+		if fromGroupZones(pc, &cs[i], requireAll) {
+			for v := range domains[i] {
+				domains[i][v] = pc.groupZones[groupZone{cs[i].owner, v}]
+			}
+			continue
+		}
+		walk = true
+	}
+	if !walk {
+		return
+	}
+	for _, n := range fs.all {
+		if requireAll && !hasKeys(n, cs) {
+			continue
+		}
+		for i := range cs {
+			if domains[i] == nil || !cs[i].includes(pc, n) {
+				continue
+			}
+			if fromGroupZones(pc, &cs[i], requireAll) {
+				continue // counted from the cache
+			}
+			v := n.labels[cs[i].key]
+			if k, ok := domains[i][v]; ok {
+				domains[i][v] = k + cs[i].countOn(pc, n)
+			}
+		}
+	}
+}
+
+// fromGroupZones reports whether constraint c's counts are the cache's
+// per-group zone counts: a system default zone constraint (requireAll
+// false) whose inclusion policies admit every node.
+func fromGroupZones(pc *podCtx, c *spreadConstraint, requireAll bool) bool {
+	return pc.groupZones != nil && c.owner != "" && c.key == api.LabelTopologyZone && !requireAll && admitsEveryNode(pc, c)
+}
+
+// admitsEveryNode reports whether c's inclusion policies admit every
+// node for pc's pod: taints not honoured, and node affinity not honoured
+// or the pod (and the profile) requiring none.
+func admitsEveryNode(pc *podCtx, c *spreadConstraint) bool {
+	if c.honorTaints {
+		return false
+	}
+	if !c.honorAffinity {
+		return true
+	}
+	return len(pc.pod.Spec.NodeSelector) == 0 && pc.required == nil && (pc.added == nil || pc.added.required == nil)
 }

@@ -1,0 +1,263 @@
+package scheduler
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// maxPodCounters bounds the counters a cache keeps; past it the least
+// recently read one is dropped (and rebuilt, O(nodes + pods), when read
+// again).
+const maxPodCounters = 64
+
+// podIndex is what the cache keeps up to date so that the PreFilters of
+// PodTopologySpread and InterPodAffinity read counts instead of walking
+// every node and pod per attempt: pod counters per topology domain, and
+// the nodes holding pods with pod (anti-)affinity terms.
+type podIndex struct {
+	counters map[string]*podCounter
+	tick     uint64 // read clock, for dropping the least recently read counter
+	// affNodes are the nodes (candidates or not) whose pods include
+	// some with pod (anti-)affinity terms.
+	affNodes map[*NodeInfo]struct{}
+	// antiTerms are the distinct required anti-affinity terms of the
+	// placed pods, by termID.
+	antiTerms map[string]*antiTerm
+}
+
+func newPodIndex() *podIndex {
+	return &podIndex{counters: map[string]*podCounter{}, affNodes: map[*NodeInfo]struct{}{}, antiTerms: map[string]*antiTerm{}}
+}
+
+// domainCount is one topology domain of a counter: the candidate nodes
+// in it (carrying every required key) and the matching pods on them.
+type domainCount struct{ nodes, pods int64 }
+
+// podCounter counts, per value of a topology key, the pods that are in
+// one of its namespaces and match its selector (not terminating, when
+// live) on the candidate nodes carrying every one of its required keys.
+type podCounter struct {
+	namespaces []string
+	sel        api.Selector
+	live       bool     // terminating pods are not counted
+	key        string   // the topology key
+	require    []string // the keys a node must carry, key among them
+	perNode    map[*NodeInfo]int64
+	domains    map[string]*domainCount
+	used       uint64
+}
+
+// matches reports whether pi counts.
+func (pc *podCounter) matches(pi *PodInfo) bool {
+	return (!pc.live || pi.Pod.DeletionTimestamp == nil) && slices.Contains(pc.namespaces, pi.Pod.Namespace) && pc.sel.Matches(pi.Pod.Labels)
+}
+
+// domain returns the node's domain in the counter: its key's value, and
+// false when it is not a candidate or lacks a required key.
+func (pc *podCounter) domain(n *NodeInfo) (string, bool) {
+	if n.Node == nil {
+		return "", false
+	}
+	for _, k := range pc.require {
+		if _, ok := n.labels[k]; !ok {
+			return "", false
+		}
+	}
+	return n.labels[pc.key], true
+}
+
+// addNode adds (sign 1) or removes (−1) the node and its matching pods
+// from the counter's domains.
+func (pc *podCounter) addNode(n *NodeInfo, sign int64) {
+	v, ok := pc.domain(n)
+	if !ok {
+		return
+	}
+	d := pc.domains[v]
+	if d == nil {
+		d = &domainCount{}
+		pc.domains[v] = d
+	}
+	d.nodes += sign
+	d.pods += sign * pc.perNode[n]
+	if d.nodes == 0 {
+		delete(pc.domains, v)
+	}
+}
+
+// addPod counts (sign 1) or uncounts (−1) pi on n when it matches.
+func (pc *podCounter) addPod(n *NodeInfo, pi *PodInfo, sign int64) {
+	if !pc.matches(pi) {
+		return
+	}
+	if k := pc.perNode[n] + sign; k != 0 {
+		pc.perNode[n] = k
+	} else {
+		delete(pc.perNode, n)
+	}
+	if v, ok := pc.domain(n); ok {
+		pc.domains[v].pods += sign
+	}
+}
+
+// count returns the matching pods in the domain v.
+func (pc *podCounter) count(v string) int64 {
+	if d := pc.domains[v]; d != nil {
+		return d.pods
+	}
+	return 0
+}
+
+// counter returns the counter for the pods of namespaces matching sel
+// (live: not terminating) per value of key over the candidate nodes
+// carrying every key of require, building it over nodes on first use.
+func (c *Cache) counter(namespaces []string, sel api.Selector, live bool, key string, require []string) *podCounter {
+	ix := c.index
+	var b strings.Builder
+	for _, ns := range namespaces {
+		b.WriteString(ns)
+		b.WriteByte(0)
+	}
+	b.WriteByte(1)
+	b.WriteString(sel.String())
+	if live {
+		b.WriteByte(2)
+	}
+	for _, k := range require {
+		b.WriteByte(0)
+		b.WriteString(k)
+	}
+	b.WriteByte(3)
+	b.WriteString(key)
+	id := b.String()
+	ix.tick++
+	if pc, ok := ix.counters[id]; ok {
+		pc.used = ix.tick
+		return pc
+	}
+	if len(ix.counters) >= maxPodCounters {
+		oldest := ""
+		for k, pc := range ix.counters {
+			if oldest == "" || pc.used < ix.counters[oldest].used {
+				oldest = k
+			}
+		}
+		delete(ix.counters, oldest)
+	}
+	pc := &podCounter{namespaces: slices.Clone(namespaces), sel: sel, live: live, key: key, require: slices.Clone(require),
+		perNode: map[*NodeInfo]int64{}, domains: map[string]*domainCount{}, used: ix.tick}
+	for _, n := range c.nodes {
+		for _, pi := range n.Pods {
+			if pc.matches(pi) {
+				pc.perNode[n]++
+			}
+		}
+		pc.addNode(n, 1)
+	}
+	ix.counters[id] = pc
+	return pc
+}
+
+// indexNode adds (sign 1) or removes (−1) n's domains from every counter.
+func (ix *podIndex) indexNode(n *NodeInfo, sign int64) {
+	for _, pc := range ix.counters {
+		pc.addNode(n, sign)
+	}
+	ix.indexNodeAntiTerms(n, sign)
+}
+
+// indexPod counts (sign 1) or uncounts (−1) pi on n in every counter
+// and in affNodes (after n's pods changed).
+func (ix *podIndex) indexPod(n *NodeInfo, pi *PodInfo, sign int64) {
+	for _, pc := range ix.counters {
+		pc.addPod(n, pi, sign)
+	}
+	ix.indexAntiTerms(n, pi, sign)
+	if len(n.withAffinity) > 0 {
+		ix.affNodes[n] = struct{}{}
+	} else {
+		delete(ix.affNodes, n)
+	}
+}
+
+// antiTerm is one distinct required anti-affinity term of placed pods
+// (same namespaces, namespaceSelector, selector and topology key): the
+// pods holding it, in all and per value of its key over the candidate
+// nodes carrying that key, so that InterPodAffinity's PreFilter checks
+// each distinct term against the pod once instead of every placed pod's
+// terms.
+type antiTerm struct {
+	term    affinityTerm
+	holders int64 // placed pods holding the term
+	domains map[string]int64
+}
+
+// termID identifies t among the distinct terms.
+func termID(t *affinityTerm) string {
+	var b strings.Builder
+	for _, ns := range t.namespaces {
+		b.WriteString(ns)
+		b.WriteByte(0)
+	}
+	b.WriteByte(1)
+	if t.nsSel != nil {
+		b.WriteString(t.nsSel.String())
+	}
+	b.WriteByte(2)
+	b.WriteString(t.sel.String())
+	b.WriteByte(3)
+	b.WriteString(t.key)
+	return b.String()
+}
+
+// addDomain adds k to the term's count in n's domain, when n is a
+// candidate carrying the term's key.
+func (at *antiTerm) addDomain(n *NodeInfo, k int64) {
+	if n.Node == nil || k == 0 {
+		return
+	}
+	v, ok := n.labels[at.term.key]
+	if !ok {
+		return
+	}
+	if c := at.domains[v] + k; c != 0 {
+		at.domains[v] = c
+	} else {
+		delete(at.domains, v)
+	}
+}
+
+// indexAntiTerms counts (sign 1) or uncounts (−1) pi's required
+// anti-affinity terms on n.
+func (ix *podIndex) indexAntiTerms(n *NodeInfo, pi *PodInfo, sign int64) {
+	if pi.affinity == nil {
+		return
+	}
+	for i := range pi.affinity.reqAnti {
+		t := &pi.affinity.reqAnti[i]
+		at := ix.antiTerms[t.id]
+		if at == nil {
+			at = &antiTerm{term: *t, domains: map[string]int64{}}
+			ix.antiTerms[t.id] = at
+		}
+		at.holders += sign
+		at.addDomain(n, sign)
+		if at.holders == 0 {
+			delete(ix.antiTerms, t.id)
+		}
+	}
+}
+
+// indexNodeAntiTerms adds (sign 1) or removes (−1) n's domains from the
+// anti-affinity terms its pods hold.
+func (ix *podIndex) indexNodeAntiTerms(n *NodeInfo, sign int64) {
+	for _, ep := range n.withAffinity {
+		for i := range ep.affinity.reqAnti {
+			if at := ix.antiTerms[ep.affinity.reqAnti[i].id]; at != nil {
+				at.addDomain(n, sign) // once per holder on n
+			}
+		}
+	}
+}

@@ -1,0 +1,368 @@
+package scheduler
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
+
+// recountGroupZones is Cache.groupZones computed from scratch: per spread
+// group and zone label value, the group's pods (not terminating) on the
+// candidate nodes.
+func recountGroupZones(c *Cache) map[groupZone]int64 {
+	out := map[groupZone]int64{}
+	for _, n := range c.nodes {
+		if n.Node == nil {
+			continue
+		}
+		z, ok := n.Node.Labels[api.LabelTopologyZone]
+		if !ok {
+			continue
+		}
+		for _, p := range n.Pods {
+			if p.Owner != "" && p.Pod.DeletionTimestamp == nil {
+				out[groupZone{p.Owner, z}]++
+			}
+		}
+	}
+	return out
+}
+
+// recountCounter is a podCounter's domains computed from scratch.
+func recountCounter(c *Cache, pc *podCounter) map[string]domainCount {
+	out := map[string]domainCount{}
+	for _, n := range c.nodes {
+		v, ok := pc.domain(n)
+		if !ok {
+			continue
+		}
+		d := out[v]
+		d.nodes++
+		for _, p := range n.Pods {
+			if pc.matches(p) {
+				d.pods++
+			}
+		}
+		out[v] = d
+	}
+	return out
+}
+
+// recountAntiTerms is the podIndex's antiTerms computed from scratch:
+// per term ID, the holders and the domain counts.
+func recountAntiTerms(c *Cache) (map[string]int64, map[string]map[string]int64) {
+	holders, domains := map[string]int64{}, map[string]map[string]int64{}
+	for _, n := range c.nodes {
+		for _, ep := range n.withAffinity {
+			for _, t := range ep.affinity.reqAnti {
+				holders[t.id]++
+				if domains[t.id] == nil {
+					domains[t.id] = map[string]int64{}
+				}
+				if v, ok := n.labels[t.key]; ok && n.Node != nil {
+					domains[t.id][v]++
+				}
+			}
+		}
+	}
+	return holders, domains
+}
+
+// counterDomains is pc's domains by value.
+func counterDomains(pc *podCounter) map[string]domainCount {
+	out := map[string]domainCount{}
+	for v, d := range pc.domains {
+		out[v] = *d
+	}
+	return out
+}
+
+// spreadIndexNode is a node of zone z0..z2, or without a zone label, and
+// sometimes with a rack label.
+func spreadIndexNode(r *rand.Rand, i int) *api.Node {
+	n := mkNode(fmt.Sprint("node-", i), "8", "16Gi", 50)
+	if z := r.IntN(4); z < 3 {
+		n.Labels[api.LabelTopologyZone] = fmt.Sprint("z", z)
+	}
+	if r.IntN(2) == 0 {
+		n.Labels["rack"] = fmt.Sprint("r", r.IntN(2))
+	}
+	return n
+}
+
+// spreadIndexPod is a pod of one of three ReplicaSets (or none),
+// sometimes terminating.
+func spreadIndexPod(r *rand.Rand, i int) *api.Pod {
+	var opts []podOpt
+	if r.IntN(4) > 0 {
+		opts = append(opts, withOwner("ReplicaSet", fmt.Sprint("rs-", r.IntN(3))))
+	}
+	if r.IntN(8) == 0 {
+		opts = append(opts, terminating)
+	}
+	if r.IntN(4) == 0 {
+		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: []string{api.LabelHostname, api.LabelTopologyZone}[r.IntN(2)],
+			LabelSelector: &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}})))
+	}
+	p := mkPod(fmt.Sprint("pod-", i), "100m", "100Mi", opts...)
+	p.Labels = map[string]string{"color": []string{"blue", "green"}[r.IntN(2)]}
+	if r.IntN(3) == 0 {
+		p.Namespace = "other"
+	}
+	return p
+}
+
+// TestGroupZonesIncremental checks the cache's per-group zone counts
+// and its pod counters (built at the start and midway, read as they would
+// be for spread constraints and anti-affinity terms) against a recount
+// after every step of random sequences of node adds,
+// relabels (zone changed, added, removed) and removals, and pod assumes,
+// binds (confirming an assumption, possibly on another node), updates to
+// terminating, removals, forgets and expiries.
+func TestGroupZonesIncremental(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rngSeed(seed)
+		c := NewCache(time.Second)
+		now := time.Unix(0, 0)
+		const nodes, pods = 8, 40
+		pod := map[int]*api.Pod{}
+		blue := api.SelectorFromSet(map[string]string{"color": "blue"})
+		counters := func() []*podCounter {
+			return []*podCounter{
+				c.counter([]string{"default"}, blue, true, api.LabelTopologyZone, []string{api.LabelTopologyZone}),
+				c.counter([]string{"default", "other"}, blue, false, api.LabelHostname, []string{api.LabelHostname}),
+				c.counter([]string{"other"}, api.Everything(), true, "rack", []string{api.LabelTopologyZone, "rack"}),
+			}
+		}
+		ctrs := counters()
+		for step := range 400 {
+			if step == 200 {
+				c.index.counters = map[string]*podCounter{}
+				ctrs = counters()
+			}
+			switch op := r.IntN(9); op {
+			case 0, 1: // add or relabel a node
+				c.SetNode(spreadIndexNode(r, r.IntN(nodes)))
+			case 2:
+				c.RemoveNode(fmt.Sprint("node-", r.IntN(nodes)))
+			case 3: // assume
+				i := r.IntN(pods)
+				p := spreadIndexPod(r, i)
+				if c.Assume(p, fmt.Sprint("node-", r.IntN(nodes))) == nil {
+					pod[i] = p
+					c.FinishBinding(api.Key(p), now)
+				}
+			case 4, 5: // bind observed: the assumed pod, or a new one
+				i := r.IntN(pods)
+				p, ok := pod[i]
+				if !ok || r.IntN(3) == 0 {
+					p = spreadIndexPod(r, i)
+				}
+				p = p.DeepCopy()
+				p.Spec.NodeName = fmt.Sprint("node-", r.IntN(nodes))
+				if r.IntN(6) == 0 {
+					terminating(p)
+				}
+				c.AddPod(p)
+				pod[i] = p
+			case 6:
+				i := r.IntN(pods)
+				c.RemovePod(api.Key(spreadIndexPod(r, i)))
+				delete(pod, i)
+			case 7:
+				c.Forget(api.Key(spreadIndexPod(r, r.IntN(pods))))
+			case 8:
+				now = now.Add(time.Duration(r.IntN(1500)) * time.Millisecond)
+				c.Expire(now)
+			}
+			if want := recountGroupZones(c); !maps.Equal(c.groupZones, want) {
+				t.Fatalf("seed %d step %d: groupZones %v, recount %v", seed, step, c.groupZones, want)
+			}
+			for k, pc := range ctrs {
+				if got, want := counterDomains(pc), recountCounter(c, pc); !maps.Equal(got, want) {
+					t.Fatalf("seed %d step %d: counter %d has %v, recount %v", seed, step, k, got, want)
+				}
+			}
+			with := 0
+			for n, ni := range c.nodes {
+				if len(ni.withAffinity) > 0 {
+					with++
+				}
+				if _, in := c.index.affNodes[ni]; in != (len(ni.withAffinity) > 0) {
+					t.Fatalf("seed %d step %d: node %s in affNodes %v with %d affinity pods", seed, step, n, in, len(ni.withAffinity))
+				}
+			}
+			holders, domains := recountAntiTerms(c)
+			if len(holders) != len(c.index.antiTerms) {
+				t.Fatalf("seed %d step %d: %d anti-affinity terms, recount %d", seed, step, len(c.index.antiTerms), len(holders))
+			}
+			for id, at := range c.index.antiTerms {
+				if at.holders != holders[id] || !maps.Equal(at.domains, domains[id]) {
+					t.Fatalf("seed %d step %d: term %q held %d in %v, recount %d in %v", seed, step, id, at.holders, at.domains, holders[id], domains[id])
+				}
+			}
+			if len(c.index.affNodes) != with {
+				t.Fatalf("seed %d step %d: %d affNodes, %d nodes with affinity pods", seed, step, len(c.index.affNodes), with)
+			}
+		}
+	}
+}
+
+// TestSpreadScoreFromCacheCounts checks that PodTopologySpread's score
+// of the system default constraints is the same whether it reads the
+// cache's zone counts or walks every node, over random clusters, for pods
+// with and without node affinity (which narrows the counted nodes, so
+// the walk is kept).
+func TestSpreadScoreFromCacheCounts(t *testing.T) {
+	ss := Weights{LeastAllocated: -1, BalancedAllocation: -1, InterPodAffinity: -1, NodeAffinity: -1, TaintToleration: -1, ImageLocality: -1}.scorers()
+	if len(ss) != 1 || ss[0].name != ScorePodTopologySpread {
+		t.Fatalf("scorers %v", ss)
+	}
+	varied := 0
+	for seed := range uint64(30) {
+		r := rngSeed(seed)
+		c := NewCache(0)
+		for i := range 30 {
+			c.SetNode(spreadIndexNode(r, i))
+		}
+		for i := range 120 {
+			p := spreadIndexPod(r, i)
+			p.Spec.NodeName = fmt.Sprint("node-", r.IntN(30))
+			c.AddPod(p)
+		}
+		for range 10 { // relabel some after the pods are placed
+			c.SetNode(spreadIndexNode(r, r.IntN(30)))
+		}
+		nodes := c.Nodes()
+		for k := range 10 {
+			p := mkPod(fmt.Sprint("new-", k), "100m", "100Mi", withOwner("ReplicaSet", fmt.Sprint("rs-", r.IntN(3))))
+			if k%3 == 0 {
+				p.Spec.NodeSelector = map[string]string{api.LabelTopologyZone: fmt.Sprint("z", r.IntN(3))}
+			}
+			pi := NewPodInfo(p)
+			limit := 5 + r.IntN(len(nodes))
+			walked, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, k, limit, volumeState{}, pluginEnv{})
+			cached, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, &scratch{}, k, limit, volumeState{}, pluginEnv{groupZones: c.groupZones})
+			if !slices.Equal(walked.scores, cached.scores) || walked.node != cached.node {
+				t.Fatalf("seed %d pod %d: walked %v → %s, from the cache %v → %s", seed, k, walked.scores, walked.node, cached.scores, cached.node)
+			}
+			if walked.feasible > 1 && slices.Max(walked.scores) != slices.Min(walked.scores) {
+				varied++
+			}
+		}
+	}
+	if varied == 0 {
+		t.Fatal("no attempt scored nodes differently: the test exercises nothing")
+	}
+}
+
+// TestIndexedPreFiltersMatchWalk checks that decisions read from the
+// cache's podIndex (PodTopologySpread's DoNotSchedule counts,
+// InterPodAffinity's anti-affinity counts and the nodes with affinity
+// pods) equal those walking every node, verdict for verdict and score for
+// score, over random clusters and pods with spread constraints,
+// anti-affinity and node selectors.
+func TestIndexedPreFiltersMatchWalk(t *testing.T) {
+	ss := Weights{}.scorers()
+	rejected := 0
+	for seed := range uint64(30) {
+		r := rngSeed(seed)
+		c := NewCache(0)
+		for i := range 20 {
+			c.SetNode(spreadIndexNode(r, i))
+		}
+		for i := range 60 {
+			p := spreadIndexPod(r, i)
+			p.Spec.NodeName = fmt.Sprint("node-", r.IntN(22)) // some on ghost nodes
+			c.AddPod(p)
+		}
+		for k := range 12 {
+			var opts []podOpt
+			blue := &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
+			switch k % 4 {
+			case 0:
+				opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue))
+			case 1:
+				opts = append(opts, withSpread(1, "rack", DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
+					m := int32(3)
+					c.MinDomains = &m
+				}), withSpread(2, api.LabelTopologyZone, DoNotSchedule, blue))
+			case 2:
+				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, Namespaces: []string{"default", "other"}})))
+			case 3:
+				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue})),
+					withSpread(1, api.LabelHostname, DoNotSchedule, blue))
+			}
+			if r.IntN(3) == 0 {
+				opts = append(opts, withSelector("rack", "r0"))
+			}
+			p := mkPod(fmt.Sprint("new-", k), "100m", "100Mi", opts...)
+			p.Labels = map[string]string{"color": "blue"}
+			pi := NewPodInfo(p)
+			nodes := c.Nodes()
+			env := pluginEnv{anyAffinity: c.withAffinity > 0}
+			walked, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, 0, len(nodes), volumeState{}, env)
+			env.cache = c
+			indexed, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, 0, len(nodes), volumeState{}, env)
+			we, ie := walked.explain(), indexed.explain()
+			we.Time, ie.Time = time.Time{}, time.Time{}
+			if we.String() != ie.String() || walked.node != indexed.node || walked.message != indexed.message {
+				t.Fatalf("seed %d pod %d:\nwalked:\n%s\nindexed:\n%s", seed, k, we.String(), ie.String())
+			}
+			if walked.podWait {
+				rejected++
+			}
+		}
+	}
+	if rejected == 0 {
+		t.Fatal("no attempt was rejected by PodTopologySpread or InterPodAffinity: the test exercises nothing")
+	}
+}
+
+// TestDecideKeepsOnlyEvaluatedWindow checks that an attempt that found a
+// node keeps verdicts only for the nodes it evaluated, wrapping past the
+// last node, and that its Explanation still has every node: the
+// evaluated ones with their verdicts, the rest Skipped.
+func TestDecideKeepsOnlyEvaluatedWindow(t *testing.T) {
+	c := NewCache(0)
+	for i := range 10 {
+		var opts []nodeOpt
+		if i == 8 || i == 1 {
+			opts = append(opts, cordoned)
+		}
+		c.SetNode(mkNode(fmt.Sprintf("node-%d", i), "4", "8Gi", 10, opts...))
+	}
+	nodes := c.Nodes()
+	var sc scratch
+	d, next := decide(NewPodInfo(mkPod("p", "100m", "100Mi")), nodes, c.names, Weights{}.scorers(), rngSeed(1), time.Time{}, &sc, 7, 4, volumeState{}, pluginEnv{})
+	// From node-7: 7 feasible, 8 cordoned, 9, 0, 1 cordoned, 2: four
+	// feasible after six nodes.
+	if d.node == "" || next != 3 || len(d.verdict) != 6 || d.vstart != 7 {
+		t.Fatalf("node %q next %d window %d from %d, want a node, 3, 6 from 7", d.node, next, len(d.verdict), d.vstart)
+	}
+	e := d.explain()
+	if len(e.Verdicts) != 10 {
+		t.Fatalf("%d verdicts, want 10", len(e.Verdicts))
+	}
+	for i, v := range e.Verdicts {
+		evaluated := i >= 7 || i <= 2
+		switch {
+		case v.Node != fmt.Sprintf("node-%d", i):
+			t.Errorf("verdict %d is of %s", i, v.Node)
+		case v.Skipped == evaluated:
+			t.Errorf("%s: skipped %v, want %v", v.Node, v.Skipped, !evaluated)
+		case (i == 8 || i == 1) && v.Filter != FilterNodeUnschedulable:
+			t.Errorf("%s: filter %q, want %s", v.Node, v.Filter, FilterNodeUnschedulable)
+		case evaluated && i != 8 && i != 1 && !v.Feasible():
+			t.Errorf("%s: not feasible: %+v", v.Node, v)
+		}
+	}
+	if e.Feasible != 4 {
+		t.Errorf("%d feasible, want 4", e.Feasible)
+	}
+}
