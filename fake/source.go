@@ -69,12 +69,14 @@ type Options[T any] struct {
 	// default) sets no limit; negative is an error. Requires Size.
 	MaxObjectSize int
 
-	// WatchBuffer is how many events may wait for one watcher's reader.
-	// A watcher that falls further behind is ended with an Error event
-	// wrapping source.ErrExpired, so that its client relists; writers
-	// never wait for readers. Events replayed from history and initial
-	// events do not count. Default DefaultWatchBuffer; negative is an
-	// error.
+	// WatchBuffer is how many live events may wait for one watcher's
+	// reader. A write that finds a watcher's buffer full waits for its
+	// reader to take an event, sharing a budget of at most 100 ms that
+	// refills by 50 ms per second (kube-apiserver's cacher's
+	// dispatch budget); a watcher still full when the budget runs out is
+	// ended with an Error event wrapping source.ErrExpired, so that its
+	// client relists. Events replayed from history and initial events do
+	// not count. Default DefaultWatchBuffer; negative is an error.
 	WatchBuffer int
 
 	// BookmarkInterval is how often an idle watch opened with
@@ -101,7 +103,7 @@ type Options[T any] struct {
 	// NeverEqual to make every Update a new revision, as etcd does.
 	Equal func(stored, updated T) bool
 
-	// Logger receives the source's rare log lines (evicted watchers).
+	// Logger receives the source's rare log lines (watchers ended for falling behind).
 	// Default slog.Default().
 	Logger *slog.Logger
 }
@@ -156,6 +158,24 @@ type Source[T any] struct {
 
 	listCalls  atomic.Int64
 	watchCalls atomic.Int64
+	terminated atomic.Int64
+
+	// dispatchMu is held by a writer from before it takes mu until it
+	// has handed its write to every watcher, outside mu: writes reach
+	// the watchers in revision order, and a writer waiting for a slow
+	// reader holds up the other writers (of this source) only, not Get,
+	// List or Watch. Taken before mu.
+	dispatchMu sync.Mutex
+	// out is the write to hand to the watchers in outTo once mu is
+	// released; outOK says whether there is one. budget is the time
+	// writers may still wait for readers. Guarded by dispatchMu (and
+	// set while holding mu too).
+	out     record[T]
+	outOK   bool
+	outTo   []*watcher[T]
+	blocked []*watcher[T]
+	budget  timeBudget
+	timer   *time.Timer
 
 	mu sync.Mutex
 	// rev is the revision of the last write (0: none yet). Guarded by mu.
@@ -199,6 +219,7 @@ func NewSource[T any](keyFunc func(T) string, opts Options[T]) (*Source[T], erro
 		opts:     opts,
 		items:    btree.NewG(32, itemLess[T]),
 		watchers: make(map[*watcher[T]]struct{}),
+		budget:   newTimeBudget(time.Now()),
 	}, nil
 }
 
