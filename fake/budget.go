@@ -2,41 +2,34 @@ package fake
 
 import "time"
 
-// The dispatch budget, as kube-apiserver's cacher keeps it
+// timeBudget is the time writers may spend waiting for slow watchers,
+// as kube-apiserver's cacher keeps it
 // (staging/src/k8s.io/apiserver/pkg/storage/cacher/time_budget.go): a
 // writer that finds watchers with a full buffer waits for their readers
-// at most the budget available, which refills by dispatchRefill per
-// second of wall time up to dispatchMaxBudget, and gets back what it
-// did not use. (Unlike the cacher's, which starts empty, a new Source
-// starts with the whole budget.)
-const (
-	dispatchRefill    = 50 * time.Millisecond
-	dispatchMaxBudget = 100 * time.Millisecond
-)
-
-// timeBudget is the time writers may spend waiting for slow watchers.
-// Guarded by Source.dispatchMu.
+// at most the budget available, which refills by half its maximum per
+// second of wall time (the cacher's: 50 ms of 100 ms), and gets back
+// what it did not use. Unlike the cacher's, which starts empty, a new
+// Source starts with the whole budget. Guarded by Source.dispatchMu.
 type timeBudget struct {
-	budget time.Duration
+	budget, max time.Duration
 	// last is when the budget was last taken.
 	last time.Time
 }
 
-// newTimeBudget returns a full budget.
-func newTimeBudget(now time.Time) timeBudget {
-	return timeBudget{budget: dispatchMaxBudget, last: now}
+// newTimeBudget returns a full budget of max.
+func newTimeBudget(now time.Time, max time.Duration) timeBudget {
+	return timeBudget{budget: max, max: max, last: now}
 }
 
 // take returns the whole budget available now, leaving it empty.
 func (b *timeBudget) take(now time.Time) time.Duration {
-	// Past fill the budget is full whatever it was (and the product
-	// below cannot overflow).
-	const fill = dispatchMaxBudget * time.Second / dispatchRefill
+	// Two seconds refill the budget from empty (and keep the product
+	// below from overflowing).
 	switch elapsed := now.Sub(b.last); {
-	case elapsed >= fill:
-		b.budget = dispatchMaxBudget
+	case elapsed >= 2*time.Second:
+		b.budget = b.max
 	case elapsed > 0:
-		b.budget = min(b.budget+elapsed*dispatchRefill/time.Second, dispatchMaxBudget)
+		b.budget = min(b.budget+elapsed*(b.max/2)/time.Second, b.max)
 	}
 	b.last = now
 	d := b.budget
@@ -47,6 +40,6 @@ func (b *timeBudget) take(now time.Time) time.Duration {
 // giveBack returns the part of a taken budget that was not used.
 func (b *timeBudget) giveBack(unused time.Duration) {
 	if unused > 0 {
-		b.budget = min(b.budget+unused, dispatchMaxBudget)
+		b.budget = min(b.budget+unused, b.max)
 	}
 }

@@ -77,16 +77,16 @@
 // events that writers queue for it, at most Options.WatchBuffer (1,024 by
 // default) not yet received. A write finding a watcher's buffer full
 // waits for that reader as kube-apiserver's watch cache does (cacher.go,
-// dispatchEvent): for the dispatch budget, at most 100 ms, which refills
-// by 50 ms per second of wall time and is shared by the writes of the
-// source; a reader that takes an event within it gets every event, a
+// dispatchEvent): for the dispatch budget, at most Options.WatchBudget
+// (100 ms by default), which refills by half of it per second of wall
+// time and is shared by the writes of the source; a reader that takes an event within it gets every event, a
 // burst of any size included, and the writes go on at its pace. A watcher
 // still full when the budget has run out is ended with an Error event
 // wrapping source.ErrExpired and a closed channel (the client relists),
 // and counted by TerminatedWatchers. So memory stays bounded — at most
 // WatchBuffer events per watcher, and the history — and no write waits
-// longer than the budget left: at most 100 ms at once, and 50 ms per
-// second on average once it is spent. Get, List and Watch never wait
+// longer than the budget left: at most WatchBudget at once, and half of
+// it per second on average once it is spent. Get, List and Watch never wait
 // for readers. Cancelling the watch's context closes the channel and
 // ends its goroutine (and releases a writer waiting for it); a watch
 // ended any other way has closed its channel too.

@@ -29,6 +29,9 @@ const (
 	// ordinary objects (a few KiB) still fill the HistorySize window
 	// before the byte bound.
 	DefaultHistoryBytes = 32 << 20
+	// DefaultWatchBudget is the default Options.WatchBudget: 100 ms, as
+	// kube-apiserver's watch cache.
+	DefaultWatchBudget = 100 * time.Millisecond
 )
 
 // ErrTooLarge is wrapped by the error of a Create or Update whose object
@@ -71,13 +74,19 @@ type Options[T any] struct {
 
 	// WatchBuffer is how many live events may wait for one watcher's
 	// reader. A write that finds a watcher's buffer full waits for its
-	// reader to take an event, sharing a budget of at most 100 ms that
-	// refills by 50 ms per second (kube-apiserver's cacher's
-	// dispatch budget); a watcher still full when the budget runs out is
-	// ended with an Error event wrapping source.ErrExpired, so that its
-	// client relists. Events replayed from history and initial events do
-	// not count. Default DefaultWatchBuffer; negative is an error.
+	// reader to take an event, within the budget of WatchBudget; a
+	// watcher still full when the budget has run out is ended with an
+	// Error event wrapping source.ErrExpired, so that its client
+	// relists. Events replayed from history and initial events do not
+	// count. Default DefaultWatchBuffer; negative is an error.
 	WatchBuffer int
+
+	// WatchBudget is the most the writes of the source wait, in all, for
+	// watchers whose buffer is full before ending them: a budget shared
+	// by the writes, which refills by half of WatchBudget per second of
+	// wall time, as kube-apiserver's cacher's dispatch budget (100 ms,
+	// 50 ms/s). Default DefaultWatchBudget; negative is an error.
+	WatchBudget time.Duration
 
 	// BookmarkInterval is how often an idle watch opened with
 	// AllowBookmarks receives a Bookmark carrying the revision it has
@@ -114,6 +123,8 @@ func (o *Options[T]) defaults() error {
 		return fmt.Errorf("fake: Options.HistorySize is negative (%d)", o.HistorySize)
 	case o.WatchBuffer < 0:
 		return fmt.Errorf("fake: Options.WatchBuffer is negative (%d)", o.WatchBuffer)
+	case o.WatchBudget < 0:
+		return fmt.Errorf("fake: Options.WatchBudget is negative (%v)", o.WatchBudget)
 	case o.BookmarkInterval < 0:
 		return fmt.Errorf("fake: Options.BookmarkInterval is negative (%v)", o.BookmarkInterval)
 	case o.HistoryBytes < 0:
@@ -131,6 +142,9 @@ func (o *Options[T]) defaults() error {
 	}
 	if o.WatchBuffer == 0 {
 		o.WatchBuffer = DefaultWatchBuffer
+	}
+	if o.WatchBudget == 0 {
+		o.WatchBudget = DefaultWatchBudget
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -219,7 +233,7 @@ func NewSource[T any](keyFunc func(T) string, opts Options[T]) (*Source[T], erro
 		opts:     opts,
 		items:    btree.NewG(32, itemLess[T]),
 		watchers: make(map[*watcher[T]]struct{}),
-		budget:   newTimeBudget(time.Now()),
+		budget:   newTimeBudget(time.Now(), opts.WatchBudget),
 	}, nil
 }
 

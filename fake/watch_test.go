@@ -231,6 +231,24 @@ func TestWritersNeverWaitPastTheBudget(t *testing.T) {
 	})
 }
 
+// Options.WatchBudget sets the budget's maximum; it refills by half of
+// it per second.
+func TestWatchBudgetOption(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{WatchBuffer: 1, WatchBudget: time.Second})
+		for i, want := range []time.Duration{time.Second, 500 * time.Millisecond} {
+			watch(t, ctx, s, source.WatchOptions{})
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint("fill", i)}))
+			t0 := time.Now()
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint("over", i)}))
+			assert.Equal(t, want, time.Since(t0), "write %d", i)
+		}
+		synctest.Wait()
+		assert.Equal(t, 2, s.TerminatedWatchers())
+	})
+}
+
 // A burst of writes many times the buffer reaches, complete and in
 // order, a reader that keeps reading, even one that pauses for less than
 // the budget; the writer waits for it instead of ending it.
