@@ -118,7 +118,7 @@ func TestIndexedWatchRingWraps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rvs []string // the version of each bind to n1
+		var rvs []string  // the version of each bind to n1
 		const pods = 2100 // 4,200 events: create and bind each
 		for i := range pods {
 			name := fmt.Sprintf("p%d", i)
