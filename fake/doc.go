@@ -72,20 +72,30 @@
 // A watch delivers every write after its starting revision exactly once,
 // in revision order, with no gaps (except writes made silent by
 // MissNextEvents, which no watcher ever sees), then the live writes.
-// Deleted events carry the object's last state. Writers never wait for
-// watchers: each watch has its own goroutine, which replays the shared
-// history and then sends the live events that writers queue for it; a
-// reader that falls more than Options.WatchBuffer live events behind gets
-// an Error event wrapping source.ErrExpired and a closed channel, as
-// from an API server. Cancelling the watch's context closes
-// the channel and ends its goroutine; a watch ended any other way has
-// closed its channel too.
+// Deleted events carry the object's last state. Each watch has its own
+// goroutine, which replays the shared history and then sends the live
+// events that writers queue for it, at most Options.WatchBuffer (1,024 by
+// default) not yet received. A write finding a watcher's buffer full
+// waits for that reader as kube-apiserver's watch cache does (cacher.go,
+// dispatchEvent): for the dispatch budget, at most Options.WatchBudget
+// (100 ms by default), which refills by half of it per second of wall
+// time and is shared by the writes of the source; a reader that takes an event within it gets every event, a
+// burst of any size included, and the writes go on at its pace. A watcher
+// still full when the budget has run out is ended with an Error event
+// wrapping source.ErrExpired and a closed channel (the client relists),
+// and counted by TerminatedWatchers. So memory stays bounded — at most
+// WatchBuffer events per watcher, and the history — and no write waits
+// longer than the budget left: at most WatchBudget at once, and half of
+// it per second on average once it is spent. Get, List and Watch never wait
+// for readers. Cancelling the watch's context closes the channel and
+// ends its goroutine (and releases a writer waiting for it); a watch
+// ended any other way has closed its channel too.
 //
 // # Fault injection
 //
 // FailLists, FailWatches, DelayLists, DelayWatches, CutWatches, Compact
 // and MissNextEvents inject faults deterministically; ListCalls,
-// WatchCalls and Watchers observe the clients.
+// WatchCalls, Watchers and TerminatedWatchers observe the clients.
 //
 // # Concurrency
 //

@@ -133,3 +133,9 @@ func (s *Source[T]) Watchers() int {
 	defer s.mu.Unlock()
 	return len(s.watchers)
 }
+
+// TerminatedWatchers returns how many watches the source has ended
+// because their reader fell behind: their buffer (Options.WatchBuffer)
+// stayed full for the whole dispatch budget. kube-apiserver counts the
+// same in apiserver_terminated_watchers_total.
+func (s *Source[T]) TerminatedWatchers() int { return int(s.terminated.Load()) }

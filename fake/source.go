@@ -29,6 +29,9 @@ const (
 	// ordinary objects (a few KiB) still fill the HistorySize window
 	// before the byte bound.
 	DefaultHistoryBytes = 32 << 20
+	// DefaultWatchBudget is the default Options.WatchBudget: 100 ms, as
+	// kube-apiserver's watch cache.
+	DefaultWatchBudget = 100 * time.Millisecond
 )
 
 // ErrTooLarge is wrapped by the error of a Create or Update whose object
@@ -69,13 +72,21 @@ type Options[T any] struct {
 	// default) sets no limit; negative is an error. Requires Size.
 	MaxObjectSize int
 
-	// WatchBuffer is how many events may wait for one watcher's reader.
-	// A watcher that falls further behind is ended with an Error event
-	// wrapping source.ErrExpired, so that its client relists; writers
-	// never wait for readers. Events replayed from history and initial
-	// events do not count. Default DefaultWatchBuffer; negative is an
-	// error.
+	// WatchBuffer is how many live events may wait for one watcher's
+	// reader. A write that finds a watcher's buffer full waits for its
+	// reader to take an event, within the budget of WatchBudget; a
+	// watcher still full when the budget has run out is ended with an
+	// Error event wrapping source.ErrExpired, so that its client
+	// relists. Events replayed from history and initial events do not
+	// count. Default DefaultWatchBuffer; negative is an error.
 	WatchBuffer int
+
+	// WatchBudget is the most the writes of the source wait, in all, for
+	// watchers whose buffer is full before ending them: a budget shared
+	// by the writes, which refills by half of WatchBudget per second of
+	// wall time, as kube-apiserver's cacher's dispatch budget (100 ms,
+	// 50 ms/s). Default DefaultWatchBudget; negative is an error.
+	WatchBudget time.Duration
 
 	// BookmarkInterval is how often an idle watch opened with
 	// AllowBookmarks receives a Bookmark carrying the revision it has
@@ -101,7 +112,7 @@ type Options[T any] struct {
 	// NeverEqual to make every Update a new revision, as etcd does.
 	Equal func(stored, updated T) bool
 
-	// Logger receives the source's rare log lines (evicted watchers).
+	// Logger receives the source's rare log lines (watchers ended for falling behind).
 	// Default slog.Default().
 	Logger *slog.Logger
 }
@@ -112,6 +123,8 @@ func (o *Options[T]) defaults() error {
 		return fmt.Errorf("fake: Options.HistorySize is negative (%d)", o.HistorySize)
 	case o.WatchBuffer < 0:
 		return fmt.Errorf("fake: Options.WatchBuffer is negative (%d)", o.WatchBuffer)
+	case o.WatchBudget < 0:
+		return fmt.Errorf("fake: Options.WatchBudget is negative (%v)", o.WatchBudget)
 	case o.BookmarkInterval < 0:
 		return fmt.Errorf("fake: Options.BookmarkInterval is negative (%v)", o.BookmarkInterval)
 	case o.HistoryBytes < 0:
@@ -129,6 +142,9 @@ func (o *Options[T]) defaults() error {
 	}
 	if o.WatchBuffer == 0 {
 		o.WatchBuffer = DefaultWatchBuffer
+	}
+	if o.WatchBudget == 0 {
+		o.WatchBudget = DefaultWatchBudget
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -156,6 +172,24 @@ type Source[T any] struct {
 
 	listCalls  atomic.Int64
 	watchCalls atomic.Int64
+	terminated atomic.Int64
+
+	// dispatchMu is held by a writer from before it takes mu until it
+	// has handed its write to every watcher, outside mu: writes reach
+	// the watchers in revision order, and a writer waiting for a slow
+	// reader holds up the other writers (of this source) only, not Get,
+	// List or Watch. Taken before mu.
+	dispatchMu sync.Mutex
+	// out is the write to hand to the watchers in outTo once mu is
+	// released; outOK says whether there is one. budget is the time
+	// writers may still wait for readers. Guarded by dispatchMu (and
+	// set while holding mu too).
+	out     record[T]
+	outOK   bool
+	outTo   []*watcher[T]
+	blocked []*watcher[T]
+	budget  timeBudget
+	timer   *time.Timer
 
 	mu sync.Mutex
 	// rev is the revision of the last write (0: none yet). Guarded by mu.
@@ -199,6 +233,7 @@ func NewSource[T any](keyFunc func(T) string, opts Options[T]) (*Source[T], erro
 		opts:     opts,
 		items:    btree.NewG(32, itemLess[T]),
 		watchers: make(map[*watcher[T]]struct{}),
+		budget:   newTimeBudget(time.Now(), opts.WatchBudget),
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,9 +21,10 @@ const maxBatch = 128
 // than the history (source.ErrExpired); a version newer than the last
 // write (source.ErrFutureVersion); an injected failure. Once the
 // channel is returned, the stream ends with an Error event wrapping
-// source.ErrExpired if the reader falls more than Options.WatchBuffer
-// events behind or history it still needs is compacted, or as CutWatches
-// says; otherwise it ends when ctx ends. The channel is always closed at
+// source.ErrExpired if the reader leaves Options.WatchBuffer events
+// unread for longer than the dispatch budget (see the package
+// documentation) or history it still needs is compacted, or as
+// CutWatches says; otherwise it ends when ctx ends. The channel is always closed at
 // the end, by a goroutine that exits when it is closed: cancel ctx to
 // release a watch you stop reading.
 //
@@ -60,7 +62,9 @@ func (s *Source[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan
 		src:    s,
 		ch:     make(chan source.Event[T]),
 		notify: make(chan struct{}, 1),
+		room:   make(chan struct{}, 1),
 		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
 		live:   s.rev,
 	}
 	var initial []T
@@ -81,46 +85,141 @@ func (s *Source[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan
 	return w.ch, nil
 }
 
-// watcher is one open watch. Writers never block on it: they append the
-// events it owes to its queue, bounded by Options.WatchBuffer, and poke
-// notify; its own goroutine replays the shared history up to the revision
-// at which the watch opened, then drains the queue.
+// watcher is one open watch. Writers hand it the live events it owes
+// through its queue, at most Options.WatchBuffer not yet received, and
+// poke notify; its own goroutine replays the shared history up to the
+// revision at which the watch opened, then drains the queue.
 type watcher[T any] struct {
 	src *Source[T]
 	ch  chan source.Event[T]
 	// notify has a token when there may be new records to send.
 	notify chan struct{}
+	// room has a token when the reader took an event off a full buffer.
+	room chan struct{}
 	// stop is closed (under src.mu, after stopErr is set) to end the watch.
 	stop chan struct{}
+	// done is closed when the goroutine has exited.
+	done chan struct{}
 	// live is the revision at which the watch opened: older events come
 	// from the history, newer ones through queue.
 	live int64
 
 	// stopErr is the error the stopped watch ends with. Guarded by src.mu.
 	stopErr error
+
+	mu sync.Mutex
 	// queue holds the live events not yet taken by the goroutine.
-	// Guarded by src.mu.
+	// Guarded by mu.
 	queue []record[T]
-	// pending counts live events queued or taken but not yet received.
+	// gone is set when the watch has ended: events are dropped. Guarded
+	// by mu.
+	gone bool
+	// pending counts live events queued or taken but not yet received;
+	// only the writer holding src.dispatchMu adds to it.
 	pending atomic.Int64
 }
 
-// notifyLocked hands a visible write to every watcher, and evicts those
-// whose reader is too far behind.
-func (s *Source[T]) notifyLocked(rec *record[T]) {
+// dispatch hands the write commitLocked left (if any) to the watchers
+// that were open then, as kube-apiserver's cacher dispatches an event
+// (cacher.go, dispatchEvent; cache_watcher.go, add): first to every
+// watcher with room in its buffer, then, waiting for the others at most
+// the budget available, to each blocked watcher as its reader takes an
+// event; a watcher still full when the budget has run out is ended with
+// an error wrapping source.ErrExpired. Called holding dispatchMu, not mu.
+func (s *Source[T]) dispatch() {
+	if !s.outOK {
+		return
+	}
+	rec := &s.out
 	limit := int64(s.opts.WatchBuffer)
-	for w := range s.watchers {
-		if w.pending.Add(1) > limit {
-			s.opts.Logger.Info("fake: evicting a watcher that fell behind", "buffer", limit, "revision", s.rev)
-			s.stopLocked(w, fmt.Errorf("fake: watcher fell more than %d events behind: %w", limit, source.ErrExpired))
-			continue
-		}
-		w.queue = append(w.queue, *rec)
-		select {
-		case w.notify <- struct{}{}:
-		default:
+	s.blocked = s.blocked[:0]
+	for _, w := range s.outTo {
+		if !w.tryAdd(rec, limit) {
+			s.blocked = append(s.blocked, w)
 		}
 	}
+	if len(s.blocked) > 0 {
+		s.waitBlocked(rec, limit)
+	}
+	clear(s.outTo)
+	s.outTo = s.outTo[:0]
+	clear(s.blocked)
+	s.blocked = s.blocked[:0]
+	s.out, s.outOK = record[T]{}, false
+}
+
+// waitBlocked delivers rec to the blocked watchers, waiting for their
+// readers at most the budget available, and ends those it could not.
+func (s *Source[T]) waitBlocked(rec *record[T], limit int64) {
+	start := time.Now()
+	timeout := s.budget.take(start)
+	if s.timer == nil {
+		s.timer = time.NewTimer(timeout)
+	} else {
+		s.timer.Reset(timeout)
+	}
+	fired := false
+	for _, w := range s.blocked {
+		if !fired && s.await(w, rec, limit) {
+			continue
+		}
+		fired = true
+		if w.tryAdd(rec, limit) {
+			continue
+		}
+		s.mu.Lock()
+		if _, open := s.watchers[w]; open {
+			s.opts.Logger.Info("fake: ending a watcher that fell behind", "buffer", limit, "revision", rec.rev)
+			s.terminated.Add(1)
+		}
+		s.stopLocked(w, fmt.Errorf("fake: watcher fell %d events behind and did not read within the dispatch budget: %w", limit, source.ErrExpired))
+		s.mu.Unlock()
+	}
+	if !fired {
+		s.timer.Stop()
+	}
+	s.budget.giveBack(timeout - time.Since(start))
+}
+
+// await waits until rec is queued for w or w has ended, and reports
+// false if s.timer fired first.
+func (s *Source[T]) await(w *watcher[T], rec *record[T], limit int64) bool {
+	for !w.tryAdd(rec, limit) {
+		select {
+		case <-w.room:
+		case <-w.done:
+			return true
+		case <-w.stop:
+			return true
+		case <-s.timer.C:
+			return false
+		}
+	}
+	return true
+}
+
+// tryAdd queues rec for w if its buffer has room (or drops it if w has
+// ended), and reports whether it did.
+func (w *watcher[T]) tryAdd(rec *record[T], limit int64) bool {
+	if w.pending.Load() >= limit {
+		w.mu.Lock()
+		gone := w.gone
+		w.mu.Unlock()
+		return gone
+	}
+	w.mu.Lock()
+	if w.gone {
+		w.mu.Unlock()
+		return true
+	}
+	w.pending.Add(1)
+	w.queue = append(w.queue, *rec)
+	w.mu.Unlock()
+	select {
+	case w.notify <- struct{}{}:
+	default:
+	}
+	return true
 }
 
 // stopLocked ends w: it will send an Error event with err (unless nil)
@@ -131,7 +230,10 @@ func (s *Source[T]) stopLocked(w *watcher[T], err error) {
 	}
 	delete(s.watchers, w)
 	w.stopErr = err
+	w.mu.Lock()
+	w.gone = true
 	w.queue = nil
+	w.mu.Unlock()
 	close(w.stop)
 }
 
@@ -155,7 +257,9 @@ func (w *watcher[T]) fetch(cursor int64, buf []record[T]) ([]record[T], int64, e
 		}
 		return buf, cursor, nil
 	}
+	w.mu.Lock()
 	buf, w.queue = w.queue, buf
+	w.mu.Unlock()
 	if len(buf) > 0 {
 		return buf, buf[len(buf)-1].rev, nil
 	}
@@ -195,9 +299,10 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 		tick = timer.C
 	}
 	var (
-		buf []record[T]
-		err error
-		due bool // a bookmark is due once the stream is idle
+		buf   []record[T]
+		err   error
+		due   bool // a bookmark is due once the stream is idle
+		limit = int64(w.src.opts.WatchBuffer)
 	)
 	for {
 		if buf, cursor, err = w.fetch(cursor, buf[:0]); err != nil {
@@ -208,8 +313,11 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 			if !w.send(ctx, buf[i].event()) {
 				return
 			}
-			if buf[i].rev > w.live {
-				w.pending.Add(-1)
+			if buf[i].rev > w.live && w.pending.Add(-1) == limit-1 {
+				select {
+				case w.room <- struct{}{}:
+				default:
+				}
 			}
 		}
 		if len(buf) > 0 || cursor < w.live {
@@ -276,5 +384,10 @@ func (w *watcher[T]) finish() {
 	w.src.mu.Lock()
 	delete(w.src.watchers, w)
 	w.src.mu.Unlock()
+	w.mu.Lock()
+	w.gone = true
+	w.queue = nil
+	w.mu.Unlock()
+	close(w.done)
 	close(w.ch)
 }

@@ -143,29 +143,169 @@ func TestReplayingWatchExpiresWhenTheWindowPassesIt(t *testing.T) {
 	})
 }
 
-func TestSlowWatcherIsEvictedAndWritersNeverWait(t *testing.T) {
+// A stuck reader (one that never reads) holds a write for the dispatch
+// budget (100 ms), then its watch ends with an Error event wrapping
+// source.ErrExpired after at most a buffer of events; a reader that
+// keeps up is not affected, and the writes after it do not wait.
+func TestStuckWatcherIsEndedAfterTheBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		s := newSource(t, fake.Options[*pod]{WatchBuffer: 3})
-		slow := watch(t, ctx, s, source.WatchOptions{})
+		stuck := watch(t, ctx, s, source.WatchOptions{})
 		fast := watch(t, ctx, s, source.WatchOptions{})
 		var fastEvents []short
+		var waited []time.Duration
 		for i := range 20 {
-			// Never blocks, although slow is never read.
+			t0 := time.Now()
 			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+			waited = append(waited, time.Since(t0))
 			fastEvents = append(fastEvents, recvN(t, fast, 1)...)
 		}
 		assert.Equal(t, short{added, "19", "", "20"}, fastEvents[19])
+		for i, d := range waited {
+			want := time.Duration(0)
+			if i == 3 { // the first write that finds the buffer full
+				want = 100 * time.Millisecond
+			}
+			assert.Equal(t, want, d, "write %d", i)
+		}
 		synctest.Wait()
 		assert.Equal(t, 1, s.Watchers(), "only the fast watcher is left")
+		assert.Equal(t, 1, s.TerminatedWatchers())
 
-		evs := requireClosed(t, slow)
+		evs := requireClosed(t, stuck)
 		require.NotEmpty(t, evs)
 		last := evs[len(evs)-1]
 		assert.Equal(t, source.Error, last.Type)
 		assert.ErrorIs(t, last.Err, source.ErrExpired)
-		assert.ErrorContains(t, last.Err, "fell more than 3 events behind")
+		assert.ErrorContains(t, last.Err, "fell 3 events behind")
 		assert.LessOrEqual(t, len(evs)-1, 3, "at most a buffer's worth before the error")
+	})
+}
+
+// The budget is shared by the writes of a source and refills by 50 ms
+// per second up to 100 ms: a writer never waits longer than what is
+// left, and what it does not use is given back.
+func TestWritersNeverWaitPastTheBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{WatchBuffer: 1})
+		n := 0
+		// write fills a new stuck watcher's buffer, then times the write
+		// that finds it full.
+		write := func() time.Duration {
+			t.Helper()
+			watch(t, ctx, s, source.WatchOptions{})
+			n++
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint("fill", n)}))
+			t0 := time.Now()
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint("over", n)}))
+			return time.Since(t0)
+		}
+		assert.Equal(t, 100*time.Millisecond, write(), "a new source has the whole budget")
+		assert.Equal(t, 5*time.Millisecond, write(), "then what accrued meanwhile: 100 ms × 50 ms/s")
+		time.Sleep(time.Second)
+		assert.Equal(t, 50250*time.Microsecond, write(), "it refills by 50 ms a second (1.005 s since the last)")
+		time.Sleep(10 * time.Second)
+		assert.Equal(t, 100*time.Millisecond, write(), "up to 100 ms")
+		synctest.Wait()
+		assert.Equal(t, 4, s.TerminatedWatchers())
+		assert.Equal(t, 0, s.Watchers())
+
+		// A reader that comes back within the budget is not ended, and
+		// the budget it did not use is given back.
+		time.Sleep(10 * time.Second)
+		ch := watch(t, ctx, s, source.WatchOptions{})
+		must(t)(s.Create(ctx, &pod{Name: "a"}))
+		go func() {
+			time.Sleep(30 * time.Millisecond)
+			for range ch {
+			}
+		}()
+		t0 := time.Now()
+		must(t)(s.Create(ctx, &pod{Name: "b"}))
+		assert.Equal(t, 30*time.Millisecond, time.Since(t0))
+		assert.Equal(t, 71500*time.Microsecond, write(), "100 ms less the 30 used, plus 30 ms × 50 ms/s")
+		synctest.Wait()
+		assert.Equal(t, 5, s.TerminatedWatchers())
+	})
+}
+
+// Options.WatchBudget sets the budget's maximum; it refills by half of
+// it per second.
+func TestWatchBudgetOption(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{WatchBuffer: 1, WatchBudget: time.Second})
+		for i, want := range []time.Duration{time.Second, 500 * time.Millisecond} {
+			watch(t, ctx, s, source.WatchOptions{})
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint("fill", i)}))
+			t0 := time.Now()
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint("over", i)}))
+			assert.Equal(t, want, time.Since(t0), "write %d", i)
+		}
+		synctest.Wait()
+		assert.Equal(t, 2, s.TerminatedWatchers())
+	})
+}
+
+// A burst of writes many times the buffer reaches, complete and in
+// order, a reader that keeps reading, even one that pauses for less than
+// the budget; the writer waits for it instead of ending it.
+func TestBurstLargerThanTheBufferReachesAReader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{WatchBuffer: 4})
+		ch := watch(t, ctx, s, source.WatchOptions{})
+		const burst = 1000
+		got := make(chan []short, 1)
+		go func() {
+			var evs []short
+			for len(evs) < burst {
+				if len(evs) == burst/2 {
+					time.Sleep(80 * time.Millisecond)
+				}
+				ev, ok := <-ch
+				if !ok {
+					break
+				}
+				evs = append(evs, shorten(ev))
+			}
+			got <- evs
+		}()
+		t0 := time.Now()
+		for i := range burst {
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+		}
+		assert.Equal(t, 80*time.Millisecond, time.Since(t0), "the writer waited out the pause")
+		evs := <-got
+		require.Len(t, evs, burst)
+		for i, ev := range evs {
+			require.Equal(t, short{added, fmt.Sprint(i), "", fmt.Sprint(i + 1)}, ev)
+		}
+		assert.Equal(t, 0, s.TerminatedWatchers())
+		assert.Equal(t, 1, s.Watchers())
+	})
+}
+
+// A writer waiting for a full watcher stops waiting when the watch is
+// cancelled: it is not ended for falling behind.
+func TestCancelledWatchReleasesAWaitingWriter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSource(t, fake.Options[*pod]{WatchBuffer: 1})
+		wctx, cancel := context.WithCancel(t.Context())
+		watch(t, wctx, s, source.WatchOptions{})
+		must(t)(s.Create(t.Context(), &pod{Name: "a"}))
+		go func() {
+			time.Sleep(10 * time.Millisecond)
+			cancel()
+		}()
+		t0 := time.Now()
+		must(t)(s.Create(t.Context(), &pod{Name: "b"}))
+		assert.Equal(t, 10*time.Millisecond, time.Since(t0))
+		synctest.Wait()
+		assert.Equal(t, 0, s.TerminatedWatchers())
+		assert.Equal(t, 0, s.Watchers())
 	})
 }
 
@@ -174,18 +314,23 @@ func TestWatchBufferCountsOnlyUnreadEvents(t *testing.T) {
 		ctx := t.Context()
 		s := newSource(t, fake.Options[*pod]{WatchBuffer: 2})
 		ch := watch(t, ctx, s, source.WatchOptions{})
-		for i := range 10 { // a reader that keeps up is never evicted
+		for i := range 10 { // a reader that keeps up never holds a writer
+			t0 := time.Now()
 			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
 			assert.Len(t, recvN(t, ch, 1), 1)
+			assert.Equal(t, time.Duration(0), time.Since(t0))
 			synctest.Wait() // the watcher uncounts what it handed over
 		}
+		t0 := time.Now()
 		must(t)(s.Create(ctx, &pod{Name: "x"}))
 		must(t)(s.Create(ctx, &pod{Name: "y"}))
+		assert.Equal(t, time.Duration(0), time.Since(t0), "two unread events fit a buffer of two")
 		synctest.Wait()
-		assert.Equal(t, 1, s.Watchers(), "two unread events fit a buffer of two")
+		assert.Equal(t, 1, s.Watchers())
 		must(t)(s.Create(ctx, &pod{Name: "z"}))
+		assert.Equal(t, 100*time.Millisecond, time.Since(t0), "the third waits out the budget")
 		synctest.Wait()
-		assert.Equal(t, 0, s.Watchers(), "the third does not")
+		assert.Equal(t, 0, s.Watchers(), "and ends the watch")
 	})
 }
 

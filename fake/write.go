@@ -20,6 +20,9 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	s.dispatchMu.Lock()
+	defer s.dispatchMu.Unlock()
+	defer s.dispatch()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.items.Get(item[T]{key: key}); ok {
@@ -60,6 +63,9 @@ func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string
 	if err != nil {
 		return "", err
 	}
+	s.dispatchMu.Lock()
+	defer s.dispatchMu.Unlock()
+	defer s.dispatch()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, err := s.preconditionLocked("update", key, want)
@@ -92,6 +98,9 @@ func (s *Source[T]) Delete(ctx context.Context, key string, ifVersion string) (s
 	if err != nil {
 		return "", err
 	}
+	s.dispatchMu.Lock()
+	defer s.dispatchMu.Unlock()
+	defer s.dispatch()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, err := s.preconditionLocked("delete", key, want)
@@ -163,8 +172,8 @@ func (s *Source[T]) preconditionLocked(op, key string, want int64) (item[T], err
 
 // commitLocked applies rec as the next revision: it stamps the stored
 // object, updates the state and the history (forgetting the oldest
-// writes beyond Options.HistorySize and HistoryBytes), and wakes the
-// watchers. size is the new object's Options.Size. It fills in rec.rev,
+// writes beyond Options.HistorySize and HistoryBytes), and leaves the
+// write for dispatch to hand to the watchers open now. size is the new object's Options.Size. It fills in rec.rev,
 // rec.rv and rec.hidden.
 func (s *Source[T]) commitLocked(rec *record[T], size int64) error {
 	rec.rev = s.rev + 1
@@ -188,8 +197,11 @@ func (s *Source[T]) commitLocked(rec *record[T], size int64) error {
 	if s.opts.Size != nil {
 		s.compacted += int64(s.hist.trim(s.opts.HistoryBytes))
 	}
-	if !rec.hidden {
-		s.notifyLocked(rec)
+	if !rec.hidden && len(s.watchers) > 0 {
+		s.out, s.outOK = *rec, true
+		for w := range s.watchers {
+			s.outTo = append(s.outTo, w)
+		}
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 func TestNewSourceValidates(t *testing.T) {
 	_, err := fake.NewSource[*pod](nil, fake.Options[*pod]{})
 	require.ErrorContains(t, err, "fake: NewSource: keyFunc is nil")
-	for _, opts := range []fake.Options[*pod]{{HistorySize: -1}, {WatchBuffer: -1}, {BookmarkInterval: -1}} {
+	for _, opts := range []fake.Options[*pod]{{HistorySize: -1}, {WatchBuffer: -1}, {WatchBudget: -1}, {BookmarkInterval: -1}} {
 		_, err := fake.NewSource(podKey, opts)
 		require.ErrorContains(t, err, "is negative", "%+v", opts)
 	}

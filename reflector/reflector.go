@@ -128,6 +128,9 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	r.log.Debug("reflector: reflector started")
 	for {
 		var err error
+		if !l.synced && l.replacedOnce {
+			totals.relists.Add(1)
+		}
 		switch {
 		case !l.synced && l.watchList:
 			err = l.watchListSync(ctx)
@@ -189,6 +192,7 @@ func (r *Reflector[T]) report(err error, rewatch bool) {
 		r.log.Info("reflector: watch-list unavailable, falling back to list and watch", "err", err)
 	case errors.Is(err, source.ErrExpired):
 		r.m.Expired.Inc()
+		totals.expired.Add(1)
 		r.log.Info("reflector: resource version expired, relisting", "err", err)
 	case errors.Is(err, ErrBadSource):
 		r.m.BadSource.Inc()
@@ -234,6 +238,9 @@ type loop[T any] struct {
 	justListed bool
 	// watchList is true while watch-list syncs are to be tried.
 	watchList bool
+	// replacedOnce is true once a sync has completed: every later sync
+	// is a relist (Totals.Relists).
+	replacedOnce bool
 	// resyncAt is when Store.Resync is next due; zero: never.
 	resyncAt time.Time
 }
@@ -251,6 +258,7 @@ func (l *loop[T]) replaced(rv string) {
 	l.setRV(rv)
 	l.synced = true
 	l.justListed = true
+	l.replacedOnce = true
 	if p := l.r.opts.ResyncPeriod; p > 0 {
 		l.resyncAt = time.Now().Add(p)
 	}
@@ -277,6 +285,7 @@ func (l *loop[T]) listSync(ctx context.Context) error {
 	if err != nil && l.rv != "" && ctx.Err() == nil &&
 		(errors.Is(err, source.ErrExpired) || errors.Is(err, source.ErrFutureVersion)) {
 		l.r.m.Expired.Inc()
+		totals.expired.Add(1)
 		l.r.log.Info("reflector: cannot list at the last synced version, listing the latest",
 			"resourceVersion", l.rv, "err", err)
 		items, listRV, err = l.list(ctx, "")
@@ -315,6 +324,7 @@ func (l *loop[T]) list(ctx context.Context, rv string) ([]T, string, error) {
 		if err != nil {
 			if opts.Continue != "" && !full && errors.Is(err, source.ErrExpired) {
 				r.m.Expired.Inc()
+				totals.expired.Add(1)
 				r.log.Info("reflector: continue token expired, listing in one call", "err", err)
 				opts = source.ListOptions{ResourceVersion: rv}
 				pages, full = nil, true

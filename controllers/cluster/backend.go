@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/fake"
@@ -68,6 +69,9 @@ type storage[T any] interface {
 	source.VersionComparer
 }
 
+// memoryWatchBudget is the in-memory backend's fake.Options.WatchBudget.
+const memoryWatchBudget = time.Second
+
 // memoryStorage is the default: a fake.Source that copies what it stores
 // and what Get returns, so no reader shares the writer's object, and
 // measures objects by their JSON encoding, for its history's byte bound
@@ -81,6 +85,11 @@ func memoryStorage[T api.Object](opts Options) (storage[T], error) {
 		Copy:          deepCopy[T],
 		// The store drops no-op updates itself, comparing encodings.
 		Equal: fake.NeverEqual[T],
+		// The watchers are this process's informers, slow only when
+		// starved of CPU by the writers themselves: a write waits up to
+		// a second for them (the writers then go at their pace) rather
+		// than ending a watch, which costs a relist.
+		WatchBudget: memoryWatchBudget,
 	})
 	if err != nil {
 		return nil, err

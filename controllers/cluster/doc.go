@@ -208,7 +208,12 @@
 //
 // By default each kind lives in a fake.Source that copies what it stores
 // and what Get returns (DeepCopy), so readers never share the writer's
-// object. Options.Backend replaces it: a Backend opens one RawStorage per
+// object. A write that finds a watcher's buffer (1,024 events) full
+// waits for its reader as the watch cache does, but with a budget of up
+// to 1 s, refilled by 0.5 s per second, instead of the watch cache's
+// 100 ms: the readers are this process's own informers, slow only while
+// the writers starve them, and a watch ended costs a relist (see
+// fake.Options.WatchBudget). Options.Backend replaces it: a Backend opens one RawStorage per
 // resource, storing objects as JSON keyed "namespace/name"; the etcd
 // module's clusterstore package is one, with Kubernetes' key layout
 // /registry/<resource>/<namespace>/<name>. The clustertest package holds

@@ -49,8 +49,9 @@ type hubRun[T api.Object] struct {
 	cancel  context.CancelFunc
 	mu      sync.Mutex
 	startRV string                           // the List's version: watches from older ones are expired
-	ring    []hubEvent[T]                    // the last events, oldest first
-	ringRV  string                           // the version just before ring[0] (startRV until it wraps)
+	ring    []hubEvent[T]                    // the last events, oldest first from ring[head] (circular once full)
+	head    int                              // index of the oldest event once ring is full
+	ringRV  string                           // the version just before the oldest event (startRV until it wraps)
 	last    map[string]string                // key → trigger value of its current state
 	subs    map[string]map[*hubWatch[T]]bool // trigger value → watches
 	n       int
@@ -173,13 +174,14 @@ func (r *hubRun[T]) add(w *hubWatch[T]) error {
 	if w.from == "" {
 		w.from = r.ringRV
 		if n := len(r.ring); n > 0 {
-			w.from = r.ring[n-1].ev.ResourceVersion
+			w.from = r.ring[(r.head+n-1)%n].ev.ResourceVersion
 		}
 	}
 	if r.older(w.from, r.ringRV) {
 		return fmt.Errorf("cluster: %s: watch from version %s: the watch cache starts at %s: %w", r.hub.s.kind.resource, w.from, r.ringRV, source.ErrExpired)
 	}
-	for _, e := range r.ring {
+	for i := range r.ring {
+		e := &r.ring[(r.head+i)%len(r.ring)]
 		if (e.old == w.value || e.new == w.value) && r.older(w.from, e.ev.ResourceVersion) {
 			w.push(e.ev)
 		}
@@ -268,12 +270,13 @@ func (r *hubRun[T]) dispatch(ev source.Event[T]) bool {
 	} else {
 		r.last[k] = e.new
 	}
-	if len(r.ring) == hubRingSize {
-		r.ringRV = r.ring[0].ev.ResourceVersion
-		copy(r.ring, r.ring[1:])
-		r.ring = r.ring[:hubRingSize-1]
+	if len(r.ring) < hubRingSize {
+		r.ring = append(r.ring, e)
+	} else { // overwrite the oldest: O(1) per event
+		r.ringRV = r.ring[r.head].ev.ResourceVersion
+		r.ring[r.head] = e
+		r.head = (r.head + 1) % hubRingSize
 	}
-	r.ring = append(r.ring, e)
 	r.send(e.new, ev)
 	if e.old != e.new {
 		r.send(e.old, ev)

@@ -102,3 +102,60 @@ func TestIndexedNodeWatches(t *testing.T) {
 		}
 	})
 }
+
+// The shared watch keeps its last 4,096 events in a ring: past it, a
+// watch from a version still in the ring gets exactly the events after
+// it, and one from a version that left the ring is expired.
+func TestIndexedWatchRingWraps(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		c := newMemory(t, cluster.Options{})
+		lw, err := c.Pods().Select(cluster.SelectOptions{FieldSelector: "spec.nodeName=n1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep, err := lw.Watch(ctx, source.WatchOptions{}) // keeps the shared watch running
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rvs []string  // the version of each bind to n1
+		const pods = 2100 // 4,200 events: create and bind each
+		for i := range pods {
+			name := fmt.Sprintf("p%d", i)
+			if _, err := c.Pods().Create(ctx, clustertest.Pod("default", name, nil)); err != nil {
+				t.Fatal(err)
+			}
+			rv, err := c.Bind(ctx, "default", name, "n1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rvs = append(rvs, rv)
+		}
+		for i := range pods {
+			if got, _ := recv(t, keep); got != (podEvent{source.Added, fmt.Sprintf("p%d", i)}) {
+				t.Fatalf("event %d: got %+v", i, got)
+			}
+		}
+		synctest.Wait()
+		// The ring holds the last 4,096 of 4,200 events: from the create
+		// of p52 (event 105) on.
+		if _, err := lw.Watch(ctx, source.WatchOptions{ResourceVersion: rvs[10]}); !errors.Is(err, source.ErrExpired) {
+			t.Fatalf("watch from a version the ring no longer holds: %v, want ErrExpired", err)
+		}
+		from, err := lw.Watch(ctx, source.WatchOptions{ResourceVersion: rvs[pods-4]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := pods - 3; i < pods; i++ {
+			if got, _ := recv(t, from); got != (podEvent{source.Added, fmt.Sprintf("p%d", i)}) {
+				t.Fatalf("from %s: got %+v, want Added p%d", rvs[pods-4], got, i)
+			}
+		}
+		synctest.Wait()
+		select {
+		case ev := <-from:
+			t.Fatalf("from %s: unexpected %+v", rvs[pods-4], ev)
+		default:
+		}
+	})
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/ctrlkit/ctrlkit/source"
 )
 
@@ -45,6 +46,13 @@ import (
 //     Deployment for pods), per node or pod.
 //   - writes/node, writes/pod: cp.Writes() over the span (every change
 //     Settle counts: creates, deletes, updates other than heartbeats).
+//   - expiries, relists (BenchmarkScaleDeployment): over the span, the
+//     source.ErrExpired (410 Gone) the process's reflectors were told —
+//     a watch ended because its reader fell behind, or a version no
+//     longer served — and the relists they made
+//     (reflector.ProcessTotals). Both should be 0: a watch that keeps
+//     reading is never ended, and a relist of 10,000 pods by thousands of
+//     kubelets is the load spike a burst must not cause.
 
 // scaleQuiet is the quiet period the scale scenarios settle with. The
 // default (30 s) is meant for virtual time; in real time it would be
@@ -225,6 +233,7 @@ type podsResult struct {
 	running, available, settled time.Duration
 	cpu                         float64
 	heapPerPod, writesPerPod    float64
+	expiries, relists           int64
 }
 
 // runDeployment starts n nodes, settles them (untimed), then creates a
@@ -240,6 +249,7 @@ func runDeployment(tb testing.TB, ctx context.Context, n, replicas int, timer in
 	settle(tb, ctx, cp)
 	h0, w0 := liveHeap(), cp.Writes()
 	timer.StartTimer()
+	tot0 := reflector.ProcessTotals()
 	cpu0, t0 := cpuSeconds(), time.Now()
 	if err := cp.Apply(ctx, scaleDeployment(replicas)); err != nil {
 		tb.Fatal(err)
@@ -268,6 +278,8 @@ func runDeployment(tb testing.TB, ctx context.Context, n, replicas int, timer in
 	last := settle(tb, ctx, cp)
 	r := podsResult{running: running.Sub(t0), available: available.Sub(t0), settled: last.Sub(t0), cpu: cpuSeconds() - cpu0,
 		writesPerPod: float64(cp.Writes()-w0) / float64(replicas)}
+	tot := reflector.ProcessTotals()
+	r.expiries, r.relists = tot.Expired-tot0.Expired, tot.Relists-tot0.Relists
 	timer.StopTimer()
 	r.heapPerPod = (float64(liveHeap()) - float64(h0)) / float64(replicas)
 	cl.stop(tb)
@@ -336,6 +348,8 @@ func BenchmarkScaleDeployment(b *testing.B) {
 			sum.cpu += r.cpu
 			sum.heapPerPod += r.heapPerPod
 			sum.writesPerPod += r.writesPerPod
+			sum.expiries += r.expiries
+			sum.relists += r.relists
 		}
 		n := float64(b.N)
 		b.ReportMetric(sum.running.Seconds()/n, "running-s")
@@ -344,5 +358,7 @@ func BenchmarkScaleDeployment(b *testing.B) {
 		b.ReportMetric(sum.cpu/n, "cpu-s")
 		b.ReportMetric(sum.heapPerPod/n, "heapB/pod")
 		b.ReportMetric(sum.writesPerPod/n, "writes/pod")
+		b.ReportMetric(float64(sum.expiries)/n, "expiries")
+		b.ReportMetric(float64(sum.relists)/n, "relists")
 	})
 }
