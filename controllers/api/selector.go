@@ -283,6 +283,38 @@ func (s Selector) Matches(labels map[string]string) bool {
 	return true
 }
 
+// ImpliesLabels reports whether every label set s matches carries every
+// pair of set, because each pair is an equality requirement of s ("k=v",
+// "k==v" or "k in (v)"); Nothing implies every set. A caller that holds
+// only objects s picks can then skip checking their labels for set. It
+// does not look at any object, so it is no Matches over them: false
+// means only that s alone does not imply set.
+func (s Selector) ImpliesLabels(set map[string]string) bool {
+	if s.nothing {
+		return true
+	}
+	for k, v := range set {
+		i, ok := slices.BinarySearchFunc(s.reqs, k, func(r Requirement, k string) int { return strings.Compare(r.key, k) })
+		if !ok {
+			return false
+		}
+		implied := false
+		for ; i < len(s.reqs) && s.reqs[i].key == k; i++ {
+			r := s.reqs[i]
+			switch r.op {
+			case SelectionEquals, SelectionDoubleEquals, SelectionIn:
+				if len(r.values) == 1 && r.values[0] == v {
+					implied = true
+				}
+			}
+		}
+		if !implied {
+			return false
+		}
+	}
+	return true
+}
+
 // Empty reports whether s is Everything.
 func (s Selector) Empty() bool { return !s.nothing && len(s.reqs) == 0 }
 

@@ -280,3 +280,75 @@ func TestSelectorStringKube(t *testing.T) {
 		t.Errorf("x==a: %v, matching wrong", err)
 	}
 }
+
+// ImpliesLabels: true only when each pair is an equality requirement
+// with that one value; whenever it says true, every label set the
+// selector matches (of a small exhaustive family) carries the pairs.
+func TestSelectorImpliesLabels(t *testing.T) {
+	must := func(s string) Selector {
+		t.Helper()
+		sel, err := ParseSelector(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sel
+	}
+	tmpl := map[string]string{"app": "web", "hash": "h1"}
+	for _, c := range []struct {
+		sel  Selector
+		set  map[string]string
+		want bool
+	}{
+		{must("app=web,hash=h1"), tmpl, true},
+		{must("app==web,hash in (h1),tier=fe"), tmpl, true},
+		{must("app=web,hash=h1,hash!=h2"), tmpl, true},
+		{must("app=web"), tmpl, false},
+		{must("app=web,hash in (h1,h2)"), tmpl, false},
+		{must("app=web,hash=h2"), tmpl, false},
+		{must("app=web,hash"), tmpl, false},
+		{must("app=web,hash notin (h2)"), tmpl, false},
+		{Everything(), tmpl, false},
+		{Everything(), nil, true},
+		{must("app=web"), map[string]string{}, true},
+		{Nothing(), tmpl, true},
+		{SelectorFromSet(tmpl), tmpl, true},
+	} {
+		if got := c.sel.ImpliesLabels(c.set); got != c.want {
+			t.Errorf("%s.ImpliesLabels(%v) = %t, want %t", c.sel, c.set, got, c.want)
+		}
+		if !c.want {
+			continue
+		}
+		// Every label set over these keys and values that the selector
+		// matches must carry the set.
+		keys, vals := []string{"app", "hash", "tier"}, []string{"", "web", "h1", "h2", "fe"}
+		var walk func(i int, labels map[string]string)
+		walk = func(i int, labels map[string]string) {
+			if i == len(keys) {
+				if c.sel.Matches(labels) && !hasAll(labels, c.set) {
+					t.Errorf("%s matches %v, which lacks %v", c.sel, labels, c.set)
+				}
+				return
+			}
+			for _, v := range vals {
+				if v == "" {
+					delete(labels, keys[i])
+				} else {
+					labels[keys[i]] = v
+				}
+				walk(i+1, labels)
+			}
+			delete(labels, keys[i])
+		}
+		walk(0, map[string]string{})
+	}
+}
+
+func hasAll(labels, set map[string]string) bool {
+	for k, v := range set {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}

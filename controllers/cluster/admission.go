@@ -1,9 +1,7 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -98,9 +96,11 @@ func (c *Cluster) admit(ctx context.Context, a Attributes) error {
 	if fromRequest && a.UserInfo.Username == "" {
 		a.UserInfo = user
 	}
-	var before []byte
+	// A snapshot to tell whether the mutating admission changed the
+	// object's encoding (compared walked, not encoded: jsonEqual).
+	var before api.Object
 	if a.Object != nil && len(c.opts.Mutating) > 0 {
-		before, _ = json.Marshal(a.Object)
+		before = a.Object.DeepCopyObject()
 	}
 	for _, f := range c.opts.Mutating {
 		if err := f(ctx, a); err != nil {
@@ -108,7 +108,7 @@ func (c *Cluster) admit(ctx context.Context, a Attributes) error {
 		}
 	}
 	if before != nil {
-		if after, _ := json.Marshal(a.Object); !bytes.Equal(before, after) {
+		if !jsonEqual(before, a.Object) {
 			if r, ok := c.kinds.Load().byGroupKind[[2]string{a.Kind.Group, a.Kind.Kind}].(afterMutation); ok {
 				if err := r.afterMutation(a); err != nil {
 					return err

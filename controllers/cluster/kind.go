@@ -1,12 +1,11 @@
 package cluster
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"reflect"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/internal/jsonequal"
 )
 
 // kind is what a store knows about its objects beyond api.Object: the
@@ -267,14 +266,8 @@ func (k *kind[T]) copyStatus(dst, src T) {
 // compares the encoded bytes of an update with the stored ones: nil and
 // empty slices and maps are the same. Deeply equal values are equal
 // without encoding them.
-func jsonEqual(a, b any) bool {
-	if reflect.DeepEqual(a, b) {
-		return true // the common case, without encoding
-	}
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
-}
+// Both are walked together rather than encoded (package jsonequal).
+func jsonEqual(a, b any) bool { return jsonequal.Equal(a, b) }
 
 // finalizing reports whether obj still has finalizers of any sort.
 func (k *kind[T]) finalizing(obj T) bool {

@@ -83,3 +83,29 @@ func TestMutatingAdmission(t *testing.T) {
 		t.Error("New accepted a nil MutatingFunc")
 	}
 }
+
+// A change of the mutating phase is noticed (the object before and after
+// it compared) and validated again: a label it makes invalid fails the
+// create; a phase that changes nothing lets it through.
+func TestMutatingAdmissionChangeValidatedAgain(t *testing.T) {
+	opts := cluster.Options{
+		Mutating: []cluster.MutatingFunc{func(_ context.Context, a cluster.Attributes) error {
+			if p, ok := a.Object.(*api.Pod); ok && p.Name == "spoiled" {
+				p.Labels = map[string]string{"bad key!": "v"}
+			}
+			return nil
+		}},
+	}
+	c := newMemory(t, opts)
+	ctx := t.Context()
+	mk := func(name string) *api.Pod {
+		return &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
+			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	}
+	if _, err := c.Pods().Create(ctx, mk("spoiled")); !errors.Is(err, cluster.ErrInvalid) {
+		t.Fatalf("create spoiled by the mutating phase: err %v, want ErrInvalid", err)
+	}
+	if _, err := c.Pods().Create(ctx, mk("fine")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -53,12 +53,13 @@ func (c *Claimer[T]) Claim(ctx context.Context, children []T) ([]T, error) {
 	var errs []error
 	for _, child := range children {
 		m := child.GetObjectMeta()
-		matches := c.selector.Matches(m.Labels)
+		// The selector is matched only against children that are the
+		// owner's or orphans: another's child is left alone unmatched.
 		if ref := m.ControllerRef(); ref != nil {
 			if ref.UID != om.UID {
 				continue
 			}
-			if matches {
+			if c.selector.Matches(m.Labels) {
 				out = append(out, child)
 				continue
 			}
@@ -75,7 +76,7 @@ func (c *Claimer[T]) Claim(ctx context.Context, children []T) ([]T, error) {
 			}
 			continue
 		}
-		if deleting || !matches || m.DeletionTimestamp != nil || (om.Namespace != "" && m.Namespace != om.Namespace) {
+		if deleting || m.DeletionTimestamp != nil || (om.Namespace != "" && m.Namespace != om.Namespace) || !c.selector.Matches(m.Labels) {
 			continue
 		}
 		if err := c.canAdopt(ctx); err != nil {

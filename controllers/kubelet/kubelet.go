@@ -2,7 +2,6 @@ package kubelet
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/informer"
+	"github.com/ctrlkit/ctrlkit/internal/jsonequal"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -465,9 +465,6 @@ func (k *Kubelet) finalDelete(ctx context.Context, key string, uid api.UID) erro
 	return nil
 }
 
-// sameJSON compares as the API server does: by encoding.
-func sameJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
-}
+// sameJSON compares as the API server does: by encoding (walked, not
+// encoded: package jsonequal).
+func sameJSON(a, b any) bool { return jsonequal.Equal(a, b) }

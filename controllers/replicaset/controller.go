@@ -213,7 +213,8 @@ func (m *manager[T]) sync(ctx context.Context, key string) (reconcile.Result, er
 	now := time.Now()
 	var manageErr error
 	if needsSync {
-		create, del := manage(sp.replicas, claimed, m.relatedPods(owner, nsPods), m.opts.BurstReplicas, now)
+		related := func() []*api.Pod { return m.relatedPods(owner, nsPods) }
+		create, del := manage(sp.replicas, claimed, related, m.opts.BurstReplicas, now)
 		switch {
 		case create > 0:
 			manageErr = m.createPods(ctx, key, owner, sp.template, create)

@@ -36,8 +36,10 @@ type spec struct {
 // active (the owner's pods not terminating) number replicas, at most
 // burst of either per sync — kube-controller-manager's manageReplicas.
 // The pods to delete are the first RankForDeletion puts first, related
-// being the pods of the owner and its siblings (getIndirectlyRelatedPods).
-func manage(replicas int, active, related []*api.Pod, burst int, now time.Time) (create int, del []*api.Pod) {
+// returning the pods of the owner and its siblings
+// (getIndirectlyRelatedPods): called only to rank deletions, as kube
+// lists them only then. A nil related means none.
+func manage(replicas int, active []*api.Pod, related func() []*api.Pod, burst int, now time.Time) (create int, del []*api.Pod) {
 	diff := len(active) - replicas
 	switch {
 	case diff < 0:
@@ -47,7 +49,11 @@ func manage(replicas int, active, related []*api.Pod, burst int, now time.Time) 
 		if n == len(active) {
 			return 0, active // all of them: no ranking needed
 		}
-		return 0, ctrlutil.RankForDeletion(active, related, now)[:n]
+		var rel []*api.Pod
+		if related != nil {
+			rel = related()
+		}
+		return 0, ctrlutil.RankForDeletion(active, rel, now)[:n]
 	}
 	return 0, nil
 }
@@ -92,8 +98,8 @@ func availableAt(p *api.Pod, minReadySeconds int32) (at time.Time, ok bool) {
 	return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second), true
 }
 
-// calculateStatus computes the owner's status from its active pods
-// (calculateStatus of kube-controller-manager): replicas,
+// calculateStatus computes the owner's status from its active pods, the
+// ones sp.selector picks (calculateStatus of kube-controller-manager): replicas,
 // fullyLabeledReplicas (pods carrying every label of the template),
 // readyReplicas, availableReplicas and observedGeneration, with the
 // ReplicaFailure condition set when manageErr is not nil (and not set
@@ -115,8 +121,11 @@ func calculateStatus(prev api.ReplicaSetStatus, sp spec, active []*api.Pod, mana
 	if sp.template != nil {
 		tmplLabels = sp.template.Labels
 	}
+	// A selector that requires every template label (a Deployment's
+	// ReplicaSet: app=…,pod-template-hash=…) leaves no pod to check.
+	allLabeled := sp.selector.ImpliesLabels(tmplLabels)
 	for _, p := range active {
-		if hasLabels(p.Labels, tmplLabels) {
+		if allLabeled || hasLabels(p.Labels, tmplLabels) {
 			st.FullyLabeledReplicas++
 		}
 		if !api.IsPodReady(p) {

@@ -107,7 +107,7 @@ func TestManageWhichToDelete(t *testing.T) {
 		}, []string{"cheap"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			create, del := manage(tc.replicas, tc.pods, tc.pods, 500, t0)
+			create, del := manage(tc.replicas, tc.pods, func() []*api.Pod { return tc.pods }, 500, t0)
 			require.Zero(t, create)
 			require.Equal(t, tc.want, podNames(del))
 		})
@@ -186,4 +186,46 @@ func TestStatusEqual(t *testing.T) {
 	b = a
 	b.Conditions = []api.ReplicaSetCondition{{Type: ReplicaFailure}}
 	require.False(t, statusEqual(a, b))
+}
+
+// The related pods (getIndirectlyRelatedPods) are listed only to rank
+// a partial scale-down, not on a sync that creates, deletes all, or
+// does nothing.
+func TestManageListsRelatedOnlyToRank(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		replicas      int
+		have          int
+		wantListed    bool
+		wantCreateDel [2]int
+	}{
+		{"steady", 3, 3, false, [2]int{0, 0}},
+		{"scale up", 5, 3, false, [2]int{2, 0}},
+		{"to zero", 0, 3, false, [2]int{0, 3}},
+		{"scale down", 1, 3, true, [2]int{0, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			listed := false
+			create, del := manage(tc.replicas, pods(tc.have), func() []*api.Pod { listed = true; return nil }, 500, t0)
+			require.Equal(t, tc.wantListed, listed)
+			require.Equal(t, tc.wantCreateDel, [2]int{create, len(del)})
+		})
+	}
+}
+
+// A selector requiring every template label counts every pod it picks
+// as fully labeled without looking at labels; one that does not still
+// checks each pod.
+func TestCalculateStatusFullyLabeledBySelector(t *testing.T) {
+	tmpl := &api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web", "pod-template-hash": "h1"}}}
+	full := labels("app", "web", "pod-template-hash", "h1")
+	implying := api.SelectorFromSet(map[string]string{"app": "web", "pod-template-hash": "h1"})
+	sp := spec{replicas: 2, template: tmpl, selector: implying, generation: 1}
+	got, _ := calculateStatus(api.ReplicaSetStatus{}, sp, []*api.Pod{pod("a", full), pod("b", full)}, nil, t0)
+	require.Equal(t, int32(2), got.FullyLabeledReplicas)
+
+	partial := api.SelectorFromSet(map[string]string{"app": "web"})
+	sp.selector = partial
+	got, _ = calculateStatus(api.ReplicaSetStatus{}, sp, []*api.Pod{pod("a", full), pod("b", labels("app", "web"))}, nil, t0)
+	require.Equal(t, int32(1), got.FullyLabeledReplicas)
 }
