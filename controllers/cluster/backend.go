@@ -72,6 +72,14 @@ type storage[T any] interface {
 // memoryWatchBudget is the in-memory backend's fake.Options.WatchBudget.
 const memoryWatchBudget = time.Second
 
+// memoryWatchBuffer is the in-memory backend's fake.Options.WatchBuffer:
+// a burst of writes as large as a 10,000-replica Deployment's pods waits
+// for a busy reader — the shared watch behind the kubelets' indexed
+// watches above all, whose end makes every kubelet relist — instead of
+// ending its watch. A queued event holds a pointer to the object the
+// history holds anyway, about 100 bytes: at most 1.6 MB per watcher.
+const memoryWatchBuffer = 16384
+
 // memoryStorage is the default: a fake.Source that copies what it stores
 // and what Get returns, so no reader shares the writer's object, and
 // measures objects by their JSON encoding, for its history's byte bound
@@ -90,6 +98,7 @@ func memoryStorage[T api.Object](opts Options) (storage[T], error) {
 		// a second for them (the writers then go at their pace) rather
 		// than ending a watch, which costs a relist.
 		WatchBudget: memoryWatchBudget,
+		WatchBuffer: memoryWatchBuffer,
 	})
 	if err != nil {
 		return nil, err

@@ -208,7 +208,8 @@
 //
 // By default each kind lives in a fake.Source that copies what it stores
 // and what Get returns (DeepCopy), so readers never share the writer's
-// object. A write that finds a watcher's buffer (1,024 events) full
+// object. A write that finds a watcher's buffer (16,384 events, so that a burst
+// of pod writes at scale fits) full
 // waits for its reader as the watch cache does, but with a budget of up
 // to 1 s, refilled by 0.5 s per second, instead of the watch cache's
 // 100 ms: the readers are this process's own informers, slow only while
