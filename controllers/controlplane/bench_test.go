@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,6 +79,25 @@ func envInt(tb testing.TB, name string, def int) int {
 
 func scaleNodes(tb testing.TB) int { return envInt(tb, "CTRLKIT_SCALE_NODES", 10) }
 func scalePods(tb testing.TB) int  { return envInt(tb, "CTRLKIT_SCALE_PODS", 100) }
+
+// writeHeapProfile writes a heap profile of the settled cluster, before
+// it stops, to $CTRLKIT_SCALE_HEAPPROFILE when that is set (go test's
+// -memprofile is written after the cluster has stopped): what holds the
+// heap per pod.
+func writeHeapProfile(tb testing.TB) {
+	path := os.Getenv("CTRLKIT_SCALE_HEAPPROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		tb.Fatal(err)
+	}
+}
 
 // liveHeap is HeapAlloc after two forced collections.
 func liveHeap() uint64 {
@@ -282,6 +302,7 @@ func runDeployment(tb testing.TB, ctx context.Context, n, replicas int, timer in
 	r.expiries, r.relists = tot.Expired-tot0.Expired, tot.Relists-tot0.Relists
 	timer.StopTimer()
 	r.heapPerPod = (float64(liveHeap()) - float64(h0)) / float64(replicas)
+	writeHeapProfile(tb)
 	cl.stop(tb)
 	timer.StartTimer()
 	return r
