@@ -20,7 +20,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/kube"
 	"github.com/ctrlkit/ctrlkit/kube/managercmd"
 	"github.com/ctrlkit/ctrlkit/realkube"
-	"github.com/ctrlkit/ctrlkit/source"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -80,26 +79,8 @@ func BenchmarkControllers(b *testing.B) {
 func benchDeployments(b *testing.B, c client.Client, n, replicas int) {
 	ctx := b.Context()
 	changed := watchAll(b, c)
-	nodes, deps := resource[*api.Node](b, c), resource[*api.Deployment](b, c)
-	until(b, changed, "nodes Ready", func() bool {
-		lw, err := nodes.Select(client.SelectOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		l, err := lw.List(ctx, source.ListOptions{})
-		if err != nil {
-			return false
-		}
-		ready := 0
-		for _, node := range l.Items {
-			for _, cond := range node.Status.Conditions {
-				if cond.Type == api.NodeReady && cond.Status == api.ConditionTrue {
-					ready++
-				}
-			}
-		}
-		return ready == n
-	})
+	deps := resource[*api.Deployment](b, c)
+	waitNodesReady(b, c, changed, n)
 	b.ResetTimer()
 	start := time.Now()
 	for i := range b.N {
