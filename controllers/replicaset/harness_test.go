@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -278,6 +279,9 @@ func (e *env) getRS(name string) *api.ReplicaSet {
 
 func (e *env) scaleRS(name string, replicas int32) {
 	e.t.Helper()
+	// The bubble idle first, so that no write of the controller (a
+	// status update after a settle) comes between the read and the update.
+	synctest.Wait()
 	rs := e.getRS(name)
 	rs.Spec.Replicas = &replicas
 	_, err := e.c.ReplicaSets().Update(e.ctx, rs, "")
