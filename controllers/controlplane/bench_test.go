@@ -244,6 +244,7 @@ func runNodes(tb testing.TB, ctx context.Context, n int) nodesResult {
 	last := settle(tb, ctx, cp)
 	r := nodesResult{ready: ready.Sub(t0), settled: last.Sub(t0), cpu: cpuSeconds() - cpu0,
 		writesPerNode: float64(cp.Writes()) / float64(n)}
+	writeHeapProfile(tb)
 	r.heapPerNode = (float64(liveHeap()) - float64(h0)) / float64(n)
 	cl.stop(tb)
 	return r
