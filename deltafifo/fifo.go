@@ -137,12 +137,14 @@ type DeltaFIFO[T any] struct {
 	inflight []flight[T]
 	// free holds cleared entries whose process func has returned, for
 	// reuse (at most freeMax); slab is the unused tail of the last chunk
-	// of entries allocated at once. An entry is recycled only by finish,
-	// after which neither the queue, items nor Pop refer to it; the
-	// Deltas handed to process live in their own storage, which the FIFO
-	// never reuses.
+	// of entries allocated at once, and slabbed counts the entries
+	// allocated so far (the next chunk's size; see newEntryLocked). An
+	// entry is recycled only by finish, after which neither the queue,
+	// items nor Pop refer to it; the Deltas handed to process live in
+	// their own storage, which the FIFO never reuses.
 	free    []*entry[T]
 	slab    []entry[T]
+	slabbed int
 	waiters int // Pops blocked in cond.Wait
 	closed  bool
 
@@ -167,11 +169,15 @@ type entry[T any] struct {
 	deltas  Deltas[T] // owned by process once popped: never reused
 }
 
-// freeMax bounds the free list of entries; entrySlab is how many entries
-// are allocated at once when it is empty.
+// freeMax bounds the free list of entries. When it is empty, entries are
+// allocated in chunks: the first of entrySlabMin entries, each next one as
+// large as all the earlier ones together, up to entrySlab. A FIFO that
+// never holds more than a few keys (a kubelet's, of its own pods) so holds
+// a few entries, not a full chunk.
 const (
-	freeMax   = 512
-	entrySlab = 32
+	freeMax      = 512
+	entrySlabMin = 2
+	entrySlab    = 32
 )
 
 // flight records a popped entry whose process func is running.
@@ -538,7 +544,9 @@ func (f *DeltaFIFO[T]) newEntryLocked() *entry[T] {
 		return e
 	}
 	if len(f.slab) == 0 {
-		f.slab = make([]entry[T], entrySlab)
+		n := min(entrySlab, max(entrySlabMin, f.slabbed))
+		f.slab = make([]entry[T], n)
+		f.slabbed += n
 	}
 	e := &f.slab[0]
 	f.slab = f.slab[1:]

@@ -72,3 +72,40 @@ func mustAtoi(t *testing.T, s string) int {
 	require.NoError(t, err)
 	return n
 }
+
+// TestEntrySlabsGrowWithUse: a FIFO of a few keys holds a few entries;
+// chunks double up to entrySlab and no further; finished entries are
+// reused before anything new is allocated.
+func TestEntrySlabsGrowWithUse(t *testing.T) {
+	f := newFIFO(t, Options[*obj]{})
+	ctx := context.Background()
+	rv := 0
+	next := func() string { rv++; return strconv.Itoa(rv) }
+	popAll := func() {
+		for f.Len() > 0 {
+			require.NoError(t, f.Pop(ctx, func(Deltas[*obj], bool) error { return nil }))
+		}
+	}
+	slabbed := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.slabbed
+	}
+	for i := range 1000 {
+		require.NoError(t, f.Add(o("a", i), next()))
+		require.NoError(t, f.Add(o("b", i), next()))
+		popAll()
+	}
+	require.Equal(t, entrySlabMin, slabbed(), "two keys at a time fit in the first chunk, reused")
+
+	last := slabbed()
+	for i := range 1000 {
+		require.NoError(t, f.Add(o("k"+strconv.Itoa(i), 0), next()))
+		if now := slabbed(); now != last {
+			require.Equal(t, min(entrySlab, last), now-last, "each chunk is as large as the earlier ones together, up to entrySlab")
+			last = now
+		}
+	}
+	require.Less(t, last, 1000+entrySlab, "at most one chunk of slack")
+	popAll()
+}

@@ -14,6 +14,9 @@ import (
 )
 
 // batchSize is how many keys a listener takes from its buffer per lock.
+// The batch slice is sized to what was queued when it was filled, growing
+// (doubling at least) up to batchSize, so that a registration that only
+// ever sees a few keys at a time holds a small one.
 const batchSize = 64
 
 // listener is one handler registration: a coalescing buffer filled by the
@@ -205,13 +208,13 @@ func (l *listener[T]) deliver(ctx context.Context) {
 // refill takes the next batch of up to batchSize keys from the buffer;
 // false if the buffer was empty.
 func (l *listener[T]) refill() bool {
-	if l.batch == nil {
-		l.batch = make([]poppedSlot[T], 0, batchSize)
-	}
 	l.batch, l.bi, l.bj = l.batch[:0], 0, 0
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for len(l.batch) < batchSize {
+	if n := min(batchSize, l.buf.len()); n > cap(l.batch) {
+		l.batch = make([]poppedSlot[T], 0, min(batchSize, max(n, 2*cap(l.batch))))
+	}
+	for len(l.batch) < cap(l.batch) {
 		_, s, ok := l.buf.pop()
 		if !ok {
 			break

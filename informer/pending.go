@@ -137,9 +137,12 @@ type pendingBuffer[T any] struct {
 	head  int
 	size  int
 	// free holds popped, cleared pslots for reuse; chunk is the unused
-	// tail of the last block of pslots allocated at once.
-	free  []*pslot[T]
-	chunk []pslot[T]
+	// tail of the last block of pslots allocated at once, and allocated
+	// counts the pslots allocated since the buffer last let go of them
+	// (the next block's size; see alloc).
+	free      []*pslot[T]
+	chunk     []pslot[T]
+	allocated int
 	// initial counts the slots that hold an initial-list add.
 	initial int
 	// peak is the largest size since the buffer was last empty; a buffer
@@ -151,8 +154,15 @@ type pendingBuffer[T any] struct {
 // its map and ring instead of keeping them for reuse.
 const shrinkAbove = 1024
 
-// pslotChunk is how many pslots are allocated at once.
-const pslotChunk = 64
+// pslotChunkMin and pslotChunk bound how many pslots are allocated at
+// once: the first block is small and each next one as large as all the
+// earlier ones together, up to pslotChunk. A registration that never has
+// more than a few keys pending (a kubelet's, watching its own pods) so
+// holds a few pslots, not a full block.
+const (
+	pslotChunkMin = 4
+	pslotChunk    = 64
+)
 
 func newPendingBuffer[T any]() *pendingBuffer[T] {
 	return &pendingBuffer[T]{slots: make(map[string]*pslot[T])}
@@ -190,7 +200,9 @@ func (b *pendingBuffer[T]) alloc() *pslot[T] {
 		return p
 	}
 	if len(b.chunk) == 0 {
-		b.chunk = make([]pslot[T], pslotChunk)
+		n := min(pslotChunk, max(pslotChunkMin, b.allocated))
+		b.chunk = make([]pslot[T], n)
+		b.allocated += n
 	}
 	p := &b.chunk[0]
 	b.chunk = b.chunk[1:]
@@ -220,7 +232,7 @@ func (b *pendingBuffer[T]) pop() (key string, s slot[T], ok bool) {
 	if b.size == 0 && b.peak > shrinkAbove {
 		b.slots = make(map[string]*pslot[T])
 		b.queue, b.head, b.peak = nil, 0, 0
-		b.free, b.chunk = nil, nil
+		b.free, b.chunk, b.allocated = nil, nil, 0
 	}
 	return key, s, true
 }
@@ -243,5 +255,5 @@ func (b *pendingBuffer[T]) reset() {
 	clear(b.slots)
 	clear(b.queue)
 	b.head, b.size, b.initial = 0, 0, 0
-	b.free, b.chunk = nil, nil
+	b.free, b.chunk, b.allocated = nil, nil, 0
 }

@@ -230,3 +230,80 @@ func FuzzPendingBuffer(f *testing.F) {
 		require.Empty(t, unheard, "deletes the handler never heard of")
 	})
 }
+
+// TestPendingBufferGrowsWithUse: a buffer that holds a few keys holds a
+// few pslots; blocks grow to pslotChunk and no further; popped pslots are
+// reused before anything new is allocated.
+func TestPendingBufferGrowsWithUse(t *testing.T) {
+	b := newPendingBuffer[string]()
+	b.push("a", add("o", false))
+	require.Equal(t, pslotChunkMin, b.allocated, "the first block is small")
+	require.Len(t, b.chunk, pslotChunkMin-1)
+
+	// A registration that only ever has a key or two pending at a time
+	// never allocates again.
+	for i := range 1000 {
+		b.push(fmt.Sprint("k", i%2), add("o", false))
+		b.push(fmt.Sprint("k", (i+1)%2), add("o", false))
+		for b.len() > 0 {
+			b.pop()
+		}
+	}
+	require.Equal(t, pslotChunkMin, b.allocated, "popped pslots are reused")
+
+	// A backlog grows blocks by doubling, never past pslotChunk.
+	last := b.allocated
+	for i := range 1000 {
+		b.push(fmt.Sprint("big", i), add("o", false))
+		if b.allocated != last {
+			grown := b.allocated - last
+			require.LessOrEqual(t, grown, pslotChunk)
+			require.Equal(t, min(pslotChunk, last), grown, "each block is as large as the earlier ones together, up to pslotChunk")
+			last = b.allocated
+		}
+	}
+	require.Less(t, b.allocated, 1000+pslotChunk, "at most one block of slack")
+}
+
+// TestListenerBatchSizedToBacklog: refill takes up to batchSize keys per
+// lock, and the batch it keeps is sized to what was queued (growing at
+// least twofold), not batchSize from the start.
+func TestListenerBatchSizedToBacklog(t *testing.T) {
+	l := newListener[string](nil, "probe", HandlerFuncs[string]{}, quiet, HandlerMetrics{}, func() bool { return true })
+	require.False(t, l.refill(), "nothing queued")
+	require.Zero(t, cap(l.batch), "an idle registration holds no batch")
+
+	push := func(n int) {
+		for i := range n {
+			l.push(fmt.Sprint("k", i), add("o", false))
+		}
+	}
+	push(1)
+	require.True(t, l.refill())
+	require.Len(t, l.batch, 1)
+	require.Equal(t, 1, cap(l.batch))
+
+	push(1) // same size: the batch is reused
+	before := &l.batch[0]
+	require.True(t, l.refill())
+	require.Same(t, before, &l.batch[0])
+
+	push(3)
+	require.True(t, l.refill())
+	require.Len(t, l.batch, 3)
+	require.Equal(t, 3, cap(l.batch))
+
+	push(4) // grows at least twofold
+	require.True(t, l.refill())
+	require.Len(t, l.batch, 4)
+	require.Equal(t, 6, cap(l.batch))
+
+	push(3 * batchSize)
+	for range 3 {
+		require.True(t, l.refill())
+		require.Len(t, l.batch, batchSize, "a backlog is taken batchSize keys per lock")
+		require.Equal(t, batchSize, cap(l.batch))
+	}
+	require.False(t, l.refill())
+	require.Equal(t, batchSize, cap(l.batch), "never larger than batchSize")
+}

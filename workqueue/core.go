@@ -78,6 +78,8 @@ type core[T comparable] struct {
 	// does not pin its peak memory forever.
 	free  []*entry[T]
 	spill sync.Pool
+	// slabbed counts the entries allocated so far (see alloc).
+	slabbed int
 
 	levels map[int]*level[T]
 	cache  *level[T]   // last level used, to skip the map for one priority

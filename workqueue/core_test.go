@@ -352,3 +352,27 @@ func TestAgedKeySaturates(t *testing.T) {
 	require.Less(t, agedKey(0, math.MaxInt, a), agedKey(0, 0, a))
 	require.Less(t, agedKey(0, 0, a), agedKey(0, math.MinInt, a))
 }
+
+// TestCoreEntrySlabsGrowWithUse: a queue of a few items holds a few
+// entries; slabs double up to slabMax and no further; retired entries are
+// reused before anything new is allocated.
+func TestCoreEntrySlabsGrowWithUse(t *testing.T) {
+	c := newTestCore(time.Second)
+	for range 1000 {
+		c.add("a", 0, unknownTime)
+		c.add("b", 0, unknownTime)
+		require.Equal(t, []string{"a", "b"}, c.drain(t))
+	}
+	require.Equal(t, slabMin, c.slabbed, "two items at a time fit in the first slab, reused")
+
+	last := c.slabbed
+	for i := range 1000 {
+		c.add(strconv.Itoa(i), 0, unknownTime)
+		if c.slabbed != last {
+			require.Equal(t, min(slabMax, last), c.slabbed-last, "each slab is as large as the earlier ones together, up to slabMax")
+			last = c.slabbed
+		}
+	}
+	require.Less(t, c.slabbed, 1000+slabMax, "at most one slab of slack")
+	require.Len(t, c.drain(t), 1000)
+}

@@ -14,6 +14,15 @@ func (r idleRef[T]) current() bool { return r.e.state == 0 && r.e.seq == r.seq }
 // maxFreeEntries bounds the entry free list.
 const maxFreeEntries = 4096
 
+// When the free list and the spill pool are empty, entries are allocated
+// in slabs: the first of slabMin entries, each next one as large as all
+// the earlier ones together, up to slabMax. A queue that never holds more
+// than a few items (a kubelet's) so holds a few entries, not a full slab.
+const (
+	slabMin = 2
+	slabMax = 16
+)
+
 // minIdle is the least number of idle entries kept (see core.items) by
 // a queue that delayed items since its last sweep; small, so that a
 // queue of a few items keeps the fast small-map path.
@@ -28,8 +37,9 @@ func (c *core[T]) alloc(item T) *entry[T] {
 	} else if x, ok := c.spill.Get().(*entry[T]); ok {
 		e = x
 	} else {
-		// Allocate a small slab; the rest goes to the free list.
-		slab := make([]entry[T], 16)
+		// Allocate a slab; the rest goes to the free list.
+		slab := make([]entry[T], min(slabMax, max(slabMin, c.slabbed)))
+		c.slabbed += len(slab)
 		for i := 1; i < len(slab); i++ {
 			c.free = append(c.free, &slab[i])
 		}
