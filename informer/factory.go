@@ -76,7 +76,8 @@ func NewFactory(opts FactoryOptions) *Factory {
 // what its opts ask, as far as that can be checked:
 //
 //   - its ResyncPeriod differs (handlers would resync at another period);
-//   - its Indexers name an index the informer lacks (ByIndex would fail);
+//   - its Indexers name an index the informer lacks (ByIndex would fail):
+//     neither the first call's nor one added since by AddIndexers;
 //     indexes the informer has beyond them are fine;
 //   - it sets a Transform and the first call did not, or the reverse
 //     (the cache would hold objects in another shape than it expects);
@@ -104,10 +105,11 @@ func Shared[T any](f *Factory, name string, lw source.ListWatcher[T], keyFunc fu
 		return nil, fmt.Errorf("informer: Shared(%q): factory was shut down: %w", name, ErrStopped)
 	}
 	if e, ok := f.informers[k]; ok {
-		if err := optionsConflict(e.opts.(Options[T]), opts); err != nil {
+		inf := e.inf.(*Informer[T])
+		if err := optionsConflict(e.opts.(Options[T]), opts, inf.hasIndex); err != nil {
 			return nil, fmt.Errorf("informer: Shared(%q): %w: %w", name, ErrOptionsConflict, err)
 		}
-		return e.inf.(*Informer[T]), nil
+		return inf, nil
 	}
 	if opts.Name == "" {
 		opts.Name = name
@@ -208,15 +210,17 @@ func (f *Factory) Shutdown() {
 }
 
 // optionsConflict reports how later conflicts with first, the options a
-// shared informer was created with (see Shared), or nil.
-func optionsConflict[T any](first, later Options[T]) error {
+// shared informer was created with (see Shared), or nil. has reports
+// whether the informer has an index (its first Indexers, or one added
+// since by AddIndexers).
+func optionsConflict[T any](first, later Options[T], has func(name string) bool) error {
 	var why []string
 	if later.ResyncPeriod != first.ResyncPeriod {
 		why = append(why, fmt.Sprintf("ResyncPeriod %v, informer has %v", later.ResyncPeriod, first.ResyncPeriod))
 	}
 	var missing []string
 	for name := range later.Indexers {
-		if _, ok := first.Indexers[name]; !ok {
+		if _, ok := first.Indexers[name]; !ok && !has(name) {
 			missing = append(missing, name)
 		}
 	}

@@ -151,3 +151,42 @@ func TestSharedRejectsConflictingOptions(t *testing.T) {
 }
 
 func byVal(o *obj) ([]string, error) { return []string{strconv.Itoa(o.Val)}, nil }
+
+// AddIndexers on a running shared informer indexes what it already
+// caches and what comes after; the name taken yields ErrIndexExists, and a
+// later Shared call asking for the added index is not a conflict.
+func TestAddIndexersWhileRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t)
+		create(t, src, "a", 1)
+		create(t, src, "b", 2)
+		f := NewFactory(FactoryOptions{Logger: quiet})
+		defer f.Shutdown()
+		inf, err := Shared(f, "objs", src, keyOf, Options[*obj]{Logger: quiet})
+		require.NoError(t, err)
+		ctx := context.Background()
+		f.Start(ctx)
+		require.True(t, f.WaitForCacheSync(ctx))
+
+		_, err = inf.Lister().ByIndex("val", "1")
+		require.ErrorIs(t, err, indexer.ErrUnknownIndex)
+		require.NoError(t, inf.AddIndexers(indexer.Indexers[*obj]{"val": byVal}))
+		got, err := inf.Lister().ByIndex("val", "2")
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		require.Equal(t, "b", got[0].Key)
+
+		create(t, src, "c", 2)
+		require.NoError(t, inf.WaitForLatest(ctx))
+		keys, err := inf.Lister().IndexKeys("val", "2")
+		require.NoError(t, err)
+		require.Equal(t, []string{"b", "c"}, keys)
+
+		require.ErrorIs(t, inf.AddIndexers(indexer.Indexers[*obj]{"val": byVal}), indexer.ErrIndexExists)
+		again, err := Shared(f, "objs", src, keyOf, Options[*obj]{Indexers: indexer.Indexers[*obj]{"val": byVal}})
+		require.NoError(t, err, "an index added since is the informer's")
+		require.Same(t, inf, again)
+		_, err = Shared(f, "objs", src, keyOf, Options[*obj]{Indexers: indexer.Indexers[*obj]{"node": byNode}})
+		require.ErrorIs(t, err, ErrOptionsConflict)
+	})
+}

@@ -273,6 +273,25 @@ func (inf *Informer[T]) CompareResourceVersions(a, b string) (int, error) {
 // Lister returns a read-only view of the cache.
 func (inf *Informer[T]) Lister() Lister[T] { return Lister[T]{idx: inf.idx} }
 
+// AddIndexers adds indexes to the cache and indexes the objects it
+// already holds, before or after Run, as client-go's
+// SharedIndexInformer.AddIndexers does: kube-controller-manager's
+// ReplicaSet controller adds its pods-by-controller index to the shared
+// pod informer this way. A name the cache already indexes yields an
+// error wrapping indexer.ErrIndexExists, a nil index func or one that
+// fails on a cached object an error too; on error no index is added.
+// Within a Factory the name of an index stands for its func (see
+// Shared), so a caller that finds the name taken may use the index.
+func (inf *Informer[T]) AddIndexers(indexers indexer.Indexers[T]) error {
+	return inf.idx.AddIndexers(indexers)
+}
+
+// hasIndex reports whether the cache has an index called name.
+func (inf *Informer[T]) hasIndex(name string) bool {
+	_, err := inf.idx.IndexKeys(name, "")
+	return !errors.Is(err, indexer.ErrUnknownIndex)
+}
+
 // AddEventHandler registers h with its own goroutine and coalescing buffer
 // (see the package documentation). Registered before Run, h receives the
 // informer's first list as OnAdd(obj, true); registered later, it first

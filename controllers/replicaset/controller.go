@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/ctrlutil"
 	"github.com/ctrlkit/ctrlkit/events"
 	"github.com/ctrlkit/ctrlkit/expectations"
+	"github.com/ctrlkit/ctrlkit/indexer"
 	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reconcile"
 	"github.com/ctrlkit/ctrlkit/source"
@@ -146,6 +147,13 @@ func newController[T api.Object](c client.Client, f *informer.Factory, k kind[T]
 	if m.pods, err = informer.Shared(f, pods.Resource(), source.ListWatcher[*api.Pod](pods), api.Key[*api.Pod], informer.Options[*api.Pod]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
+	// kube-controller-manager's AddPodControllerIndexer: an owner's sync
+	// reads its pods and the orphans of its namespace from the index
+	// instead of walking the namespace. The RS and RC managers share the
+	// index; the second finds the name taken.
+	if err := m.pods.AddIndexers(indexer.Indexers[*api.Pod]{podControllerIndex: podControllerValues}); err != nil && !errors.Is(err, indexer.ErrIndexExists) {
+		return nil, fmt.Errorf("replicaset: %w", err)
+	}
 	if m.exp, err = expectations.NewUIDTracking(expectations.Options{TTL: opts.ExpectationsTTL, Logger: m.log, Name: component}); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
@@ -194,9 +202,12 @@ func (m *manager[T]) sync(ctx context.Context, key string) (reconcile.Result, er
 	wait, waiting := m.exp.Remaining(key)
 	needsSync := !waiting && meta.DeletionTimestamp == nil
 
+	pods, err := m.ownedAndOrphans(meta)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
 	var active []*api.Pod
-	nsPods := m.pods.Lister().Namespace(meta.Namespace).List(nil)
-	for _, p := range nsPods {
+	for _, p := range pods {
 		if isActive(p) {
 			active = append(active, p)
 		}
@@ -213,7 +224,9 @@ func (m *manager[T]) sync(ctx context.Context, key string) (reconcile.Result, er
 	now := time.Now()
 	var manageErr error
 	if needsSync {
-		related := func() []*api.Pod { return m.relatedPods(owner, nsPods) }
+		related := func() []*api.Pod {
+			return m.relatedPods(owner, m.pods.Lister().Namespace(meta.Namespace).List(nil))
+		}
 		create, del := manage(sp.replicas, claimed, related, m.opts.BurstReplicas, now)
 		switch {
 		case create > 0:
@@ -229,7 +242,7 @@ func (m *manager[T]) sync(ctx context.Context, key string) (reconcile.Result, er
 	// that are not yet terminal (FilterTerminatingPods, FilterClaimedPods).
 	// A ReplicationController's status has no such field.
 	if _, isRS := any(owner).(*api.ReplicaSet); isRS {
-		st.TerminatingReplicas = new(terminating(meta.UID, sp.selector, nsPods))
+		st.TerminatingReplicas = new(terminating(meta.UID, sp.selector, pods))
 	}
 	if !statusEqual(m.kind.status(owner), st) {
 		rv, err := m.kind.store.UpdateStatus(ctx, m.kind.withStatus(owner, st))
@@ -340,4 +353,39 @@ func eventRef(obj api.Object) events.Ref {
 	gvk := obj.GroupVersionKind()
 	m := obj.GetObjectMeta()
 	return events.Ref{APIVersion: gvk.APIVersion(), Kind: gvk.Kind, Namespace: m.Namespace, Name: m.Name, UID: string(m.UID)}
+}
+
+// podControllerIndex indexes pods by their controller, as
+// kube-controller-manager's PodControllerIndex does: a controlled pod
+// under its controller's UID, an orphan under its namespace followed by
+// "/" (no UID has a "/"; kube keys both by namespace, kind, name and UID,
+// which ownedAndOrphans checks on the pods the index returns).
+const podControllerIndex = "podController"
+
+func podControllerValues(p *api.Pod) ([]string, error) {
+	if ref := p.ControllerRef(); ref != nil {
+		return []string{string(ref.UID)}, nil
+	}
+	return []string{p.Namespace + "/"}, nil
+}
+
+// ownedAndOrphans returns the pods the owner controls and the orphans of
+// its namespace (kube's FilterPodsByOwner with orphans).
+func (m *manager[T]) ownedAndOrphans(meta *api.ObjectMeta) ([]*api.Pod, error) {
+	lister := m.pods.Lister()
+	owned, err := lister.ByIndex(podControllerIndex, string(meta.UID))
+	if err != nil {
+		return nil, err
+	}
+	out := owned[:0]
+	for _, p := range owned {
+		if ref := p.ControllerRef(); p.Namespace == meta.Namespace && ref.Kind == m.kind.name && ref.Name == meta.Name {
+			out = append(out, p)
+		}
+	}
+	orphans, err := lister.ByIndex(podControllerIndex, meta.Namespace+"/")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, orphans...), nil
 }

@@ -23,8 +23,12 @@
 //     creates and deletes have all arrived (or their 5-minute TTL has
 //     passed). Only then, and only if the owner is not being deleted, may
 //     this sync create or delete.
-//  3. List the namespace's active pods (not Succeeded, not Failed, not
-//     being deleted) and claim them (ctrlutil.Claimer): keep those it
+//  3. Read the pods it controls and the namespace's orphans from the pod
+//     informer's controller index (kube's PodControllerIndex, added to
+//     the shared pod informer with Informer.AddIndexers: a sync costs the
+//     owner's pods, not the namespace's), keep the active ones (not
+//     Succeeded, not Failed, not being deleted) and claim them
+//     (ctrlutil.Claimer): keep those it
 //     controls and still selects, release those it no longer selects,
 //     adopt orphans it selects — after a live read of the owner from the
 //     server confirms its UID and that it is not being deleted.

@@ -313,3 +313,40 @@ func TestOwnerBeingDeletedDoesNotManage(t *testing.T) {
 		require.Nil(t, p.ControllerRef(), "no adoption")
 	})
 }
+
+// An owner's pods are those whose controller reference names it — its
+// kind, name and UID, in its namespace — and the orphans of its namespace
+// (kube-controller-manager's pod controller index, FilterPodsByOwner): a
+// pod whose reference has the ReplicaSet's UID but another kind, or that
+// lives in another namespace, is not one of its replicas, so it is neither
+// counted nor deleted.
+func TestPodsByControllerIndex(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, envOptions{})
+		e.createRS(replicaSet("web", 2))
+		e.eventually("2 pods", func() bool { return e.settled("web", 2) })
+		uid := e.getRS("web").UID
+		tmpl := template("web")
+		for _, p := range []*api.Pod{
+			{ObjectMeta: api.ObjectMeta{Name: "other-kind", Namespace: "default", Labels: tmpl.Labels,
+				OwnerReferences: []api.OwnerReference{{APIVersion: "v1", Kind: "ReplicationController", Name: "web", UID: uid, Controller: new(true)}}}, Spec: tmpl.Spec},
+			{ObjectMeta: api.ObjectMeta{Name: "other-namespace", Namespace: "kube-system", Labels: tmpl.Labels,
+				OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: uid, Controller: new(true)}}}, Spec: tmpl.Spec},
+		} {
+			_, err := e.c.Pods().Create(e.ctx, p)
+			require.NoError(t, err)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		got := e.getRS("web")
+		require.Equal(t, int32(2), got.Status.Replicas, "status counts only the ReplicaSet's own pods")
+		require.Equal(t, int32(2), got.Status.ReadyReplicas)
+		require.Len(t, e.pods("web"), 4)
+		require.Equal(t, 0, e.count("SuccessfulDelete"))
+		require.Equal(t, 2, e.count("SuccessfulCreate"))
+		for _, key := range []string{"default/other-kind", "kube-system/other-namespace"} {
+			_, _, err := e.c.Pods().Get(e.ctx, key)
+			require.NoError(t, err, key)
+		}
+	})
+}
