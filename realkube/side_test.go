@@ -15,6 +15,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
 	"github.com/ctrlkit/ctrlkit/kube"
 	"github.com/ctrlkit/ctrlkit/kube/managercmd"
 	"github.com/ctrlkit/ctrlkit/realkube"
@@ -100,7 +101,7 @@ type sideResult struct {
 // until available, and measures the live heap grown since before the
 // start (the control plane, its nodes and its clients), all of which it
 // stops before returning.
-func runSide(tb testing.TB, sd side, nodes, replicas int) sideResult {
+func runSide(tb testing.TB, sd side, nodes, replicas int, startAfter string) sideResult {
 	tb.Helper()
 	sc := &scope{TB: tb}
 	defer sc.close()
@@ -113,6 +114,9 @@ func runSide(tb testing.TB, sd side, nodes, replicas int) sideResult {
 	d.Spec.Replicas = ptr(int32(replicas))
 	d.Spec.Selector.MatchLabels["run"] = d.Name
 	d.Spec.Template.Labels = map[string]string{"app": "web", "run": d.Name}
+	if startAfter != "" {
+		d.Spec.Template.Annotations = map[string]string{kubelet.AnnotationStartAfter: startAfter}
+	}
 	deps := resource[*api.Deployment](sc, c)
 	start := time.Now()
 	if _, err := deps.Create(context.Background(), d); err != nil {
@@ -206,6 +210,29 @@ func sideSizes(tb testing.TB) [][2]int {
 	return sizes
 }
 
+// sideStarts are the container start delays of CTRLKIT_SIDE_START
+// ("1s,0s"), each a sub-benchmark: the simulated kubelets' time to create
+// a container (the sim.ctrlkit.io/start-after annotation on the pod
+// template), the same on both sides. By default "0s": containers start
+// at once, so that the time is the control planes' — the simulated
+// kubelets' one-second start (their default) would be a second both
+// sides spend waiting.
+func sideStarts(tb testing.TB) []string {
+	v := os.Getenv("CTRLKIT_SIDE_START")
+	if v == "" {
+		v = "0s"
+	}
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if d, err := time.ParseDuration(s); err != nil || d < 0 {
+			tb.Fatalf("CTRLKIT_SIDE_START=%q: want durations (\"0s\", \"1s\"), comma-separated", v)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // BenchmarkSideBySide runs the same Deployment on a real Kubernetes
 // v1.37.2 control plane (kube-apiserver, etcd, kube-controller-manager
 // and kube-scheduler, in this process, at client limits of 1,000
@@ -215,29 +242,36 @@ func sideSizes(tb testing.TB) [][2]int {
 // available and the live heap it holds then, and the ratios: speedup-x
 // (kubernetes' time over ctrlkit's) and heap-x (kubernetes' heap over
 // ctrlkit's). Nodes start untimed. Sizes: CTRLKIT_SIDE_SIZES, e.g.
-// "100/1000,500/3000" (bench/README.md has the figures).
+// "100/1000,500/3000"; container start delays: CTRLKIT_SIDE_START (see
+// sideStarts; bench/README.md has the figures).
 func BenchmarkSideBySide(b *testing.B) {
 	for _, size := range sideSizes(b) {
-		nodes, replicas := size[0], size[1]
-		b.Run(fmt.Sprintf("nodes=%d/replicas=%d", nodes, replicas), func(b *testing.B) {
-			var sum [2]sideResult
-			for range b.N {
-				for i, sd := range sides {
-					r := runSide(b, sd, nodes, replicas)
-					sum[i].available += r.available
-					sum[i].heapMB += r.heapMB
-				}
-			}
-			n := float64(b.N)
-			k, c := sum[0], sum[1]
-			b.ReportMetric(k.available.Seconds()/n, "kubernetes-s")
-			b.ReportMetric(c.available.Seconds()/n, "ctrlkit-s")
-			b.ReportMetric(k.available.Seconds()/c.available.Seconds(), "speedup-x")
-			b.ReportMetric(k.heapMB/n, "kubernetes-heapMB")
-			b.ReportMetric(c.heapMB/n, "ctrlkit-heapMB")
-			b.ReportMetric(k.heapMB/c.heapMB, "heap-x")
-		})
+		for _, startAfter := range sideStarts(b) {
+			benchmarkSide(b, size[0], size[1], startAfter)
+		}
 	}
+}
+
+// benchmarkSide is BenchmarkSideBySide at one size and start delay.
+func benchmarkSide(b *testing.B, nodes, replicas int, startAfter string) {
+	b.Run(fmt.Sprintf("nodes=%d/replicas=%d/start=%s", nodes, replicas, startAfter), func(b *testing.B) {
+		var sum [2]sideResult
+		for range b.N {
+			for i, sd := range sides {
+				r := runSide(b, sd, nodes, replicas, startAfter)
+				sum[i].available += r.available
+				sum[i].heapMB += r.heapMB
+			}
+		}
+		n := float64(b.N)
+		k, c := sum[0], sum[1]
+		b.ReportMetric(k.available.Seconds()/n, "kubernetes-s")
+		b.ReportMetric(c.available.Seconds()/n, "ctrlkit-s")
+		b.ReportMetric(k.available.Seconds()/c.available.Seconds(), "speedup-x")
+		b.ReportMetric(k.heapMB/n, "kubernetes-heapMB")
+		b.ReportMetric(c.heapMB/n, "ctrlkit-heapMB")
+		b.ReportMetric(k.heapMB/c.heapMB, "heap-x")
+	})
 }
 
 // A real kube-controller-manager and kube-scheduler run with ctrlkit's
