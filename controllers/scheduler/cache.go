@@ -474,11 +474,19 @@ func (c *Cache) RemovePod(key string) {
 // Assume counts pod against node before its binding is observed. It fails
 // with ErrAssumed if the cache already holds the pod.
 func (c *Cache) Assume(pod *api.Pod, node string) error {
-	key := api.Key(pod)
+	if _, ok := c.pods[api.Key(pod)]; ok {
+		return fmt.Errorf("%w: %s", ErrAssumed, api.Key(pod))
+	}
+	return c.assume(NewPodInfo(pod), node)
+}
+
+// assume is Assume of the pod pi describes, taking pi (the scheduler's
+// attempt made it already) as the cache's record of the pod.
+func (c *Cache) assume(pi *PodInfo, node string) error {
+	key := pi.Key
 	if _, ok := c.pods[key]; ok {
 		return fmt.Errorf("%w: %s", ErrAssumed, key)
 	}
-	pi := NewPodInfo(pod)
 	pi.Assumed = true
 	st := &podState{info: pi, node: node}
 	c.pods[key] = st

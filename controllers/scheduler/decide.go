@@ -312,6 +312,24 @@ type scratch struct {
 	ignored []bool
 	weights []float64
 	domains []map[string]int64
+	// spareVerdict and spareScores are the buffers of a decision the
+	// scheduler dropped from its history (see recycle), reused by the
+	// next decision that finds a node.
+	spareVerdict []uint32
+	spareScores  []uint8
+}
+
+// recycle keeps the buffers of d, which nothing references any more
+// (dropped from the history; a bind in flight reads none of them), for
+// the next decisions.
+func (sc *scratch) recycle(d *decision) {
+	if cap(d.verdict) > cap(sc.spareVerdict) {
+		sc.spareVerdict = d.verdict[:0]
+	}
+	if cap(d.scores) > cap(sc.spareScores) {
+		sc.spareScores = d.scores[:0]
+	}
+	d.verdict, d.scores = nil, nil
 }
 
 // decide is Decide in compact form; names are the nodes' names (nil: made
@@ -371,6 +389,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		pc.images = newImageLocalityState(pi.Pod, env.images, len(nodes))
 	}
 	pc.affinity = newAffinityState(pc)
+	setActiveFilters(pc)
 	sc.idx, sc.zones = sc.idx[:0], sc.zones[:0]
 	if cap(sc.win) < len(nodes) {
 		sc.win = make([]uint32, len(nodes))
@@ -492,7 +511,8 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			d.verdict[(start+k)%len(nodes)] = vw[k]
 		}
 	default:
-		d.verdict, d.vstart = slices.Clone(vw[:processed]), start
+		d.verdict, d.vstart = append(sc.spareVerdict[:0], vw[:processed]...), start
+		sc.spareVerdict = nil
 	}
 	if F == 0 {
 		counts := make(map[string]int)
@@ -528,7 +548,11 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			ss[s].normalize(pc, feasibleNodes{all: nodes, idx: sc.idx, zones: sc.zones}, sc.raw[s])
 		}
 	}
-	d.scores = make([]uint8, F*len(ss))
+	if n := F * len(ss); cap(sc.spareScores) >= n {
+		d.scores, sc.spareScores = sc.spareScores[:n], nil
+	} else {
+		d.scores = make([]uint8, n)
+	}
 	best, ties := -1, 0
 	var bestTotal int64
 	for j := range F {

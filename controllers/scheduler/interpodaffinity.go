@@ -414,6 +414,14 @@ func computeAffinityScores(pc *podCtx) {
 	}
 }
 
+// skipInterPodAffinity is InterPodAffinity's PreScore Skip: the pod has
+// no preferred term and no placed pod has any term (computeAffinityScores
+// would score every node 0).
+func skipInterPodAffinity(pc *podCtx) bool {
+	pa := pc.info.affinity
+	return !pc.anyAffinity && (pa == nil || len(pa.prefAff)+len(pa.prefAnti) == 0)
+}
+
 // scoreInterPodAffinity sums the scores of the node's domains.
 func scoreInterPodAffinity(pc *podCtx, n *NodeInfo) int64 {
 	if !pc.affinityScores.done {

@@ -263,6 +263,22 @@ func filterPodTopologySpread(pc *podCtx, n *NodeInfo) []string {
 	return nil
 }
 
+// skipPodTopologySpread is PodTopologySpread's PreScore Skip: the pod
+// has no ScheduleAnyway constraint and no system default ones apply
+// (normalizePodTopologySpread would score every node 0).
+func skipPodTopologySpread(pc *podCtx) bool {
+	pod := pc.pod
+	if len(pod.Spec.TopologySpreadConstraints) == 0 {
+		return !systemDefaulted(pod)
+	}
+	for i := range pod.Spec.TopologySpreadConstraints {
+		if pod.Spec.TopologySpreadConstraints[i].WhenUnsatisfiable == ScheduleAnyway {
+			return false
+		}
+	}
+	return true
+}
+
 // scorePodTopologySpread gives no raw score: PodTopologySpread's PreScore
 // needs the feasible nodes, so normalizePodTopologySpread scores.
 func scorePodTopologySpread(*podCtx, *NodeInfo) int64 { return 0 }
