@@ -70,14 +70,20 @@ func SpreadGroup(pod *api.Pod) string {
 
 // NewPodInfo precomputes what the scheduler reads of pod.
 func NewPodInfo(pod *api.Pod) *PodInfo {
+	all := api.PodRequests(pod)
 	pi := &PodInfo{
 		Pod:      pod,
 		Key:      api.Key(pod),
-		Requests: PodRequests(pod, false),
-		NonZero:  PodRequests(pod, true),
+		Requests: ResourcesFromList(all),
 		Owner:    SpreadGroup(pod),
 		affinity: newPodAffinity(pod),
-		Scalars:  scalarsFrom(api.PodRequests(pod)),
+		Scalars:  scalarsFrom(all),
+	}
+	// NonZero differs from Requests only when a container misses a cpu
+	// or memory request.
+	pi.NonZero = pi.Requests
+	if missesCPUOrMemory(pod) {
+		pi.NonZero = PodRequests(pod, true)
 	}
 	for i := range pod.Spec.Volumes {
 		if name, _, ok := podClaimName(pod, &pod.Spec.Volumes[i]); ok {
@@ -102,6 +108,23 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 		}
 	}
 	return pi
+}
+
+// missesCPUOrMemory reports whether a container or init container of pod
+// has no cpu or no memory request (PodRequests with nonZero defaults it).
+func missesCPUOrMemory(pod *api.Pod) bool {
+	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			r := cs[i].Resources.Requests
+			if _, ok := r[api.ResourceCPU]; !ok {
+				return true
+			}
+			if _, ok := r[api.ResourceMemory]; !ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // NodeInfo is what the scheduler knows of one node: the node, and the

@@ -681,7 +681,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 		return
 	}
 	pp.noFit = false
-	s.nominateLocked(key, pp, "")   // as kube's assume drops the nomination
+	s.nominateLocked(key, pp, "")  // as kube's assume drops the nomination
 	_ = s.cache.assume(pi, e.node) // cannot fail: PodNode said the key is free
 	if e.volumes != nil {
 		// Reserve (AssumePodVolumes): no other claim takes these
