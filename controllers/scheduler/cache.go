@@ -271,6 +271,9 @@ type Cache struct {
 	names   []string    // the names of list, shared by the attempts made on it
 	zones   map[string]int32
 	claims  map[string]int // claim key → bound and assumed pods using it
+	// namespaces counts the bound and assumed pods per namespace: the
+	// namespaces a namespaceSelector can find pods in.
+	namespaces map[string]int
 	// withAffinity counts the bound and assumed pods with pod
 	// (anti-)affinity terms: while it is 0, InterPodAffinity is skipped
 	// for pods without terms of their own.
@@ -321,7 +324,7 @@ func (c *Cache) addNodeGroupZones(n *NodeInfo, sign int64) {
 // NewCache returns an empty cache whose assumptions expire ttl after
 // their binding finished.
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64), index: newPodIndex()}
+	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), namespaces: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64), index: newPodIndex()}
 }
 
 // SetNode adds or updates node.
@@ -334,7 +337,12 @@ func (c *Cache) SetNode(node *api.Node) {
 	oldZone, hadZone := n.labels[api.LabelTopologyZone]
 	newZone, hasZone := node.Labels[api.LabelTopologyZone]
 	moved := n.Node == nil || oldZone != newZone || hadZone != hasZone
-	relabel := n.Node == nil || !maps.Equal(n.labels, node.Labels)
+	// The counters' domains depend on the labels, and through a spread
+	// constraint's nodeTaintsPolicy on the taints.
+	relabel := n.Node == nil || !maps.Equal(n.labels, node.Labels) ||
+		!slices.EqualFunc(n.taints, node.Spec.Taints, func(a, b api.Taint) bool {
+			return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect
+		})
 	if relabel {
 		c.index.indexNode(n, -1) // no-op for a node that was no candidate
 	}
@@ -423,6 +431,7 @@ func (c *Cache) place(pi *PodInfo, node string) {
 	if pi.affinity != nil {
 		c.withAffinity++
 	}
+	c.namespaces[pi.Pod.Namespace]++
 	n, ok := c.nodes[node]
 	if !ok {
 		n = &NodeInfo{Name: node}
@@ -452,6 +461,9 @@ func (c *Cache) unplace(st *podState) {
 	}
 	if st.info.affinity != nil {
 		c.withAffinity--
+	}
+	if c.namespaces[st.info.Pod.Namespace]--; c.namespaces[st.info.Pod.Namespace] <= 0 {
+		delete(c.namespaces, st.info.Pod.Namespace)
 	}
 	n := c.nodes[st.node]
 	c.placeGroupZone(n, st.info, -1)

@@ -188,9 +188,13 @@ type affinityState struct {
 	// placed pods that match the pod.
 	antiTerms []*antiTerm
 	// antiCtrs, when set, has per required anti-affinity term of the
-	// pod the cache's counter of the pods it matches (nil for a term
-	// with a namespaceSelector, counted in anti).
-	antiCtrs []*podCounter
+	// pod the cache's counter of the pods it matches, and affCtrs per
+	// required affinity term the counter of the pods matching them all
+	// over its topology key (instead of anti and aff).
+	antiCtrs, affCtrs []*podCounter
+	// affExist: some pod matches all of the pod's required affinity
+	// terms on a node carrying a term's key.
+	affExist bool
 }
 
 // antiCount returns how many pods the pod's i-th required anti-affinity
@@ -202,12 +206,15 @@ func (s *affinityState) antiCount(i int, key, v string) int64 {
 	return s.anti[topologyPair{key, v}]
 }
 
-// newAffinityState is InterPodAffinity's PreFilter, over every node's
-// pods; nil is its Skip: the pod has no required term and no placed pod
-// has any pod (anti-)affinity. O(pods with affinity) plus, when the pod
-// has required terms, O(all placed pods) — except for required
-// anti-affinity terms without a namespaceSelector, read from the cache's
-// counters (see podIndex) when pc.cache is set.
+// newAffinityState is InterPodAffinity's PreFilter; nil is its Skip:
+// the pod has no required term and no placed pod has any pod
+// (anti-)affinity. With pc.cache it reads the cache's podIndex: the
+// distinct anti-affinity terms of the placed pods, and a counter per
+// required term of the pod (a namespaceSelector resolved to the
+// namespaces holding pods, see resolveNamespaces) — O(distinct terms +
+// namespaces), walking no node (but to build a counter on its first
+// use). Without it
+// (Decide, preemption's dry runs) it walks every node's pods.
 func newAffinityState(pc *podCtx) *affinityState {
 	pa := pc.info.affinity
 	hasReq := pa != nil && len(pa.reqAff)+len(pa.reqAnti) > 0
@@ -241,15 +248,28 @@ func newAffinityState(pc *podCtx) *affinityState {
 	}
 	walk := hasReq
 	if hasReq && pc.cache != nil {
+		walk = false
 		s.antiCtrs = make([]*podCounter, len(pa.reqAnti))
-		walk = len(pa.reqAff) > 0
 		for i := range pa.reqAnti {
 			t := &pa.reqAnti[i]
-			if t.nsSel != nil {
-				walk = true
-				continue
+			s.antiCtrs[i] = pc.cache.counter(counterSpec{namespaces: resolveNamespaces(pc, t), sels: []api.Selector{t.sel}, key: t.key, require: []string{t.key}})
+		}
+		if len(pa.reqAff) > 0 {
+			// The pods matching every term: in the namespaces of all
+			// of them, matching every selector.
+			ns := resolveNamespaces(pc, &pa.reqAff[0])
+			sels := []api.Selector{pa.reqAff[0].sel}
+			for j := 1; j < len(pa.reqAff); j++ {
+				other := resolveNamespaces(pc, &pa.reqAff[j])
+				ns = slices.DeleteFunc(slices.Clone(ns), func(n string) bool { return !slices.Contains(other, n) })
+				sels = append(sels, pa.reqAff[j].sel)
 			}
-			s.antiCtrs[i] = pc.cache.counter(t.namespaces, t.sel, false, t.key, []string{t.key})
+			s.affCtrs = make([]*podCounter, len(pa.reqAff))
+			for i := range pa.reqAff {
+				t := &pa.reqAff[i]
+				s.affCtrs[i] = pc.cache.counter(counterSpec{namespaces: ns, sels: sels, key: t.key, require: []string{t.key}})
+				s.affExist = s.affExist || s.affCtrs[i].total > 0
+			}
 		}
 	}
 	if walk {
@@ -274,10 +294,40 @@ func newAffinityState(pc *podCtx) *affinityState {
 			}
 		}
 	}
+	if s.affCtrs == nil {
+		s.affExist = len(s.aff) > 0
+	}
 	if !hasReq && len(s.existingAnti) == 0 && len(s.antiTerms) == 0 {
 		return nil
 	}
 	return s
+}
+
+// affCount returns how many pods matching all of the pod's required
+// affinity terms are in the domain (key, v) of its i-th term.
+func (s *affinityState) affCount(i int, key, v string) int64 {
+	if s.affCtrs != nil {
+		return s.affCtrs[i].count(v)
+	}
+	return s.aff[topologyPair{key, v}]
+}
+
+// resolveNamespaces returns the namespaces term t looks in as a sorted
+// list: those it lists and, with a namespaceSelector, every namespace
+// holding placed pods whose labels the selector matches (all of them for
+// an empty selector), looked up for this attempt — the pods t can match
+// are in those, so a counter over them counts what t.matches would.
+func resolveNamespaces(pc *podCtx, t *affinityTerm) []string {
+	out := slices.Clone(t.namespaces)
+	if t.nsSel != nil {
+		for ns := range pc.cache.namespaces {
+			if !slices.Contains(t.namespaces, ns) && (t.nsSel.Empty() || t.nsSel.Matches(pc.namespaceLabels(ns))) {
+				out = append(out, ns)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // filterInterPodAffinity is InterPodAffinity's Filter: the node must
@@ -299,11 +349,11 @@ func filterInterPodAffinity(pc *podCtx, n *NodeInfo) []string {
 			if !ok {
 				return reasonsPodAffinity
 			}
-			if s.aff[topologyPair{pa.reqAff[i].key, v}] <= 0 {
+			if s.affCount(i, pa.reqAff[i].key, v) <= 0 {
 				exist = false
 			}
 		}
-		if !exist && (len(s.aff) > 0 || !matchesAll(pc, pc.pod, pa.reqAff)) {
+		if !exist && (s.affExist || !matchesAll(pc, pc.pod, pa.reqAff)) {
 			return reasonsPodAffinity
 		}
 		for i := range pa.reqAnti {

@@ -132,11 +132,23 @@ func TestGroupZonesIncremental(t *testing.T) {
 		const nodes, pods = 8, 40
 		pod := map[int]*api.Pod{}
 		blue := api.SelectorFromSet(map[string]string{"color": "blue"})
+		notGreen, _ := (&api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "color", Operator: api.LabelSelectorOpNotIn, Values: []string{"green"}}}}).AsSelector()
+		// A spread constraint's inclusion policies honoured: a pod
+		// selecting rack r0 that tolerates no taint.
+		incl := &spreadConstraint{honorAffinity: true, honorTaints: true}
+		inclPod := NewPodInfo(mkPod("incl", "1m", "1Mi", withSelector("rack", "r0")))
+		include, inclusion := inclusionOf(newPodCtx(inclPod), incl)
+		many := []string{"default", "other"}
+		for i := range manyNamespaces {
+			many = append(many, fmt.Sprint("ns-", i))
+		}
 		counters := func() []*podCounter {
 			return []*podCounter{
-				c.counter([]string{"default"}, blue, true, api.LabelTopologyZone, []string{api.LabelTopologyZone}),
-				c.counter([]string{"default", "other"}, blue, false, api.LabelHostname, []string{api.LabelHostname}),
-				c.counter([]string{"other"}, api.Everything(), true, "rack", []string{api.LabelTopologyZone, "rack"}),
+				c.counter(counterSpec{namespaces: []string{"default"}, sels: []api.Selector{blue}, live: true, key: api.LabelTopologyZone, require: []string{api.LabelTopologyZone}}),
+				c.counter(counterSpec{namespaces: []string{"default", "other"}, sels: []api.Selector{blue}, key: api.LabelHostname, require: []string{api.LabelHostname}}),
+				c.counter(counterSpec{namespaces: []string{"other"}, sels: []api.Selector{api.Everything()}, live: true, key: "rack", require: []string{api.LabelTopologyZone, "rack"}}),
+				c.counter(counterSpec{namespaces: many, sels: []api.Selector{notGreen, blue}, key: api.LabelHostname, require: []string{api.LabelHostname}}),
+				c.counter(counterSpec{namespaces: many, sels: []api.Selector{api.Everything()}, live: true, key: api.LabelTopologyZone, require: []string{api.LabelTopologyZone}, include: include, inclusion: inclusion}),
 			}
 		}
 		ctrs := counters()
@@ -146,8 +158,12 @@ func TestGroupZonesIncremental(t *testing.T) {
 				ctrs = counters()
 			}
 			switch op := r.IntN(9); op {
-			case 0, 1: // add or relabel a node
-				c.SetNode(spreadIndexNode(r, r.IntN(nodes)))
+			case 0, 1: // add or relabel (or retaint) a node
+				n := spreadIndexNode(r, r.IntN(nodes))
+				if r.IntN(3) == 0 {
+					n.Spec.Taints = []api.Taint{{Key: "dedicated", Effect: api.TaintEffectNoSchedule}}
+				}
+				c.SetNode(n)
 			case 2:
 				c.RemoveNode(fmt.Sprint("node-", r.IntN(nodes)))
 			case 3: // assume
@@ -184,8 +200,22 @@ func TestGroupZonesIncremental(t *testing.T) {
 				t.Fatalf("seed %d step %d: groupZones %v, recount %v", seed, step, c.groupZones, want)
 			}
 			for k, pc := range ctrs {
-				if got, want := counterDomains(pc), recountCounter(c, pc); !maps.Equal(got, want) {
+				got, want := counterDomains(pc), recountCounter(c, pc)
+				if !maps.Equal(got, want) {
 					t.Fatalf("seed %d step %d: counter %d has %v, recount %v", seed, step, k, got, want)
+				}
+				var total int64
+				hist := map[int64]int64{}
+				lo := int64(-1)
+				for _, d := range want {
+					total += d.pods
+					hist[d.pods]++
+					if lo < 0 || d.pods < lo {
+						lo = d.pods
+					}
+				}
+				if pc.total != total || !maps.Equal(pc.hist, hist) || pc.minPods() != max(lo, 0) {
+					t.Fatalf("seed %d step %d: counter %d total %d hist %v min %d, recount %d %v %d", seed, step, k, pc.total, pc.hist, pc.minPods(), total, hist, max(lo, 0))
 				}
 			}
 			with := 0
@@ -262,29 +292,46 @@ func TestSpreadScoreFromCacheCounts(t *testing.T) {
 }
 
 // TestIndexedPreFiltersMatchWalk checks that decisions read from the
-// cache's podIndex (PodTopologySpread's DoNotSchedule counts,
-// InterPodAffinity's anti-affinity counts and the nodes with affinity
-// pods) equal those walking every node, verdict for verdict and score for
-// score, over random clusters and pods with spread constraints,
-// anti-affinity and node selectors.
+// cache's podIndex (PodTopologySpread's DoNotSchedule counts and minima,
+// with node inclusion policies honoured or not; InterPodAffinity's
+// counts of the pod's own affinity and anti-affinity terms, with
+// namespaceSelectors, and of the placed pods' anti-affinity terms; the
+// nodes with affinity pods) equal those walking every node, verdict for
+// verdict and score for score, over random clusters with tainted nodes
+// and pods in labelled namespaces, placing some of the pods as it goes.
 func TestIndexedPreFiltersMatchWalk(t *testing.T) {
 	ss := Weights{}.scorers()
-	rejected := 0
-	for seed := range uint64(30) {
+	nsLabels := map[string]map[string]string{"default": {"team": "a"}, "other": {"team": "b"}, "third": {"team": "a", "tier": "x"}}
+	namespaces := func(name string) (map[string]string, bool) {
+		l, ok := nsLabels[name]
+		return l, ok
+	}
+	rejected, byAffinity, bySpread := 0, 0, 0
+	for seed := range uint64(40) {
 		r := rngSeed(seed)
 		c := NewCache(0)
 		for i := range 20 {
-			c.SetNode(spreadIndexNode(r, i))
+			n := spreadIndexNode(r, i)
+			if r.IntN(5) == 0 {
+				n.Spec.Taints = []api.Taint{{Key: "dedicated", Effect: api.TaintEffectNoSchedule}}
+			}
+			c.SetNode(n)
 		}
 		for i := range 60 {
 			p := spreadIndexPod(r, i)
 			p.Spec.NodeName = fmt.Sprint("node-", r.IntN(22)) // some on ghost nodes
+			if i%7 == 0 {
+				p.Namespace = "third"
+			}
 			c.AddPod(p)
 		}
-		for k := range 12 {
+		blue := &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
+		notGreen := &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "color", Operator: api.LabelSelectorOpNotIn, Values: []string{"green"}}}}
+		teamA := &api.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
+		notTeamA := &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "team", Operator: api.LabelSelectorOpNotIn, Values: []string{"a"}}}}
+		for k := range 22 {
 			var opts []podOpt
-			blue := &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
-			switch k % 4 {
+			switch k % 11 {
 			case 0:
 				opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue))
 			case 1:
@@ -297,15 +344,49 @@ func TestIndexedPreFiltersMatchWalk(t *testing.T) {
 			case 3:
 				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue})),
 					withSpread(1, api.LabelHostname, DoNotSchedule, blue))
+			case 4: // the pod's own required affinity
+				opts = append(opts, withPodAffinity(terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, Namespaces: []string{"default", "other"}}), nil))
+			case 5: // two affinity terms: pods matching both, over each key
+				opts = append(opts, withPodAffinity(terms(
+					api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue},
+					api.PodAffinityTerm{TopologyKey: "rack", LabelSelector: notGreen, Namespaces: []string{"default", "third"}}), nil))
+			case 6: // namespaceSelector anti-affinity
+				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, NamespaceSelector: teamA})))
+			case 7: // affinity to every namespace, anti-affinity by a NotIn namespaceSelector
+				opts = append(opts, withPodAffinity(
+					terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue, NamespaceSelector: &api.LabelSelector{}}),
+					terms(api.PodAffinityTerm{TopologyKey: "rack", LabelSelector: notGreen, NamespaceSelector: notTeamA, Namespaces: []string{"third"}})))
+			case 8: // spread honouring a required node affinity and the taints
+				opts = append(opts, withSpread(1, api.LabelHostname, DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
+					honor := policyHonor
+					c.NodeTaintsPolicy = &honor
+				}), withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue), withRequired(api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{
+					{Key: api.LabelTopologyZone, Operator: api.NodeSelectorOpIn, Values: []string{"z0", "z1"}}}}))
+			case 9: // nodeAffinityPolicy Ignore with a node selector
+				opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
+					ignore := "Ignore"
+					c.NodeAffinityPolicy = &ignore
+				}), withSelector("rack", "r1"))
+			case 10: // hostname DoNotSchedule with minDomains
+				opts = append(opts, withSpread(1, api.LabelHostname, DoNotSchedule, notGreen, func(c *api.TopologySpreadConstraint) {
+					m := int32(15)
+					c.MinDomains = &m
+				}))
 			}
 			if r.IntN(3) == 0 {
 				opts = append(opts, withSelector("rack", "r0"))
 			}
+			if r.IntN(2) == 0 {
+				opts = append(opts, withToleration(api.Toleration{Key: "dedicated", Operator: api.TolerationOpExists}))
+			}
 			p := mkPod(fmt.Sprint("new-", k), "100m", "100Mi", opts...)
 			p.Labels = map[string]string{"color": "blue"}
+			if k%2 == 1 {
+				p.Namespace = []string{"other", "third"}[r.IntN(2)]
+			}
 			pi := NewPodInfo(p)
 			nodes := c.Nodes()
-			env := pluginEnv{anyAffinity: c.withAffinity > 0}
+			env := pluginEnv{anyAffinity: c.withAffinity > 0, namespaces: namespaces}
 			walked, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, 0, len(nodes), volumeState{}, env)
 			env.cache = c
 			indexed, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, 0, len(nodes), volumeState{}, env)
@@ -317,10 +398,23 @@ func TestIndexedPreFiltersMatchWalk(t *testing.T) {
 			if walked.podWait {
 				rejected++
 			}
+			for _, v := range we.Verdicts {
+				switch v.Filter {
+				case FilterInterPodAffinity:
+					byAffinity++
+				case FilterPodTopologySpread:
+					bySpread++
+				}
+			}
+			if walked.node != "" && k%3 == 0 {
+				// Place it, so that later pods see it (and a counter
+				// built earlier follows).
+				_ = c.Assume(p, walked.node)
+			}
 		}
 	}
-	if rejected == 0 {
-		t.Fatal("no attempt was rejected by PodTopologySpread or InterPodAffinity: the test exercises nothing")
+	if rejected == 0 || byAffinity == 0 || bySpread == 0 {
+		t.Fatalf("%d attempts rejected by PodTopologySpread or InterPodAffinity (%d nodes by affinity, %d by spread): the test exercises too little", rejected, byAffinity, bySpread)
 	}
 }
 

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 
@@ -187,11 +189,7 @@ func newSpreadState(pc *podCtx) *spreadState {
 			s.self[i] = 1
 		}
 	}
-	indexed := pc.cache != nil
-	for i := range cs {
-		indexed = indexed && admitsEveryNode(pc, &cs[i])
-	}
-	if indexed {
+	if pc.cache != nil {
 		keys := make([]string, 0, len(cs))
 		for i := range cs {
 			keys = append(keys, cs[i].key)
@@ -201,17 +199,17 @@ func newSpreadState(pc *podCtx) *spreadState {
 		ns := []string{pc.pod.Namespace}
 		s.ctrs = make([]*podCounter, len(cs))
 		for i := range cs {
-			s.ctrs[i] = pc.cache.counter(ns, cs[i].sel, true, cs[i].key, keys)
+			spec := counterSpec{namespaces: ns, sels: []api.Selector{cs[i].sel}, live: true, key: cs[i].key, require: keys}
+			if !admitsEveryNode(pc, &cs[i]) {
+				spec.include, spec.inclusion = inclusionOf(pc, &cs[i])
+			}
+			s.ctrs[i] = pc.cache.counter(spec)
 		}
 		for i, ctr := range s.ctrs {
 			if len(ctr.domains) < cs[i].minDomains {
 				continue // the global minimum is 0
 			}
-			m := int64(math.MaxInt64)
-			for _, d := range ctr.domains {
-				m = min(m, d.pods)
-			}
-			s.min[i] = m
+			s.min[i] = ctr.minPods()
 		}
 		return s
 	}
@@ -422,6 +420,42 @@ func countDomains(pc *podCtx, fs feasibleNodes, cs []spreadConstraint, domains [
 // false) whose inclusion policies admit every node.
 func fromGroupZones(pc *podCtx, c *spreadConstraint, requireAll bool) bool {
 	return pc.groupZones != nil && c.owner != "" && c.key == api.LabelTopologyZone && !requireAll && admitsEveryNode(pc, c)
+}
+
+// inclusionOf returns constraint c's node inclusion policies for pc's pod
+// as a counter's include, and its identity: the profile's added
+// affinity, the pod's node selector and required node affinity when
+// nodeAffinityPolicy is Honor, its tolerations when nodeTaintsPolicy is
+// Honor.
+func inclusionOf(pc *podCtx, c *spreadConstraint) (func(*NodeInfo) bool, string) {
+	q := &podCtx{pod: pc.pod, info: pc.info}
+	var id struct {
+		Added       string            `json:"a,omitempty"`
+		Selector    map[string]string `json:"s,omitempty"`
+		Required    *api.NodeSelector `json:"r,omitempty"`
+		Tolerations []api.Toleration  `json:"t,omitempty"`
+		Affinity    bool              `json:"h,omitempty"`
+		Taints      bool              `json:"x,omitempty"`
+		_           struct{}          `json:"-"`
+	}
+	id.Affinity, id.Taints = c.honorAffinity, c.honorTaints
+	if c.honorAffinity {
+		q.added, q.required = pc.added, pc.required
+		id.Selector, id.Required = pc.pod.Spec.NodeSelector, pc.required
+		if pc.added != nil {
+			id.Added = fmt.Sprintf("%p", pc.added)
+		}
+	}
+	if c.honorTaints {
+		q.tolerations = pc.tolerations
+		id.Tolerations = pc.tolerations
+	}
+	b, err := json.Marshal(id)
+	if err != nil { // not reached: the fields all marshal
+		b = []byte(fmt.Sprintf("%p", pc.pod))
+	}
+	sc := *c
+	return func(n *NodeInfo) bool { return sc.includes(q, n) }, string(b)
 }
 
 // admitsEveryNode reports whether c's inclusion policies admit every
