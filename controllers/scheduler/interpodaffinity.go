@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -63,7 +64,7 @@ type affinityTerm struct {
 	nsSel      *api.Selector // namespaceSelector; nil when unset
 	key        string        // topologyKey
 	weight     int64         // of a preferred term
-	id         string        // termID, of a required anti-affinity term
+	id         string        // its identity in the cache's podIndex (termID and kind)
 }
 
 // podAffinity is a pod's pod (anti-)affinity, precomputed once.
@@ -135,10 +136,21 @@ func newPodAffinity(pod *api.Pod) *podAffinity {
 	}
 	if a.PodAntiAffinity != nil {
 		pa.reqAnti = req(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
-		for i := range pa.reqAnti {
-			pa.reqAnti[i].id = termID(&pa.reqAnti[i])
-		}
 		pa.prefAnti = pref(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	// The terms' identities among the distinct terms of their kind in
+	// the cache's podIndex (a scoring term's weight included).
+	for i := range pa.reqAnti {
+		pa.reqAnti[i].id = termID(&pa.reqAnti[i])
+	}
+	for i := range pa.reqAff {
+		pa.reqAff[i].id = "A" + termID(&pa.reqAff[i])
+	}
+	for i := range pa.prefAff {
+		pa.prefAff[i].id = fmt.Sprintf("P%d:%s", pa.prefAff[i].weight, termID(&pa.prefAff[i]))
+	}
+	for i := range pa.prefAnti {
+		pa.prefAnti[i].id = fmt.Sprintf("N%d:%s", pa.prefAnti[i].weight, termID(&pa.prefAnti[i]))
 	}
 	if len(pa.reqAff)+len(pa.reqAnti)+len(pa.prefAff)+len(pa.prefAnti) == 0 {
 		return nil
@@ -389,7 +401,10 @@ type affinityScores struct {
 // terms it matches (affinity +, anti-affinity −), and its own required
 // affinity terms matching the pod (hardPodAffinityWeight) and preferred
 // terms matching the pod (±weight). Skipped (no score) when the pod has
-// no preferred term and no placed pod has any term.
+// no preferred term and no placed pod has any term. With the cache and
+// no preferred term of the pod's own, it reads the placed pods' distinct
+// scoring terms with their domains (podIndex), O(distinct terms +
+// their domains), instead of visiting the pods.
 func computeAffinityScores(pc *podCtx) {
 	as := &pc.affinityScores
 	as.done = true
@@ -442,10 +457,19 @@ func computeAffinityScores(pc *podCtx) {
 		}
 	}
 	if !hasPref && pc.cache != nil {
-		for n := range pc.cache.index.affNodes {
-			if n.Node != nil {
-				for _, ep := range n.withAffinity {
-					visit(n, ep)
+		// The placed pods' distinct scoring terms: each that matches
+		// the pod adds its weight once per holder in a domain.
+		for _, at := range pc.cache.index.scoreTerms {
+			if at.weight == 0 || !at.term.matches(pc, pc.pod) {
+				continue
+			}
+			for v, k := range at.domains {
+				if as.byPair == nil {
+					as.byPair = map[topologyPair]int64{}
+				}
+				as.byPair[topologyPair{at.term.key, v}] += at.weight * k
+				if !slices.Contains(as.keys, at.term.key) {
+					as.keys = append(as.keys, at.term.key)
 				}
 			}
 		}

@@ -13,22 +13,24 @@ import (
 const maxPodCounters = 64
 
 // podIndex is what the cache keeps up to date so that the PreFilters of
-// PodTopologySpread and InterPodAffinity read counts instead of walking
-// every node and pod per attempt: pod counters per topology domain, and
-// the nodes holding pods with pod (anti-)affinity terms.
+// PodTopologySpread and InterPodAffinity, and InterPodAffinity's
+// PreScore, read counts instead of walking every node and pod per
+// attempt: pod counters per topology domain, and the distinct pod
+// (anti-)affinity terms of the placed pods with their domains.
 type podIndex struct {
 	counters map[string]*podCounter
 	tick     uint64 // read clock, for dropping the least recently read counter
-	// affNodes are the nodes (candidates or not) whose pods include
-	// some with pod (anti-)affinity terms.
-	affNodes map[*NodeInfo]struct{}
 	// antiTerms are the distinct required anti-affinity terms of the
 	// placed pods, by termID.
 	antiTerms map[string]*antiTerm
+	// scoreTerms are the distinct terms of the placed pods that score
+	// an incoming pod they match (required affinity, preferred
+	// affinity and anti-affinity), by kind, weight and termID.
+	scoreTerms map[string]*antiTerm
 }
 
 func newPodIndex() *podIndex {
-	return &podIndex{counters: map[string]*podCounter{}, affNodes: map[*NodeInfo]struct{}{}, antiTerms: map[string]*antiTerm{}}
+	return &podIndex{counters: map[string]*podCounter{}, antiTerms: map[string]*antiTerm{}, scoreTerms: map[string]*antiTerm{}}
 }
 
 // domainCount is one topology domain of a counter: the candidate nodes
@@ -260,32 +262,30 @@ func (ix *podIndex) indexNode(n *NodeInfo, sign int64) {
 }
 
 // indexPod counts (sign 1) or uncounts (−1) pi on n in every counter
-// and in affNodes (after n's pods changed).
+// and its terms (after n's pods changed).
 func (ix *podIndex) indexPod(n *NodeInfo, pi *PodInfo, sign int64) {
 	for _, pc := range ix.counters {
 		pc.addPod(n, pi, sign)
 	}
 	ix.indexAntiTerms(n, pi, sign)
-	if len(n.withAffinity) > 0 {
-		ix.affNodes[n] = struct{}{}
-	} else {
-		delete(ix.affNodes, n)
-	}
 }
 
-// antiTerm is one distinct required anti-affinity term of placed pods
-// (same namespaces, namespaceSelector, selector and topology key): the
-// pods holding it, in all and per value of its key over the candidate
-// nodes carrying that key, so that InterPodAffinity's PreFilter checks
-// each distinct term against the pod once instead of every placed pod's
-// terms.
+// antiTerm is one distinct pod (anti-)affinity term of placed pods
+// (same kind, namespaces, namespaceSelector, selector and topology key,
+// and for a scoring term the same weight): the pods holding it, in all
+// and per value of its key over the candidate nodes carrying that key,
+// so that InterPodAffinity checks each distinct term against the pod
+// once instead of every placed pod's terms.
 type antiTerm struct {
-	term    affinityTerm
+	term affinityTerm
+	// weight is what each holder adds to its domain's score when the
+	// term matches the incoming pod (0 for required anti-affinity).
+	weight  int64
 	holders int64 // placed pods holding the term
 	domains map[string]int64
 }
 
-// termID identifies t among the distinct terms.
+// termID identifies t among the distinct terms of its kind.
 func termID(t *affinityTerm) string {
 	var b strings.Builder
 	for _, ns := range t.namespaces {
@@ -320,35 +320,51 @@ func (at *antiTerm) addDomain(n *NodeInfo, k int64) {
 	}
 }
 
-// indexAntiTerms counts (sign 1) or uncounts (−1) pi's required
-// anti-affinity terms on n.
+// eachTerm calls fn with every term of pa, the index's map of its kind
+// and the weight it scores with.
+func (ix *podIndex) eachTerm(pa *podAffinity, fn func(m map[string]*antiTerm, t *affinityTerm, w int64)) {
+	for i := range pa.reqAnti {
+		fn(ix.antiTerms, &pa.reqAnti[i], 0)
+	}
+	for i := range pa.reqAff {
+		fn(ix.scoreTerms, &pa.reqAff[i], hardPodAffinityWeight)
+	}
+	for i := range pa.prefAff {
+		fn(ix.scoreTerms, &pa.prefAff[i], pa.prefAff[i].weight)
+	}
+	for i := range pa.prefAnti {
+		fn(ix.scoreTerms, &pa.prefAnti[i], -pa.prefAnti[i].weight)
+	}
+}
+
+// indexAntiTerms counts (sign 1) or uncounts (−1) pi's pod
+// (anti-)affinity terms on n.
 func (ix *podIndex) indexAntiTerms(n *NodeInfo, pi *PodInfo, sign int64) {
 	if pi.affinity == nil {
 		return
 	}
-	for i := range pi.affinity.reqAnti {
-		t := &pi.affinity.reqAnti[i]
-		at := ix.antiTerms[t.id]
+	ix.eachTerm(pi.affinity, func(m map[string]*antiTerm, t *affinityTerm, w int64) {
+		at := m[t.id]
 		if at == nil {
-			at = &antiTerm{term: *t, domains: map[string]int64{}}
-			ix.antiTerms[t.id] = at
+			at = &antiTerm{term: *t, weight: w, domains: map[string]int64{}}
+			m[t.id] = at
 		}
 		at.holders += sign
 		at.addDomain(n, sign)
 		if at.holders == 0 {
-			delete(ix.antiTerms, t.id)
+			delete(m, t.id)
 		}
-	}
+	})
 }
 
 // indexNodeAntiTerms adds (sign 1) or removes (−1) n's domains from the
-// anti-affinity terms its pods hold.
+// terms its pods hold.
 func (ix *podIndex) indexNodeAntiTerms(n *NodeInfo, sign int64) {
 	for _, ep := range n.withAffinity {
-		for i := range ep.affinity.reqAnti {
-			if at := ix.antiTerms[ep.affinity.reqAnti[i].id]; at != nil {
+		ix.eachTerm(ep.affinity, func(m map[string]*antiTerm, t *affinityTerm, _ int64) {
+			if at := m[t.id]; at != nil {
 				at.addDomain(n, sign) // once per holder on n
 			}
-		}
+		})
 	}
 }

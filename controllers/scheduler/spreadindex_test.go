@@ -53,14 +53,16 @@ func recountCounter(c *Cache, pc *podCounter) map[string]domainCount {
 	return out
 }
 
-// recountAntiTerms is the podIndex's antiTerms computed from scratch:
-// per term ID, the holders and the domain counts.
-func recountAntiTerms(c *Cache) (map[string]int64, map[string]map[string]int64) {
-	holders, domains := map[string]int64{}, map[string]map[string]int64{}
+// recountAntiTerms is the podIndex's antiTerms (anti) or scoreTerms
+// computed from scratch: per term ID, the holders, the domain counts and
+// the weight.
+func recountAntiTerms(c *Cache, anti bool) (map[string]int64, map[string]map[string]int64, map[string]int64) {
+	holders, domains, weights := map[string]int64{}, map[string]map[string]int64{}, map[string]int64{}
 	for _, n := range c.nodes {
 		for _, ep := range n.withAffinity {
-			for _, t := range ep.affinity.reqAnti {
+			count := func(t affinityTerm, w int64) {
 				holders[t.id]++
+				weights[t.id] = w
 				if domains[t.id] == nil {
 					domains[t.id] = map[string]int64{}
 				}
@@ -68,9 +70,25 @@ func recountAntiTerms(c *Cache) (map[string]int64, map[string]map[string]int64) 
 					domains[t.id][v]++
 				}
 			}
+			a := ep.affinity
+			if anti {
+				for _, t := range a.reqAnti {
+					count(t, 0)
+				}
+				continue
+			}
+			for _, t := range a.reqAff {
+				count(t, hardPodAffinityWeight)
+			}
+			for _, t := range a.prefAff {
+				count(t, t.weight)
+			}
+			for _, t := range a.prefAnti {
+				count(t, -t.weight)
+			}
 		}
 	}
-	return holders, domains
+	return holders, domains, weights
 }
 
 // counterDomains is pc's domains by value.
@@ -105,9 +123,18 @@ func spreadIndexPod(r *rand.Rand, i int) *api.Pod {
 	if r.IntN(8) == 0 {
 		opts = append(opts, terminating)
 	}
-	if r.IntN(4) == 0 {
-		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: []string{api.LabelHostname, api.LabelTopologyZone}[r.IntN(2)],
-			LabelSelector: &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}})))
+	blue := &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
+	key := func() string { return []string{api.LabelHostname, api.LabelTopologyZone}[r.IntN(2)] }
+	switch r.IntN(8) {
+	case 0, 1:
+		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: key(), LabelSelector: blue})))
+	case 2: // required affinity, which scores the pods it matches
+		opts = append(opts, withPodAffinity(terms(api.PodAffinityTerm{TopologyKey: key(), LabelSelector: blue, Namespaces: []string{"default", "other"}}), nil))
+	case 3: // preferred terms, weights 1 or 5
+		w := int32(1 + 4*r.IntN(2))
+		opts = append(opts, withPreferredPodAffinity(
+			[]api.WeightedPodAffinityTerm{{Weight: w, PodAffinityTerm: api.PodAffinityTerm{TopologyKey: key(), LabelSelector: blue}}},
+			[]api.WeightedPodAffinityTerm{{Weight: 3, PodAffinityTerm: api.PodAffinityTerm{TopologyKey: "rack", LabelSelector: &api.LabelSelector{}}}}))
 	}
 	p := mkPod(fmt.Sprint("pod-", i), "100m", "100Mi", opts...)
 	p.Labels = map[string]string{"color": []string{"blue", "green"}[r.IntN(2)]}
@@ -218,26 +245,16 @@ func TestGroupZonesIncremental(t *testing.T) {
 					t.Fatalf("seed %d step %d: counter %d total %d hist %v min %d, recount %d %v %d", seed, step, k, pc.total, pc.hist, pc.minPods(), total, hist, max(lo, 0))
 				}
 			}
-			with := 0
-			for n, ni := range c.nodes {
-				if len(ni.withAffinity) > 0 {
-					with++
+			for kind, terms := range map[bool]map[string]*antiTerm{true: c.index.antiTerms, false: c.index.scoreTerms} {
+				holders, domains, weights := recountAntiTerms(c, kind)
+				if len(holders) != len(terms) {
+					t.Fatalf("seed %d step %d: %d terms (anti %v), recount %d", seed, step, len(terms), kind, len(holders))
 				}
-				if _, in := c.index.affNodes[ni]; in != (len(ni.withAffinity) > 0) {
-					t.Fatalf("seed %d step %d: node %s in affNodes %v with %d affinity pods", seed, step, n, in, len(ni.withAffinity))
+				for id, at := range terms {
+					if at.holders != holders[id] || !maps.Equal(at.domains, domains[id]) || at.weight != weights[id] {
+						t.Fatalf("seed %d step %d: term %q held %d in %v weighing %d, recount %d in %v weighing %d", seed, step, id, at.holders, at.domains, at.weight, holders[id], domains[id], weights[id])
+					}
 				}
-			}
-			holders, domains := recountAntiTerms(c)
-			if len(holders) != len(c.index.antiTerms) {
-				t.Fatalf("seed %d step %d: %d anti-affinity terms, recount %d", seed, step, len(c.index.antiTerms), len(holders))
-			}
-			for id, at := range c.index.antiTerms {
-				if at.holders != holders[id] || !maps.Equal(at.domains, domains[id]) {
-					t.Fatalf("seed %d step %d: term %q held %d in %v, recount %d in %v", seed, step, id, at.holders, at.domains, holders[id], domains[id])
-				}
-			}
-			if len(c.index.affNodes) != with {
-				t.Fatalf("seed %d step %d: %d affNodes, %d nodes with affinity pods", seed, step, len(c.index.affNodes), with)
 			}
 		}
 	}
