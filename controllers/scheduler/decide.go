@@ -319,6 +319,18 @@ type scratch struct {
 	spareScores  []uint8
 }
 
+// verdicts returns n zeroed verdicts for a decision, in the spare buffer
+// when it is large enough.
+func (sc *scratch) verdicts(n int) []uint32 {
+	if cap(sc.spareVerdict) < n {
+		return make([]uint32, n)
+	}
+	v := sc.spareVerdict[:n]
+	sc.spareVerdict = nil
+	clear(v)
+	return v
+}
+
 // recycle keeps the buffers of d, which nothing references any more
 // (dropped from the history; a bind in flight reads none of them), for
 // the next decisions.
@@ -377,7 +389,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			// UnschedulableAndUnresolvable.
 			d.message += " " + preemptionMessage(pi.Pod, len(nodes), len(nodes))
 			d.reasons = [][]string{{reason}}
-			d.verdict = make([]uint32, len(nodes))
+			d.verdict = sc.verdicts(len(nodes))
 			for i := range d.verdict {
 				d.verdict[i] = uint32(by)<<16 | unresolvableBit | 1
 			}
@@ -428,7 +440,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	// evaluation order, or, when narrowed, d.verdict by node.
 	vw := sc.win[:cap(sc.win)]
 	if narrowed != nil {
-		d.verdict = make([]uint32, len(nodes))
+		d.verdict = sc.verdicts(len(nodes))
 		vw = d.verdict
 		// NodeAffinity's PreFilter result: only its nodes are
 		// evaluated; every other node is UnschedulableAndUnresolvable
@@ -506,7 +518,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	switch {
 	case cand != nil: // d.verdict covers every node already
 	case F == 0: // every node was evaluated; by node, for the message and preemption
-		d.verdict = make([]uint32, len(nodes))
+		d.verdict = sc.verdicts(len(nodes))
 		for k := range processed {
 			d.verdict[(start+k)%len(nodes)] = vw[k]
 		}
