@@ -278,11 +278,12 @@
 // affinity term's pods matching every affinity term of the pod. A
 // namespaceSelector is resolved per attempt against the namespaces
 // holding placed pods (O(namespaces)), so namespace labels are read
-// fresh. Building a counter on first use is O(placed pods + nodes); so
-// are preemption's dry runs (kube updates its PreFilter states per
-// victim), which walk, and
-// Decide, which has no cache. A pod they rejected is retried when a pod
-// is placed or relabelled, as well as on the events below.
+// fresh. Preemption's dry runs change those states in the changed
+// node's domains only, from its pods before and after (as kube's
+// AddPod/RemovePod PreFilter extensions). Building a counter on first
+// use is O(placed pods + nodes), and so is every PreFilter of Decide,
+// which has no cache. A pod they rejected is retried when a pod is
+// placed or relabelled, as well as on the events below.
 //
 // A PreFilter rejection skips the filters: every node gets the
 // VolumeBinding (or VolumeZone) verdict, and the message names the reason once instead

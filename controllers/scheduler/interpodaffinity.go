@@ -207,15 +207,84 @@ type affinityState struct {
 	// affExist: some pod matches all of the pod's required affinity
 	// terms on a node carrying a term's key.
 	affExist bool
+	// antiDelta, affDelta and termDelta, when set (see replaced),
+	// change the counts of the pod's required anti-affinity and
+	// affinity terms in one domain each, and the holders of placed
+	// pods' anti-affinity terms (by term ID) in the replaced node's
+	// domain.
+	antiDelta, affDelta []domainDelta
+	termDelta           map[string]int64
 }
 
 // antiCount returns how many pods the pod's i-th required anti-affinity
 // term matches in domain (key, v).
 func (s *affinityState) antiCount(i int, key, v string) int64 {
+	var c int64
 	if s.antiCtrs != nil && s.antiCtrs[i] != nil {
-		return s.antiCtrs[i].count(v)
+		c = s.antiCtrs[i].count(v)
+	} else {
+		c = s.anti[topologyPair{key, v}]
 	}
-	return s.anti[topologyPair{key, v}]
+	if s.antiDelta != nil {
+		c += s.antiDelta[i].at(v)
+	}
+	return c
+}
+
+// replaced returns the state read from the cache's podIndex (s.antiCtrs,
+// s.affCtrs, s.antiTerms) for the cluster with node orig replaced by n,
+// the same node with other pods (preemption's dry run), as kube's
+// PreFilter extensions RemovePod/AddPod update it: the counts change in
+// n's domains only, from the pods of orig and n — no node is walked.
+func (s *affinityState) replaced(pc *podCtx, orig, n *NodeInfo) *affinityState {
+	cp := *s
+	if pa := pc.info.affinity; pa != nil {
+		// on counts the pods of a node that match, or with all set
+		// match every term of ts.
+		on := func(node *NodeInfo, ts []affinityTerm, i int, all bool) int64 {
+			var k int64
+			for _, ep := range node.Pods {
+				if all && matchesAll(pc, ep.Pod, ts) || !all && ts[i].matches(pc, ep.Pod) {
+					k++
+				}
+			}
+			return k
+		}
+		delta := func(ts []affinityTerm, i int, all bool) domainDelta {
+			v, ok := n.labels[ts[i].key]
+			if !ok {
+				return domainDelta{}
+			}
+			return domainDelta{v: v, d: on(n, ts, i, all) - on(orig, ts, i, all), ok: true}
+		}
+		cp.antiDelta = make([]domainDelta, len(pa.reqAnti))
+		for i := range pa.reqAnti {
+			cp.antiDelta[i] = delta(pa.reqAnti, i, false)
+		}
+		if len(pa.reqAff) > 0 {
+			cp.affDelta = make([]domainDelta, len(pa.reqAff))
+			cp.affExist = false
+			for i := range pa.reqAff {
+				cp.affDelta[i] = delta(pa.reqAff, i, true)
+				cp.affExist = cp.affExist || s.affCtrs[i].total+cp.affDelta[i].d > 0
+			}
+		}
+	}
+	cp.termDelta = map[string]int64{}
+	holders := func(node *NodeInfo, sign int64) {
+		for _, ep := range node.withAffinity {
+			for i := range ep.affinity.reqAnti {
+				if t := &ep.affinity.reqAnti[i]; t.matches(pc, pc.pod) {
+					if _, ok := n.labels[t.key]; ok {
+						cp.termDelta[t.id] += sign
+					}
+				}
+			}
+		}
+	}
+	holders(n, 1)
+	holders(orig, -1)
+	return &cp
 }
 
 // newAffinityState is InterPodAffinity's PreFilter; nil is its Skip:
@@ -319,7 +388,11 @@ func newAffinityState(pc *podCtx) *affinityState {
 // affinity terms are in the domain (key, v) of its i-th term.
 func (s *affinityState) affCount(i int, key, v string) int64 {
 	if s.affCtrs != nil {
-		return s.affCtrs[i].count(v)
+		c := s.affCtrs[i].count(v)
+		if s.affDelta != nil {
+			c += s.affDelta[i].at(v)
+		}
+		return c
 	}
 	return s.aff[topologyPair{key, v}]
 }
@@ -380,7 +453,7 @@ func filterInterPodAffinity(pc *podCtx, n *NodeInfo) []string {
 		}
 	}
 	for _, at := range s.antiTerms {
-		if v, ok := n.labels[at.term.key]; ok && at.domains[v] > 0 {
+		if v, ok := n.labels[at.term.key]; ok && at.domains[v]+s.termDelta[at.term.id] > 0 {
 			return reasonsExistingAntiAffinity
 		}
 	}

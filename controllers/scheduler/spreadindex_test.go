@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -308,6 +309,103 @@ func TestSpreadScoreFromCacheCounts(t *testing.T) {
 	}
 }
 
+// indexNamespaces are the namespace labels of the index tests.
+var indexNamespaces = map[string]map[string]string{"default": {"team": "a"}, "other": {"team": "b"}, "third": {"team": "a", "tier": "x"}}
+
+// indexNamespaceLookup looks indexNamespaces up.
+func indexNamespaceLookup(name string) (map[string]string, bool) {
+	l, ok := indexNamespaces[name]
+	return l, ok
+}
+
+// indexCluster is a random cache of 20 nodes (some tainted) and 60
+// pods (some on nodes the cache does not have, some in namespace third).
+func indexCluster(r *rand.Rand) *Cache {
+	c := NewCache(0)
+	for i := range 20 {
+		n := spreadIndexNode(r, i)
+		if r.IntN(5) == 0 {
+			n.Spec.Taints = []api.Taint{{Key: "dedicated", Effect: api.TaintEffectNoSchedule}}
+		}
+		c.SetNode(n)
+	}
+	for i := range 60 {
+		p := spreadIndexPod(r, i)
+		p.Spec.NodeName = fmt.Sprint("node-", r.IntN(22)) // some on ghost nodes
+		if i%7 == 0 {
+			p.Namespace = "third"
+		}
+		c.AddPod(p)
+	}
+	return c
+}
+
+// indexCasePod is the k-th pod of the index tests: spread constraints
+// (inclusion policies honoured or not, minDomains), required pod
+// affinity and anti-affinity (namespaceSelectors, several terms), node
+// selectors and tolerations, in namespace default, other or third.
+func indexCasePod(r *rand.Rand, k int) *api.Pod {
+	blue := &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
+	notGreen := &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "color", Operator: api.LabelSelectorOpNotIn, Values: []string{"green"}}}}
+	teamA := &api.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
+	notTeamA := &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "team", Operator: api.LabelSelectorOpNotIn, Values: []string{"a"}}}}
+	var opts []podOpt
+	switch k % 11 {
+	case 0:
+		opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue))
+	case 1:
+		opts = append(opts, withSpread(1, "rack", DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
+			m := int32(3)
+			c.MinDomains = &m
+		}), withSpread(2, api.LabelTopologyZone, DoNotSchedule, blue))
+	case 2:
+		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, Namespaces: []string{"default", "other"}})))
+	case 3:
+		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue})),
+			withSpread(1, api.LabelHostname, DoNotSchedule, blue))
+	case 4: // the pod's own required affinity
+		opts = append(opts, withPodAffinity(terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, Namespaces: []string{"default", "other"}}), nil))
+	case 5: // two affinity terms: pods matching both, over each key
+		opts = append(opts, withPodAffinity(terms(
+			api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue},
+			api.PodAffinityTerm{TopologyKey: "rack", LabelSelector: notGreen, Namespaces: []string{"default", "third"}}), nil))
+	case 6: // namespaceSelector anti-affinity
+		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, NamespaceSelector: teamA})))
+	case 7: // affinity to every namespace, anti-affinity by a NotIn namespaceSelector
+		opts = append(opts, withPodAffinity(
+			terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue, NamespaceSelector: &api.LabelSelector{}}),
+			terms(api.PodAffinityTerm{TopologyKey: "rack", LabelSelector: notGreen, NamespaceSelector: notTeamA, Namespaces: []string{"third"}})))
+	case 8: // spread honouring a required node affinity and the taints
+		opts = append(opts, withSpread(1, api.LabelHostname, DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
+			honor := policyHonor
+			c.NodeTaintsPolicy = &honor
+		}), withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue), withRequired(api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{
+			{Key: api.LabelTopologyZone, Operator: api.NodeSelectorOpIn, Values: []string{"z0", "z1"}}}}))
+	case 9: // nodeAffinityPolicy Ignore with a node selector
+		opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
+			ignore := "Ignore"
+			c.NodeAffinityPolicy = &ignore
+		}), withSelector("rack", "r1"))
+	case 10: // hostname DoNotSchedule with minDomains
+		opts = append(opts, withSpread(1, api.LabelHostname, DoNotSchedule, notGreen, func(c *api.TopologySpreadConstraint) {
+			m := int32(15)
+			c.MinDomains = &m
+		}))
+	}
+	if r.IntN(3) == 0 {
+		opts = append(opts, withSelector("rack", "r0"))
+	}
+	if r.IntN(2) == 0 {
+		opts = append(opts, withToleration(api.Toleration{Key: "dedicated", Operator: api.TolerationOpExists}))
+	}
+	p := mkPod(fmt.Sprint("new-", k), "100m", "100Mi", opts...)
+	p.Labels = map[string]string{"color": "blue"}
+	if k%2 == 1 {
+		p.Namespace = []string{"other", "third"}[r.IntN(2)]
+	}
+	return p
+}
+
 // TestIndexedPreFiltersMatchWalk checks that decisions read from the
 // cache's podIndex (PodTopologySpread's DoNotSchedule counts and minima,
 // with node inclusion policies honoured or not; InterPodAffinity's
@@ -318,92 +416,15 @@ func TestSpreadScoreFromCacheCounts(t *testing.T) {
 // and pods in labelled namespaces, placing some of the pods as it goes.
 func TestIndexedPreFiltersMatchWalk(t *testing.T) {
 	ss := Weights{}.scorers()
-	nsLabels := map[string]map[string]string{"default": {"team": "a"}, "other": {"team": "b"}, "third": {"team": "a", "tier": "x"}}
-	namespaces := func(name string) (map[string]string, bool) {
-		l, ok := nsLabels[name]
-		return l, ok
-	}
 	rejected, byAffinity, bySpread := 0, 0, 0
 	for seed := range uint64(40) {
 		r := rngSeed(seed)
-		c := NewCache(0)
-		for i := range 20 {
-			n := spreadIndexNode(r, i)
-			if r.IntN(5) == 0 {
-				n.Spec.Taints = []api.Taint{{Key: "dedicated", Effect: api.TaintEffectNoSchedule}}
-			}
-			c.SetNode(n)
-		}
-		for i := range 60 {
-			p := spreadIndexPod(r, i)
-			p.Spec.NodeName = fmt.Sprint("node-", r.IntN(22)) // some on ghost nodes
-			if i%7 == 0 {
-				p.Namespace = "third"
-			}
-			c.AddPod(p)
-		}
-		blue := &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
-		notGreen := &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "color", Operator: api.LabelSelectorOpNotIn, Values: []string{"green"}}}}
-		teamA := &api.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
-		notTeamA := &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "team", Operator: api.LabelSelectorOpNotIn, Values: []string{"a"}}}}
+		c := indexCluster(r)
 		for k := range 22 {
-			var opts []podOpt
-			switch k % 11 {
-			case 0:
-				opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue))
-			case 1:
-				opts = append(opts, withSpread(1, "rack", DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
-					m := int32(3)
-					c.MinDomains = &m
-				}), withSpread(2, api.LabelTopologyZone, DoNotSchedule, blue))
-			case 2:
-				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, Namespaces: []string{"default", "other"}})))
-			case 3:
-				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue})),
-					withSpread(1, api.LabelHostname, DoNotSchedule, blue))
-			case 4: // the pod's own required affinity
-				opts = append(opts, withPodAffinity(terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, Namespaces: []string{"default", "other"}}), nil))
-			case 5: // two affinity terms: pods matching both, over each key
-				opts = append(opts, withPodAffinity(terms(
-					api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue},
-					api.PodAffinityTerm{TopologyKey: "rack", LabelSelector: notGreen, Namespaces: []string{"default", "third"}}), nil))
-			case 6: // namespaceSelector anti-affinity
-				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, NamespaceSelector: teamA})))
-			case 7: // affinity to every namespace, anti-affinity by a NotIn namespaceSelector
-				opts = append(opts, withPodAffinity(
-					terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue, NamespaceSelector: &api.LabelSelector{}}),
-					terms(api.PodAffinityTerm{TopologyKey: "rack", LabelSelector: notGreen, NamespaceSelector: notTeamA, Namespaces: []string{"third"}})))
-			case 8: // spread honouring a required node affinity and the taints
-				opts = append(opts, withSpread(1, api.LabelHostname, DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
-					honor := policyHonor
-					c.NodeTaintsPolicy = &honor
-				}), withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue), withRequired(api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{
-					{Key: api.LabelTopologyZone, Operator: api.NodeSelectorOpIn, Values: []string{"z0", "z1"}}}}))
-			case 9: // nodeAffinityPolicy Ignore with a node selector
-				opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
-					ignore := "Ignore"
-					c.NodeAffinityPolicy = &ignore
-				}), withSelector("rack", "r1"))
-			case 10: // hostname DoNotSchedule with minDomains
-				opts = append(opts, withSpread(1, api.LabelHostname, DoNotSchedule, notGreen, func(c *api.TopologySpreadConstraint) {
-					m := int32(15)
-					c.MinDomains = &m
-				}))
-			}
-			if r.IntN(3) == 0 {
-				opts = append(opts, withSelector("rack", "r0"))
-			}
-			if r.IntN(2) == 0 {
-				opts = append(opts, withToleration(api.Toleration{Key: "dedicated", Operator: api.TolerationOpExists}))
-			}
-			p := mkPod(fmt.Sprint("new-", k), "100m", "100Mi", opts...)
-			p.Labels = map[string]string{"color": "blue"}
-			if k%2 == 1 {
-				p.Namespace = []string{"other", "third"}[r.IntN(2)]
-			}
+			p := indexCasePod(r, k)
 			pi := NewPodInfo(p)
 			nodes := c.Nodes()
-			env := pluginEnv{anyAffinity: c.withAffinity > 0, namespaces: namespaces}
+			env := pluginEnv{anyAffinity: c.withAffinity > 0, namespaces: indexNamespaceLookup}
 			walked, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, 0, len(nodes), volumeState{}, env)
 			env.cache = c
 			indexed, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, 0, len(nodes), volumeState{}, env)
@@ -475,5 +496,134 @@ func TestDecideKeepsOnlyEvaluatedWindow(t *testing.T) {
 	}
 	if e.Feasible != 4 {
 		t.Errorf("%d feasible, want 4", e.Feasible)
+	}
+}
+
+// prefiltered is pc as decide sets it up for pi over nodes, PreFilters
+// run: read from the cache's index when env.cache is set.
+func prefiltered(pi *PodInfo, nodes []*NodeInfo, env pluginEnv) *podCtx {
+	pc := newPodCtx(pi)
+	pc.nodes, pc.anyAffinity, pc.namespaces, pc.cache = nodes, env.anyAffinity, env.namespaces, env.cache
+	pc.spread = newSpreadState(pc)
+	pc.affinity = newAffinityState(pc)
+	setActiveFilters(pc)
+	return pc
+}
+
+// TestPreemptionDryRunMatchesWalk checks that preemption's dry run on a
+// node with some of its pods removed (and some put back) gives the same
+// reasons whether PodTopologySpread's and InterPodAffinity's states are
+// changed in the node's domains from the cache's index or recounted over
+// every node, over random clusters and the index tests' pods.
+func TestPreemptionDryRunMatchesWalk(t *testing.T) {
+	lifted := 0
+	for seed := range uint64(40) {
+		r := rngSeed(seed)
+		c := indexCluster(r)
+		nodes := c.Nodes()
+		env := pluginEnv{anyAffinity: c.withAffinity > 0, namespaces: indexNamespaceLookup}
+		for k := range 22 {
+			pi := NewPodInfo(indexCasePod(r, k))
+			walk := prefiltered(pi, nodes, env)
+			idx := prefiltered(pi, nodes, pluginEnv{anyAffinity: env.anyAffinity, namespaces: env.namespaces, cache: c})
+			for range 6 {
+				i := r.IntN(len(nodes))
+				n := nodes[i].clone()
+				var removed []*PodInfo
+				for _, p := range n.Pods {
+					if r.IntN(2) == 0 {
+						removed = append(removed, p)
+					}
+				}
+				slices.SortFunc(removed, func(a, b *PodInfo) int { return strings.Compare(a.Key, b.Key) })
+				for _, p := range removed {
+					n.removePod(p)
+				}
+				check := func() {
+					want, got := reasonsWith(walk, i, n), reasonsWith(idx, i, n)
+					if !slices.Equal(want, got) {
+						t.Fatalf("seed %d pod %d node %s: recounted %q, from the index %q", seed, k, n.Name, want, got)
+					}
+					checkReplacedStates(t, walk, idx, i, n)
+					if f, before := runFilters(walk, nodes[i]); before != nil && want == nil && (f == podTopologySpreadIndex || f == interPodAffinityIndex) {
+						lifted++
+					}
+				}
+				check()
+				for _, p := range removed {
+					if r.IntN(2) == 0 {
+						n.addPod(p)
+						check()
+					}
+				}
+			}
+		}
+	}
+	if lifted == 0 {
+		t.Fatal("no removal made a node fit that PodTopologySpread or InterPodAffinity rejected: the test exercises nothing")
+	}
+}
+
+// checkReplacedStates checks the states idx's replaced gives for node i
+// replaced by n against those recounted over every node (walk's pod):
+// the spread minima and the counts in n's domains, and whether a pod
+// matches the pod's affinity terms anywhere.
+func checkReplacedStates(t *testing.T, walk, idx *podCtx, i int, n *NodeInfo) {
+	t.Helper()
+	cp := *walk
+	cp.nodes = slices.Clone(walk.nodes)
+	cp.nodes[i] = n
+	if idx.spread != nil {
+		want, got := newSpreadState(&cp), idx.spread.replaced(idx, idx.nodes[i], n)
+		if !slices.Equal(want.min, got.min) {
+			t.Fatalf("node %s: spread minima recounted %v, replaced %v", n.Name, want.min, got.min)
+		}
+		for c := range want.cons {
+			v := n.labels[want.cons[c].key]
+			if want.count(c, v) != got.count(c, v) {
+				t.Fatalf("node %s: constraint %d counts %d in %q recounted, %d replaced", n.Name, c, want.count(c, v), v, got.count(c, v))
+			}
+		}
+	}
+	if idx.affinity != nil {
+		want, got := newAffinityState(&cp), idx.affinity.replaced(idx, idx.nodes[i], n)
+		if want != nil && want.affExist != got.affExist {
+			t.Fatalf("node %s: affinity terms matched anywhere: recounted %v, replaced %v", n.Name, want.affExist, got.affExist)
+		}
+	}
+}
+
+// TestPreemptionDryRunLastAffinityMatch checks the dry run on the node
+// holding the only pod that matches a pod's required affinity: without
+// it no pod matches anywhere, so the pod, matching its own term, fits
+// there (InterPodAffinity's first pod of a group) — from the index as
+// recounted.
+func TestPreemptionDryRunLastAffinityMatch(t *testing.T) {
+	c := NewCache(0)
+	for i := range 3 {
+		c.SetNode(mkNode(fmt.Sprint("node-", i), "4", "8Gi", 10))
+	}
+	blue := mkPod("blue", "100m", "100Mi")
+	blue.Labels = map[string]string{"color": "blue"}
+	c.AddPod(bound(blue, "node-0"))
+	c.AddPod(bound(mkPod("other", "100m", "100Mi"), "node-0"))
+	p := mkPod("new", "100m", "100Mi", withPodAffinity(terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname,
+		LabelSelector: &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}}), nil))
+	p.Labels = map[string]string{"color": "blue"}
+	pi := NewPodInfo(p)
+	nodes := c.Nodes()
+	walk := prefiltered(pi, nodes, pluginEnv{})
+	idx := prefiltered(pi, nodes, pluginEnv{cache: c})
+	if _, r := runFilters(idx, nodes[1]); r == nil || &r[0] != &reasonsPodAffinity[0] {
+		t.Fatalf("node-1 before: %q, want %q", r, ReasonPodAffinity)
+	}
+	n := nodes[0].clone()
+	n.removePod(n.Pods[api.Key(blue)])
+	checkReplacedStates(t, walk, idx, 0, n)
+	if r := reasonsWith(idx, 0, n); r != nil {
+		t.Fatalf("node-0 without the blue pod: %q, want it to fit", r)
+	}
+	if r := reasonsWith(walk, 0, n); r != nil {
+		t.Fatalf("node-0 without the blue pod, recounted: %q, want it to fit", r)
 	}
 }

@@ -164,14 +164,78 @@ type spreadState struct {
 	ctrs   []*podCounter      // the cache's counters (see podIndex)
 	min    []int64
 	self   []int64 // 1 when the pod matches the constraint's selector
+	// delta, when set (see replaced), changes constraint i's count in
+	// one domain.
+	delta []domainDelta
+}
+
+// domainDelta is a change of a count in the domain v (none when !ok).
+type domainDelta struct {
+	v  string
+	d  int64
+	ok bool
+}
+
+// at returns dd's change of the count in domain v.
+func (dd *domainDelta) at(v string) int64 {
+	if dd.ok && dd.v == v {
+		return dd.d
+	}
+	return 0
 }
 
 // count returns constraint i's matching pods in domain v.
 func (s *spreadState) count(i int, v string) int64 {
+	var c int64
 	if s.ctrs != nil {
-		return s.ctrs[i].count(v)
+		c = s.ctrs[i].count(v)
+	} else {
+		c = s.counts[i][v]
 	}
-	return s.counts[i][v]
+	if s.delta != nil {
+		c += s.delta[i].at(v)
+	}
+	return c
+}
+
+// replaced returns the state read from the cache's counters (s.ctrs) for
+// the cluster with node orig replaced by n, the same node with other
+// pods (preemption's dry run), as kube's PreFilter extensions
+// RemovePod/AddPod update it: each constraint's count changes in n's
+// domain only, and its minimum follows, in O(distinct counts) — no node
+// is walked.
+func (s *spreadState) replaced(pc *podCtx, orig, n *NodeInfo) *spreadState {
+	cp := *s
+	cp.min = slices.Clone(s.min)
+	cp.delta = make([]domainDelta, len(s.cons))
+	if !hasKeys(n, s.cons) {
+		return &cp // n is in no constraint's domains
+	}
+	for i := range s.cons {
+		c := &s.cons[i]
+		if !c.includes(pc, n) {
+			continue
+		}
+		d := c.countOn(pc, n) - c.countOn(pc, orig)
+		if d == 0 {
+			continue
+		}
+		v := n.labels[c.key]
+		cp.delta[i] = domainDelta{v: v, d: d, ok: true}
+		ctr := s.ctrs[i]
+		if len(ctr.domains) < c.minDomains {
+			continue // the global minimum stays 0
+		}
+		old := ctr.count(v)
+		m := old + d
+		for k, domains := range ctr.hist {
+			if k != old || domains > 1 {
+				m = min(m, k)
+			}
+		}
+		cp.min[i] = m
+	}
+	return &cp
 }
 
 // newSpreadState is PodTopologySpread's PreFilter; nil (Skip) when the
