@@ -173,8 +173,11 @@ type NodeInfo struct {
 	withAffinity []*PodInfo
 }
 
-// setNode (re)reads node's fields (zoneID is the cache's to set).
-func (n *NodeInfo) setNode(node *api.Node) {
+// setNode (re)reads node's fields (zoneID is the cache's to set). The
+// TaintToleration reason lists come from intern, one shared list per
+// reason (so that an attempt keeps one per distinct taint, not one per
+// node), and are added to it; nil interns nothing.
+func (n *NodeInfo) setNode(node *api.Node, intern map[string][]string) {
 	n.Node = node
 	n.Name = node.Name
 	n.Allocatable = ResourcesFromList(node.Status.Allocatable)
@@ -194,9 +197,20 @@ func (n *NodeInfo) setNode(node *api.Node) {
 	n.images = imageNames(node)
 	n.taintReasons = make([][]string, len(node.Spec.Taints))
 	for i, t := range node.Spec.Taints {
-		n.taintReasons[i] = []string{fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)}
+		reason := fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)
+		if n.taintReasons[i] = intern[reason]; n.taintReasons[i] == nil {
+			n.taintReasons[i] = []string{reason}
+			if intern != nil && len(intern) < maxInternedReasons {
+				intern[reason] = n.taintReasons[i]
+			}
+		}
 	}
 }
+
+// maxInternedReasons bounds the TaintToleration reason lists a cache
+// shares between nodes; past it a node's list is its own (an attempt
+// then keeps one list per such node, which costs memory, not results).
+const maxInternedReasons = 4096
 
 func (n *NodeInfo) addPod(pi *PodInfo) {
 	if n.Pods == nil {
@@ -271,6 +285,9 @@ type Cache struct {
 	names   []string    // the names of list, shared by the attempts made on it
 	zones   map[string]int32
 	claims  map[string]int // claim key → bound and assumed pods using it
+	// taintReasons are the nodes' TaintToleration reason lists by
+	// reason, shared between nodes (see NodeInfo.setNode).
+	taintReasons map[string][]string
 	// namespaces counts the bound and assumed pods per namespace: the
 	// namespaces a namespaceSelector can find pods in.
 	namespaces map[string]int
@@ -324,7 +341,7 @@ func (c *Cache) addNodeGroupZones(n *NodeInfo, sign int64) {
 // NewCache returns an empty cache whose assumptions expire ttl after
 // their binding finished.
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), namespaces: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64), index: newPodIndex()}
+	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), taintReasons: make(map[string][]string), namespaces: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64), index: newPodIndex()}
 }
 
 // SetNode adds or updates node.
@@ -354,7 +371,7 @@ func (c *Cache) SetNode(node *api.Node) {
 	if moved {
 		c.addNodeGroupZones(n, -1)
 	}
-	n.setNode(node)
+	n.setNode(node, c.taintReasons)
 	addImages(c.images, n.images, 1)
 	if moved {
 		c.addNodeGroupZones(n, 1)
