@@ -44,7 +44,7 @@ import (
 //	SchedulingPodAntiAffinity 5000Nodes_2000Pods 1,078 → 1,659            503 → 317
 //	TopologySpreading 5000Nodes_5000Pods         3,216 → 5,841            223 → 149
 //	SchedulingPodAffinity 5000Nodes_5000Pods        68 → 4,111          9,837 → 171
-//	SchedulingWithNodeInclusionPolicy 5000Nodes    332 → 2,128          1,886 → 370
+//	SchedulingWithNodeInclusionPolicy 5000Nodes    324 → 1,964          2,361 → 349
 //
 // kube-scheduler's CI threshold for SchedulingBasic 5000Nodes_10000Pods
 // in v1.37 is 680 pods/s on 6 cores with a real (in-process) API server
