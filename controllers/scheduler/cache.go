@@ -70,14 +70,20 @@ func SpreadGroup(pod *api.Pod) string {
 
 // NewPodInfo precomputes what the scheduler reads of pod.
 func NewPodInfo(pod *api.Pod) *PodInfo {
+	all := api.PodRequests(pod)
 	pi := &PodInfo{
 		Pod:      pod,
 		Key:      api.Key(pod),
-		Requests: PodRequests(pod, false),
-		NonZero:  PodRequests(pod, true),
+		Requests: ResourcesFromList(all),
 		Owner:    SpreadGroup(pod),
 		affinity: newPodAffinity(pod),
-		Scalars:  scalarsFrom(api.PodRequests(pod)),
+		Scalars:  scalarsFrom(all),
+	}
+	// NonZero differs from Requests only when a container misses a cpu
+	// or memory request.
+	pi.NonZero = pi.Requests
+	if missesCPUOrMemory(pod) {
+		pi.NonZero = PodRequests(pod, true)
 	}
 	for i := range pod.Spec.Volumes {
 		if name, _, ok := podClaimName(pod, &pod.Spec.Volumes[i]); ok {
@@ -102,6 +108,23 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 		}
 	}
 	return pi
+}
+
+// missesCPUOrMemory reports whether a container or init container of pod
+// has no cpu or no memory request (PodRequests with nonZero defaults it).
+func missesCPUOrMemory(pod *api.Pod) bool {
+	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			r := cs[i].Resources.Requests
+			if _, ok := r[api.ResourceCPU]; !ok {
+				return true
+			}
+			if _, ok := r[api.ResourceMemory]; !ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // NodeInfo is what the scheduler knows of one node: the node, and the
@@ -150,8 +173,11 @@ type NodeInfo struct {
 	withAffinity []*PodInfo
 }
 
-// setNode (re)reads node's fields (zoneID is the cache's to set).
-func (n *NodeInfo) setNode(node *api.Node) {
+// setNode (re)reads node's fields (zoneID is the cache's to set). The
+// TaintToleration reason lists come from intern, one shared list per
+// reason (so that an attempt keeps one per distinct taint, not one per
+// node), and are added to it; nil interns nothing.
+func (n *NodeInfo) setNode(node *api.Node, intern map[string][]string) {
 	n.Node = node
 	n.Name = node.Name
 	n.Allocatable = ResourcesFromList(node.Status.Allocatable)
@@ -171,9 +197,20 @@ func (n *NodeInfo) setNode(node *api.Node) {
 	n.images = imageNames(node)
 	n.taintReasons = make([][]string, len(node.Spec.Taints))
 	for i, t := range node.Spec.Taints {
-		n.taintReasons[i] = []string{fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)}
+		reason := fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)
+		if n.taintReasons[i] = intern[reason]; n.taintReasons[i] == nil {
+			n.taintReasons[i] = []string{reason}
+			if intern != nil && len(intern) < maxInternedReasons {
+				intern[reason] = n.taintReasons[i]
+			}
+		}
 	}
 }
+
+// maxInternedReasons bounds the TaintToleration reason lists a cache
+// shares between nodes; past it a node's list is its own (an attempt
+// then keeps one list per such node, which costs memory, not results).
+const maxInternedReasons = 4096
 
 func (n *NodeInfo) addPod(pi *PodInfo) {
 	if n.Pods == nil {
@@ -248,6 +285,12 @@ type Cache struct {
 	names   []string    // the names of list, shared by the attempts made on it
 	zones   map[string]int32
 	claims  map[string]int // claim key → bound and assumed pods using it
+	// taintReasons are the nodes' TaintToleration reason lists by
+	// reason, shared between nodes (see NodeInfo.setNode).
+	taintReasons map[string][]string
+	// namespaces counts the bound and assumed pods per namespace: the
+	// namespaces a namespaceSelector can find pods in.
+	namespaces map[string]int
 	// withAffinity counts the bound and assumed pods with pod
 	// (anti-)affinity terms: while it is 0, InterPodAffinity is skipped
 	// for pods without terms of their own.
@@ -298,7 +341,7 @@ func (c *Cache) addNodeGroupZones(n *NodeInfo, sign int64) {
 // NewCache returns an empty cache whose assumptions expire ttl after
 // their binding finished.
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64), index: newPodIndex()}
+	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), taintReasons: make(map[string][]string), namespaces: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64), index: newPodIndex()}
 }
 
 // SetNode adds or updates node.
@@ -311,7 +354,12 @@ func (c *Cache) SetNode(node *api.Node) {
 	oldZone, hadZone := n.labels[api.LabelTopologyZone]
 	newZone, hasZone := node.Labels[api.LabelTopologyZone]
 	moved := n.Node == nil || oldZone != newZone || hadZone != hasZone
-	relabel := n.Node == nil || !maps.Equal(n.labels, node.Labels)
+	// The counters' domains depend on the labels, and through a spread
+	// constraint's nodeTaintsPolicy on the taints.
+	relabel := n.Node == nil || !maps.Equal(n.labels, node.Labels) ||
+		!slices.EqualFunc(n.taints, node.Spec.Taints, func(a, b api.Taint) bool {
+			return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect
+		})
 	if relabel {
 		c.index.indexNode(n, -1) // no-op for a node that was no candidate
 	}
@@ -323,7 +371,7 @@ func (c *Cache) SetNode(node *api.Node) {
 	if moved {
 		c.addNodeGroupZones(n, -1)
 	}
-	n.setNode(node)
+	n.setNode(node, c.taintReasons)
 	addImages(c.images, n.images, 1)
 	if moved {
 		c.addNodeGroupZones(n, 1)
@@ -400,6 +448,7 @@ func (c *Cache) place(pi *PodInfo, node string) {
 	if pi.affinity != nil {
 		c.withAffinity++
 	}
+	c.namespaces[pi.Pod.Namespace]++
 	n, ok := c.nodes[node]
 	if !ok {
 		n = &NodeInfo{Name: node}
@@ -429,6 +478,9 @@ func (c *Cache) unplace(st *podState) {
 	}
 	if st.info.affinity != nil {
 		c.withAffinity--
+	}
+	if c.namespaces[st.info.Pod.Namespace]--; c.namespaces[st.info.Pod.Namespace] <= 0 {
+		delete(c.namespaces, st.info.Pod.Namespace)
 	}
 	n := c.nodes[st.node]
 	c.placeGroupZone(n, st.info, -1)
@@ -474,11 +526,19 @@ func (c *Cache) RemovePod(key string) {
 // Assume counts pod against node before its binding is observed. It fails
 // with ErrAssumed if the cache already holds the pod.
 func (c *Cache) Assume(pod *api.Pod, node string) error {
-	key := api.Key(pod)
+	if _, ok := c.pods[api.Key(pod)]; ok {
+		return fmt.Errorf("%w: %s", ErrAssumed, api.Key(pod))
+	}
+	return c.assume(NewPodInfo(pod), node)
+}
+
+// assume is Assume of the pod pi describes, taking pi (the scheduler's
+// attempt made it already) as the cache's record of the pod.
+func (c *Cache) assume(pi *PodInfo, node string) error {
+	key := pi.Key
 	if _, ok := c.pods[key]; ok {
 		return fmt.Errorf("%w: %s", ErrAssumed, key)
 	}
-	pi := NewPodInfo(pod)
 	pi.Assumed = true
 	st := &podState{info: pi, node: node}
 	c.pods[key] = st

@@ -312,6 +312,36 @@ type scratch struct {
 	ignored []bool
 	weights []float64
 	domains []map[string]int64
+	// spareVerdict and spareScores are the buffers of a decision the
+	// scheduler dropped from its history (see recycle), reused by the
+	// next decision that finds a node.
+	spareVerdict []uint32
+	spareScores  []uint8
+}
+
+// verdicts returns n zeroed verdicts for a decision, in the spare buffer
+// when it is large enough.
+func (sc *scratch) verdicts(n int) []uint32 {
+	if cap(sc.spareVerdict) < n {
+		return make([]uint32, n)
+	}
+	v := sc.spareVerdict[:n]
+	sc.spareVerdict = nil
+	clear(v)
+	return v
+}
+
+// recycle keeps the buffers of d, which nothing references any more
+// (dropped from the history; a bind in flight reads none of them), for
+// the next decisions.
+func (sc *scratch) recycle(d *decision) {
+	if cap(d.verdict) > cap(sc.spareVerdict) {
+		sc.spareVerdict = d.verdict[:0]
+	}
+	if cap(d.scores) > cap(sc.spareScores) {
+		sc.spareScores = d.scores[:0]
+	}
+	d.verdict, d.scores = nil, nil
 }
 
 // decide is Decide in compact form; names are the nodes' names (nil: made
@@ -359,7 +389,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			// UnschedulableAndUnresolvable.
 			d.message += " " + preemptionMessage(pi.Pod, len(nodes), len(nodes))
 			d.reasons = [][]string{{reason}}
-			d.verdict = make([]uint32, len(nodes))
+			d.verdict = sc.verdicts(len(nodes))
 			for i := range d.verdict {
 				d.verdict[i] = uint32(by)<<16 | unresolvableBit | 1
 			}
@@ -371,6 +401,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 		pc.images = newImageLocalityState(pi.Pod, env.images, len(nodes))
 	}
 	pc.affinity = newAffinityState(pc)
+	setActiveFilters(pc)
 	sc.idx, sc.zones = sc.idx[:0], sc.zones[:0]
 	if cap(sc.win) < len(nodes) {
 		sc.win = make([]uint32, len(nodes))
@@ -409,7 +440,7 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	// evaluation order, or, when narrowed, d.verdict by node.
 	vw := sc.win[:cap(sc.win)]
 	if narrowed != nil {
-		d.verdict = make([]uint32, len(nodes))
+		d.verdict = sc.verdicts(len(nodes))
 		vw = d.verdict
 		// NodeAffinity's PreFilter result: only its nodes are
 		// evaluated; every other node is UnschedulableAndUnresolvable
@@ -487,12 +518,13 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 	switch {
 	case cand != nil: // d.verdict covers every node already
 	case F == 0: // every node was evaluated; by node, for the message and preemption
-		d.verdict = make([]uint32, len(nodes))
+		d.verdict = sc.verdicts(len(nodes))
 		for k := range processed {
 			d.verdict[(start+k)%len(nodes)] = vw[k]
 		}
 	default:
-		d.verdict, d.vstart = slices.Clone(vw[:processed]), start
+		d.verdict, d.vstart = append(sc.spareVerdict[:0], vw[:processed]...), start
+		sc.spareVerdict = nil
 	}
 	if F == 0 {
 		counts := make(map[string]int)
@@ -528,7 +560,11 @@ func decide(pi *PodInfo, nodes []*NodeInfo, names []string, ss []scorer, rng *ra
 			ss[s].normalize(pc, feasibleNodes{all: nodes, idx: sc.idx, zones: sc.zones}, sc.raw[s])
 		}
 	}
-	d.scores = make([]uint8, F*len(ss))
+	if n := F * len(ss); cap(sc.spareScores) >= n {
+		d.scores, sc.spareScores = sc.spareScores[:n], nil
+	} else {
+		d.scores = make([]uint8, n)
+	}
 	best, ties := -1, 0
 	var bestTotal int64
 	for j := range F {

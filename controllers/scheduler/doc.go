@@ -264,18 +264,26 @@
 // without any costs nothing per attempt. Otherwise the Scheduler's
 // attempts read counts the cache keeps as pods are placed and removed
 // and nodes relabelled (its pod index), instead of walking every node
-// and pod as kube-scheduler's PreFilters do: PodTopologySpread's
-// DoNotSchedule counts per domain (one counter per namespace, selector,
-// topology key and set of required keys, at most 64 kept, the least
-// recently read dropped; O(domains) per attempt), InterPodAffinity's
-// distinct required anti-affinity terms of placed pods with their
-// domains (O(distinct terms)) and the pod's own required anti-affinity
-// terms' counts (O(1)). Still O(placed pods + nodes): a pod's required
-// affinity terms and anti-affinity terms with a namespaceSelector,
-// constraints whose inclusion policies exclude nodes (a pod with a
-// nodeSelector or required node affinity, nodeTaintsPolicy Honor), and
-// Decide, which has no cache. A pod they rejected is retried when a pod
-// is placed or relabelled, as well as on the events below.
+// and pod as kube-scheduler's PreFilters do. PodTopologySpread's
+// DoNotSchedule counts per domain and their minimum: one counter per
+// namespace, selector, topology key, set of required keys and, when a
+// constraint's inclusion policies exclude nodes (a pod's nodeSelector or
+// required node affinity under nodeAffinityPolicy Honor, its tolerations
+// under nodeTaintsPolicy Honor), those policies; at most 64 kept, the
+// least recently read dropped; O(distinct counts) per attempt for the
+// minimum, so a hostname constraint does not visit every node.
+// InterPodAffinity reads the distinct required anti-affinity terms of
+// placed pods with their domains (O(distinct terms)), and a counter per
+// required term of the pod: an anti-affinity term's matching pods, an
+// affinity term's pods matching every affinity term of the pod. A
+// namespaceSelector is resolved per attempt against the namespaces
+// holding placed pods (O(namespaces)), so namespace labels are read
+// fresh. Preemption's dry runs change those states in the changed
+// node's domains only, from its pods before and after (as kube's
+// AddPod/RemovePod PreFilter extensions). Building a counter on first
+// use is O(placed pods + nodes), and so is every PreFilter of Decide,
+// which has no cache. A pod they rejected is retried when a pod is
+// placed or relabelled, as well as on the events below.
 //
 // A PreFilter rejection skips the filters: every node gets the
 // VolumeBinding (or VolumeZone) verdict, and the message names the reason once instead

@@ -118,6 +118,10 @@ type podCtx struct {
 	// fitReasons are NodeResourcesFit's reason lists naming scalar
 	// resources, by their set.
 	fitReasons map[string][]string
+	// active are the indexes in filters of the filters runFilters runs
+	// (nil: all), in activeBuf; see setActiveFilters.
+	active    []uint8
+	activeBuf [16]uint8
 }
 
 // withLabels returns pc's reusable node carrying only labels (allocated
@@ -327,14 +331,60 @@ func rwopConflict(pi *PodInfo, c *Cache, claims ClaimLookup) bool {
 }
 
 // runFilters returns the index in filters of the first filter that
-// rejects n and its reasons, or nil reasons when n is feasible.
+// rejects n and its reasons, or nil reasons when n is feasible. It runs
+// the filters of pc.active when set (see setActiveFilters), else all.
 func runFilters(pc *podCtx, n *NodeInfo) (int, []string) {
+	if pc.active != nil {
+		for _, i := range pc.active {
+			if r := filters[i].fn(pc, n); r != nil {
+				return int(i), r
+			}
+		}
+		return 0, nil
+	}
 	for i := range filters {
 		if r := filters[i].fn(pc, n); r != nil {
 			return i, r
 		}
 	}
 	return 0, nil
+}
+
+// setActiveFilters sets pc.active to the filters that can reject a node
+// for the attempt, after the PreFilter states are set: as kube's
+// framework skips the Filter of a plugin whose PreFilter returned Skip,
+// a filter is left out when it passes every node for this pod (no
+// spec.nodeName, no node selector or required affinity, no host port,
+// no volume state, PodTopologySpread's or InterPodAffinity's PreFilter
+// skipped). The order, and so every verdict, is unchanged.
+func setActiveFilters(pc *podCtx) {
+	pc.active = pc.activeBuf[:0]
+	for i := range filters {
+		var skip bool
+		switch filters[i].name {
+		case FilterNodeName:
+			skip = pc.pod.Spec.NodeName == ""
+		case FilterNodeAffinity:
+			skip = (pc.added == nil || pc.added.required == nil) && len(pc.pod.Spec.NodeSelector) == 0 && pc.required == nil
+		case FilterNodePorts:
+			skip = len(pc.info.Ports) == 0
+		case FilterVolumeRestrictions:
+			skip = !pc.volumes.rwopConflict
+		case FilterNodeVolumeLimits:
+			skip = pc.volumes.csi == nil
+		case FilterVolumeBinding:
+			skip = len(pc.volumes.bound) == 0 && len(pc.volumes.delayed) == 0
+		case FilterVolumeZone:
+			skip = len(pc.volumes.zones) == 0
+		case FilterPodTopologySpread:
+			skip = pc.spread == nil
+		case FilterInterPodAffinity:
+			skip = pc.affinity == nil
+		}
+		if !skip {
+			pc.active = append(pc.active, uint8(i))
+		}
+	}
 }
 
 // isComparison reports whether t uses a numeric operator (Gt, Lt).

@@ -128,6 +128,9 @@ func TestPodRequests(t *testing.T) {
 	req := func(cpu string) api.ResourceRequirements {
 		return api.ResourceRequirements{Requests: api.ResourceList{api.ResourceCPU: api.MustParse(cpu)}}
 	}
+	both := func(cpu, mem string) api.ResourceRequirements {
+		return api.ResourceRequirements{Requests: api.ResourceList{api.ResourceCPU: api.MustParse(cpu), api.ResourceMemory: api.MustParse(mem)}}
+	}
 	tests := []struct {
 		name        string
 		init, conts []api.Container
@@ -145,6 +148,11 @@ func TestPodRequests(t *testing.T) {
 		// The pod's total is rounded up to a millicore, not each
 		// container's request (kube-scheduler reads MilliValue of
 		// resource.PodRequests): 3 × 1.5m is 5m, not 6m.
+		// Every container with both requests: NonZero is Requests (an
+		// explicit zero stays zero); one without memory is defaulted.
+		{"both set", []api.Container{{Resources: both("2", "1Gi")}}, []api.Container{{Resources: both("1", "0")}, {Resources: both("250m", "1Mi")}}, "", 2000, Resources{2000, 1 << 30, 0}},
+		{"one misses memory", []api.Container{{Resources: both("2", "1Gi")}}, []api.Container{{Resources: both("1", "0")}, {Resources: req("250m")}}, "", 2000, Resources{2000, 1 << 30, 0}},
+		{"init misses memory", []api.Container{{Resources: req("2")}}, []api.Container{{Resources: both("1", "1Mi")}}, "", 2000, Resources{2000, DefaultMemoryRequest, 0}},
 		{"sub-millicore", nil, []api.Container{{Resources: req("1.5m")}, {Resources: req("1.5m")}, {Resources: req("1.5m")}}, "", 5, Resources{5, 3 * DefaultMemoryRequest, 0}},
 	}
 	for _, tt := range tests {
@@ -158,6 +166,12 @@ func TestPodRequests(t *testing.T) {
 			}
 			if got := PodRequests(p, true); got != tt.wantNonZero {
 				t.Errorf("PodRequests nonZero = %+v, want %+v", got, tt.wantNonZero)
+			}
+			// NewPodInfo takes NonZero from Requests when no container
+			// misses a request: the same numbers either way.
+			pi := NewPodInfo(p)
+			if pi.Requests != PodRequests(p, false) || pi.NonZero != PodRequests(p, true) {
+				t.Errorf("NewPodInfo: Requests %+v NonZero %+v, PodRequests %+v and %+v", pi.Requests, pi.NonZero, PodRequests(p, false), PodRequests(p, true))
 			}
 		})
 	}

@@ -99,6 +99,22 @@ func newImageLocalityState(pod *api.Pod, states map[string]*imageState, totalNod
 	return s
 }
 
+// skipImageLocality skips ImageLocality's per-node work when no node
+// holds any of the pod's images: every node would score 0
+// (imageLocalityPriority of a sum of 0).
+func skipImageLocality(pc *podCtx) bool {
+	s := pc.images
+	if s == nil || s.containers == 0 {
+		return true
+	}
+	for _, st := range s.states {
+		if st != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // scoreImageLocality is ImageLocality's Score: the sum, over the pod's
 // init containers and containers whose image the node holds, of the
 // image's size × (nodes holding it / all nodes), clamped to

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -63,7 +64,7 @@ type affinityTerm struct {
 	nsSel      *api.Selector // namespaceSelector; nil when unset
 	key        string        // topologyKey
 	weight     int64         // of a preferred term
-	id         string        // termID, of a required anti-affinity term
+	id         string        // its identity in the cache's podIndex (termID and kind)
 }
 
 // podAffinity is a pod's pod (anti-)affinity, precomputed once.
@@ -135,10 +136,21 @@ func newPodAffinity(pod *api.Pod) *podAffinity {
 	}
 	if a.PodAntiAffinity != nil {
 		pa.reqAnti = req(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
-		for i := range pa.reqAnti {
-			pa.reqAnti[i].id = termID(&pa.reqAnti[i])
-		}
 		pa.prefAnti = pref(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	// The terms' identities among the distinct terms of their kind in
+	// the cache's podIndex (a scoring term's weight included).
+	for i := range pa.reqAnti {
+		pa.reqAnti[i].id = termID(&pa.reqAnti[i])
+	}
+	for i := range pa.reqAff {
+		pa.reqAff[i].id = "A" + termID(&pa.reqAff[i])
+	}
+	for i := range pa.prefAff {
+		pa.prefAff[i].id = fmt.Sprintf("P%d:%s", pa.prefAff[i].weight, termID(&pa.prefAff[i]))
+	}
+	for i := range pa.prefAnti {
+		pa.prefAnti[i].id = fmt.Sprintf("N%d:%s", pa.prefAnti[i].weight, termID(&pa.prefAnti[i]))
 	}
 	if len(pa.reqAff)+len(pa.reqAnti)+len(pa.prefAff)+len(pa.prefAnti) == 0 {
 		return nil
@@ -188,26 +200,102 @@ type affinityState struct {
 	// placed pods that match the pod.
 	antiTerms []*antiTerm
 	// antiCtrs, when set, has per required anti-affinity term of the
-	// pod the cache's counter of the pods it matches (nil for a term
-	// with a namespaceSelector, counted in anti).
-	antiCtrs []*podCounter
+	// pod the cache's counter of the pods it matches, and affCtrs per
+	// required affinity term the counter of the pods matching them all
+	// over its topology key (instead of anti and aff).
+	antiCtrs, affCtrs []*podCounter
+	// affExist: some pod matches all of the pod's required affinity
+	// terms on a node carrying a term's key.
+	affExist bool
+	// antiDelta, affDelta and termDelta, when set (see replaced),
+	// change the counts of the pod's required anti-affinity and
+	// affinity terms in one domain each, and the holders of placed
+	// pods' anti-affinity terms (by term ID) in the replaced node's
+	// domain.
+	antiDelta, affDelta []domainDelta
+	termDelta           map[string]int64
 }
 
 // antiCount returns how many pods the pod's i-th required anti-affinity
 // term matches in domain (key, v).
 func (s *affinityState) antiCount(i int, key, v string) int64 {
+	var c int64
 	if s.antiCtrs != nil && s.antiCtrs[i] != nil {
-		return s.antiCtrs[i].count(v)
+		c = s.antiCtrs[i].count(v)
+	} else {
+		c = s.anti[topologyPair{key, v}]
 	}
-	return s.anti[topologyPair{key, v}]
+	if s.antiDelta != nil {
+		c += s.antiDelta[i].at(v)
+	}
+	return c
 }
 
-// newAffinityState is InterPodAffinity's PreFilter, over every node's
-// pods; nil is its Skip: the pod has no required term and no placed pod
-// has any pod (anti-)affinity. O(pods with affinity) plus, when the pod
-// has required terms, O(all placed pods) — except for required
-// anti-affinity terms without a namespaceSelector, read from the cache's
-// counters (see podIndex) when pc.cache is set.
+// replaced returns the state read from the cache's podIndex (s.antiCtrs,
+// s.affCtrs, s.antiTerms) for the cluster with node orig replaced by n,
+// the same node with other pods (preemption's dry run), as kube's
+// PreFilter extensions RemovePod/AddPod update it: the counts change in
+// n's domains only, from the pods of orig and n — no node is walked.
+func (s *affinityState) replaced(pc *podCtx, orig, n *NodeInfo) *affinityState {
+	cp := *s
+	if pa := pc.info.affinity; pa != nil {
+		// on counts the pods of a node that match, or with all set
+		// match every term of ts.
+		on := func(node *NodeInfo, ts []affinityTerm, i int, all bool) int64 {
+			var k int64
+			for _, ep := range node.Pods {
+				if all && matchesAll(pc, ep.Pod, ts) || !all && ts[i].matches(pc, ep.Pod) {
+					k++
+				}
+			}
+			return k
+		}
+		delta := func(ts []affinityTerm, i int, all bool) domainDelta {
+			v, ok := n.labels[ts[i].key]
+			if !ok {
+				return domainDelta{}
+			}
+			return domainDelta{v: v, d: on(n, ts, i, all) - on(orig, ts, i, all), ok: true}
+		}
+		cp.antiDelta = make([]domainDelta, len(pa.reqAnti))
+		for i := range pa.reqAnti {
+			cp.antiDelta[i] = delta(pa.reqAnti, i, false)
+		}
+		if len(pa.reqAff) > 0 {
+			cp.affDelta = make([]domainDelta, len(pa.reqAff))
+			cp.affExist = false
+			for i := range pa.reqAff {
+				cp.affDelta[i] = delta(pa.reqAff, i, true)
+				cp.affExist = cp.affExist || s.affCtrs[i].total+cp.affDelta[i].d > 0
+			}
+		}
+	}
+	cp.termDelta = map[string]int64{}
+	holders := func(node *NodeInfo, sign int64) {
+		for _, ep := range node.withAffinity {
+			for i := range ep.affinity.reqAnti {
+				if t := &ep.affinity.reqAnti[i]; t.matches(pc, pc.pod) {
+					if _, ok := n.labels[t.key]; ok {
+						cp.termDelta[t.id] += sign
+					}
+				}
+			}
+		}
+	}
+	holders(n, 1)
+	holders(orig, -1)
+	return &cp
+}
+
+// newAffinityState is InterPodAffinity's PreFilter; nil is its Skip:
+// the pod has no required term and no placed pod has any pod
+// (anti-)affinity. With pc.cache it reads the cache's podIndex: the
+// distinct anti-affinity terms of the placed pods, and a counter per
+// required term of the pod (a namespaceSelector resolved to the
+// namespaces holding pods, see resolveNamespaces) — O(distinct terms +
+// namespaces), walking no node (but to build a counter on its first
+// use). Without it
+// (Decide, preemption's dry runs) it walks every node's pods.
 func newAffinityState(pc *podCtx) *affinityState {
 	pa := pc.info.affinity
 	hasReq := pa != nil && len(pa.reqAff)+len(pa.reqAnti) > 0
@@ -241,15 +329,28 @@ func newAffinityState(pc *podCtx) *affinityState {
 	}
 	walk := hasReq
 	if hasReq && pc.cache != nil {
+		walk = false
 		s.antiCtrs = make([]*podCounter, len(pa.reqAnti))
-		walk = len(pa.reqAff) > 0
 		for i := range pa.reqAnti {
 			t := &pa.reqAnti[i]
-			if t.nsSel != nil {
-				walk = true
-				continue
+			s.antiCtrs[i] = pc.cache.counter(counterSpec{namespaces: resolveNamespaces(pc, t), sels: []api.Selector{t.sel}, key: t.key, require: []string{t.key}})
+		}
+		if len(pa.reqAff) > 0 {
+			// The pods matching every term: in the namespaces of all
+			// of them, matching every selector.
+			ns := resolveNamespaces(pc, &pa.reqAff[0])
+			sels := []api.Selector{pa.reqAff[0].sel}
+			for j := 1; j < len(pa.reqAff); j++ {
+				other := resolveNamespaces(pc, &pa.reqAff[j])
+				ns = slices.DeleteFunc(slices.Clone(ns), func(n string) bool { return !slices.Contains(other, n) })
+				sels = append(sels, pa.reqAff[j].sel)
 			}
-			s.antiCtrs[i] = pc.cache.counter(t.namespaces, t.sel, false, t.key, []string{t.key})
+			s.affCtrs = make([]*podCounter, len(pa.reqAff))
+			for i := range pa.reqAff {
+				t := &pa.reqAff[i]
+				s.affCtrs[i] = pc.cache.counter(counterSpec{namespaces: ns, sels: sels, key: t.key, require: []string{t.key}})
+				s.affExist = s.affExist || s.affCtrs[i].total > 0
+			}
 		}
 	}
 	if walk {
@@ -274,10 +375,44 @@ func newAffinityState(pc *podCtx) *affinityState {
 			}
 		}
 	}
+	if s.affCtrs == nil {
+		s.affExist = len(s.aff) > 0
+	}
 	if !hasReq && len(s.existingAnti) == 0 && len(s.antiTerms) == 0 {
 		return nil
 	}
 	return s
+}
+
+// affCount returns how many pods matching all of the pod's required
+// affinity terms are in the domain (key, v) of its i-th term.
+func (s *affinityState) affCount(i int, key, v string) int64 {
+	if s.affCtrs != nil {
+		c := s.affCtrs[i].count(v)
+		if s.affDelta != nil {
+			c += s.affDelta[i].at(v)
+		}
+		return c
+	}
+	return s.aff[topologyPair{key, v}]
+}
+
+// resolveNamespaces returns the namespaces term t looks in as a sorted
+// list: those it lists and, with a namespaceSelector, every namespace
+// holding placed pods whose labels the selector matches (all of them for
+// an empty selector), looked up for this attempt — the pods t can match
+// are in those, so a counter over them counts what t.matches would.
+func resolveNamespaces(pc *podCtx, t *affinityTerm) []string {
+	out := slices.Clone(t.namespaces)
+	if t.nsSel != nil {
+		for ns := range pc.cache.namespaces {
+			if !slices.Contains(t.namespaces, ns) && (t.nsSel.Empty() || t.nsSel.Matches(pc.namespaceLabels(ns))) {
+				out = append(out, ns)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // filterInterPodAffinity is InterPodAffinity's Filter: the node must
@@ -299,11 +434,11 @@ func filterInterPodAffinity(pc *podCtx, n *NodeInfo) []string {
 			if !ok {
 				return reasonsPodAffinity
 			}
-			if s.aff[topologyPair{pa.reqAff[i].key, v}] <= 0 {
+			if s.affCount(i, pa.reqAff[i].key, v) <= 0 {
 				exist = false
 			}
 		}
-		if !exist && (len(s.aff) > 0 || !matchesAll(pc, pc.pod, pa.reqAff)) {
+		if !exist && (s.affExist || !matchesAll(pc, pc.pod, pa.reqAff)) {
 			return reasonsPodAffinity
 		}
 		for i := range pa.reqAnti {
@@ -318,7 +453,7 @@ func filterInterPodAffinity(pc *podCtx, n *NodeInfo) []string {
 		}
 	}
 	for _, at := range s.antiTerms {
-		if v, ok := n.labels[at.term.key]; ok && at.domains[v] > 0 {
+		if v, ok := n.labels[at.term.key]; ok && at.domains[v]+s.termDelta[at.term.id] > 0 {
 			return reasonsExistingAntiAffinity
 		}
 	}
@@ -339,7 +474,10 @@ type affinityScores struct {
 // terms it matches (affinity +, anti-affinity −), and its own required
 // affinity terms matching the pod (hardPodAffinityWeight) and preferred
 // terms matching the pod (±weight). Skipped (no score) when the pod has
-// no preferred term and no placed pod has any term.
+// no preferred term and no placed pod has any term. With the cache and
+// no preferred term of the pod's own, it reads the placed pods' distinct
+// scoring terms with their domains (podIndex), O(distinct terms +
+// their domains), instead of visiting the pods.
 func computeAffinityScores(pc *podCtx) {
 	as := &pc.affinityScores
 	as.done = true
@@ -392,10 +530,19 @@ func computeAffinityScores(pc *podCtx) {
 		}
 	}
 	if !hasPref && pc.cache != nil {
-		for n := range pc.cache.index.affNodes {
-			if n.Node != nil {
-				for _, ep := range n.withAffinity {
-					visit(n, ep)
+		// The placed pods' distinct scoring terms: each that matches
+		// the pod adds its weight once per holder in a domain.
+		for _, at := range pc.cache.index.scoreTerms {
+			if at.weight == 0 || !at.term.matches(pc, pc.pod) {
+				continue
+			}
+			for v, k := range at.domains {
+				if as.byPair == nil {
+					as.byPair = map[topologyPair]int64{}
+				}
+				as.byPair[topologyPair{at.term.key, v}] += at.weight * k
+				if !slices.Contains(as.keys, at.term.key) {
+					as.keys = append(as.keys, at.term.key)
 				}
 			}
 		}
@@ -412,6 +559,14 @@ func computeAffinityScores(pc *podCtx) {
 			visit(n, ep)
 		}
 	}
+}
+
+// skipInterPodAffinity is InterPodAffinity's PreScore Skip: the pod has
+// no preferred term and no placed pod has any term (computeAffinityScores
+// would score every node 0).
+func skipInterPodAffinity(pc *podCtx) bool {
+	pa := pc.info.affinity
+	return !pc.anyAffinity && (pa == nil || len(pa.prefAff)+len(pa.prefAnti) == 0)
 }
 
 // scoreInterPodAffinity sums the scores of the node's domains.

@@ -113,14 +113,27 @@ func (n *NodeInfo) clone() *NodeInfo {
 }
 
 // reasonsWith runs every filter for pc's pod on nodes[i] replaced by n
-// and returns the rejecting reasons (nil: the pod fits), recomputing the
-// PreFilter states of PodTopologySpread and InterPodAffinity over the
-// changed node when the pod has them (kube's AddPod/RemovePod extensions
-// do that incrementally). Nominated pods of at least the pod's priority
+// and returns the rejecting reasons (nil: the pod fits), with the
+// PreFilter states of PodTopologySpread and InterPodAffinity changed by
+// the changed node when the pod has them: from the cache's index, in the
+// node's domains only (as kube's AddPod/RemovePod extensions update
+// them), else recomputed over every node (Decide). Nominated pods of at least the pod's priority
 // count on n, as kube's RunFilterPluginsWithNominatedPods.
 func reasonsWith(pc *podCtx, i int, n *NodeInfo) []string {
 	q := pc
-	if pc.spread != nil || pc.affinity != nil {
+	switch {
+	case pc.cache != nil && (pc.spread != nil || pc.affinity != nil):
+		// The states read the cache's index: changed in n's domains
+		// only, walking no other node.
+		cp := *pc
+		if pc.spread != nil {
+			cp.spread = pc.spread.replaced(pc, pc.nodes[i], n)
+		}
+		if pc.affinity != nil {
+			cp.affinity = pc.affinity.replaced(pc, pc.nodes[i], n)
+		}
+		q = &cp
+	case pc.spread != nil || pc.affinity != nil:
 		cp := *pc
 		cp.nodes = slices.Clone(pc.nodes)
 		cp.nodes[i] = n

@@ -602,12 +602,13 @@ func (s *Scheduler) recordLocked(d *decision) {
 		return
 	}
 	if el, ok := s.explain[d.pod]; ok {
-		s.history.Remove(el)
+		s.scratch.recycle(s.history.Remove(el).(*decision))
 	}
 	s.explain[d.pod] = s.history.PushFront(d)
 	for s.history.Len() > s.opts.ExplainHistory {
 		old := s.history.Remove(s.history.Back()).(*decision)
 		delete(s.explain, old.pod)
+		s.scratch.recycle(old)
 	}
 }
 
@@ -680,8 +681,8 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, wg *sync.WaitGr
 		return
 	}
 	pp.noFit = false
-	s.nominateLocked(key, pp, "")   // as kube's assume drops the nomination
-	_ = s.cache.Assume(pod, e.node) // cannot fail: PodNode said the key is free
+	s.nominateLocked(key, pp, "")  // as kube's assume drops the nomination
+	_ = s.cache.assume(pi, e.node) // cannot fail: PodNode said the key is free
 	if e.volumes != nil {
 		// Reserve (AssumePodVolumes): no other claim takes these
 		// volumes while PreBind runs.

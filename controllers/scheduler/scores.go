@@ -75,11 +75,11 @@ func (w Weights) scorers() []scorer {
 		{ScoreLeastAllocated, def(w.LeastAllocated, 1), scoreLeastAllocated, nil, nil},
 		{ScoreBalancedAllocation, def(w.BalancedAllocation, 1), scoreBalancedAllocation, nil, skipBalancedAllocation},
 		{ScoreSelectorSpread, w.SelectorSpread, scoreSelectorSpread, normalizeSelectorSpread, nil},
-		{ScorePodTopologySpread, def(w.PodTopologySpread, 2), scorePodTopologySpread, normalizePodTopologySpread, nil},
-		{ScoreInterPodAffinity, def(w.InterPodAffinity, 2), scoreInterPodAffinity, normalizeInterPodAffinity, nil},
+		{ScorePodTopologySpread, def(w.PodTopologySpread, 2), scorePodTopologySpread, normalizePodTopologySpread, skipPodTopologySpread},
+		{ScoreInterPodAffinity, def(w.InterPodAffinity, 2), scoreInterPodAffinity, normalizeInterPodAffinity, skipInterPodAffinity},
 		{ScoreNodeAffinity, def(w.NodeAffinity, 2), scoreNodeAffinity, normalizeNodeAffinity, skipNodeAffinity},
 		{ScoreTaintToleration, def(w.TaintToleration, 3), scoreTaintToleration, normalizeTaintToleration, nil},
-		{ScoreImageLocality, def(w.ImageLocality, 1), scoreImageLocality, nil, nil},
+		{ScoreImageLocality, def(w.ImageLocality, 1), scoreImageLocality, nil, skipImageLocality},
 	}
 	out := all[:0]
 	for _, s := range all {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,14 +54,16 @@ func recountCounter(c *Cache, pc *podCounter) map[string]domainCount {
 	return out
 }
 
-// recountAntiTerms is the podIndex's antiTerms computed from scratch:
-// per term ID, the holders and the domain counts.
-func recountAntiTerms(c *Cache) (map[string]int64, map[string]map[string]int64) {
-	holders, domains := map[string]int64{}, map[string]map[string]int64{}
+// recountAntiTerms is the podIndex's antiTerms (anti) or scoreTerms
+// computed from scratch: per term ID, the holders, the domain counts and
+// the weight.
+func recountAntiTerms(c *Cache, anti bool) (map[string]int64, map[string]map[string]int64, map[string]int64) {
+	holders, domains, weights := map[string]int64{}, map[string]map[string]int64{}, map[string]int64{}
 	for _, n := range c.nodes {
 		for _, ep := range n.withAffinity {
-			for _, t := range ep.affinity.reqAnti {
+			count := func(t affinityTerm, w int64) {
 				holders[t.id]++
+				weights[t.id] = w
 				if domains[t.id] == nil {
 					domains[t.id] = map[string]int64{}
 				}
@@ -68,9 +71,25 @@ func recountAntiTerms(c *Cache) (map[string]int64, map[string]map[string]int64) 
 					domains[t.id][v]++
 				}
 			}
+			a := ep.affinity
+			if anti {
+				for _, t := range a.reqAnti {
+					count(t, 0)
+				}
+				continue
+			}
+			for _, t := range a.reqAff {
+				count(t, hardPodAffinityWeight)
+			}
+			for _, t := range a.prefAff {
+				count(t, t.weight)
+			}
+			for _, t := range a.prefAnti {
+				count(t, -t.weight)
+			}
 		}
 	}
-	return holders, domains
+	return holders, domains, weights
 }
 
 // counterDomains is pc's domains by value.
@@ -105,9 +124,18 @@ func spreadIndexPod(r *rand.Rand, i int) *api.Pod {
 	if r.IntN(8) == 0 {
 		opts = append(opts, terminating)
 	}
-	if r.IntN(4) == 0 {
-		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: []string{api.LabelHostname, api.LabelTopologyZone}[r.IntN(2)],
-			LabelSelector: &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}})))
+	blue := &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
+	key := func() string { return []string{api.LabelHostname, api.LabelTopologyZone}[r.IntN(2)] }
+	switch r.IntN(8) {
+	case 0, 1:
+		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: key(), LabelSelector: blue})))
+	case 2: // required affinity, which scores the pods it matches
+		opts = append(opts, withPodAffinity(terms(api.PodAffinityTerm{TopologyKey: key(), LabelSelector: blue, Namespaces: []string{"default", "other"}}), nil))
+	case 3: // preferred terms, weights 1 or 5
+		w := int32(1 + 4*r.IntN(2))
+		opts = append(opts, withPreferredPodAffinity(
+			[]api.WeightedPodAffinityTerm{{Weight: w, PodAffinityTerm: api.PodAffinityTerm{TopologyKey: key(), LabelSelector: blue}}},
+			[]api.WeightedPodAffinityTerm{{Weight: 3, PodAffinityTerm: api.PodAffinityTerm{TopologyKey: "rack", LabelSelector: &api.LabelSelector{}}}}))
 	}
 	p := mkPod(fmt.Sprint("pod-", i), "100m", "100Mi", opts...)
 	p.Labels = map[string]string{"color": []string{"blue", "green"}[r.IntN(2)]}
@@ -132,11 +160,23 @@ func TestGroupZonesIncremental(t *testing.T) {
 		const nodes, pods = 8, 40
 		pod := map[int]*api.Pod{}
 		blue := api.SelectorFromSet(map[string]string{"color": "blue"})
+		notGreen, _ := (&api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "color", Operator: api.LabelSelectorOpNotIn, Values: []string{"green"}}}}).AsSelector()
+		// A spread constraint's inclusion policies honoured: a pod
+		// selecting rack r0 that tolerates no taint.
+		incl := &spreadConstraint{honorAffinity: true, honorTaints: true}
+		inclPod := NewPodInfo(mkPod("incl", "1m", "1Mi", withSelector("rack", "r0")))
+		include, inclusion := inclusionOf(newPodCtx(inclPod), incl)
+		many := []string{"default", "other"}
+		for i := range manyNamespaces {
+			many = append(many, fmt.Sprint("ns-", i))
+		}
 		counters := func() []*podCounter {
 			return []*podCounter{
-				c.counter([]string{"default"}, blue, true, api.LabelTopologyZone, []string{api.LabelTopologyZone}),
-				c.counter([]string{"default", "other"}, blue, false, api.LabelHostname, []string{api.LabelHostname}),
-				c.counter([]string{"other"}, api.Everything(), true, "rack", []string{api.LabelTopologyZone, "rack"}),
+				c.counter(counterSpec{namespaces: []string{"default"}, sels: []api.Selector{blue}, live: true, key: api.LabelTopologyZone, require: []string{api.LabelTopologyZone}}),
+				c.counter(counterSpec{namespaces: []string{"default", "other"}, sels: []api.Selector{blue}, key: api.LabelHostname, require: []string{api.LabelHostname}}),
+				c.counter(counterSpec{namespaces: []string{"other"}, sels: []api.Selector{api.Everything()}, live: true, key: "rack", require: []string{api.LabelTopologyZone, "rack"}}),
+				c.counter(counterSpec{namespaces: many, sels: []api.Selector{notGreen, blue}, key: api.LabelHostname, require: []string{api.LabelHostname}}),
+				c.counter(counterSpec{namespaces: many, sels: []api.Selector{api.Everything()}, live: true, key: api.LabelTopologyZone, require: []string{api.LabelTopologyZone}, include: include, inclusion: inclusion}),
 			}
 		}
 		ctrs := counters()
@@ -146,8 +186,12 @@ func TestGroupZonesIncremental(t *testing.T) {
 				ctrs = counters()
 			}
 			switch op := r.IntN(9); op {
-			case 0, 1: // add or relabel a node
-				c.SetNode(spreadIndexNode(r, r.IntN(nodes)))
+			case 0, 1: // add or relabel (or retaint) a node
+				n := spreadIndexNode(r, r.IntN(nodes))
+				if r.IntN(3) == 0 {
+					n.Spec.Taints = []api.Taint{{Key: "dedicated", Effect: api.TaintEffectNoSchedule}}
+				}
+				c.SetNode(n)
 			case 2:
 				c.RemoveNode(fmt.Sprint("node-", r.IntN(nodes)))
 			case 3: // assume
@@ -184,30 +228,34 @@ func TestGroupZonesIncremental(t *testing.T) {
 				t.Fatalf("seed %d step %d: groupZones %v, recount %v", seed, step, c.groupZones, want)
 			}
 			for k, pc := range ctrs {
-				if got, want := counterDomains(pc), recountCounter(c, pc); !maps.Equal(got, want) {
+				got, want := counterDomains(pc), recountCounter(c, pc)
+				if !maps.Equal(got, want) {
 					t.Fatalf("seed %d step %d: counter %d has %v, recount %v", seed, step, k, got, want)
 				}
-			}
-			with := 0
-			for n, ni := range c.nodes {
-				if len(ni.withAffinity) > 0 {
-					with++
+				var total int64
+				hist := map[int64]int64{}
+				lo := int64(-1)
+				for _, d := range want {
+					total += d.pods
+					hist[d.pods]++
+					if lo < 0 || d.pods < lo {
+						lo = d.pods
+					}
 				}
-				if _, in := c.index.affNodes[ni]; in != (len(ni.withAffinity) > 0) {
-					t.Fatalf("seed %d step %d: node %s in affNodes %v with %d affinity pods", seed, step, n, in, len(ni.withAffinity))
-				}
-			}
-			holders, domains := recountAntiTerms(c)
-			if len(holders) != len(c.index.antiTerms) {
-				t.Fatalf("seed %d step %d: %d anti-affinity terms, recount %d", seed, step, len(c.index.antiTerms), len(holders))
-			}
-			for id, at := range c.index.antiTerms {
-				if at.holders != holders[id] || !maps.Equal(at.domains, domains[id]) {
-					t.Fatalf("seed %d step %d: term %q held %d in %v, recount %d in %v", seed, step, id, at.holders, at.domains, holders[id], domains[id])
+				if pc.total != total || !maps.Equal(pc.hist, hist) || pc.minPods() != max(lo, 0) {
+					t.Fatalf("seed %d step %d: counter %d total %d hist %v min %d, recount %d %v %d", seed, step, k, pc.total, pc.hist, pc.minPods(), total, hist, max(lo, 0))
 				}
 			}
-			if len(c.index.affNodes) != with {
-				t.Fatalf("seed %d step %d: %d affNodes, %d nodes with affinity pods", seed, step, len(c.index.affNodes), with)
+			for kind, terms := range map[bool]map[string]*antiTerm{true: c.index.antiTerms, false: c.index.scoreTerms} {
+				holders, domains, weights := recountAntiTerms(c, kind)
+				if len(holders) != len(terms) {
+					t.Fatalf("seed %d step %d: %d terms (anti %v), recount %d", seed, step, len(terms), kind, len(holders))
+				}
+				for id, at := range terms {
+					if at.holders != holders[id] || !maps.Equal(at.domains, domains[id]) || at.weight != weights[id] {
+						t.Fatalf("seed %d step %d: term %q held %d in %v weighing %d, recount %d in %v weighing %d", seed, step, id, at.holders, at.domains, at.weight, holders[id], domains[id], weights[id])
+					}
+				}
 			}
 		}
 	}
@@ -261,51 +309,122 @@ func TestSpreadScoreFromCacheCounts(t *testing.T) {
 	}
 }
 
+// indexNamespaces are the namespace labels of the index tests.
+var indexNamespaces = map[string]map[string]string{"default": {"team": "a"}, "other": {"team": "b"}, "third": {"team": "a", "tier": "x"}}
+
+// indexNamespaceLookup looks indexNamespaces up.
+func indexNamespaceLookup(name string) (map[string]string, bool) {
+	l, ok := indexNamespaces[name]
+	return l, ok
+}
+
+// indexCluster is a random cache of 20 nodes (some tainted) and 60
+// pods (some on nodes the cache does not have, some in namespace third).
+func indexCluster(r *rand.Rand) *Cache {
+	c := NewCache(0)
+	for i := range 20 {
+		n := spreadIndexNode(r, i)
+		if r.IntN(5) == 0 {
+			n.Spec.Taints = []api.Taint{{Key: "dedicated", Effect: api.TaintEffectNoSchedule}}
+		}
+		c.SetNode(n)
+	}
+	for i := range 60 {
+		p := spreadIndexPod(r, i)
+		p.Spec.NodeName = fmt.Sprint("node-", r.IntN(22)) // some on ghost nodes
+		if i%7 == 0 {
+			p.Namespace = "third"
+		}
+		c.AddPod(p)
+	}
+	return c
+}
+
+// indexCasePod is the k-th pod of the index tests: spread constraints
+// (inclusion policies honoured or not, minDomains), required pod
+// affinity and anti-affinity (namespaceSelectors, several terms), node
+// selectors and tolerations, in namespace default, other or third.
+func indexCasePod(r *rand.Rand, k int) *api.Pod {
+	blue := &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
+	notGreen := &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "color", Operator: api.LabelSelectorOpNotIn, Values: []string{"green"}}}}
+	teamA := &api.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
+	notTeamA := &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "team", Operator: api.LabelSelectorOpNotIn, Values: []string{"a"}}}}
+	var opts []podOpt
+	switch k % 11 {
+	case 0:
+		opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue))
+	case 1:
+		opts = append(opts, withSpread(1, "rack", DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
+			m := int32(3)
+			c.MinDomains = &m
+		}), withSpread(2, api.LabelTopologyZone, DoNotSchedule, blue))
+	case 2:
+		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, Namespaces: []string{"default", "other"}})))
+	case 3:
+		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue})),
+			withSpread(1, api.LabelHostname, DoNotSchedule, blue))
+	case 4: // the pod's own required affinity
+		opts = append(opts, withPodAffinity(terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, Namespaces: []string{"default", "other"}}), nil))
+	case 5: // two affinity terms: pods matching both, over each key
+		opts = append(opts, withPodAffinity(terms(
+			api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue},
+			api.PodAffinityTerm{TopologyKey: "rack", LabelSelector: notGreen, Namespaces: []string{"default", "third"}}), nil))
+	case 6: // namespaceSelector anti-affinity
+		opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, NamespaceSelector: teamA})))
+	case 7: // affinity to every namespace, anti-affinity by a NotIn namespaceSelector
+		opts = append(opts, withPodAffinity(
+			terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue, NamespaceSelector: &api.LabelSelector{}}),
+			terms(api.PodAffinityTerm{TopologyKey: "rack", LabelSelector: notGreen, NamespaceSelector: notTeamA, Namespaces: []string{"third"}})))
+	case 8: // spread honouring a required node affinity and the taints
+		opts = append(opts, withSpread(1, api.LabelHostname, DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
+			honor := policyHonor
+			c.NodeTaintsPolicy = &honor
+		}), withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue), withRequired(api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{
+			{Key: api.LabelTopologyZone, Operator: api.NodeSelectorOpIn, Values: []string{"z0", "z1"}}}}))
+	case 9: // nodeAffinityPolicy Ignore with a node selector
+		opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
+			ignore := "Ignore"
+			c.NodeAffinityPolicy = &ignore
+		}), withSelector("rack", "r1"))
+	case 10: // hostname DoNotSchedule with minDomains
+		opts = append(opts, withSpread(1, api.LabelHostname, DoNotSchedule, notGreen, func(c *api.TopologySpreadConstraint) {
+			m := int32(15)
+			c.MinDomains = &m
+		}))
+	}
+	if r.IntN(3) == 0 {
+		opts = append(opts, withSelector("rack", "r0"))
+	}
+	if r.IntN(2) == 0 {
+		opts = append(opts, withToleration(api.Toleration{Key: "dedicated", Operator: api.TolerationOpExists}))
+	}
+	p := mkPod(fmt.Sprint("new-", k), "100m", "100Mi", opts...)
+	p.Labels = map[string]string{"color": "blue"}
+	if k%2 == 1 {
+		p.Namespace = []string{"other", "third"}[r.IntN(2)]
+	}
+	return p
+}
+
 // TestIndexedPreFiltersMatchWalk checks that decisions read from the
-// cache's podIndex (PodTopologySpread's DoNotSchedule counts,
-// InterPodAffinity's anti-affinity counts and the nodes with affinity
-// pods) equal those walking every node, verdict for verdict and score for
-// score, over random clusters and pods with spread constraints,
-// anti-affinity and node selectors.
+// cache's podIndex (PodTopologySpread's DoNotSchedule counts and minima,
+// with node inclusion policies honoured or not; InterPodAffinity's
+// counts of the pod's own affinity and anti-affinity terms, with
+// namespaceSelectors, and of the placed pods' anti-affinity terms; the
+// nodes with affinity pods) equal those walking every node, verdict for
+// verdict and score for score, over random clusters with tainted nodes
+// and pods in labelled namespaces, placing some of the pods as it goes.
 func TestIndexedPreFiltersMatchWalk(t *testing.T) {
 	ss := Weights{}.scorers()
-	rejected := 0
-	for seed := range uint64(30) {
+	rejected, byAffinity, bySpread := 0, 0, 0
+	for seed := range uint64(40) {
 		r := rngSeed(seed)
-		c := NewCache(0)
-		for i := range 20 {
-			c.SetNode(spreadIndexNode(r, i))
-		}
-		for i := range 60 {
-			p := spreadIndexPod(r, i)
-			p.Spec.NodeName = fmt.Sprint("node-", r.IntN(22)) // some on ghost nodes
-			c.AddPod(p)
-		}
-		for k := range 12 {
-			var opts []podOpt
-			blue := &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
-			switch k % 4 {
-			case 0:
-				opts = append(opts, withSpread(1, api.LabelTopologyZone, DoNotSchedule, blue))
-			case 1:
-				opts = append(opts, withSpread(1, "rack", DoNotSchedule, blue, func(c *api.TopologySpreadConstraint) {
-					m := int32(3)
-					c.MinDomains = &m
-				}), withSpread(2, api.LabelTopologyZone, DoNotSchedule, blue))
-			case 2:
-				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname, LabelSelector: blue, Namespaces: []string{"default", "other"}})))
-			case 3:
-				opts = append(opts, withPodAffinity(nil, terms(api.PodAffinityTerm{TopologyKey: api.LabelTopologyZone, LabelSelector: blue})),
-					withSpread(1, api.LabelHostname, DoNotSchedule, blue))
-			}
-			if r.IntN(3) == 0 {
-				opts = append(opts, withSelector("rack", "r0"))
-			}
-			p := mkPod(fmt.Sprint("new-", k), "100m", "100Mi", opts...)
-			p.Labels = map[string]string{"color": "blue"}
+		c := indexCluster(r)
+		for k := range 22 {
+			p := indexCasePod(r, k)
 			pi := NewPodInfo(p)
 			nodes := c.Nodes()
-			env := pluginEnv{anyAffinity: c.withAffinity > 0}
+			env := pluginEnv{anyAffinity: c.withAffinity > 0, namespaces: indexNamespaceLookup}
 			walked, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, 0, len(nodes), volumeState{}, env)
 			env.cache = c
 			indexed, _ := decide(pi, nodes, c.names, ss, rngSeed(seed), time.Time{}, nil, 0, len(nodes), volumeState{}, env)
@@ -317,10 +436,23 @@ func TestIndexedPreFiltersMatchWalk(t *testing.T) {
 			if walked.podWait {
 				rejected++
 			}
+			for _, v := range we.Verdicts {
+				switch v.Filter {
+				case FilterInterPodAffinity:
+					byAffinity++
+				case FilterPodTopologySpread:
+					bySpread++
+				}
+			}
+			if walked.node != "" && k%3 == 0 {
+				// Place it, so that later pods see it (and a counter
+				// built earlier follows).
+				_ = c.Assume(p, walked.node)
+			}
 		}
 	}
-	if rejected == 0 {
-		t.Fatal("no attempt was rejected by PodTopologySpread or InterPodAffinity: the test exercises nothing")
+	if rejected == 0 || byAffinity == 0 || bySpread == 0 {
+		t.Fatalf("%d attempts rejected by PodTopologySpread or InterPodAffinity (%d nodes by affinity, %d by spread): the test exercises too little", rejected, byAffinity, bySpread)
 	}
 }
 
@@ -364,5 +496,134 @@ func TestDecideKeepsOnlyEvaluatedWindow(t *testing.T) {
 	}
 	if e.Feasible != 4 {
 		t.Errorf("%d feasible, want 4", e.Feasible)
+	}
+}
+
+// prefiltered is pc as decide sets it up for pi over nodes, PreFilters
+// run: read from the cache's index when env.cache is set.
+func prefiltered(pi *PodInfo, nodes []*NodeInfo, env pluginEnv) *podCtx {
+	pc := newPodCtx(pi)
+	pc.nodes, pc.anyAffinity, pc.namespaces, pc.cache = nodes, env.anyAffinity, env.namespaces, env.cache
+	pc.spread = newSpreadState(pc)
+	pc.affinity = newAffinityState(pc)
+	setActiveFilters(pc)
+	return pc
+}
+
+// TestPreemptionDryRunMatchesWalk checks that preemption's dry run on a
+// node with some of its pods removed (and some put back) gives the same
+// reasons whether PodTopologySpread's and InterPodAffinity's states are
+// changed in the node's domains from the cache's index or recounted over
+// every node, over random clusters and the index tests' pods.
+func TestPreemptionDryRunMatchesWalk(t *testing.T) {
+	lifted := 0
+	for seed := range uint64(40) {
+		r := rngSeed(seed)
+		c := indexCluster(r)
+		nodes := c.Nodes()
+		env := pluginEnv{anyAffinity: c.withAffinity > 0, namespaces: indexNamespaceLookup}
+		for k := range 22 {
+			pi := NewPodInfo(indexCasePod(r, k))
+			walk := prefiltered(pi, nodes, env)
+			idx := prefiltered(pi, nodes, pluginEnv{anyAffinity: env.anyAffinity, namespaces: env.namespaces, cache: c})
+			for range 6 {
+				i := r.IntN(len(nodes))
+				n := nodes[i].clone()
+				var removed []*PodInfo
+				for _, p := range n.Pods {
+					if r.IntN(2) == 0 {
+						removed = append(removed, p)
+					}
+				}
+				slices.SortFunc(removed, func(a, b *PodInfo) int { return strings.Compare(a.Key, b.Key) })
+				for _, p := range removed {
+					n.removePod(p)
+				}
+				check := func() {
+					want, got := reasonsWith(walk, i, n), reasonsWith(idx, i, n)
+					if !slices.Equal(want, got) {
+						t.Fatalf("seed %d pod %d node %s: recounted %q, from the index %q", seed, k, n.Name, want, got)
+					}
+					checkReplacedStates(t, walk, idx, i, n)
+					if f, before := runFilters(walk, nodes[i]); before != nil && want == nil && (f == podTopologySpreadIndex || f == interPodAffinityIndex) {
+						lifted++
+					}
+				}
+				check()
+				for _, p := range removed {
+					if r.IntN(2) == 0 {
+						n.addPod(p)
+						check()
+					}
+				}
+			}
+		}
+	}
+	if lifted == 0 {
+		t.Fatal("no removal made a node fit that PodTopologySpread or InterPodAffinity rejected: the test exercises nothing")
+	}
+}
+
+// checkReplacedStates checks the states idx's replaced gives for node i
+// replaced by n against those recounted over every node (walk's pod):
+// the spread minima and the counts in n's domains, and whether a pod
+// matches the pod's affinity terms anywhere.
+func checkReplacedStates(t *testing.T, walk, idx *podCtx, i int, n *NodeInfo) {
+	t.Helper()
+	cp := *walk
+	cp.nodes = slices.Clone(walk.nodes)
+	cp.nodes[i] = n
+	if idx.spread != nil {
+		want, got := newSpreadState(&cp), idx.spread.replaced(idx, idx.nodes[i], n)
+		if !slices.Equal(want.min, got.min) {
+			t.Fatalf("node %s: spread minima recounted %v, replaced %v", n.Name, want.min, got.min)
+		}
+		for c := range want.cons {
+			v := n.labels[want.cons[c].key]
+			if want.count(c, v) != got.count(c, v) {
+				t.Fatalf("node %s: constraint %d counts %d in %q recounted, %d replaced", n.Name, c, want.count(c, v), v, got.count(c, v))
+			}
+		}
+	}
+	if idx.affinity != nil {
+		want, got := newAffinityState(&cp), idx.affinity.replaced(idx, idx.nodes[i], n)
+		if want != nil && want.affExist != got.affExist {
+			t.Fatalf("node %s: affinity terms matched anywhere: recounted %v, replaced %v", n.Name, want.affExist, got.affExist)
+		}
+	}
+}
+
+// TestPreemptionDryRunLastAffinityMatch checks the dry run on the node
+// holding the only pod that matches a pod's required affinity: without
+// it no pod matches anywhere, so the pod, matching its own term, fits
+// there (InterPodAffinity's first pod of a group) — from the index as
+// recounted.
+func TestPreemptionDryRunLastAffinityMatch(t *testing.T) {
+	c := NewCache(0)
+	for i := range 3 {
+		c.SetNode(mkNode(fmt.Sprint("node-", i), "4", "8Gi", 10))
+	}
+	blue := mkPod("blue", "100m", "100Mi")
+	blue.Labels = map[string]string{"color": "blue"}
+	c.AddPod(bound(blue, "node-0"))
+	c.AddPod(bound(mkPod("other", "100m", "100Mi"), "node-0"))
+	p := mkPod("new", "100m", "100Mi", withPodAffinity(terms(api.PodAffinityTerm{TopologyKey: api.LabelHostname,
+		LabelSelector: &api.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}}), nil))
+	p.Labels = map[string]string{"color": "blue"}
+	pi := NewPodInfo(p)
+	nodes := c.Nodes()
+	walk := prefiltered(pi, nodes, pluginEnv{})
+	idx := prefiltered(pi, nodes, pluginEnv{cache: c})
+	if _, r := runFilters(idx, nodes[1]); r == nil || &r[0] != &reasonsPodAffinity[0] {
+		t.Fatalf("node-1 before: %q, want %q", r, ReasonPodAffinity)
+	}
+	n := nodes[0].clone()
+	n.removePod(n.Pods[api.Key(blue)])
+	checkReplacedStates(t, walk, idx, 0, n)
+	if r := reasonsWith(idx, 0, n); r != nil {
+		t.Fatalf("node-0 without the blue pod: %q, want it to fit", r)
+	}
+	if r := reasonsWith(walk, 0, n); r != nil {
+		t.Fatalf("node-0 without the blue pod, recounted: %q, want it to fit", r)
 	}
 }

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,5 +57,25 @@ func TestTaintTolerationComparisonOperators(t *testing.T) {
 				t.Fatalf("Decide placed the pod with the gate off")
 			}
 		})
+	}
+}
+
+// TestTaintReasonsShared checks that nodes with the same taint share one
+// TaintToleration reason list, so that an attempt rejecting many of them
+// keeps one list (not one per node), with the message counting them all.
+func TestTaintReasonsShared(t *testing.T) {
+	c := NewCache(0)
+	for i := range 50 {
+		c.SetNode(mkNode(fmt.Sprintf("node-%02d", i), "4", "8Gi", 10, withTaint("foo", "", api.TaintEffectNoSchedule)))
+	}
+	c.SetNode(mkNode("node-50", "4", "8Gi", 10, withTaint("foo", "bar", api.TaintEffectNoSchedule)))
+	nodes := c.Nodes()
+	d, _ := decide(NewPodInfo(mkPod("p", "100m", "100Mi")), nodes, c.names, Weights{}.scorers(), rngSeed(1), time.Time{}, nil, 0, len(nodes), volumeState{}, pluginEnv{})
+	if len(d.reasons) != 2 {
+		t.Errorf("%d reason lists kept, want 2 (one per distinct taint)", len(d.reasons))
+	}
+	want := "0/51 nodes are available: 1 node(s) had untolerated taint {foo: bar}, 50 node(s) had untolerated taint {foo: }."
+	if !strings.HasPrefix(d.message, want) {
+		t.Errorf("message %q, want it to start with %q", d.message, want)
 	}
 }

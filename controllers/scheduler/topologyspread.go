@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 
@@ -162,14 +164,78 @@ type spreadState struct {
 	ctrs   []*podCounter      // the cache's counters (see podIndex)
 	min    []int64
 	self   []int64 // 1 when the pod matches the constraint's selector
+	// delta, when set (see replaced), changes constraint i's count in
+	// one domain.
+	delta []domainDelta
+}
+
+// domainDelta is a change of a count in the domain v (none when !ok).
+type domainDelta struct {
+	v  string
+	d  int64
+	ok bool
+}
+
+// at returns dd's change of the count in domain v.
+func (dd *domainDelta) at(v string) int64 {
+	if dd.ok && dd.v == v {
+		return dd.d
+	}
+	return 0
 }
 
 // count returns constraint i's matching pods in domain v.
 func (s *spreadState) count(i int, v string) int64 {
+	var c int64
 	if s.ctrs != nil {
-		return s.ctrs[i].count(v)
+		c = s.ctrs[i].count(v)
+	} else {
+		c = s.counts[i][v]
 	}
-	return s.counts[i][v]
+	if s.delta != nil {
+		c += s.delta[i].at(v)
+	}
+	return c
+}
+
+// replaced returns the state read from the cache's counters (s.ctrs) for
+// the cluster with node orig replaced by n, the same node with other
+// pods (preemption's dry run), as kube's PreFilter extensions
+// RemovePod/AddPod update it: each constraint's count changes in n's
+// domain only, and its minimum follows, in O(distinct counts) — no node
+// is walked.
+func (s *spreadState) replaced(pc *podCtx, orig, n *NodeInfo) *spreadState {
+	cp := *s
+	cp.min = slices.Clone(s.min)
+	cp.delta = make([]domainDelta, len(s.cons))
+	if !hasKeys(n, s.cons) {
+		return &cp // n is in no constraint's domains
+	}
+	for i := range s.cons {
+		c := &s.cons[i]
+		if !c.includes(pc, n) {
+			continue
+		}
+		d := c.countOn(pc, n) - c.countOn(pc, orig)
+		if d == 0 {
+			continue
+		}
+		v := n.labels[c.key]
+		cp.delta[i] = domainDelta{v: v, d: d, ok: true}
+		ctr := s.ctrs[i]
+		if len(ctr.domains) < c.minDomains {
+			continue // the global minimum stays 0
+		}
+		old := ctr.count(v)
+		m := old + d
+		for k, domains := range ctr.hist {
+			if k != old || domains > 1 {
+				m = min(m, k)
+			}
+		}
+		cp.min[i] = m
+	}
+	return &cp
 }
 
 // newSpreadState is PodTopologySpread's PreFilter; nil (Skip) when the
@@ -187,11 +253,7 @@ func newSpreadState(pc *podCtx) *spreadState {
 			s.self[i] = 1
 		}
 	}
-	indexed := pc.cache != nil
-	for i := range cs {
-		indexed = indexed && admitsEveryNode(pc, &cs[i])
-	}
-	if indexed {
+	if pc.cache != nil {
 		keys := make([]string, 0, len(cs))
 		for i := range cs {
 			keys = append(keys, cs[i].key)
@@ -201,17 +263,17 @@ func newSpreadState(pc *podCtx) *spreadState {
 		ns := []string{pc.pod.Namespace}
 		s.ctrs = make([]*podCounter, len(cs))
 		for i := range cs {
-			s.ctrs[i] = pc.cache.counter(ns, cs[i].sel, true, cs[i].key, keys)
+			spec := counterSpec{namespaces: ns, sels: []api.Selector{cs[i].sel}, live: true, key: cs[i].key, require: keys}
+			if !admitsEveryNode(pc, &cs[i]) {
+				spec.include, spec.inclusion = inclusionOf(pc, &cs[i])
+			}
+			s.ctrs[i] = pc.cache.counter(spec)
 		}
 		for i, ctr := range s.ctrs {
 			if len(ctr.domains) < cs[i].minDomains {
 				continue // the global minimum is 0
 			}
-			m := int64(math.MaxInt64)
-			for _, d := range ctr.domains {
-				m = min(m, d.pods)
-			}
-			s.min[i] = m
+			s.min[i] = ctr.minPods()
 		}
 		return s
 	}
@@ -261,6 +323,22 @@ func filterPodTopologySpread(pc *podCtx, n *NodeInfo) []string {
 		}
 	}
 	return nil
+}
+
+// skipPodTopologySpread is PodTopologySpread's PreScore Skip: the pod
+// has no ScheduleAnyway constraint and no system default ones apply
+// (normalizePodTopologySpread would score every node 0).
+func skipPodTopologySpread(pc *podCtx) bool {
+	pod := pc.pod
+	if len(pod.Spec.TopologySpreadConstraints) == 0 {
+		return !systemDefaulted(pod)
+	}
+	for i := range pod.Spec.TopologySpreadConstraints {
+		if pod.Spec.TopologySpreadConstraints[i].WhenUnsatisfiable == ScheduleAnyway {
+			return false
+		}
+	}
+	return true
 }
 
 // scorePodTopologySpread gives no raw score: PodTopologySpread's PreScore
@@ -406,6 +484,42 @@ func countDomains(pc *podCtx, fs feasibleNodes, cs []spreadConstraint, domains [
 // false) whose inclusion policies admit every node.
 func fromGroupZones(pc *podCtx, c *spreadConstraint, requireAll bool) bool {
 	return pc.groupZones != nil && c.owner != "" && c.key == api.LabelTopologyZone && !requireAll && admitsEveryNode(pc, c)
+}
+
+// inclusionOf returns constraint c's node inclusion policies for pc's pod
+// as a counter's include, and its identity: the profile's added
+// affinity, the pod's node selector and required node affinity when
+// nodeAffinityPolicy is Honor, its tolerations when nodeTaintsPolicy is
+// Honor.
+func inclusionOf(pc *podCtx, c *spreadConstraint) (func(*NodeInfo) bool, string) {
+	q := &podCtx{pod: pc.pod, info: pc.info}
+	var id struct {
+		Added       string            `json:"a,omitempty"`
+		Selector    map[string]string `json:"s,omitempty"`
+		Required    *api.NodeSelector `json:"r,omitempty"`
+		Tolerations []api.Toleration  `json:"t,omitempty"`
+		Affinity    bool              `json:"h,omitempty"`
+		Taints      bool              `json:"x,omitempty"`
+		_           struct{}          `json:"-"`
+	}
+	id.Affinity, id.Taints = c.honorAffinity, c.honorTaints
+	if c.honorAffinity {
+		q.added, q.required = pc.added, pc.required
+		id.Selector, id.Required = pc.pod.Spec.NodeSelector, pc.required
+		if pc.added != nil {
+			id.Added = fmt.Sprintf("%p", pc.added)
+		}
+	}
+	if c.honorTaints {
+		q.tolerations = pc.tolerations
+		id.Tolerations = pc.tolerations
+	}
+	b, err := json.Marshal(id)
+	if err != nil { // not reached: the fields all marshal
+		b = []byte(fmt.Sprintf("%p", pc.pod))
+	}
+	sc := *c
+	return func(n *NodeInfo) bool { return sc.includes(q, n) }, string(b)
 }
 
 // admitsEveryNode reports whether c's inclusion policies admit every
