@@ -47,6 +47,9 @@
 // makes writes store a copy and Get return a copy, so read-modify-write
 // through Get is safe; objects from List and Watch stay shared and
 // read-only, as in an informer cache.
+// Options.Share lets an update's object take the unchanged parts of the
+// version it replaces, so that the versions the history keeps hold
+// those parts once.
 //
 // # History and expiry
 //

@@ -104,6 +104,18 @@ type Options[T any] struct {
 	// readers and must be treated as read-only.
 	Copy func(T) T
 
+	// Share, when set, is called by Update with the object stored under
+	// the key (prev) and the one about to replace it (next, after Copy),
+	// so that next can take, instead of its own, the parts of prev equal
+	// to them: the version an update replaces stays in the history, and
+	// what the two versions share is held once. Both objects are
+	// read-only from then on, as every stored object is: Share must only
+	// point next's fields at prev's equal ones, never change prev. It is
+	// called outside the source's lock; prev may already be older than
+	// the version the update replaces, which is as good to share with.
+	// Default (nil): nothing is shared.
+	Share func(prev, next T)
+
 	// Equal decides whether an Update changes nothing, comparing the
 	// stored object with the new one (given the stored one's
 	// resourceVersion first); such an update is not written and sends

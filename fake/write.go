@@ -63,6 +63,9 @@ func (s *Source[T]) Update(ctx context.Context, obj T, ifVersion string) (string
 	if err != nil {
 		return "", err
 	}
+	if err := s.share(key, stored); err != nil {
+		return "", err
+	}
 	s.dispatchMu.Lock()
 	defer s.dispatchMu.Unlock()
 	defer s.dispatch()
@@ -143,6 +146,28 @@ func (s *Source[T]) prepare(ctx context.Context, op string, obj T) (key string, 
 		}
 	}
 	return key, stored, size, nil
+}
+
+// share lets next take the parts of the object stored under key that
+// are equal to its own (Options.Share), turning a panic of the user's
+// function into an error.
+func (s *Source[T]) share(key string, next T) (err error) {
+	if s.opts.Share == nil {
+		return nil
+	}
+	s.mu.Lock()
+	cur, ok := s.items.Get(item[T]{key: key})
+	s.mu.Unlock()
+	if !ok {
+		return nil // the update fails with ErrNotFound
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("fake: update: share function panicked: %v", p)
+		}
+	}()
+	s.opts.Share(cur.obj, next)
+	return nil
 }
 
 // parseIfVersion parses a write precondition; -1 means none.

@@ -161,3 +161,46 @@ func TestCompareResourceVersions(t *testing.T) {
 		require.Error(t, err, bad)
 	}
 }
+
+// Share is given the stored object and the copy about to replace it; a
+// panic of it fails the update, which writes nothing.
+func TestShareOption(t *testing.T) {
+	ctx := t.Context()
+	type call struct{ prev, next *pod }
+	var calls []call
+	boom := false
+	s := newSource(t, fake.Options[*pod]{
+		Copy: func(p *pod) *pod { c := *p; return &c },
+		Share: func(prev, next *pod) {
+			if boom {
+				panic("boom")
+			}
+			calls = append(calls, call{prev, next})
+			if prev.Phase == next.Phase {
+				next.Phase = prev.Phase + " (shared)"
+			}
+		},
+	})
+	must(t)(s.Create(ctx, &pod{Name: "a", Phase: "Pending"}))
+	assert.Empty(t, calls, "a create shares nothing")
+	stored := maps.Collect(s.Items())["a"]
+
+	mine := &pod{Name: "a", Phase: "Pending"}
+	rv := must(t)(s.Update(ctx, mine, ""))
+	require.Len(t, calls, 1)
+	assert.Same(t, stored, calls[0].prev, "prev is the stored object")
+	assert.NotSame(t, mine, calls[0].next, "next is the copy, not the caller's object")
+	got, _, err := s.Get(ctx, "a")
+	require.NoError(t, err)
+	assert.Equal(t, &pod{Name: "a", Phase: "Pending (shared)", RV: rv}, got, "what Share set is stored")
+	assert.Equal(t, "Pending", stored.Phase, "prev is not changed")
+
+	_, err = s.Update(ctx, &pod{Name: "missing"}, "")
+	require.ErrorIs(t, err, source.ErrNotFound)
+	assert.Len(t, calls, 1, "nothing to share with a missing key")
+
+	boom = true
+	_, err = s.Update(ctx, &pod{Name: "a", Phase: "Running"}, "")
+	require.ErrorContains(t, err, "share function panicked")
+	assert.Equal(t, rv, s.ResourceVersion(), "nothing written")
+}

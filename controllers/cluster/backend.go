@@ -91,6 +91,9 @@ func memoryStorage[T api.Object](opts Options) (storage[T], error) {
 		Size:          encodedSize[T],
 		MaxObjectSize: opts.MaxObjectBytes,
 		Copy:          deepCopy[T],
+		// A past version the history keeps shares what did not change
+		// with the version that replaced it.
+		Share: shareUnchanged[T],
 		// The store drops no-op updates itself, comparing encodings.
 		Equal: fake.NeverEqual[T],
 		// The watchers are this process's informers, slow only when

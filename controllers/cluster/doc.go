@@ -229,7 +229,10 @@
 // watches at older versions, is bounded per kind by count
 // (Options.HistorySize, 10,000 writes) and by the encoded size of the past
 // versions it alone keeps (Options.HistoryBytes, 32 MiB); older versions
-// are expired (source.ErrExpired). ResourceVersions snapshots every
+// are expired (source.ErrExpired). An update's stored object shares with
+// the version it replaces the maps, slices and pointers that did not
+// change (a pod's spec and labels across its status updates), so a past
+// version costs what changed in it. ResourceVersions snapshots every
 // kind's version, to list each at it later (what a lagging replica may
 // serve).
 //

@@ -128,6 +128,10 @@
 //     kind with back-off; here it is logged and left alone until
 //     something queues it again — the discovery of its owner's kind
 //     does.
+//   - Events are left out of the graph, as kcm's DefaultIgnoredResources:
+//     an Event is never collected, and an object an Event owns is
+//     checked live when it is observed (and stays while the Event
+//     exists).
 //   - The absentOwnerCache: every check reads its owners live.
 //   - kcm's handling of virtual owner nodes whose dependents disagree on
 //     their coordinates (partitionDependents): a virtual owner is never

@@ -505,3 +505,28 @@ func TestNewErrors(t *testing.T) {
 		t.Error("New(Workers: -1) succeeded")
 	}
 }
+
+// Events are not in the graph (kcm's DefaultIgnoredResources): an Event
+// whose owner is deleted stays; an object an Event owns is checked live
+// and stays while the Event exists.
+func TestEventsIgnored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t)
+		owner := e.configMap("default", "owner")
+		ev := &api.Event{
+			ObjectMeta:     api.ObjectMeta{Name: "ev", Namespace: "default", OwnerReferences: []api.OwnerReference{api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}}},
+			InvolvedObject: api.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: owner.Name, UID: owner.UID},
+			Reason:         "Test", Message: "owned", Type: "Normal",
+		}
+		if _, err := e.c.Events().Create(e.ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		e.configMap("default", "dep", api.OwnerReference{APIVersion: "v1", Kind: "Event", Name: ev.Name, UID: ev.UID})
+		e.configMap("default", "dep2", api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID})
+		e.settle()
+		e.delete(e.c.ConfigMaps(), "default/owner", cluster.DeletePropagationBackground)
+		e.settle()
+		want(t, "configmaps", names(e, e.c.ConfigMaps()), "dep")
+		want(t, "events", names(e, e.c.Events()), "ev")
+	})
+}

@@ -30,7 +30,8 @@ type node struct {
 	virtual bool
 	// owners are the object's owner references, as last observed.
 	owners []api.OwnerReference
-	// dependents are the nodes whose owners name this one, by UID.
+	// dependents are the nodes whose owners name this one, by UID; nil
+	// until the first (most objects own nothing).
 	dependents map[api.UID]*node
 	// beingDeleted: a deletionTimestamp was observed.
 	beingDeleted bool
@@ -120,7 +121,7 @@ func (g *graph) process(ev graphEvent) graphEffects {
 	}
 	switch {
 	case ev.typ != deleteEvent && !found:
-		n := &node{id: ev.id, owners: slices.Clone(ev.owners), dependents: map[api.UID]*node{}}
+		n := &node{id: ev.id, owners: slices.Clone(ev.owners)}
 		g.nodes[n.id.UID] = n
 		g.addDependentToOwners(n, n.owners, &fx)
 		g.processTransitions(n, ev, &fx)
@@ -184,9 +185,8 @@ func (g *graph) addDependentToOwners(n *node, refs []api.OwnerReference, fx *gra
 				ns = ""
 			}
 			o = &node{
-				id:         objectRef{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: ns, Name: r.Name, UID: r.UID},
-				virtual:    true,
-				dependents: map[api.UID]*node{},
+				id:      objectRef{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: ns, Name: r.Name, UID: r.UID},
+				virtual: true,
 			}
 			g.nodes[r.UID] = o
 			check = true
@@ -197,6 +197,9 @@ func (g *graph) addDependentToOwners(n *node, refs []api.OwnerReference, fx *gra
 			check = true
 		} else if o.id.Kind != r.Kind || o.id.Name != r.Name {
 			check = true
+		}
+		if o.dependents == nil {
+			o.dependents = map[api.UID]*node{}
 		}
 		o.dependents[n.id.UID] = n
 	}

@@ -64,12 +64,23 @@ func watch[T api.Object](gc *Collector) (kindAccess, error) {
 	if err != nil {
 		return nil, fmt.Errorf("garbagecollector: %w", err)
 	}
+	if ignored(info) {
+		// Not in the graph, but an owner reference naming one is still
+		// checked live.
+		return &typedKind[T]{info: info, store: store}, nil
+	}
 	inf, err := informer.Shared(gc.factory, store.Resource(), source.ListWatcher[T](store), api.Key[T], informer.Options[T]{Logger: gc.logger})
 	if err != nil {
 		return nil, fmt.Errorf("garbagecollector: %w", err)
 	}
 	return watchInformer(gc, info, store, inf)
 }
+
+// ignored reports whether the collector leaves the objects of info out
+// of its graph: events, as kcm's DefaultIgnoredResources
+// (graph_builder.go) — the kind with the most objects, which nothing
+// owns in practice.
+func ignored(info api.KindInfo) bool { return info.Group == "" && info.Resource == "events" }
 
 // watchRegistered watches info, a kind added with api.Register, through
 // client.ForKind: its objects are api.Objects of the kind's Go type. With
@@ -133,7 +144,7 @@ func watchInformer[T api.Object](gc *Collector, info api.KindInfo, store client.
 
 func (k *typedKind[T]) gvk() api.GroupVersionKind { return k.info.GroupVersionKind }
 func (k *typedKind[T]) namespaced() bool          { return k.info.Namespaced }
-func (k *typedKind[T]) hasSynced() bool           { return k.reg.HasSynced() }
+func (k *typedKind[T]) hasSynced() bool           { return k.reg == nil || k.reg.HasSynced() }
 
 func (k *typedKind[T]) get(ctx context.Context, namespace, name string) (*api.ObjectMeta, error) {
 	obj, _, err := k.store.Get(ctx, api.NamespacedKey(namespace, name))

@@ -65,10 +65,15 @@
 // Hostname addresses, the kubelet port, nodeInfo, and the conditions
 // MemoryPressure, DiskPressure, PIDPressure False and Ready True
 // (KubeletReady, "kubelet is posting ready status"). An existing Node is
-// taken over. The status is posted again every StatusUpdateFrequency (10
-// s, the kubelet's default nodeStatusUpdateFrequency): lastHeartbeatTime
-// moves, lastTransitionTime only when a condition changes — from the Unknown the
-// node lifecycle controller writes while the kubelet is silent, say. The
+// taken over. The status is computed again every StatusUpdateFrequency
+// (10 s, the kubelet's default nodeStatusUpdateFrequency) and posted when
+// it changed — anything but the conditions' lastHeartbeatTime, e.g. a new
+// image in status.images or a condition back from the Unknown the node
+// lifecycle controller writes while the kubelet is silent — or when
+// StatusReportFrequency (5 min, nodeStatusReportFrequency) has passed
+// since the last post (tryUpdateNodeStatus): an idle node writes its Node
+// every 5 min and its Lease every 10 s. Each post moves lastHeartbeatTime;
+// lastTransitionTime moves only when a condition's status changes. The
 // Lease kube-node-lease/<node> (holder the node, leaseDurationSeconds 40,
 // owned by the Node) is renewed every quarter of its duration, 10 s. A
 // deleted Node is not registered again, as the kubelet does not.
@@ -251,8 +256,8 @@
 // their errors (ErrImagePull) beyond the start delay; admission (a pod
 // that does not fit the node is run anyway — the scheduler decides),
 // eviction under pressure and pressure conditions other than False; the
-// node status report frequency of 5 min with leases (the kubelet posts
-// every 10 s here, its nodeStatusUpdateFrequency); jitter in the back-off and
+// random delay the kubelet adds to its next 5 min status report after a
+// change or a restart (calculateDelay); jitter in the back-off and
 // probe timing; probes' timeoutSeconds and per-probe
 // terminationGracePeriodSeconds; QoS classes; volumes other than the ConfigMap and Secret checks above,
 // and the FailedMount "Unable to attach or mount volumes … timed out"

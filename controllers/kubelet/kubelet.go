@@ -64,6 +64,7 @@ type Kubelet struct {
 	static     map[string]*staticPod
 	images     imageStore // the images containers started with
 	nextStatus time.Time
+	lastReport time.Time // the last node status posted; zero: none since (re)start
 	nextLease  time.Time
 	nextStatic time.Time
 	retry      time.Time // earliest retry of a failed write; zero: none
@@ -226,6 +227,7 @@ func (k *Kubelet) reconcile(ctx context.Context, _ struct{}) (reconcile.Result, 
 	if e != k.seenEpoch {
 		k.seenEpoch = e
 		k.nextStatus, k.nextLease, k.nextStatic = time.Time{}, time.Time{}, time.Time{}
+		k.lastReport = time.Time{}
 		for key := range k.pods.Lister().All() {
 			dirty[key] = struct{}{}
 		}

@@ -135,28 +135,120 @@ func TestRegistrationAndHeartbeats(t *testing.T) {
 		if n.Status.NodeInfo.KubeletVersion == "" || len(n.Status.Addresses) != 2 || n.Labels[api.LabelHostname] != "n1" || n.Spec.PodCIDR == "" {
 			t.Errorf("node %+v", n)
 		}
+		// The Lease every 10 s; the unchanged status only at registration
+		// (the report frequency is 5 min).
 		for i := range 4 {
 			e.sleepTo(time.Duration(i) * 10 * time.Second)
 			nodeAt, leaseAt := heartbeat()
 			want := e.t0.Add(time.Duration(i) * 10 * time.Second)
-			if !nodeAt.Equal(want.Truncate(time.Second)) || !leaseAt.Equal(want) {
-				t.Fatalf("beat %d: node %v lease %v, want %v", i, nodeAt, leaseAt, want)
+			if !nodeAt.Equal(e.t0.Truncate(time.Second)) || !leaseAt.Equal(want) {
+				t.Fatalf("beat %d: node %v lease %v, want node %v lease %v", i, nodeAt, leaseAt, e.t0, want)
 			}
 		}
 		e.k.Stop()
 		e.sleepTo(90 * time.Second)
-		if nodeAt, leaseAt := heartbeat(); !nodeAt.Equal(e.t0.Add(30*time.Second)) || !leaseAt.Equal(e.t0.Add(30*time.Second)) {
+		if nodeAt, leaseAt := heartbeat(); !nodeAt.Equal(e.t0.Truncate(time.Second)) || !leaseAt.Equal(e.t0.Add(30*time.Second)) {
 			t.Fatalf("stopped kubelet beat: node %v lease %v", nodeAt, leaseAt)
 		}
+		// Back, the kubelet posts its status at once, as after a restart.
 		e.k.Start()
 		synctest.Wait()
 		if nodeAt, leaseAt := heartbeat(); !nodeAt.Equal(e.t0.Add(90*time.Second)) || !leaseAt.Equal(e.t0.Add(90*time.Second)) {
 			t.Fatalf("restarted kubelet beat: node %v lease %v", nodeAt, leaseAt)
 		}
 		e.sleepTo(100 * time.Second)
-		if nodeAt, _ := heartbeat(); !nodeAt.Equal(e.t0.Add(100 * time.Second)) {
-			t.Fatalf("after restart: node %v", nodeAt)
+		if nodeAt, leaseAt := heartbeat(); !nodeAt.Equal(e.t0.Add(90*time.Second)) || !leaseAt.Equal(e.t0.Add(100*time.Second)) {
+			t.Fatalf("after restart: node %v lease %v", nodeAt, leaseAt)
 		}
+	})
+}
+
+// An idle node posts its status once per StatusReportFrequency (5 min)
+// and renews its Lease every 10 s; a change — a condition another
+// component set, a new image — is posted at the next 10 s sync
+// (tryUpdateNodeStatus, kubelet_node_status.go).
+func TestNodeStatusReportFrequency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := start(t, kubelet.Options{})
+		node := func() *api.Node {
+			t.Helper()
+			n, _, err := e.c.Nodes().Get(e.ctx, "n1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		check := func(d, nodeAt, leaseAt time.Duration) *api.Node {
+			t.Helper()
+			e.sleepTo(d)
+			n := node()
+			ready, _ := n.Status.GetCondition(api.NodeReady)
+			l, _, err := e.c.Leases().Get(e.ctx, kubelet.NodeLeaseNamespace+"/n1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := ready.LastHeartbeatTime.Time, e.t0.Add(nodeAt).Truncate(time.Second); !got.Equal(want) {
+				t.Fatalf("at %v: node heartbeat %v, want %v", d, got.Sub(e.t0), nodeAt)
+			}
+			if got := l.Spec.RenewTime.Time; !got.Equal(e.t0.Add(leaseAt)) {
+				t.Fatalf("at %v: lease renewed %v, want %v", d, got.Sub(e.t0), leaseAt)
+			}
+			return n
+		}
+		// Idle: one Node write per 5 min, at 5 and 10 min.
+		w, err := e.c.Nodes().Watch(e.ctx, source.WatchOptions{ResourceVersion: node().ResourceVersion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 60; i++ {
+			d := time.Duration(i) * 10 * time.Second
+			check(d, d/(5*time.Minute)*(5*time.Minute), d)
+		}
+		var writes []time.Duration
+	drain:
+		for {
+			synctest.Wait()
+			select {
+			case ev := <-w:
+				ready, _ := ev.Object.Status.GetCondition(api.NodeReady)
+				writes = append(writes, ready.LastHeartbeatTime.Time.Sub(e.t0))
+			default:
+				break drain
+			}
+		}
+		if len(writes) != 2 || writes[0] != 5*time.Minute || writes[1] != 10*time.Minute {
+			t.Fatalf("node writes at %v, want 5m and 10m", writes)
+		}
+		// A condition the node lifecycle controller set is put right at
+		// the next sync.
+		e.sleepTo(10*time.Minute + 5*time.Second)
+		n := node()
+		for i := range n.Status.Conditions {
+			if n.Status.Conditions[i].Type == api.NodeReady {
+				n.Status.Conditions[i].Status, n.Status.Conditions[i].Reason = api.ConditionUnknown, "NodeStatusUnknown"
+			}
+		}
+		if _, err := e.c.Nodes().UpdateStatus(e.ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		n = check(10*time.Minute+10*time.Second, 10*time.Minute+10*time.Second, 10*time.Minute+10*time.Second)
+		if ready, _ := n.Status.GetCondition(api.NodeReady); ready.Status != api.ConditionTrue {
+			t.Fatalf("Ready %+v", ready)
+		}
+		// A new image (the pod's container starts 1 s after it is bound)
+		// is posted at the next sync, then nothing until 5 min later.
+		e.sleepTo(10*time.Minute + 15*time.Second)
+		if len(node().Status.Images) != 0 {
+			t.Fatalf("images before any pod: %+v", node().Status.Images)
+		}
+		e.run(newPod("web", "", nil))
+		check(10*time.Minute+18*time.Second, 10*time.Minute+10*time.Second, 10*time.Minute+10*time.Second)
+		n = check(10*time.Minute+20*time.Second, 10*time.Minute+20*time.Second, 10*time.Minute+20*time.Second)
+		if len(n.Status.Images) == 0 {
+			t.Fatalf("no image posted: %+v", n.Status)
+		}
+		check(15*time.Minute+10*time.Second, 10*time.Minute+20*time.Second, 15*time.Minute+10*time.Second)
+		check(15*time.Minute+20*time.Second, 15*time.Minute+20*time.Second, 15*time.Minute+20*time.Second)
 	})
 }
 

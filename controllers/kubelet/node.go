@@ -1,10 +1,14 @@
 package kubelet
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -102,21 +106,57 @@ func (k *Kubelet) register(ctx context.Context, now time.Time) error {
 		}
 	}
 	k.registered = true
+	k.lastReport = now
 	return nil
 }
 
-// postStatus is one node status update (tryUpdateNodeStatus). A deleted
-// Node is not registered again, as the kubelet does not.
+// postStatus is one node status update (tryUpdateNodeStatus): the
+// status is computed every StatusUpdateFrequency and posted when it
+// changed (nodeStatusHasChanged: anything but the conditions'
+// lastHeartbeatTime) or when StatusReportFrequency has passed since the
+// last post, so that an idle node writes its Node every 5 min and lives
+// on its Lease meanwhile. A deleted Node is not registered again, as the
+// kubelet does not.
 func (k *Kubelet) postStatus(ctx context.Context, now time.Time) error {
 	n, _, err := k.nodeRes.Get(ctx, k.opts.NodeName)
 	if err == nil {
-		n.Status = k.nodeStatus(n.Status, now)
-		_, err = k.nodeRes.UpdateStatus(ctx, n)
+		st := k.nodeStatus(n.Status, now)
+		if !k.lastReport.IsZero() && now.Sub(k.lastReport) < k.opts.StatusReportFrequency && !nodeStatusChanged(n.Status, st) {
+			return nil
+		}
+		n.Status = st
+		if _, err = k.nodeRes.UpdateStatus(ctx, n); err == nil {
+			k.lastReport = now
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("kubelet: update node %s status: %w", k.opts.NodeName, err)
 	}
 	return nil
+}
+
+// nodeStatusChanged reports whether st differs from prev other than in
+// its conditions' lastHeartbeatTime (the kubelet's nodeStatusHasChanged:
+// conditions compared by type, the rest as a whole — here by their JSON
+// encodings, as the store tells a no-op update).
+func nodeStatusChanged(prev, st api.NodeStatus) bool {
+	if len(prev.Conditions) != len(st.Conditions) {
+		return true
+	}
+	strip := func(s api.NodeStatus) []byte {
+		s.Conditions = slices.Clone(s.Conditions)
+		for i := range s.Conditions {
+			s.Conditions[i].LastHeartbeatTime = api.Time{}
+		}
+		slices.SortStableFunc(s.Conditions, func(a, b api.NodeCondition) int { return strings.Compare(string(a.Type), string(b.Type)) })
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	a, b := strip(prev), strip(st)
+	return a == nil || b == nil || !bytes.Equal(a, b)
 }
 
 // renewLease renews the node's Lease, creating it (and its namespace,

@@ -39,9 +39,15 @@ type Options struct {
 	// 10.64.0.0/10 derived from the node name. Distinct nodes may collide
 	// on the default: set it when pod IPs must be unique.
 	PodCIDR string
-	// StatusUpdateFrequency is how often the node status is posted
-	// (nodeStatusUpdateFrequency); default 10 s, the kubelet's.
+	// StatusUpdateFrequency is how often the node status is computed
+	// (nodeStatusUpdateFrequency); default 10 s, the kubelet's. A status
+	// that changed is posted then.
 	StatusUpdateFrequency time.Duration
+	// StatusReportFrequency is how often the node status is posted when
+	// it has not changed (nodeStatusReportFrequency); default 5 min, the
+	// kubelet's. A change other than the conditions' lastHeartbeatTime is
+	// posted at the next StatusUpdateFrequency tick.
+	StatusReportFrequency time.Duration
 	// LeaseDuration is the node Lease's leaseDurationSeconds
 	// (nodeLeaseDurationSeconds); default 40 s. It is renewed every
 	// quarter of it, 10 s by default, as the kubelet does.
@@ -113,6 +119,9 @@ func (o *Options) validate() error {
 	}
 	if o.StatusUpdateFrequency <= 0 {
 		o.StatusUpdateFrequency = 10 * time.Second
+	}
+	if o.StatusReportFrequency <= 0 {
+		o.StatusReportFrequency = 5 * time.Minute
 	}
 	if o.LeaseDuration <= 0 {
 		o.LeaseDuration = 40 * time.Second

@@ -126,27 +126,43 @@ type cond struct {
 	since           time.Time
 }
 
+// ownConds are the pod conditions the kubelet's status manager sets
+// besides PodScheduled, in the order they are posted; a condIndex
+// indexes them.
+var ownConds = [...]api.PodConditionType{condInitialized: api.PodInitialized, condContainersReady: api.ContainersReady, condReady: api.PodReady}
+
+// condIndex is the index of a condition in ownConds.
+type condIndex int
+
+const (
+	condInitialized condIndex = iota
+	condContainersReady
+	condReady
+)
+
 // podState is what the kubelet knows of one pod it runs.
 type podState struct {
-	name        string // name_namespace(uid), for messages: the kubelet's format.Pod
-	uid         api.UID
-	policy      api.RestartPolicy
-	hostNetwork bool
-	init, app   []*container
-	ephemeral   []*ephemeral // ephemeral.go
-	admitted    time.Time
-	deadline    time.Time // activeDeadlineSeconds; zero: none
-	podIP       string
-	ipReleased  bool // the shell gave podIP back; the status keeps it
-	hostIP      string
-	phase       api.PodPhase // Succeeded and Failed are final
-	reason, msg string
-	terminating bool
-	graceUntil  time.Time
-	done        bool // terminating and every container has stopped
-	conds       map[api.PodConditionType]*cond
-	notes       []note      // events not yet recorded; the shell drains them
-	pulls       []imagePull // images containers started with; the shell drains them
+	// podName and namespace are the pod's, shared with the object;
+	// formatPod joins them for messages.
+	podName, namespace string
+	uid                api.UID
+	policy             api.RestartPolicy
+	hostNetwork        bool
+	init, app          []*container
+	ephemeral          []*ephemeral // ephemeral.go
+	admitted           time.Time
+	deadline           time.Time // activeDeadlineSeconds; zero: none
+	podIP              string
+	ipReleased         bool // the shell gave podIP back; the status keeps it
+	hostIP             string
+	phase              api.PodPhase // Succeeded and Failed are final
+	reason, msg        string
+	terminating        bool
+	graceUntil         time.Time
+	done               bool                // terminating and every container has stopped
+	conds              [len(ownConds)]cond // by the index of their type in ownConds
+	notes              []note              // events not yet recorded; the shell drains them
+	pulls              []imagePull         // images containers started with; the shell drains them
 	// unmounted: a volume needs a ConfigMap or Secret and is not set up
 	// yet; no container is created until it is (the shell retries the
 	// mount at mountAt).
@@ -157,6 +173,12 @@ type podState struct {
 	// a container cannot be created now (CreateContainerConfigError), ""
 	// if it can; nil: always can.
 	configError func(c *container) string
+}
+
+// formatPod names the pod in messages as the kubelet's format.Pod does:
+// "name_namespace(uid)".
+func (s *podState) formatPod() string {
+	return s.podName + "_" + s.namespace + "(" + string(s.uid) + ")"
 }
 
 // note is one event the kubelet records about the pod: about one of its
@@ -183,7 +205,8 @@ func (s *podState) note(warning bool, c *container, reason, format string, args 
 // that did parse.
 func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, podIP, hostIP string) (*podState, error) {
 	s := &podState{
-		name:        fmt.Sprintf("%s_%s(%s)", pod.Name, pod.Namespace, pod.UID),
+		podName:     pod.Name,
+		namespace:   pod.Namespace,
 		uid:         pod.UID,
 		policy:      pod.Spec.RestartPolicy,
 		hostNetwork: pod.Spec.HostNetwork,
@@ -191,7 +214,6 @@ func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, po
 		podIP:       podIP,
 		hostIP:      hostIP,
 		phase:       api.PodPending,
-		conds:       map[api.PodConditionType]*cond{},
 	}
 	if s.policy == "" {
 		s.policy = api.RestartPolicyAlways
@@ -482,8 +504,8 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 	c.reason, c.msg = "", ""
 	if wait > 0 {
 		c.reason = reasonCrashLoop
-		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name, s.name)
-		s.note(true, c, "BackOff", "Back-off restarting failed container %s in pod %s", c.name, s.name)
+		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name, s.formatPod())
+		s.note(true, c, "BackOff", "Back-off restarting failed container %s in pod %s", c.name, s.formatPod())
 	} else {
 		s.tryStart(c, t)
 	}

@@ -69,35 +69,35 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 	completed := s.phase == api.PodSucceeded
 	switch {
 	case completed:
-		s.setCond(api.PodInitialized, api.ConditionTrue, reasonPodDone, "", now)
+		s.setCond(condInitialized, api.ConditionTrue, reasonPodDone, "", now)
 	case len(notInit) > 0:
-		s.setCond(api.PodInitialized, api.ConditionFalse, reasonNotInit, fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(notInit, " ")), now)
+		s.setCond(condInitialized, api.ConditionFalse, reasonNotInit, fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(notInit, " ")), now)
 	default:
-		s.setCond(api.PodInitialized, api.ConditionTrue, "", "", now)
+		s.setCond(condInitialized, api.ConditionTrue, "", "", now)
 	}
 	switch {
 	case completed:
-		s.setCond(api.ContainersReady, api.ConditionFalse, reasonPodDone, "", now)
-		s.setCond(api.PodReady, api.ConditionFalse, reasonPodDone, "", now)
+		s.setCond(condContainersReady, api.ConditionFalse, reasonPodDone, "", now)
+		s.setCond(condReady, api.ConditionFalse, reasonPodDone, "", now)
 	case s.phase == api.PodFailed:
 		// pkg/kubelet/status: a Failed pod's containers are not ready,
 		// whatever they report, since they may still be terminating.
-		s.setCond(api.ContainersReady, api.ConditionFalse, reasonPodFailed, "", now)
-		s.setCond(api.PodReady, api.ConditionFalse, reasonPodFailed, "", now)
+		s.setCond(condContainersReady, api.ConditionFalse, reasonPodFailed, "", now)
+		s.setCond(condReady, api.ConditionFalse, reasonPodFailed, "", now)
 	case len(notReady) > 0:
 		msg := fmt.Sprintf("containers with unready status: [%s]", strings.Join(notReady, " "))
-		s.setCond(api.ContainersReady, api.ConditionFalse, reasonNotReady, msg, now)
-		s.setCond(api.PodReady, api.ConditionFalse, reasonNotReady, msg, now)
+		s.setCond(condContainersReady, api.ConditionFalse, reasonNotReady, msg, now)
+		s.setCond(condReady, api.ConditionFalse, reasonNotReady, msg, now)
 	default:
-		s.setCond(api.ContainersReady, api.ConditionTrue, "", "", now)
+		s.setCond(condContainersReady, api.ConditionTrue, "", "", now)
 		if msg := unreadyGates(pod); msg != "" {
-			s.setCond(api.PodReady, api.ConditionFalse, reasonGatesReady, msg, now)
+			s.setCond(condReady, api.ConditionFalse, reasonGatesReady, msg, now)
 		} else {
-			s.setCond(api.PodReady, api.ConditionTrue, "", "", now)
+			s.setCond(condReady, api.ConditionTrue, "", "", now)
 		}
 	}
-	for _, t := range []api.PodConditionType{api.PodInitialized, api.ContainersReady, api.PodReady} {
-		c := s.conds[t]
+	for i, t := range ownConds {
+		c := &s.conds[i]
 		st.Conditions = append(st.Conditions, api.PodCondition{
 			Type:               t,
 			Status:             c.status,
@@ -111,11 +111,10 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 
 // setCond records a kubelet-owned condition; its transition time moves
 // only when its status changes.
-func (s *podState) setCond(t api.PodConditionType, status api.ConditionStatus, reason, msg string, now time.Time) {
-	c, ok := s.conds[t]
-	if !ok || c.status != status {
-		c = &cond{since: now}
-		s.conds[t] = c
+func (s *podState) setCond(i condIndex, status api.ConditionStatus, reason, msg string, now time.Time) {
+	c := &s.conds[i]
+	if c.status != status { // "" before the first
+		*c = cond{since: now}
 	}
 	c.status, c.reason, c.message = status, reason, msg
 }

@@ -1,0 +1,95 @@
+package cluster
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+	"github.com/ctrlkit/ctrlkit/source"
+)
+
+// A status update stores a pod that shares its unchanged spec, labels
+// and owner references with the version it replaced, which the watch
+// history still serves unchanged; what changed is its own; a copy Get
+// returns shares nothing with either.
+func TestUpdateSharesUnchangedParts(t *testing.T) {
+	ctx := t.Context()
+	c, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &api.Pod{
+		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"},
+			OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "u1"}}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}},
+			Tolerations: []api.Toleration{{Key: "k", Operator: api.TolerationOpExists}}},
+	}
+	rv0, err := c.Pods().Create(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Pods().Watch(ctx, source.WatchOptions{ResourceVersion: rv0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, _, err := c.Pods().Get(ctx, "default/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Status.Phase = api.PodRunning
+	cur.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue}}
+	if _, err := c.Pods().UpdateStatus(ctx, cur); err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.Pods().List(ctx, source.ListOptions{ResourceVersion: rv0, ResourceVersionMatch: source.Exact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := l.Items[0]
+	ev := <-w
+	next := ev.Object
+	if ev.Type != source.Modified || next.Status.Phase != api.PodRunning || old.Status.Phase != api.PodPending || len(old.Status.Conditions) != 0 {
+		t.Fatalf("versions: old %+v, event %s %+v", old.Status, ev.Type, next.Status)
+	}
+	same := func(a, b any) bool { return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() }
+	if !same(old.Spec.Containers, next.Spec.Containers) || !same(old.Spec.Tolerations, next.Spec.Tolerations) ||
+		!same(old.Labels, next.Labels) || !same(old.OwnerReferences, next.OwnerReferences) {
+		t.Errorf("the unchanged parts are held twice")
+	}
+	if !reflect.DeepEqual(old.Spec, next.Spec) || old.Labels["app"] != "web" {
+		t.Errorf("shared parts differ: %+v %+v", old.Spec, next.Spec)
+	}
+	got, _, err := c.Pods().Get(ctx, "default/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same(got.Spec.Containers, next.Spec.Containers) || same(got.Labels, next.Labels) {
+		t.Errorf("Get's copy shares the stored object's parts")
+	}
+	got.Labels["app"] = "changed"
+	got.Spec.Containers[0].Image = "changed"
+	if old.Labels["app"] != "web" || next.Spec.Containers[0].Image != "nginx" {
+		t.Errorf("changing Get's copy changed the stored versions")
+	}
+}
+
+// shareUnchanged shares only what is equal, and never changes prev.
+func TestShareUnchangedOnlyEqualParts(t *testing.T) {
+	prev := &api.Pod{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"a": "1"}, Annotations: map[string]string{"x": "1"}},
+		Spec: api.PodSpec{NodeName: "n1", Containers: []api.Container{{Name: "c"}}}}
+	next := prev.DeepCopy()
+	next.Annotations["x"] = "2"
+	next.Spec.NodeName = "n2"
+	shareUnchanged(prev, next)
+	if reflect.ValueOf(prev.Labels).UnsafePointer() != reflect.ValueOf(next.Labels).UnsafePointer() {
+		t.Errorf("equal labels not shared")
+	}
+	if prev.Annotations["x"] != "1" || next.Annotations["x"] != "2" || prev.Spec.NodeName != "n1" || next.Spec.NodeName != "n2" {
+		t.Errorf("a changed field was shared: prev %+v next %+v", prev, next)
+	}
+	if &prev.Spec.Containers[0] != &next.Spec.Containers[0] {
+		t.Errorf("equal containers not shared")
+	}
+	var nilPod *api.Pod
+	shareUnchanged(nilPod, next) // no panic
+}
