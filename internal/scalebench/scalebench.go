@@ -16,6 +16,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 	"github.com/ctrlkit/ctrlkit/controllers/cluster"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
+	"github.com/ctrlkit/ctrlkit/informer"
 	"github.com/ctrlkit/ctrlkit/reflector"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -26,8 +27,8 @@ import (
 // immediate retries and the kubelet's 1 s container start are shorter.
 const Quiet = 3 * time.Second
 
-// Poll is how often the scenarios look at the store for their
-// conditions (a List of read-only shared objects).
+// Poll is how often the scenarios look at their
+// conditions (in informer caches of their own).
 const Poll = 50 * time.Millisecond
 
 // Default sizes, without CTRLKIT_SCALE_NODES and CTRLKIT_SCALE_PODS.
@@ -155,26 +156,63 @@ func settle(tb testing.TB, ctx context.Context, cp *controlplane.ControlPlane) t
 	return time.Now().Add(-Quiet)
 }
 
-func allNodesReady(tb testing.TB, ctx context.Context, cp *controlplane.ControlPlane, n int) func() bool {
-	return func() bool {
-		l, err := cp.Cluster.Nodes().List(ctx, source.ListOptions{})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if len(l.Items) < n {
-			return false
-		}
-		for _, nd := range l.Items {
-			ready := false
-			for _, c := range nd.Status.Conditions {
-				ready = ready || c.Type == api.NodeReady && c.Status == api.ConditionTrue
-			}
-			if !ready {
-				return false
-			}
-		}
-		return true
+// cache is an informer of one kind the scenario reads its conditions
+// from: a List of the store every Poll would cost a backend that is not
+// in memory a read and a decode of every object (10,000 pods 20 times a
+// second over etcd), more than the cluster itself does.
+type cache[T any] struct {
+	inf  *informer.Informer[T]
+	stop context.CancelFunc
+}
+
+// watch starts an informer of s and waits until it has synced.
+func watch[T api.Object](tb testing.TB, ctx context.Context, s *cluster.Store[T]) *cache[T] {
+	tb.Helper()
+	inf, err := informer.New(source.ListWatcher[T](s), api.Key[T], informer.Options[T]{Name: "scalebench " + s.Resource()})
+	if err != nil {
+		tb.Fatal(err)
 	}
+	ctx, stop := context.WithCancel(ctx)
+	go inf.Run(ctx) // it ends with ctx; a cache that never syncs fails waitFor
+	c := &cache[T]{inf: inf, stop: stop}
+	waitFor(tb, ctx, s.Resource()+" cache synced", inf.HasSynced)
+	return c
+}
+
+// close stops the informer and waits until it has, so that its cache is
+// garbage before the heap is measured.
+func (c *cache[T]) close() {
+	c.stop()
+	<-c.inf.Done()
+}
+
+// count returns how many cached objects match.
+func (c *cache[T]) count(match func(T) bool) int {
+	k := 0
+	for _, o := range c.inf.Lister().All() {
+		if match(o) {
+			k++
+		}
+	}
+	return k
+}
+
+func nodeReady(nd *api.Node) bool {
+	for _, c := range nd.Status.Conditions {
+		if c.Type == api.NodeReady && c.Status == api.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// waitNodesReady waits until n Nodes are Ready and returns when they
+// first were.
+func waitNodesReady(tb testing.TB, ctx context.Context, cp *controlplane.ControlPlane, n int) time.Time {
+	tb.Helper()
+	nodes := watch(tb, ctx, cp.Cluster.Nodes())
+	defer nodes.close()
+	return waitFor(tb, ctx, "nodes Ready", func() bool { return nodes.count(nodeReady) >= n })
 }
 
 // deployment is KWOK's benchmark pod: one container, no requests.
@@ -285,7 +323,7 @@ func Nodes(tb testing.TB, ctx context.Context, st Store, n int) NodesResult {
 	cpu0, t0 := cpuSeconds(), time.Now()
 	r := start(tb, ctx, s1, n)
 	cp := r.ControlPlane
-	ready := waitFor(tb, ctx, "nodes Ready", allNodesReady(tb, ctx, cp, n))
+	ready := waitNodesReady(tb, ctx, cp, n)
 	last := settle(tb, ctx, cp)
 	res := NodesResult{Ready: ready.Sub(t0), Settled: last.Sub(t0), CPU: cpuSeconds() - cpu0,
 		WritesPerNode: float64(cp.Writes()) / float64(n)}
@@ -317,8 +355,9 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	timer.StopTimer()
 	r := start(tb, ctx, store(tb, st), n)
 	cp := r.ControlPlane
-	waitFor(tb, ctx, "nodes Ready", allNodesReady(tb, ctx, cp, n))
+	waitNodesReady(tb, ctx, cp, n)
 	settle(tb, ctx, cp)
+	pods, deployments := watch(tb, ctx, cp.Cluster.Pods()), watch(tb, ctx, cp.Cluster.Deployments())
 	h0, w0 := liveHeap(), cp.Writes()
 	timer.StartTimer()
 	tot0 := reflector.ProcessTotals()
@@ -326,26 +365,12 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	if err := cp.Apply(ctx, deployment(replicas)); err != nil {
 		tb.Fatal(err)
 	}
-	c := cp.Cluster
 	runningAt := waitFor(tb, ctx, "pods Running", func() bool {
-		l, err := c.Pods().List(ctx, source.ListOptions{})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		k := 0
-		for _, p := range l.Items {
-			if p.Status.Phase == api.PodRunning {
-				k++
-			}
-		}
-		return k >= replicas
+		return pods.count(func(p *api.Pod) bool { return p.Status.Phase == api.PodRunning }) >= replicas
 	})
 	available := waitFor(tb, ctx, "Deployment available", func() bool {
-		d, _, err := c.Deployments().Get(ctx, "default/scale")
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return d.Status.ObservedGeneration >= d.Generation && int(d.Status.AvailableReplicas) == replicas && int(d.Status.UpdatedReplicas) == replicas
+		d, ok := deployments.inf.Lister().Get("default/scale")
+		return ok && d.Status.ObservedGeneration >= d.Generation && int(d.Status.AvailableReplicas) == replicas && int(d.Status.UpdatedReplicas) == replicas
 	})
 	last := settle(tb, ctx, cp)
 	res := PodsResult{Running: runningAt.Sub(t0), Available: available.Sub(t0), Settled: last.Sub(t0), CPU: cpuSeconds() - cpu0,
@@ -353,6 +378,8 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	tot := reflector.ProcessTotals()
 	res.Expiries, res.Relists = tot.Expired-tot0.Expired, tot.Relists-tot0.Relists
 	timer.StopTimer()
+	pods.close()
+	deployments.close()
 	res.HeapPerPod = (float64(liveHeap()) - float64(h0)) / float64(replicas)
 	writeHeapProfile(tb)
 	r.stop(tb)
