@@ -2,6 +2,9 @@
 # Runs every test of every module in this repository with the race detector
 # and in a shuffled order: the core module and each nested module (etcd/,
 # bench/, ...), after checking that each module's go.mod and go.sum are tidy.
+# Then every benchmark of the module runs once (-benchtime 1x) at a small
+# size (-short, and each benchmark's small default), so that none of them
+# rots: a benchmark that fails fails the run.
 #
 # The shuffle seed is printed first; CTRLKIT_SHUFFLE=SEED replays an order.
 # Extra arguments are passed to every `go test` (for example -count=1).
@@ -43,6 +46,14 @@ tidy() {
     return 1
   fi
 }
+# benchpkgs lists the directories of the current module's packages whose
+# tests declare a benchmark.
+benchpkgs() {
+  local d
+  go list -f '{{.Dir}}' ./... | while read -r d; do
+    if grep -qs '^func Benchmark' "$d"/*_test.go; then echo "$d"; fi
+  done
+}
 for mod in $(find . -name go.mod -not -path '*/testdata/*' | sort); do
   dir=$(dirname "$mod")
   roomy
@@ -56,6 +67,14 @@ for mod in $(find . -name go.mod -not -path '*/testdata/*' | sort); do
   race=-race
   [ "$dir" = ./realkube ] && race=
   (cd "$dir" && tidy "$dir" && go vet $race ./... && go test $race -shuffle="$seed" -timeout 25m "$@" ./...) || status=1
+  # Every benchmark once, small, only in the packages that have
+  # benchmarks (a run of the others would link their test binaries for
+  # nothing), without the race detector: under it the scheduler's and the
+  # scale benchmarks take many minutes, and the tests above ran the same
+  # code under it.
+  echo "=== benchmarks of module $dir, once each (at ${SECONDS}s)"
+  (cd "$dir" && pkgs=$(benchpkgs) && { [ -z "$pkgs" ] ||
+    go test -run '^$' -bench . -benchtime 1x -short -timeout 10m $pkgs; }) || status=1
 done
 # A short fuzzing run of the served API (its seed corpus ran above):
 # any generated request that gets a 5xx other than 504, or panics, fails.
