@@ -14,16 +14,18 @@
 // Sizes reads CTRLKIT_SCALE_NODES and CTRLKIT_SCALE_PODS (default 10
 // nodes and 100 pods). Each pod of the Deployment requests nothing, so a
 // node takes up to 110 (its pods capacity): the pods must be at most 110
-// × the nodes.
+// × the nodes. CTRLKIT_SCALE_DEPLOYMENTS (default 1) splits the pods
+// among that many Deployments (issue 33's 100,000 pods on 5,000 nodes
+// are 20 Deployments of 5,000: CTRLKIT_SCALE_DEPLOYMENTS=20).
 //
 // # Metrics
 //
 // One iteration's, averaged over b.N:
 //
 //   - *-s: wall seconds from the scenario's start (Start called, or the
-//     Deployment created) until the condition: ready-s every Node Ready,
-//     running-s every pod Running, available-s the Deployment's
-//     availableReplicas = replicas, settled-s the last change before
+//     Deployments created) until the condition: ready-s every Node
+//     Ready, running-s every pod Running, available-s the Deployments'
+//     availableReplicas adding up to the pods, settled-s the last change before
 //     Settle found the cluster quiet (Settle's return minus its quiet
 //     period, Quiet).
 //   - cpu-s: CPU seconds (user+system) of the process over the span, up
@@ -39,6 +41,8 @@
 //   - expiries, relists (Deployment): over the span, the
 //     source.ErrExpired (410 Gone) the process's reflectors were told and
 //     the relists they made (reflector.ProcessTotals). Both should be 0.
+//   - maxRSS-MB (Deployment): the process's peak resident set size at
+//     the end (getrusage), the nodes' start and the test binary included.
 //
 // CTRLKIT_SCALE_HEAPPROFILE names a file to write a heap profile of the
 // settled cluster to, before it stops (go test's -memprofile is written

@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,6 +83,28 @@ func Sizes(tb testing.TB) (nodes, pods int) {
 		tb.Fatal(err)
 	}
 	return nodes, pods
+}
+
+// Deployments returns CTRLKIT_SCALE_DEPLOYMENTS, 1 when unset: how many
+// Deployments share the pods of Deployment (issue 33's 100,000 pods are
+// 20 Deployments of 5,000); it fails tb on a malformed value.
+func Deployments(tb testing.TB) int {
+	tb.Helper()
+	d, err := EnvInt("CTRLKIT_SCALE_DEPLOYMENTS", 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+// maxRSS is the process's peak resident set size in bytes (getrusage's
+// ru_maxrss), or NaN where it is not known.
+func maxRSS() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return float64(ru.Maxrss) * 1024 // kilobytes on Linux
 }
 
 // writeHeapProfile writes a heap profile of the settled cluster, before
@@ -215,13 +238,14 @@ func waitNodesReady(tb testing.TB, ctx context.Context, cp *controlplane.Control
 	return waitFor(tb, ctx, "nodes Ready", func() bool { return nodes.count(nodeReady) >= n })
 }
 
-// deployment is KWOK's benchmark pod: one container, no requests.
-func deployment(replicas int) *api.Deployment {
+// deployment is a Deployment called name of KWOK's benchmark pod: one
+// container, no requests.
+func deployment(name string, replicas int) *api.Deployment {
 	r := int32(replicas)
-	d := &api.Deployment{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "scale"}}
+	d := &api.Deployment{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}}
 	d.Spec.Replicas = &r
-	d.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "scale"}}
-	d.Spec.Template.Labels = map[string]string{"app": "scale"}
+	d.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": name}}
+	d.Spec.Template.Labels = map[string]string{"app": name}
 	d.Spec.Template.Spec.Containers = []api.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}
 	return d
 }
@@ -346,10 +370,14 @@ type PodsResult struct {
 	// Expiries and Relists are the reflectors' (reflector.ProcessTotals)
 	// over the span.
 	Expiries, Relists int64
+	// MaxRSS is the process's peak resident set size in bytes at the
+	// end (getrusage), its nodes' start included.
+	MaxRSS float64
 }
 
 // Deployment starts n nodes, settles them (untimed: timer stopped), then
-// creates a Deployment of replicas pods and times it until settled.
+// creates Deployments (one, or Deployments' count) of replicas pods in
+// all and times them until settled.
 func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, timer Timer) PodsResult {
 	tb.Helper()
 	timer.StopTimer()
@@ -362,15 +390,32 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	timer.StartTimer()
 	tot0 := reflector.ProcessTotals()
 	cpu0, t0 := cpuSeconds(), time.Now()
-	if err := cp.Apply(ctx, deployment(replicas)); err != nil {
-		tb.Fatal(err)
+	ds := Deployments(tb)
+	for i := range ds {
+		// The first takes the remainder of an uneven split.
+		name, share := "scale", replicas/ds
+		if i == 0 {
+			share += replicas % ds
+		}
+		if ds > 1 {
+			name = fmt.Sprintf("scale-%d", i)
+		}
+		if err := cp.Apply(ctx, deployment(name, share)); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	runningAt := waitFor(tb, ctx, "pods Running", func() bool {
 		return pods.count(func(p *api.Pod) bool { return p.Status.Phase == api.PodRunning }) >= replicas
 	})
-	available := waitFor(tb, ctx, "Deployment available", func() bool {
-		d, ok := deployments.inf.Lister().Get("default/scale")
-		return ok && d.Status.ObservedGeneration >= d.Generation && int(d.Status.AvailableReplicas) == replicas && int(d.Status.UpdatedReplicas) == replicas
+	available := waitFor(tb, ctx, "Deployments available", func() bool {
+		avail := 0
+		for _, d := range deployments.inf.Lister().List(nil) {
+			if d.Status.ObservedGeneration < d.Generation || d.Status.UpdatedReplicas != *d.Spec.Replicas {
+				return false
+			}
+			avail += int(d.Status.AvailableReplicas)
+		}
+		return avail == replicas
 	})
 	last := settle(tb, ctx, cp)
 	res := PodsResult{Running: runningAt.Sub(t0), Available: available.Sub(t0), Settled: last.Sub(t0), CPU: cpuSeconds() - cpu0,
@@ -381,6 +426,7 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	pods.close()
 	deployments.close()
 	res.HeapPerPod = (float64(liveHeap()) - float64(h0)) / float64(replicas)
+	res.MaxRSS = maxRSS()
 	writeHeapProfile(tb)
 	r.stop(tb)
 	timer.StartTimer()
@@ -429,13 +475,19 @@ func BenchmarkNodesReady(b *testing.B, store Store) {
 
 // BenchmarkDeployment runs Deployment at Sizes' nodes and pods, in a
 // sub-benchmark "nodes=N/pods=R", and reports running-s, available-s,
-// settled-s, cpu-s, heapB/pod, writes/pod, expiries and relists.
+// settled-s, cpu-s, heapB/pod, writes/pod, expiries, relists and
+// maxRSS-MB (the process's peak). CTRLKIT_SCALE_DEPLOYMENTS splits the
+// pods among that many Deployments.
 func BenchmarkDeployment(b *testing.B, store Store) {
 	nodes, pods := Sizes(b)
 	if pods > 110*nodes {
 		b.Fatalf("%d pods do not fit on %d nodes of 110 pods", pods, nodes)
 	}
-	b.Run(fmt.Sprintf("nodes=%d/pods=%d", nodes, pods), func(b *testing.B) {
+	name := fmt.Sprintf("nodes=%d/pods=%d", nodes, pods)
+	if ds := Deployments(b); ds > 1 {
+		name += fmt.Sprintf("/deployments=%d", ds)
+	}
+	b.Run(name, func(b *testing.B) {
 		var sum PodsResult
 		for b.Loop() {
 			r := Deployment(b, b.Context(), store, nodes, pods, b)
@@ -447,6 +499,7 @@ func BenchmarkDeployment(b *testing.B, store Store) {
 			sum.WritesPerPod += r.WritesPerPod
 			sum.Expiries += r.Expiries
 			sum.Relists += r.Relists
+			sum.MaxRSS = max(sum.MaxRSS, r.MaxRSS)
 		}
 		n := float64(b.N)
 		b.ReportMetric(sum.Running.Seconds()/n, "running-s")
@@ -457,5 +510,6 @@ func BenchmarkDeployment(b *testing.B, store Store) {
 		b.ReportMetric(sum.WritesPerPod/n, "writes/pod")
 		b.ReportMetric(float64(sum.Expiries)/n, "expiries")
 		b.ReportMetric(float64(sum.Relists)/n, "relists")
+		b.ReportMetric(sum.MaxRSS/(1<<20), "maxRSS-MB")
 	})
 }
