@@ -73,12 +73,15 @@ type storage[T any] interface {
 const memoryWatchBudget = time.Second
 
 // memoryWatchBuffer is the in-memory backend's fake.Options.WatchBuffer:
-// a burst of writes as large as a 10,000-replica Deployment's pods waits
-// for a busy reader — the shared watch behind the kubelets' indexed
-// watches above all, whose end makes every kubelet relist — instead of
-// ending its watch. A queued event holds a pointer to the object the
-// history holds anyway, about 100 bytes: at most 1.6 MB per watcher.
-const memoryWatchBuffer = 16384
+// a burst of writes as large as 20 Deployments of 5,000 pods waits for a
+// busy reader — the shared watch behind the kubelets' indexed watches
+// above all, whose end makes every kubelet relist — instead of ending its
+// watch (at 16,384 that watch was ended in the 100,000-pod run, and 5,000
+// kubelets relisting 100,000 pods each never settled). The queue grows
+// only as a reader falls behind; a queued event holds a pointer to the
+// object the history holds anyway, about 100 bytes: at most 13 MB per
+// watcher.
+const memoryWatchBuffer = 1 << 17
 
 // memoryStorage is the default: a fake.Source that copies what it stores
 // and what Get returns, so no reader shares the writer's object, and
