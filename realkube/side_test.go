@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/controllers/client"
 	"github.com/ctrlkit/ctrlkit/controllers/controlplane"
 	"github.com/ctrlkit/ctrlkit/controllers/kubelet"
+	"github.com/ctrlkit/ctrlkit/internal/scalebench"
 	"github.com/ctrlkit/ctrlkit/kube"
 	"github.com/ctrlkit/ctrlkit/kube/managercmd"
 	"github.com/ctrlkit/ctrlkit/realkube"
@@ -105,7 +105,7 @@ func runSide(tb testing.TB, sd side, nodes, replicas int, startAfter string) sid
 	tb.Helper()
 	sc := &scope{TB: tb}
 	defer sc.close()
-	h0 := liveHeap()
+	h0 := scalebench.LiveHeap()
 	c := sd.start(sc, nodes)
 	changed := watchAll(sc, c)
 	waitNodesReady(sc, c, changed, nodes)
@@ -128,7 +128,7 @@ func runSide(tb testing.TB, sd side, nodes, replicas int, startAfter string) sid
 			got.Status.AvailableReplicas == int32(replicas) && got.Status.UpdatedReplicas == int32(replicas)
 	})
 	r := sideResult{available: time.Since(start)}
-	r.heapMB = (float64(liveHeap()) - float64(h0)) / (1 << 20)
+	r.heapMB = (float64(scalebench.LiveHeap()) - float64(h0)) / (1 << 20)
 	return r
 }
 
@@ -153,15 +153,6 @@ func waitNodesReady(tb testing.TB, c client.Client, changed <-chan struct{}, n i
 		}
 		return ready == n
 	})
-}
-
-// liveHeap is the heap in use after two forced collections.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }
 
 // scope is a testing.TB whose cleanups run at close, so that one

@@ -124,8 +124,10 @@ func writeHeapProfile(tb testing.TB) {
 	}
 }
 
-// liveHeap is HeapAlloc after two forced collections.
-func liveHeap() uint64 {
+// LiveHeap is the heap in use (HeapAlloc) after two forced collections:
+// what a scenario keeps alive, for the heap metrics here and in other
+// modules' benchmarks (realkube's side by side).
+func LiveHeap() uint64 {
 	runtime.GC()
 	runtime.GC()
 	var m runtime.MemStats
@@ -343,7 +345,7 @@ type NodesResult struct {
 func Nodes(tb testing.TB, ctx context.Context, st Store, n int) NodesResult {
 	tb.Helper()
 	s1 := store(tb, st)
-	h0 := liveHeap()
+	h0 := LiveHeap()
 	cpu0, t0 := cpuSeconds(), time.Now()
 	r := start(tb, ctx, s1, n)
 	cp := r.ControlPlane
@@ -352,7 +354,7 @@ func Nodes(tb testing.TB, ctx context.Context, st Store, n int) NodesResult {
 	res := NodesResult{Ready: ready.Sub(t0), Settled: last.Sub(t0), CPU: cpuSeconds() - cpu0,
 		WritesPerNode: float64(cp.Writes()) / float64(n)}
 	writeHeapProfile(tb)
-	res.HeapPerNode = (float64(liveHeap()) - float64(h0)) / float64(n)
+	res.HeapPerNode = (float64(LiveHeap()) - float64(h0)) / float64(n)
 	r.stop(tb)
 	return res
 }
@@ -386,7 +388,7 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	waitNodesReady(tb, ctx, cp, n)
 	settle(tb, ctx, cp)
 	pods, deployments := watch(tb, ctx, cp.Cluster.Pods()), watch(tb, ctx, cp.Cluster.Deployments())
-	h0, w0 := liveHeap(), cp.Writes()
+	h0, w0 := LiveHeap(), cp.Writes()
 	timer.StartTimer()
 	tot0 := reflector.ProcessTotals()
 	cpu0, t0 := cpuSeconds(), time.Now()
@@ -425,7 +427,7 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	timer.StopTimer()
 	pods.close()
 	deployments.close()
-	res.HeapPerPod = (float64(liveHeap()) - float64(h0)) / float64(replicas)
+	res.HeapPerPod = (float64(LiveHeap()) - float64(h0)) / float64(replicas)
 	res.MaxRSS = maxRSS()
 	writeHeapProfile(tb)
 	r.stop(tb)
@@ -433,20 +435,65 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	return res
 }
 
+// metric is one figure a benchmark reports: the mean of its runs, or
+// with peak their largest.
+type metric struct {
+	unit string
+	v    float64
+	peak bool
+}
+
+// loop runs one scenario b.N times and reports each of its metrics.
+func loop(b *testing.B, run func() []metric) {
+	var sum []metric
+	for b.Loop() {
+		ms := run()
+		if sum == nil {
+			sum = make([]metric, len(ms))
+			copy(sum, ms)
+			continue
+		}
+		for i, m := range ms {
+			if m.peak {
+				sum[i].v = max(sum[i].v, m.v)
+			} else {
+				sum[i].v += m.v
+			}
+		}
+	}
+	for _, m := range sum {
+		if !m.peak {
+			m.v /= float64(b.N)
+		}
+		b.ReportMetric(m.v, m.unit)
+	}
+}
+
+func (r EmptyResult) metrics() []metric {
+	return []metric{{unit: "start-s", v: r.Start.Seconds()}, {unit: "settled-s", v: r.Settled.Seconds()}, {unit: "cpu-s", v: r.CPU}}
+}
+
+func (r NodesResult) metrics() []metric {
+	return []metric{
+		{unit: "ready-s", v: r.Ready.Seconds()}, {unit: "settled-s", v: r.Settled.Seconds()},
+		{unit: "cpu-s", v: r.CPU}, {unit: "heapB/node", v: r.HeapPerNode}, {unit: "writes/node", v: r.WritesPerNode},
+	}
+}
+
+func (r PodsResult) metrics() []metric {
+	return []metric{
+		{unit: "running-s", v: r.Running.Seconds()}, {unit: "available-s", v: r.Available.Seconds()},
+		{unit: "settled-s", v: r.Settled.Seconds()}, {unit: "cpu-s", v: r.CPU},
+		{unit: "heapB/pod", v: r.HeapPerPod}, {unit: "writes/pod", v: r.WritesPerPod},
+		{unit: "expiries", v: float64(r.Expiries)}, {unit: "relists", v: float64(r.Relists)},
+		{unit: "maxRSS-MB", v: r.MaxRSS / (1 << 20), peak: true},
+	}
+}
+
 // BenchmarkStartEmpty runs Empty b.N times and reports start-s,
 // settled-s and cpu-s.
 func BenchmarkStartEmpty(b *testing.B, store Store) {
-	var sum EmptyResult
-	for b.Loop() {
-		r := Empty(b, b.Context(), store)
-		sum.Start += r.Start
-		sum.Settled += r.Settled
-		sum.CPU += r.CPU
-	}
-	n := float64(b.N)
-	b.ReportMetric(sum.Start.Seconds()/n, "start-s")
-	b.ReportMetric(sum.Settled.Seconds()/n, "settled-s")
-	b.ReportMetric(sum.CPU/n, "cpu-s")
+	loop(b, func() []metric { return Empty(b, b.Context(), store).metrics() })
 }
 
 // BenchmarkNodesReady runs Nodes at Sizes' nodes, in a sub-benchmark
@@ -455,21 +502,7 @@ func BenchmarkStartEmpty(b *testing.B, store Store) {
 func BenchmarkNodesReady(b *testing.B, store Store) {
 	nodes, _ := Sizes(b)
 	b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
-		var sum NodesResult
-		for b.Loop() {
-			r := Nodes(b, b.Context(), store, nodes)
-			sum.Ready += r.Ready
-			sum.Settled += r.Settled
-			sum.CPU += r.CPU
-			sum.HeapPerNode += r.HeapPerNode
-			sum.WritesPerNode += r.WritesPerNode
-		}
-		n := float64(b.N)
-		b.ReportMetric(sum.Ready.Seconds()/n, "ready-s")
-		b.ReportMetric(sum.Settled.Seconds()/n, "settled-s")
-		b.ReportMetric(sum.CPU/n, "cpu-s")
-		b.ReportMetric(sum.HeapPerNode/n, "heapB/node")
-		b.ReportMetric(sum.WritesPerNode/n, "writes/node")
+		loop(b, func() []metric { return Nodes(b, b.Context(), store, nodes).metrics() })
 	})
 }
 
@@ -488,28 +521,6 @@ func BenchmarkDeployment(b *testing.B, store Store) {
 		name += fmt.Sprintf("/deployments=%d", ds)
 	}
 	b.Run(name, func(b *testing.B) {
-		var sum PodsResult
-		for b.Loop() {
-			r := Deployment(b, b.Context(), store, nodes, pods, b)
-			sum.Running += r.Running
-			sum.Available += r.Available
-			sum.Settled += r.Settled
-			sum.CPU += r.CPU
-			sum.HeapPerPod += r.HeapPerPod
-			sum.WritesPerPod += r.WritesPerPod
-			sum.Expiries += r.Expiries
-			sum.Relists += r.Relists
-			sum.MaxRSS = max(sum.MaxRSS, r.MaxRSS)
-		}
-		n := float64(b.N)
-		b.ReportMetric(sum.Running.Seconds()/n, "running-s")
-		b.ReportMetric(sum.Available.Seconds()/n, "available-s")
-		b.ReportMetric(sum.Settled.Seconds()/n, "settled-s")
-		b.ReportMetric(sum.CPU/n, "cpu-s")
-		b.ReportMetric(sum.HeapPerPod/n, "heapB/pod")
-		b.ReportMetric(sum.WritesPerPod/n, "writes/pod")
-		b.ReportMetric(float64(sum.Expiries)/n, "expiries")
-		b.ReportMetric(float64(sum.Relists)/n, "relists")
-		b.ReportMetric(sum.MaxRSS/(1<<20), "maxRSS-MB")
+		loop(b, func() []metric { return Deployment(b, b.Context(), store, nodes, pods, b).metrics() })
 	})
 }
