@@ -86,8 +86,13 @@
 // burst of any size included, and the writes go on at its pace. A watcher
 // still full when the budget has run out is ended with an Error event
 // wrapping source.ErrExpired and a closed channel (the client relists),
-// and counted by TerminatedWatchers. So memory stays bounded — at most
-// WatchBuffer events per watcher, and the history — and no write waits
+// and counted by TerminatedWatchers — or, with Options.CatchUp, goes on
+// from the history as etcd's unsynced watchers do: it replays the writes
+// after the last one its reader took and rejoins the live stream once it
+// has caught up, ending with source.ErrExpired only if the history has
+// forgotten one it has yet to send (LaggedWatchers counts them). So
+// memory stays bounded — at most WatchBuffer events per watcher, and
+// the history — and no write waits
 // longer than the budget left: at most WatchBudget at once, and half of
 // it per second on average once it is spent. Get, List and Watch never wait
 // for readers. Cancelling the watch's context closes the channel and

@@ -139,3 +139,8 @@ func (s *Source[T]) Watchers() int {
 // stayed full for the whole dispatch budget. kube-apiserver counts the
 // same in apiserver_terminated_watchers_total.
 func (s *Source[T]) TerminatedWatchers() int { return int(s.terminated.Load()) }
+
+// LaggedWatchers returns how many times a watcher's buffer stayed full
+// for the whole dispatch budget and, with Options.CatchUp, the watcher
+// went on from the history instead of being ended.
+func (s *Source[T]) LaggedWatchers() int { return int(s.lagged.Load()) }

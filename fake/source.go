@@ -81,6 +81,20 @@ type Options[T any] struct {
 	// count. Default DefaultWatchBuffer; negative is an error.
 	WatchBuffer int
 
+	// CatchUp, when set, keeps a watcher whose buffer is still full when
+	// the budget has run out instead of ending it, as etcd moves a slow
+	// watcher to its unsynced set: the watcher stops receiving queued
+	// events, replays the writes after the last one its reader took from
+	// the history, and rejoins the live stream once it has caught up. It
+	// ends with an Error event wrapping source.ErrExpired only when the
+	// history has forgotten a write it has yet to send (HistorySize,
+	// HistoryBytes, Compact). Memory stays bounded — WatchBuffer queued
+	// events per watcher, and the history — and no write waits longer
+	// than the budget. LaggedWatchers counts the watchers that fell
+	// behind. Default false: such a watcher is ended, as kube-apiserver's
+	// watch cache ends it.
+	CatchUp bool
+
 	// WatchBudget is the most the writes of the source wait, in all, for
 	// watchers whose buffer is full before ending them: a budget shared
 	// by the writes, which refills by half of WatchBudget per second of
@@ -185,6 +199,11 @@ type Source[T any] struct {
 	listCalls  atomic.Int64
 	watchCalls atomic.Int64
 	terminated atomic.Int64
+	lagged     atomic.Int64
+	// undispatched is the revision of the write committed but not yet
+	// handed to every watcher it is for, or 0: a watcher with nothing
+	// queued has seen every write before it, and no more.
+	undispatched atomic.Int64
 
 	// dispatchMu is held by a writer from before it takes mu until it
 	// has handed its write to every watcher, outside mu: writes reach

@@ -106,6 +106,10 @@ type watcher[T any] struct {
 
 	// stopErr is the error the stopped watch ends with. Guarded by src.mu.
 	stopErr error
+	// behind is set when the watcher fell behind (Options.CatchUp): the
+	// writes get no more queued for it, and it replays them from the
+	// history until it has caught up. Guarded by src.mu.
+	behind bool
 
 	mu sync.Mutex
 	// queue holds the live events not yet taken by the goroutine.
@@ -146,6 +150,7 @@ func (s *Source[T]) dispatch() {
 	clear(s.blocked)
 	s.blocked = s.blocked[:0]
 	s.out, s.outOK = record[T]{}, false
+	s.undispatched.Store(0)
 }
 
 // waitBlocked delivers rec to the blocked watchers, waiting for their
@@ -168,11 +173,18 @@ func (s *Source[T]) waitBlocked(rec *record[T], limit int64) {
 			continue
 		}
 		s.mu.Lock()
-		if _, open := s.watchers[w]; open {
-			s.opts.Logger.Info("fake: ending a watcher that fell behind", "buffer", limit, "revision", rec.rev)
-			s.terminated.Add(1)
+		if _, open := s.watchers[w]; open && s.opts.CatchUp {
+			// rec is in the history: the watcher replays it and what
+			// follows once its reader has taken what is queued.
+			w.behind = true
+			s.lagged.Add(1)
+		} else {
+			if open {
+				s.opts.Logger.Info("fake: ending a watcher that fell behind", "buffer", limit, "revision", rec.rev)
+				s.terminated.Add(1)
+			}
+			s.stopLocked(w, fmt.Errorf("fake: watcher fell %d events behind and did not read within the dispatch budget: %w", limit, source.ErrExpired))
 		}
-		s.stopLocked(w, fmt.Errorf("fake: watcher fell %d events behind and did not read within the dispatch budget: %w", limit, source.ErrExpired))
 		s.mu.Unlock()
 	}
 	if !fired {
@@ -239,31 +251,57 @@ func (s *Source[T]) stopLocked(w *watcher[T], err error) {
 
 // fetch returns, in buf, the next records w must send: while replaying
 // (cursor < w.live) up to maxBatch visible records of the history after
-// cursor, then the queued live records. It returns the new cursor: the
-// revision up to which every visible write has been returned.
-func (w *watcher[T]) fetch(cursor int64, buf []record[T]) ([]record[T], int64, error) {
+// cursor, then the queued live records, and when the watcher is behind
+// (Options.CatchUp) and has none queued, up to maxBatch records of the
+// history again, rejoining the live stream when they reach the last
+// write. It returns the new cursor — the revision up to which every
+// visible write has been returned — and whether buf came from the queue.
+func (w *watcher[T]) fetch(cursor int64, buf []record[T]) (_ []record[T], _ int64, queued bool, _ error) {
 	s := w.src
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cursor < w.live {
-		if cursor < s.compacted {
-			return buf, cursor, fmt.Errorf("fake: watch: the events after revision %d were compacted (history starts after %d): %w", cursor, s.compacted, source.ErrExpired)
-		}
-		for cursor < w.live && len(buf) < maxBatch {
-			cursor++
-			if rec := s.hist.at(int(cursor - s.compacted - 1)); !rec.hidden {
-				buf = append(buf, *rec)
-			}
-		}
-		return buf, cursor, nil
+		buf, cursor, err := w.replayLocked(cursor, w.live, buf)
+		return buf, cursor, false, err
 	}
+	// Read before the queue: a write committed but not yet dispatched
+	// is not in the queue, nor is it before the cursor.
+	undispatched := s.undispatched.Load()
 	w.mu.Lock()
 	buf, w.queue = w.queue, buf
 	w.mu.Unlock()
 	if len(buf) > 0 {
-		return buf, buf[len(buf)-1].rev, nil
+		return buf, buf[len(buf)-1].rev, true, nil
 	}
-	return buf, s.rev, nil
+	if w.behind {
+		buf, cursor, err := w.replayLocked(cursor, s.rev, buf)
+		if err == nil && cursor == s.rev {
+			w.behind = false
+		}
+		return buf, cursor, false, err
+	}
+	if undispatched != 0 {
+		return buf, max(cursor, undispatched-1), false, nil
+	}
+	return buf, s.rev, false, nil
+}
+
+// replayLocked appends to buf up to maxBatch visible records of the
+// history after cursor and up to to, and returns the new cursor; an
+// error wrapping source.ErrExpired if the history no longer holds them.
+// Called holding src.mu.
+func (w *watcher[T]) replayLocked(cursor, to int64, buf []record[T]) ([]record[T], int64, error) {
+	s := w.src
+	if cursor < s.compacted {
+		return buf, cursor, fmt.Errorf("fake: watch: the events after revision %d were compacted (history starts after %d): %w", cursor, s.compacted, source.ErrExpired)
+	}
+	for cursor < to && len(buf) < maxBatch {
+		cursor++
+		if rec := s.hist.at(int(cursor - s.compacted - 1)); !rec.hidden {
+			buf = append(buf, *rec)
+		}
+	}
+	return buf, cursor, nil
 }
 
 // run is the watcher's goroutine: initial events, then history and live
@@ -299,13 +337,14 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 		tick = timer.C
 	}
 	var (
-		buf   []record[T]
-		err   error
-		due   bool // a bookmark is due once the stream is idle
-		limit = int64(w.src.opts.WatchBuffer)
+		buf    []record[T]
+		err    error
+		queued bool
+		due    bool // a bookmark is due once the stream is idle
+		limit  = int64(w.src.opts.WatchBuffer)
 	)
 	for {
-		if buf, cursor, err = w.fetch(cursor, buf[:0]); err != nil {
+		if buf, cursor, queued, err = w.fetch(cursor, buf[:0]); err != nil {
 			w.send(ctx, source.Event[T]{Type: source.Error, Err: err})
 			return
 		}
@@ -313,14 +352,14 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 			if !w.send(ctx, buf[i].event()) {
 				return
 			}
-			if buf[i].rev > w.live && w.pending.Add(-1) == limit-1 {
+			if queued && w.pending.Add(-1) == limit-1 {
 				select {
 				case w.room <- struct{}{}:
 				default:
 				}
 			}
 		}
-		if len(buf) > 0 || cursor < w.live {
+		if len(buf) > 0 || cursor < w.live || w.isBehind() {
 			clear(buf)
 			continue
 		}
@@ -343,6 +382,14 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 			due = true
 		}
 	}
+}
+
+// isBehind reports whether the watcher is replaying the history to
+// catch up (Options.CatchUp).
+func (w *watcher[T]) isBehind() bool {
+	w.src.mu.Lock()
+	defer w.src.mu.Unlock()
+	return w.behind
 }
 
 // send delivers ev unless ctx ends or the watch is stopped first; it

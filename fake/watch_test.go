@@ -183,6 +183,87 @@ func TestStuckWatcherIsEndedAfterTheBudget(t *testing.T) {
 	})
 }
 
+// With Options.CatchUp a reader stuck past the budget is not ended: it
+// goes on from the history and, when it reads again, gets every write
+// exactly once and in order, then the live ones; the writes after the
+// first that found it full do not wait for it.
+func TestCatchUpReplaysAStuckWatcherFromTheHistory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{WatchBuffer: 3, CatchUp: true})
+		stuck := watch(t, ctx, s, source.WatchOptions{})
+		var waited time.Duration
+		for i := range 500 {
+			t0 := time.Now()
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+			waited += time.Since(t0)
+		}
+		assert.Equal(t, 100*time.Millisecond, waited, "only the write that found the buffer full waited")
+		assert.Equal(t, 1, s.LaggedWatchers())
+		assert.Equal(t, 0, s.TerminatedWatchers())
+		evs := recvN(t, stuck, 500)
+		for i, ev := range evs {
+			require.Equal(t, short{added, fmt.Sprint(i), "", fmt.Sprint(i + 1)}, ev)
+		}
+		// Caught up, it is live again: a new write reaches it through
+		// its queue without waiting.
+		t0 := time.Now()
+		must(t)(s.Create(ctx, &pod{Name: "live"}))
+		assert.Zero(t, time.Since(t0))
+		assert.Equal(t, []short{{added, "live", "", "501"}}, recvN(t, stuck, 1))
+		assert.Equal(t, 1, s.LaggedWatchers())
+		assert.Equal(t, 1, s.Watchers())
+	})
+}
+
+// A watcher that fell behind ends with source.ErrExpired only when the
+// history has forgotten a write it has yet to send — after what it had
+// queued.
+func TestCatchUpExpiresWhenTheHistoryPassesTheWatcher(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{WatchBuffer: 3, CatchUp: true, HistorySize: 50})
+		stuck := watch(t, ctx, s, source.WatchOptions{})
+		for i := range 100 {
+			must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(i)}))
+		}
+		evs := requireClosed(t, stuck)
+		require.Len(t, evs, 4, "the three queued events, then the error")
+		for i := range 3 {
+			assert.Equal(t, short{added, fmt.Sprint(i), "", fmt.Sprint(i + 1)}, shorten(evs[i]))
+		}
+		assert.Equal(t, source.Error, evs[3].Type)
+		assert.ErrorIs(t, evs[3].Err, source.ErrExpired)
+		assert.ErrorContains(t, evs[3].Err, "the events after revision 3 were compacted")
+		assert.Equal(t, 1, s.LaggedWatchers())
+	})
+}
+
+// A watcher that falls behind again after catching up goes on from the
+// history again; bookmarks never run ahead of the events sent.
+func TestCatchUpTwiceWithBookmarks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newSource(t, fake.Options[*pod]{WatchBuffer: 2, CatchUp: true, BookmarkInterval: time.Second})
+		ch := watch(t, ctx, s, source.WatchOptions{AllowBookmarks: true})
+		rev := 0
+		for round := range 2 {
+			for range 20 {
+				rev++
+				must(t)(s.Create(ctx, &pod{Name: fmt.Sprint(rev)}))
+			}
+			assert.Equal(t, round+1, s.LaggedWatchers())
+			time.Sleep(2 * time.Second) // a bookmark is due
+			got := recvN(t, ch, 21)
+			for i, ev := range got[:20] {
+				require.Equal(t, short{added, fmt.Sprint(rev - 19 + i), "", fmt.Sprint(rev - 19 + i)}, ev)
+			}
+			assert.Equal(t, short{bookmark, "", "", fmt.Sprint(rev)}, got[20])
+		}
+		assert.Equal(t, 0, s.TerminatedWatchers())
+	})
+}
+
 // The budget is shared by the writes of a source and refills by 50 ms
 // per second up to 100 ms: a writer never waits longer than what is
 // left, and what it does not use is given back.

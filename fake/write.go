@@ -225,8 +225,11 @@ func (s *Source[T]) commitLocked(rec *record[T], size int64) error {
 	if !rec.hidden && len(s.watchers) > 0 {
 		s.out, s.outOK = *rec, true
 		for w := range s.watchers {
-			s.outTo = append(s.outTo, w)
+			if !w.behind {
+				s.outTo = append(s.outTo, w)
+			}
 		}
+		s.undispatched.Store(rec.rev)
 	}
 	return nil
 }
