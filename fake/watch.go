@@ -108,8 +108,8 @@ type watcher[T any] struct {
 	stopErr error
 	// behind is set when the watcher fell behind (Options.CatchUp): the
 	// writes get no more queued for it, and it replays them from the
-	// history until it has caught up. Guarded by src.mu.
-	behind bool
+	// history until it has caught up. Written holding src.mu.
+	behind atomic.Bool
 
 	mu sync.Mutex
 	// queue holds the live events not yet taken by the goroutine.
@@ -176,7 +176,7 @@ func (s *Source[T]) waitBlocked(rec *record[T], limit int64) {
 		if _, open := s.watchers[w]; open && s.opts.CatchUp {
 			// rec is in the history: the watcher replays it and what
 			// follows once its reader has taken what is queued.
-			w.behind = true
+			w.behind.Store(true)
 			s.lagged.Add(1)
 		} else {
 			if open {
@@ -273,10 +273,10 @@ func (w *watcher[T]) fetch(cursor int64, buf []record[T]) (_ []record[T], _ int6
 	if len(buf) > 0 {
 		return buf, buf[len(buf)-1].rev, true, nil
 	}
-	if w.behind {
+	if w.behind.Load() {
 		buf, cursor, err := w.replayLocked(cursor, s.rev, buf)
 		if err == nil && cursor == s.rev {
-			w.behind = false
+			w.behind.Store(false)
 		}
 		return buf, cursor, false, err
 	}
@@ -359,7 +359,7 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 				}
 			}
 		}
-		if len(buf) > 0 || cursor < w.live || w.isBehind() {
+		if len(buf) > 0 || cursor < w.live || w.behind.Load() {
 			clear(buf)
 			continue
 		}
@@ -382,14 +382,6 @@ func (w *watcher[T]) loop(ctx context.Context, cursor int64, timer *time.Timer, 
 			due = true
 		}
 	}
-}
-
-// isBehind reports whether the watcher is replaying the history to
-// catch up (Options.CatchUp).
-func (w *watcher[T]) isBehind() bool {
-	w.src.mu.Lock()
-	defer w.src.mu.Unlock()
-	return w.behind
 }
 
 // send delivers ev unless ctx ends or the watch is stopped first; it

@@ -225,7 +225,7 @@ func (s *Source[T]) commitLocked(rec *record[T], size int64) error {
 	if !rec.hidden && len(s.watchers) > 0 {
 		s.out, s.outOK = *rec, true
 		for w := range s.watchers {
-			if !w.behind {
+			if !w.behind.Load() {
 				s.outTo = append(s.outTo, w)
 			}
 		}

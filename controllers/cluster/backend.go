@@ -105,6 +105,9 @@ func memoryStorage[T api.Object](opts Options) (storage[T], error) {
 		// than ending a watch, which costs a relist.
 		WatchBudget: memoryWatchBudget,
 		WatchBuffer: memoryWatchBuffer,
+		// A watcher still full after the budget goes on from the
+		// history (an etcd unsynced watcher) rather than being ended.
+		CatchUp: true,
 	})
 	if err != nil {
 		return nil, err

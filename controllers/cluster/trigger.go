@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -53,6 +54,8 @@ type hubRun[T api.Object] struct {
 	head    int                              // index of the oldest event once ring is full
 	ringRV  string                           // the version just before the oldest event (startRV until it wraps)
 	last    map[string]string                // key → trigger value of its current state
+	objs    map[string]map[string]T          // trigger value → key → current state
+	rv      string                           // the version of the last event or bookmark dispatched
 	subs    map[string]map[*hubWatch[T]]bool // trigger value → watches
 	n       int
 	ended   bool
@@ -74,15 +77,42 @@ type hubWatch[T any] struct {
 	closed    bool // an Error event is the queue's last
 }
 
-// indexedSource is the ListWatcher of one trigger value: List is the
-// store's (Filter drops the rest), Watch the hub's.
+// indexedSource is the ListWatcher of one trigger value: Watch is the
+// hub's; List is the hub's index when it can answer, the store's
+// otherwise (Filter drops the rest).
 type indexedSource[T api.Object] struct {
 	hub   *triggerHub[T]
 	value string
 }
 
+// List serves a relist — a version with NotOlderThan, what a reflector
+// asks for after its watch ended — from the running hub's index of the
+// value, as kube-apiserver's watch cache serves a kubelet's pod list
+// from its spec.nodeName index, once the hub has reached that version:
+// the objects that have the value at the hub's version, in key order,
+// at that version. Other Lists (the latest, an exact version, a page
+// after the first, more items than the limit, no hub running) read the
+// store. Without the index, every kubelet's relist read every pod of
+// the cluster, holding up the writers: when the shared watch ended
+// during a burst of 100,000 pods, 5,000 such relists never settled.
 func (x indexedSource[T]) List(ctx context.Context, opts source.ListOptions) (source.List[T], error) {
+	if opts.ResourceVersion != "" && opts.ResourceVersionMatch == source.NotOlderThan && opts.Continue == "" {
+		if err := ctxErr(ctx); err != nil {
+			return source.List[T]{}, err
+		}
+		if l, ok := x.hub.list(x.value, opts.ResourceVersion, opts.Limit); ok {
+			return l, nil
+		}
+	}
 	return x.hub.s.List(ctx, opts)
+}
+
+// ctxErr is ctx's error, or nil while it is live.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return errors.New("cluster: nil context")
+	}
+	return ctx.Err()
 }
 
 func (x indexedSource[T]) Watch(ctx context.Context, opts source.WatchOptions) (<-chan source.Event[T], error) {
@@ -137,13 +167,65 @@ func (h *triggerHub[T]) start() (*hubRun[T], error) {
 		cancel()
 		return nil, err
 	}
-	r := &hubRun[T]{hub: h, cancel: cancel, startRV: l.ResourceVersion, ringRV: l.ResourceVersion,
-		last: make(map[string]string, len(l.Items)), subs: make(map[string]map[*hubWatch[T]]bool)}
+	r := &hubRun[T]{hub: h, cancel: cancel, startRV: l.ResourceVersion, ringRV: l.ResourceVersion, rv: l.ResourceVersion,
+		last: make(map[string]string, len(l.Items)), objs: make(map[string]map[string]T),
+		subs: make(map[string]map[*hubWatch[T]]bool)}
 	for _, obj := range l.Items {
-		r.last[api.Key(obj)] = h.t.value(obj)
+		k, v := api.Key(obj), h.t.value(obj)
+		r.last[k] = v
+		r.index(v, k, obj)
 	}
 	go r.loop(in)
 	return r, nil
+}
+
+// list returns the objects whose trigger value is value at the running
+// hub's version, if there is a run, it has reached rv, and the objects
+// are at most limit (when positive).
+func (h *triggerHub[T]) list(value, rv string, limit int64) (source.List[T], bool) {
+	h.mu.Lock()
+	r := h.cur
+	h.mu.Unlock()
+	if r == nil {
+		return source.List[T]{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	set := r.objs[value]
+	if r.ended || r.older(r.rv, rv) || (limit > 0 && int64(len(set)) > limit) {
+		return source.List[T]{}, false
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	items := make([]T, len(keys))
+	for i, k := range keys {
+		items[i] = set[k]
+	}
+	return source.List[T]{Items: items, ResourceVersion: r.rv}, true
+}
+
+// index records obj, stored under key, as the current state of one with
+// trigger value v.
+func (r *hubRun[T]) index(v, key string, obj T) {
+	set := r.objs[v]
+	if set == nil {
+		set = make(map[string]T)
+		r.objs[v] = set
+	}
+	set[key] = obj
+}
+
+// unindex forgets key under trigger value v.
+func (r *hubRun[T]) unindex(v, key string) {
+	if set := r.objs[v]; set != nil {
+		delete(set, key)
+		if len(set) == 0 {
+			delete(r.objs, v)
+		}
+	}
 }
 
 func (h *triggerHub[T]) remove(r *hubRun[T], w *hubWatch[T]) {
@@ -247,6 +329,7 @@ func (r *hubRun[T]) dispatch(ev source.Event[T]) bool {
 		return false
 	case source.Bookmark:
 		r.mu.Lock()
+		r.rv = ev.ResourceVersion
 		for _, set := range r.subs {
 			for w := range set {
 				if w.bookmarks && r.older(w.from, ev.ResourceVersion) {
@@ -264,12 +347,18 @@ func (r *hubRun[T]) dispatch(ev source.Event[T]) bool {
 	if r.ended {
 		return false
 	}
-	e.old = r.last[k]
+	old, known := r.last[k]
+	e.old = old
+	if known {
+		r.unindex(old, k)
+	}
 	if ev.Type == source.Deleted {
 		delete(r.last, k)
 	} else {
 		r.last[k] = e.new
+		r.index(e.new, k, ev.Object)
 	}
+	r.rv = ev.ResourceVersion
 	if len(r.ring) < hubRingSize {
 		r.ring = append(r.ring, e)
 	} else { // overwrite the oldest: O(1) per event
