@@ -203,18 +203,26 @@
 // an older version is expired (source.ErrExpired: relist), and a watch
 // that falls 65,536 events behind is ended with ErrExpired. Such watches do
 // not offer SendInitialEvents (source.ErrUnsupported: list, then watch).
+// Their relist — a List not older than a version, what a reflector asks
+// for when its watch ended — is served from the shared watch's index
+// once it has reached that version, as the watch cache serves it: the
+// node's pods, not a read of every pod of the cluster.
 //
 // # Backends
 //
 // By default each kind lives in a fake.Source that copies what it stores
 // and what Get returns (DeepCopy), so readers never share the writer's
-// object. A write that finds a watcher's buffer (16,384 events, so that a burst
-// of pod writes at scale fits) full
-// waits for its reader as the watch cache does, but with a budget of up
-// to 1 s, refilled by 0.5 s per second, instead of the watch cache's
-// 100 ms: the readers are this process's own informers, slow only while
-// the writers starve them, and a watch ended costs a relist (see
-// fake.Options.WatchBudget). Options.Backend replaces it: a Backend opens one RawStorage per
+// object. A write that finds a watcher's buffer (131,072 events, so that
+// a burst of pod writes at scale fits) full waits for its reader as the
+// watch cache does, but with a budget of up to 1 s, refilled by 0.5 s per
+// second, instead of the watch cache's 100 ms: the readers are this
+// process's own informers, slow only while the writers starve them. A
+// watcher still full then is not ended (a relist) but goes on from the
+// store's history, as etcd's unsynced watchers do, until it has caught up;
+// it is ended only if the history no longer holds what it has yet to
+// read (see fake.Options.WatchBudget and CatchUp).
+//
+// Options.Backend replaces it: a Backend opens one RawStorage per
 // resource, storing objects as JSON keyed "namespace/name"; the etcd
 // module's clusterstore package is one, with Kubernetes' key layout
 // /registry/<resource>/<namespace>/<name>. The clustertest package holds
