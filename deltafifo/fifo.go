@@ -217,7 +217,6 @@ func New[T any](keyFunc func(T) string, opts Options[T]) (*DeltaFIFO[T], error) 
 		transform: opts.Transform,
 		onBad:     opts.OnBadObject,
 		logger:    opts.Logger,
-		items:     make(map[string]*entry[T]),
 		synced:    make(chan struct{}),
 	}
 	f.cond.L = &f.mu
@@ -526,6 +525,9 @@ func (f *DeltaFIFO[T]) appendLocked(key string, d Delta[T], st stamp) *entry[T] 
 	e.key, e.first, e.lastSeq = key, st, st.seq
 	e.deltas = make(Deltas[T], 1)
 	e.deltas[0] = d
+	if f.items == nil {
+		f.items = make(map[string]*entry[T])
+	}
 	f.items[key] = e
 	f.itemsPeak = max(f.itemsPeak, len(f.items))
 	f.queue.push(e)

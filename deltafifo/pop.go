@@ -159,9 +159,37 @@ func (f *DeltaFIFO[T]) finish(e *entry[T]) {
 	}
 	// Nothing refers to e any more (process owns e.deltas): recycle it.
 	*e = entry[T]{}
+	if f.idleLocked() {
+		f.releaseLocked()
+		return
+	}
 	if len(f.free) < freeMax {
 		f.free = append(f.free, e)
 	}
+}
+
+// idleKeys is the peak number of queued keys up to which a FIFO that has
+// gone idle — nothing queued, nothing in flight — lets go of its map,
+// ring and entries (see releaseLocked).
+const idleKeys = 2
+
+// idleLocked reports whether the FIFO is idle after holding at most
+// idleKeys keys: a kubelet's, which sees an event about one of its few
+// pods now and then. Thousands of them each keeping a map, a ring and a
+// block of entries between two events would cost more than the few
+// allocations the next event makes; a FIFO with a steadier backlog keeps
+// them for its next burst.
+func (f *DeltaFIFO[T]) idleLocked() bool {
+	return len(f.items) == 0 && f.queue.len() == 0 && len(f.inflight) == 0 && f.itemsPeak <= idleKeys
+}
+
+// releaseLocked lets go of the memory of an idle FIFO; appendLocked makes
+// the map again.
+func (f *DeltaFIFO[T]) releaseLocked() {
+	f.items, f.itemsPeak = nil, 0
+	f.queue = ring[*entry[T]]{}
+	f.inflight = nil
+	f.free, f.slab, f.slabbed = nil, nil, 0
 }
 
 // advanceLocked moves ProcessedResourceVersion forward to the rvBefore

@@ -20,8 +20,11 @@ func TestRetainedDeltasSurviveRecycling(t *testing.T) {
 		want Deltas[*obj]
 	}
 	var all []kept
-	popAll := func() {
-		for f.Len() > 0 {
+	// popAll leaves leave keys queued: a FIFO that drains completely
+	// after a large backlog lets go of its free list (see
+	// TestIdleFIFOReleasesItsMemory).
+	popAll := func(leave int) {
+		for f.Len() > leave {
 			require.NoError(t, f.Pop(ctx, func(ds Deltas[*obj], _ bool) error {
 				all = append(all, kept{ds: ds, want: append(Deltas[*obj](nil), ds...)})
 				return nil
@@ -42,9 +45,9 @@ func TestRetainedDeltasSurviveRecycling(t *testing.T) {
 				require.NoError(t, f.Delete(x, next()))
 			}
 		}
-		popAll()
+		popAll(min(round/3, 1))
 	}
-	require.Len(t, all, 4*3*freeMax)
+	require.Len(t, all, 4*3*freeMax-1)
 	for i, k := range all {
 		require.Equal(t, k.want, k.ds, "deltas %d changed after being handed out", i)
 		newest, ok := k.ds.Newest()
@@ -92,11 +95,12 @@ func TestEntrySlabsGrowWithUse(t *testing.T) {
 		return f.slabbed
 	}
 	for i := range 1000 {
-		require.NoError(t, f.Add(o("a", i), next()))
-		require.NoError(t, f.Add(o("b", i), next()))
+		for k := range idleKeys + 1 {
+			require.NoError(t, f.Add(o("k"+strconv.Itoa(k), i), next()))
+		}
 		popAll()
 	}
-	require.Equal(t, entrySlabMin, slabbed(), "two keys at a time fit in the first chunk, reused")
+	require.Equal(t, 2*entrySlabMin, slabbed(), "a few keys at a time fit in the first chunks, reused")
 
 	last := slabbed()
 	for i := range 1000 {
@@ -108,4 +112,47 @@ func TestEntrySlabsGrowWithUse(t *testing.T) {
 	}
 	require.Less(t, last, 1000+entrySlab, "at most one chunk of slack")
 	popAll()
+}
+
+// TestIdleFIFOReleasesItsMemory: a FIFO that went idle after holding at
+// most idleKeys keys (a kubelet's, between two events about its pods)
+// holds no map, ring or entries, and works as before on the next change;
+// one that held more keeps them for its next burst.
+func TestIdleFIFOReleasesItsMemory(t *testing.T) {
+	f := newFIFO(t, Options[*obj]{})
+	ctx := context.Background()
+	rv := 0
+	next := func() string { rv++; return strconv.Itoa(rv) }
+	released := func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.items == nil && f.queue.buf == nil && f.inflight == nil && f.free == nil && f.slab == nil && f.slabbed == 0
+	}
+	require.True(t, released(), "a new FIFO allocates nothing")
+	for round := range 3 {
+		for k := range idleKeys {
+			require.NoError(t, f.Add(o("k"+strconv.Itoa(k), round), next()))
+		}
+		for k := range idleKeys {
+			require.NoError(t, f.Pop(ctx, func(ds Deltas[*obj], _ bool) error {
+				newest, ok := ds.Newest()
+				require.True(t, ok)
+				require.Equal(t, "k"+strconv.Itoa(k), newest.Object.Key)
+				require.Equal(t, round, newest.Object.Val)
+				require.False(t, released(), "not idle while process runs")
+				return nil
+			}))
+		}
+		require.True(t, released(), "round %d: idle again", round)
+	}
+	for k := range idleKeys + 1 {
+		require.NoError(t, f.Add(o("k"+strconv.Itoa(k), 9), next()))
+	}
+	for f.Len() > 0 {
+		require.NoError(t, f.Pop(ctx, func(Deltas[*obj], bool) error { return nil }))
+	}
+	require.False(t, released(), "a FIFO that held more than idleKeys keys keeps its memory")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.Len(t, f.free, idleKeys+1)
 }

@@ -151,8 +151,17 @@ type pendingBuffer[T any] struct {
 }
 
 // shrinkAbove is the backlog size above which a drained buffer releases
-// its map and ring instead of keeping them for reuse.
-const shrinkAbove = 1024
+// its map and ring instead of keeping them for reuse; idleBelow the one
+// at or below which it does too. Between them — a registration that keeps
+// a steady backlog of a few dozen keys — the buffer keeps its memory for
+// the next burst. The common small case is a kubelet's registration,
+// which has a key or two pending now and then: thousands of them each
+// holding a map, a ring and a block of pslots between two events would
+// cost more than the few allocations the next event makes.
+const (
+	shrinkAbove = 1024
+	idleBelow   = 2
+)
 
 // pslotChunkMin and pslotChunk bound how many pslots are allocated at
 // once: the first block is small and each next one as large as all the
@@ -164,8 +173,15 @@ const (
 	pslotChunk    = 64
 )
 
-func newPendingBuffer[T any]() *pendingBuffer[T] {
-	return &pendingBuffer[T]{slots: make(map[string]*pslot[T])}
+// newPendingBuffer returns an empty buffer; it allocates on its first
+// push.
+func newPendingBuffer[T any]() *pendingBuffer[T] { return &pendingBuffer[T]{} }
+
+// release lets go of the memory of an empty buffer.
+func (b *pendingBuffer[T]) release() {
+	b.slots = nil
+	b.queue, b.head, b.peak = nil, 0, 0
+	b.free, b.chunk, b.allocated = nil, nil, 0
 }
 
 // len is the number of queued keys.
@@ -175,6 +191,9 @@ func (b *pendingBuffer[T]) len() int { return b.size }
 func (b *pendingBuffer[T]) push(key string, x notification[T]) {
 	p := b.slots[key]
 	if p == nil {
+		if b.slots == nil {
+			b.slots = make(map[string]*pslot[T])
+		}
 		p = b.alloc()
 		p.key = key
 		b.slots[key] = p
@@ -228,12 +247,11 @@ func (b *pendingBuffer[T]) pop() (key string, s slot[T], ok bool) {
 		b.initial--
 	}
 	*p = pslot[T]{} // drop the references to the objects
-	b.free = append(b.free, p)
-	if b.size == 0 && b.peak > shrinkAbove {
-		b.slots = make(map[string]*pslot[T])
-		b.queue, b.head, b.peak = nil, 0, 0
-		b.free, b.chunk, b.allocated = nil, nil, 0
+	if b.size == 0 && (b.peak > shrinkAbove || b.peak <= idleBelow) {
+		b.release()
+		return key, s, true
 	}
+	b.free = append(b.free, p)
 	return key, s, true
 }
 

@@ -143,6 +143,44 @@ func TestPendingBufferShrinksAfterBacklog(t *testing.T) {
 	require.Equal(t, "again", key)
 }
 
+// TestPendingBufferReleasesWhenIdle: a buffer that drained after holding
+// at most idleBelow keys holds nothing (a kubelet's registration between
+// two events about its pods); one with a steady backlog keeps its memory.
+func TestPendingBufferReleasesWhenIdle(t *testing.T) {
+	b := newPendingBuffer[string]()
+	require.Nil(t, b.slots, "a new buffer allocates nothing")
+	for round := range 3 {
+		for i := range idleBelow {
+			b.push(fmt.Sprint(round, "/", i), add("o", false))
+		}
+		require.Equal(t, idleBelow, b.len())
+		for i := range idleBelow {
+			key, s, ok := b.pop()
+			require.True(t, ok)
+			require.Equal(t, fmt.Sprint(round, "/", i), key)
+			require.Equal(t, "o", s.first.obj)
+		}
+		_, _, ok := b.pop()
+		require.False(t, ok)
+		require.Nil(t, b.slots, "round %d: the drained buffer released its map", round)
+		require.Nil(t, b.queue)
+		require.Nil(t, b.free)
+		require.Nil(t, b.chunk)
+		require.Zero(t, b.allocated)
+	}
+
+	for i := range idleBelow + 1 {
+		b.push(fmt.Sprint(i), add("o", false))
+	}
+	for b.len() > 0 {
+		b.pop()
+	}
+	require.NotNil(t, b.slots, "a buffer that held more than idleBelow keys keeps its map for the next burst")
+	require.Len(t, b.free, idleBelow+1)
+	b.push("again", add("o", false))
+	require.Len(t, b.free, idleBelow, "and reuses its pslots")
+}
+
 // view is what a handler knows: key -> last object it was told about.
 type view map[string]string
 
@@ -240,12 +278,13 @@ func TestPendingBufferGrowsWithUse(t *testing.T) {
 	require.Equal(t, pslotChunkMin, b.allocated, "the first block is small")
 	require.Len(t, b.chunk, pslotChunkMin-1)
 
-	// A registration that only ever has a key or two pending at a time
-	// never allocates again.
+	// A registration that keeps a few keys pending at a time never
+	// allocates again.
 	for i := range 1000 {
-		b.push(fmt.Sprint("k", i%2), add("o", false))
-		b.push(fmt.Sprint("k", (i+1)%2), add("o", false))
-		for b.len() > 0 {
+		for j := range idleBelow + 1 {
+			b.push(fmt.Sprint("k", (i+j)%(idleBelow+1)), add("o", false))
+		}
+		for b.len() > 1 {
 			b.pop()
 		}
 	}
