@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -64,6 +65,10 @@ type hubRun[T api.Object] struct {
 type hubEvent[T any] struct {
 	ev       source.Event[T]
 	old, new string
+	// existed says whether the key had a state before the event: prev,
+	// whose trigger value is old.
+	existed bool
+	prev    T
 }
 
 // hubWatch is one indexed watch.
@@ -90,17 +95,18 @@ type indexedSource[T api.Object] struct {
 // value, as kube-apiserver's watch cache serves a kubelet's pod list
 // from its spec.nodeName index, once the hub has reached that version:
 // the objects that have the value at the hub's version, in key order,
-// at that version. Other Lists (the latest, an exact version, a page
-// after the first, more items than the limit, no hub running) read the
-// store. Without the index, every kubelet's relist read every pod of
+// at that version. An exact version the hub's ring still covers — what
+// source.Filter seeds a watch from — is the index with the ring's later
+// events undone. Other Lists (the latest, a page after the first, more
+// items than the limit, no hub running) read the store. Without the index, every kubelet's relist read every pod of
 // the cluster, holding up the writers: when the shared watch ended
 // during a burst of 100,000 pods, 5,000 such relists never settled.
 func (x indexedSource[T]) List(ctx context.Context, opts source.ListOptions) (source.List[T], error) {
-	if opts.ResourceVersion != "" && opts.ResourceVersionMatch == source.NotOlderThan && opts.Continue == "" {
+	if opts.ResourceVersion != "" && opts.Continue == "" {
 		if err := ctxErr(ctx); err != nil {
 			return source.List[T]{}, err
 		}
-		if l, ok := x.hub.list(x.value, opts.ResourceVersion, opts.Limit); ok {
+		if l, ok := x.hub.list(x.value, opts.ResourceVersion, opts.ResourceVersionMatch == source.Exact, opts.Limit); ok {
 			return l, nil
 		}
 	}
@@ -179,10 +185,11 @@ func (h *triggerHub[T]) start() (*hubRun[T], error) {
 	return r, nil
 }
 
-// list returns the objects whose trigger value is value at the running
-// hub's version, if there is a run, it has reached rv, and the objects
-// are at most limit (when positive).
-func (h *triggerHub[T]) list(value, rv string, limit int64) (source.List[T], bool) {
+// list returns the objects whose trigger value is value, in key order,
+// if there is a run and it can answer: not exact, at the run's version
+// once it has reached rv; exact, at rv if the ring covers the events
+// since. More objects than limit (when positive) it leaves to the store.
+func (h *triggerHub[T]) list(value, rv string, exact bool, limit int64) (source.List[T], bool) {
 	h.mu.Lock()
 	r := h.cur
 	h.mu.Unlock()
@@ -191,8 +198,14 @@ func (h *triggerHub[T]) list(value, rv string, limit int64) (source.List[T], boo
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	set := r.objs[value]
-	if r.ended || r.older(r.rv, rv) || (limit > 0 && int64(len(set)) > limit) {
+	if r.ended || r.older(r.rv, rv) || (exact && r.older(rv, r.ringRV)) {
+		return source.List[T]{}, false
+	}
+	set, at := r.objs[value], r.rv
+	if exact && rv != r.rv {
+		set, at = r.undoAfter(value, rv), rv
+	}
+	if limit > 0 && int64(len(set)) > limit {
 		return source.List[T]{}, false
 	}
 	keys := make([]string, 0, len(set))
@@ -204,7 +217,31 @@ func (h *triggerHub[T]) list(value, rv string, limit int64) (source.List[T], boo
 	for i, k := range keys {
 		items[i] = set[k]
 	}
-	return source.List[T]{Items: items, ResourceVersion: r.rv}, true
+	return source.List[T]{Items: items, ResourceVersion: at}, true
+}
+
+// undoAfter returns the objects with trigger value value as they were at
+// version rv, which the ring covers: the index's, with every later event
+// that touched value undone, newest first.
+func (r *hubRun[T]) undoAfter(value, rv string) map[string]T {
+	set := maps.Clone(r.objs[value])
+	if set == nil {
+		set = make(map[string]T)
+	}
+	for i := len(r.ring) - 1; i >= 0; i-- {
+		e := &r.ring[(r.head+i)%len(r.ring)]
+		if !r.older(rv, e.ev.ResourceVersion) {
+			break
+		}
+		k := api.Key(e.ev.Object)
+		if e.new == value {
+			delete(set, k)
+		}
+		if e.existed && e.old == value {
+			set[k] = e.prev
+		}
+	}
+	return set
 }
 
 // index records obj, stored under key, as the current state of one with
@@ -348,8 +385,9 @@ func (r *hubRun[T]) dispatch(ev source.Event[T]) bool {
 		return false
 	}
 	old, known := r.last[k]
-	e.old = old
+	e.old, e.existed = old, known
 	if known {
+		e.prev = r.objs[old][k]
 		r.unindex(old, k)
 	}
 	if ev.Type == source.Deleted {

@@ -37,6 +37,7 @@ func TestIndexedRelistServedByTheHub(t *testing.T) {
 			t.Fatal(err)
 		}
 		var first string
+		var rvs []string // every write's version
 		for i := range 30 {
 			name := fmt.Sprintf("p%02d", 29-i) // created out of key order
 			p := &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}}
@@ -48,14 +49,18 @@ func TestIndexedRelistServedByTheHub(t *testing.T) {
 			if first == "" {
 				first = rv
 			}
-			if _, err := c.Bind(ctx, "default", name, fmt.Sprintf("n%d", i%3)); err != nil {
+			brv, err := c.Bind(ctx, "default", name, fmt.Sprintf("n%d", i%3))
+			if err != nil {
 				t.Fatal(err)
 			}
+			rvs = append(rvs, rv, brv)
 		}
 		zero := int64(0)
-		if _, err := pods.DeleteWith(ctx, "default/p01", DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		drv, err := pods.DeleteWith(ctx, "default/p01", DeleteOptions{GracePeriodSeconds: &zero})
+		if err != nil {
 			t.Fatal(err)
 		}
+		rvs = append(rvs, drv)
 		synctest.Wait() // the hub has dispatched every write
 
 		want := func() []string {
@@ -98,11 +103,41 @@ func TestIndexedRelistServedByTheHub(t *testing.T) {
 			t.Fatalf("hub list at %s, older than p00's last write %s (%v)", l.ResourceVersion, cur, err)
 		}
 
-		// What the hub cannot answer reads the store: the latest, an
-		// exact version, more items than the limit.
+		// At an exact version — what source.Filter seeds a watch from —
+		// the hub undoes the later events of its ring: the same pods at
+		// the same versions as the store's list at that version.
+		names := func(l source.List[*api.Pod]) []string {
+			var out []string
+			for _, p := range l.Items {
+				if p.Spec.NodeName == "n1" {
+					out = append(out, p.Name+"@"+p.ResourceVersion)
+				}
+			}
+			return out
+		}
+		for _, rv := range rvs {
+			exact := source.ListOptions{ResourceVersion: rv, ResourceVersionMatch: source.Exact}
+			lists := mem.ListCalls()
+			hub, err := lw.List(ctx, exact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := mem.ListCalls() - lists; n != 0 {
+				t.Fatalf("the list at exactly %s read the store %d times", rv, n)
+			}
+			store, err := all.List(ctx, exact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hub.ResourceVersion != rv || !slices.Equal(names(hub), names(store)) {
+				t.Fatalf("at exactly %s: hub %s %v, store %v", rv, hub.ResourceVersion, names(hub), names(store))
+			}
+		}
+
+		// What the hub cannot answer reads the store: the latest, more
+		// items than the limit.
 		for _, opts := range []source.ListOptions{
 			{},
-			{ResourceVersion: l.ResourceVersion, ResourceVersionMatch: source.Exact},
 			{ResourceVersion: first, Limit: 5},
 		} {
 			lists := mem.ListCalls()
