@@ -223,7 +223,11 @@ func TestTermLostDuringCatchUp(t *testing.T) {
 		e := &hookElector{Elector: memory, onTerm: func(n int, _ leader.Term) {
 			if n == 1 {
 				b.source("pods").DelayLists(10 * time.Second)
-				time.AfterFunc(time.Second, func() { memory.Depose(); b.source("pods").DelayLists(0) })
+				// Lift the delay before deposing: the deposed replica
+				// campaigns again at once, and its next List must not
+				// race the lifting (the List in flight keeps its delay
+				// and ends with the term's context).
+				time.AfterFunc(time.Second, func() { b.source("pods").DelayLists(0); memory.Depose() })
 			}
 		}}
 		m, err := manager.New(c, manager.Options{Controllers: []string{"replicaset"}, Elector: e})
