@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -211,15 +212,38 @@ func (c *cache[T]) close() {
 	<-c.inf.Done()
 }
 
-// count returns how many cached objects match.
-func (c *cache[T]) count(match func(T) bool) int {
-	k := 0
-	for _, o := range c.inf.Lister().All() {
-		if match(o) {
-			k++
-		}
+// counter keeps, through an event handler, how many cached objects
+// match, so that a condition polled 20 times a second costs a load, not
+// a walk of every cached object (100,000 pods: 8 % of the 100,000-pod
+// run's CPU went to that walk). A resync or a relist's replay calls
+// OnUpdate with both states, so the count stays exact.
+func (c *cache[T]) counter(tb testing.TB, match func(T) bool) *atomic.Int64 {
+	tb.Helper()
+	n := new(atomic.Int64)
+	_, err := c.inf.AddEventHandler(informer.HandlerFuncs[T]{
+		AddFunc: func(o T, _ bool) {
+			if match(o) {
+				n.Add(1)
+			}
+		},
+		UpdateFunc: func(old, o T) {
+			switch was, is := match(old), match(o); {
+			case is && !was:
+				n.Add(1)
+			case was && !is:
+				n.Add(-1)
+			}
+		},
+		DeleteFunc: func(o T, _ bool) {
+			if match(o) {
+				n.Add(-1)
+			}
+		},
+	}, informer.HandlerOptions{})
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return k
+	return n
 }
 
 func nodeReady(nd *api.Node) bool {
@@ -237,7 +261,8 @@ func waitNodesReady(tb testing.TB, ctx context.Context, cp *controlplane.Control
 	tb.Helper()
 	nodes := watch(tb, ctx, cp.Cluster.Nodes())
 	defer nodes.close()
-	return waitFor(tb, ctx, "nodes Ready", func() bool { return nodes.count(nodeReady) >= n })
+	ready := nodes.counter(tb, nodeReady)
+	return waitFor(tb, ctx, "nodes Ready", func() bool { return ready.Load() >= int64(n) })
 }
 
 // deployment is a Deployment called name of KWOK's benchmark pod: one
@@ -388,6 +413,7 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	waitNodesReady(tb, ctx, cp, n)
 	settle(tb, ctx, cp)
 	pods, deployments := watch(tb, ctx, cp.Cluster.Pods()), watch(tb, ctx, cp.Cluster.Deployments())
+	running := pods.counter(tb, func(p *api.Pod) bool { return p.Status.Phase == api.PodRunning })
 	h0, w0 := LiveHeap(), cp.Writes()
 	timer.StartTimer()
 	tot0 := reflector.ProcessTotals()
@@ -406,9 +432,7 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 			tb.Fatal(err)
 		}
 	}
-	runningAt := waitFor(tb, ctx, "pods Running", func() bool {
-		return pods.count(func(p *api.Pod) bool { return p.Status.Phase == api.PodRunning }) >= replicas
-	})
+	runningAt := waitFor(tb, ctx, "pods Running", func() bool { return running.Load() >= int64(replicas) })
 	available := waitFor(tb, ctx, "Deployments available", func() bool {
 		avail := 0
 		for _, d := range deployments.inf.Lister().List(nil) {
