@@ -370,9 +370,13 @@ type recorder struct {
 	pending, stale map[string]string
 	current        *incarnation
 	// release is closed when the cut watches may relist; cuts counts
-	// the cuts since it was made.
-	release chan struct{}
-	cuts    int
+	// the cuts since it was made. While a change of the scenario is
+	// under way, before and beforeCuts are the release and the count of
+	// the cuts made before it began (before is nil otherwise).
+	release    chan struct{}
+	cuts       int
+	before     chan struct{}
+	beforeCuts int
 	// expire is set by an Expire write until the harness lets time pass.
 	expire bool
 	// live are the incarnations running (a Resync reaches them all);
@@ -487,12 +491,33 @@ func (r *recorder) releaseLocked() bool {
 	return true
 }
 
+// beginChange is called before a change of the scenario (a Step's Do):
+// the watches cut until now relist once it is done (changed), but those
+// the controller cuts meanwhile, reacting to the change as it happens,
+// wait for the next change — released by this one, a cut would relist at
+// once, racing the very change it was made to miss.
+func (r *recorder) beginChange() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.before, r.beforeCuts = r.release, r.cuts
+	r.release, r.cuts = make(chan struct{}), 0
+}
+
 // changed is called after each change of the scenario: the watches cut
-// since the last change relist, and a pending Stale restart happens. It
-// reports whether either did.
+// before it (since beginChange, if that was called; else until now)
+// relist, and a pending Stale restart happens. It reports whether either
+// did.
 func (r *recorder) changed() bool {
 	r.mu.Lock()
-	cut := r.releaseLocked()
+	var cut bool
+	if r.before != nil {
+		if cut = r.beforeCuts > 0; cut {
+			close(r.before)
+		}
+		r.before, r.beforeCuts = nil, 0
+	} else {
+		cut = r.releaseLocked()
+	}
 	snap, inc := r.pending, r.current
 	restart := snap != nil && inc != nil
 	if restart {

@@ -528,6 +528,7 @@ func Replay(ctx context.Context, s Scenario, ctl Controller, ref *Outcome, ps []
 		if name == "" {
 			name = fmt.Sprintf("step %d", i+1)
 		}
+		rec.beginChange()
 		if st.Do != nil {
 			if err := st.Do(ctx, cp.Cluster); err != nil {
 				problem("%s: %v", name, err)
