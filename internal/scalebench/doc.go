@@ -46,7 +46,10 @@
 //
 // CTRLKIT_SCALE_HEAPPROFILE names a file to write a heap profile of the
 // settled cluster to, before it stops (go test's -memprofile is written
-// after the cluster has stopped).
+// after the cluster has stopped); Deployment also writes one to that name
+// plus ".base" when its nodes have settled, before its pods, so that
+// `go tool pprof -diff_base NAME.base BINARY NAME` shows what the pods
+// added.
 //
 // # Stores
 //

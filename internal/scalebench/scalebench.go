@@ -109,13 +109,13 @@ func maxRSS() float64 {
 }
 
 // writeHeapProfile writes a heap profile of the settled cluster, before
-// it stops, to $CTRLKIT_SCALE_HEAPPROFILE when that is set.
-func writeHeapProfile(tb testing.TB) {
+// it stops, to $CTRLKIT_SCALE_HEAPPROFILE plus suffix when that is set.
+func writeHeapProfile(tb testing.TB, suffix string) {
 	path := os.Getenv("CTRLKIT_SCALE_HEAPPROFILE")
 	if path == "" {
 		return
 	}
-	f, err := os.Create(path)
+	f, err := os.Create(path + suffix)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -378,7 +378,7 @@ func Nodes(tb testing.TB, ctx context.Context, st Store, n int) NodesResult {
 	last := settle(tb, ctx, cp)
 	res := NodesResult{Ready: ready.Sub(t0), Settled: last.Sub(t0), CPU: cpuSeconds() - cpu0,
 		WritesPerNode: float64(cp.Writes()) / float64(n)}
-	writeHeapProfile(tb)
+	writeHeapProfile(tb, "")
 	res.HeapPerNode = (float64(LiveHeap()) - float64(h0)) / float64(n)
 	r.stop(tb)
 	return res
@@ -415,6 +415,7 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	pods, deployments := watch(tb, ctx, cp.Cluster.Pods()), watch(tb, ctx, cp.Cluster.Deployments())
 	running := pods.counter(tb, func(p *api.Pod) bool { return p.Status.Phase == api.PodRunning })
 	h0, w0 := LiveHeap(), cp.Writes()
+	writeHeapProfile(tb, ".base") // what the pods phase adds: pprof -diff_base
 	timer.StartTimer()
 	tot0 := reflector.ProcessTotals()
 	cpu0, t0 := cpuSeconds(), time.Now()
@@ -453,7 +454,7 @@ func Deployment(tb testing.TB, ctx context.Context, st Store, n, replicas int, t
 	deployments.close()
 	res.HeapPerPod = (float64(LiveHeap()) - float64(h0)) / float64(replicas)
 	res.MaxRSS = maxRSS()
-	writeHeapProfile(tb)
+	writeHeapProfile(tb, "")
 	r.stop(tb)
 	timer.StartTimer()
 	return res
