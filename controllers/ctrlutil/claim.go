@@ -47,57 +47,73 @@ func NewClaimer[T api.Object](owner api.Object, selector api.Selector, live func
 // gone meanwhile is skipped. The errors of failed writes (and of the live
 // check) are joined; the children claimed are returned either way.
 func (c *Claimer[T]) Claim(ctx context.Context, children []T) ([]T, error) {
-	om := c.owner.GetObjectMeta()
-	deleting := om.DeletionTimestamp != nil
 	var out []T
 	var errs []error
 	for _, child := range children {
-		m := child.GetObjectMeta()
-		// The selector is matched only against children that are the
-		// owner's or orphans: another's child is left alone unmatched.
-		if ref := m.ControllerRef(); ref != nil {
-			if ref.UID != om.UID {
-				continue
-			}
-			if c.selector.Matches(m.Labels) {
-				out = append(out, child)
-				continue
-			}
-			if deleting {
-				continue
-			}
-			cp, err := deepCopy(child)
-			if err == nil {
-				RemoveOwnerReference(cp, om.UID)
-				_, err = c.writer.Update(ctx, cp, "")
-			}
-			if err != nil && !errors.Is(err, source.ErrNotFound) {
-				errs = append(errs, fmt.Errorf("ctrlutil: release %q: %w", m.Name, err))
-			}
-			continue
+		got, ok, err := c.ClaimOne(ctx, child)
+		if err != nil {
+			errs = append(errs, err)
 		}
-		if deleting || m.DeletionTimestamp != nil || (om.Namespace != "" && m.Namespace != om.Namespace) || !c.selector.Matches(m.Labels) {
-			continue
-		}
-		if err := c.canAdopt(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("ctrlutil: adopt %q: %w", m.Name, err))
-			continue
-		}
-		cp, err := deepCopy(child)
-		if err == nil {
-			if err = SetControllerReference(c.owner, cp); err == nil {
-				_, err = c.writer.Update(ctx, cp, "")
-			}
-		}
-		switch {
-		case errors.Is(err, source.ErrNotFound):
-		case err != nil:
-			errs = append(errs, fmt.Errorf("ctrlutil: adopt %q: %w", m.Name, err))
-		default:
-			out = append(out, cp)
+		if ok {
+			out = append(out, got)
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// ClaimOne acts on one child by Claim's rules and reports whether the
+// owner controls it afterwards (ok), returning the object to use: child
+// itself if it was the owner's already, or the adopted copy. err is the
+// error of a failed write or live check, if any; a child gone meanwhile
+// is no error and not claimed. A controller that walks its children
+// once per sync (the ReplicaSet controller) calls it in that walk
+// instead of collecting them for Claim. It allocates nothing for a
+// child that keeps its owner.
+func (c *Claimer[T]) ClaimOne(ctx context.Context, child T) (claimed T, ok bool, err error) {
+	om := c.owner.GetObjectMeta()
+	deleting := om.DeletionTimestamp != nil
+	m := child.GetObjectMeta()
+	// The selector is matched only against children that are the
+	// owner's or orphans: another's child is left alone unmatched.
+	if ref := m.ControllerRef(); ref != nil {
+		if ref.UID != om.UID {
+			return claimed, false, nil
+		}
+		if c.selector.Matches(m.Labels) {
+			return child, true, nil
+		}
+		if deleting {
+			return claimed, false, nil
+		}
+		cp, err := deepCopy(child)
+		if err == nil {
+			RemoveOwnerReference(cp, om.UID)
+			_, err = c.writer.Update(ctx, cp, "")
+		}
+		if err != nil && !errors.Is(err, source.ErrNotFound) {
+			return claimed, false, fmt.Errorf("ctrlutil: release %q: %w", m.Name, err)
+		}
+		return claimed, false, nil
+	}
+	if deleting || m.DeletionTimestamp != nil || (om.Namespace != "" && m.Namespace != om.Namespace) || !c.selector.Matches(m.Labels) {
+		return claimed, false, nil
+	}
+	if err := c.canAdopt(ctx); err != nil {
+		return claimed, false, fmt.Errorf("ctrlutil: adopt %q: %w", m.Name, err)
+	}
+	cp, err := deepCopy(child)
+	if err == nil {
+		if err = SetControllerReference(c.owner, cp); err == nil {
+			_, err = c.writer.Update(ctx, cp, "")
+		}
+	}
+	switch {
+	case errors.Is(err, source.ErrNotFound):
+		return claimed, false, nil
+	case err != nil:
+		return claimed, false, fmt.Errorf("ctrlutil: adopt %q: %w", m.Name, err)
+	}
+	return cp, true, nil
 }
 
 // canAdopt reads the owner live, once: it must still exist with the same

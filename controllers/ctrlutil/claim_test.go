@@ -120,3 +120,42 @@ func TestClaimConflictIsAnError(t *testing.T) {
 	require.ErrorContains(t, err, "conflict", "the cached version is the precondition")
 	require.Empty(t, got)
 }
+
+// ClaimOne applies Claim's rules to one child: an owned child that the
+// selector picks comes back as the cached object itself (no copy, no
+// write); an adopted one as the written copy; others not at all.
+func TestClaimOne(t *testing.T) {
+	rs := replicaSet("web", "u1")
+	other := replicaSet("other", "u2")
+	sel, err := rs.Spec.Selector.AsSelector()
+	require.NoError(t, err)
+	src := podSource(t,
+		newPod("mine", labelled("web"), ownedBy(rs)),
+		newPod("orphan", labelled("web")),
+		newPod("strayed", labelled("db"), ownedBy(rs)),
+		newPod("theirs", labelled("web"), ownedBy(other)),
+	)
+	c := ctrlutil.NewClaimer(rs, sel, func(context.Context) (api.Object, error) { return rs, nil }, src)
+	pods := cached(t, src, "mine", "orphan", "strayed", "theirs")
+
+	got, ok, err := c.ClaimOne(t.Context(), pods[0])
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Same(t, pods[0], got, "an owned child is returned as it is")
+
+	got, ok, err = c.ClaimOne(t.Context(), pods[1])
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NotSame(t, pods[1], got, "the adopted copy")
+	require.True(t, api.IsControlledBy(got, rs))
+	require.Empty(t, pods[1].OwnerReferences, "the cached object is not changed")
+
+	for _, p := range pods[2:] {
+		got, ok, err = c.ClaimOne(t.Context(), p)
+		require.NoError(t, err)
+		require.False(t, ok, p.Name)
+		require.Nil(t, got)
+	}
+	require.Empty(t, cached(t, src, "strayed")[0].OwnerReferences, "released")
+	require.True(t, api.IsControlledBy(cached(t, src, "theirs")[0], other), "left alone")
+}

@@ -12,7 +12,8 @@
 // picks — only while it is not being deleted, and only after a live read
 // (not its cache) confirms its UID, so a controller deleted and re-created
 // under the same name never steals the old one's pods — and releases what
-// it owns but no longer selects. Claimer writes to copies of the cached
+// it owns but no longer selects; ClaimOne applies the rules to one
+// object, for a controller that walks its children once. Claimer writes to copies of the cached
 // objects, with their cached version as the precondition, through any
 // source.Writer (the cluster store, fake.Source).
 //

@@ -133,6 +133,14 @@ type manager[T api.Object] struct {
 }
 
 func newController[T api.Object](c client.Client, f *informer.Factory, k kind[T], component string, opts Options) (*Controller, error) {
+	m, err := newManager(c, f, k, component, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Controller{ctl: m.ctl}, nil
+}
+
+func newManager[T api.Object](c client.Client, f *informer.Factory, k kind[T], component string, opts Options) (*manager[T], error) {
 	if err := opts.validate(component); err != nil {
 		return nil, err
 	}
@@ -178,7 +186,7 @@ func newController[T api.Object](c client.Client, f *informer.Factory, k kind[T]
 	if err := m.register(); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
-	return &Controller{ctl: m.ctl}, nil
+	return m, nil
 }
 
 // sync is one reconcile of the owner under key: kube-controller-manager's
@@ -202,26 +210,12 @@ func (m *manager[T]) sync(ctx context.Context, key string) (reconcile.Result, er
 	wait, waiting := m.exp.Remaining(key)
 	needsSync := !waiting && meta.DeletionTimestamp == nil
 
-	pods, err := m.ownedAndOrphans(meta)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	var active []*api.Pod
-	for _, p := range pods {
-		if isActive(p) {
-			active = append(active, p)
-		}
-	}
-	live := func(ctx context.Context) (api.Object, error) {
-		o, _, err := m.kind.store.Get(ctx, key)
-		return o, err
-	}
-	claimed, err := ctrlutil.NewClaimer(owner, sp.selector, live, m.podWriter).Claim(ctx, active)
+	now := time.Now()
+	claimed, counts, terminating, err := m.claim(ctx, key, owner, sp, now)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 
-	now := time.Now()
 	var manageErr error
 	if needsSync {
 		related := func() []*api.Pod {
@@ -236,13 +230,13 @@ func (m *manager[T]) sync(ctx context.Context, key string) (reconcile.Result, er
 		}
 	}
 
-	st, recheck := calculateStatus(m.kind.status(owner), sp, claimed, manageErr, now)
+	st, recheck := counts.status(m.kind.status(owner), manageErr)
 	// status.terminatingReplicas (DeploymentReplicaSetTerminatingReplicas,
 	// beta and on by default since v1.35): the owner's pods being deleted
 	// that are not yet terminal (FilterTerminatingPods, FilterClaimedPods).
 	// A ReplicationController's status has no such field.
 	if _, isRS := any(owner).(*api.ReplicaSet); isRS {
-		st.TerminatingReplicas = new(terminating(meta.UID, sp.selector, pods))
+		st.TerminatingReplicas = new(terminating)
 	}
 	if !statusEqual(m.kind.status(owner), st) {
 		rv, err := m.kind.store.UpdateStatus(ctx, m.kind.withStatus(owner, st))
@@ -369,23 +363,66 @@ func podControllerValues(p *api.Pod) ([]string, error) {
 	return []string{p.Namespace + "/"}, nil
 }
 
-// ownedAndOrphans returns the pods the owner controls and the orphans of
-// its namespace (kube's FilterPodsByOwner with orphans).
-func (m *manager[T]) ownedAndOrphans(meta *api.ObjectMeta) ([]*api.Pod, error) {
+// claim walks the pods the owner controls and the orphans of its
+// namespace once (kube's FilterPodsByOwner with orphans, then
+// FilterActivePods, ClaimPods, calculateStatus and FilterTerminatingPods
+// in one pass): it returns the active pods the owner controls once it
+// has adopted and released (ctrlutil.Claimer's rules), their status
+// counts at now, and how many of its pods the selector picks are
+// terminating. The pods it returns reuse the slice the index lookup
+// allocated, so a sync allocates one slice of pods and nothing per pod
+// it keeps.
+func (m *manager[T]) claim(ctx context.Context, key string, owner T, sp spec, now time.Time) (claimed []*api.Pod, counts *statusCounter, terminating int32, err error) {
+	meta := owner.GetObjectMeta()
 	lister := m.pods.Lister()
 	owned, err := lister.ByIndex(podControllerIndex, string(meta.UID))
 	if err != nil {
-		return nil, err
-	}
-	out := owned[:0]
-	for _, p := range owned {
-		if ref := p.ControllerRef(); p.Namespace == meta.Namespace && ref.Kind == m.kind.name && ref.Name == meta.Name {
-			out = append(out, p)
-		}
+		return nil, nil, 0, err
 	}
 	orphans, err := lister.ByIndex(podControllerIndex, meta.Namespace+"/")
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
-	return append(out, orphans...), nil
+	live := func(ctx context.Context) (api.Object, error) {
+		o, _, err := m.kind.store.Get(ctx, key)
+		return o, err
+	}
+	claimer := ctrlutil.NewClaimer(owner, sp.selector, live, m.podWriter)
+	counts = newStatusCounter(sp, now)
+	var errs []error
+	visit := func(p *api.Pod) {
+		if !isActive(p) {
+			return
+		}
+		got, ok, err := claimer.ClaimOne(ctx, p)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if ok {
+			claimed = append(claimed, got)
+			counts.add(got)
+		}
+	}
+	// Filtering in place is safe: claimed never grows past the pod the
+	// loop reads.
+	claimed = owned[:0]
+	for _, p := range owned {
+		// The index holds the controller's UID; kube's also holds its
+		// namespace, kind and name, which are checked here.
+		if ref := p.ControllerRef(); p.Namespace != meta.Namespace || ref.Kind != m.kind.name || ref.Name != meta.Name {
+			continue
+		}
+		if isTerminating(p) && sp.selector.Matches(p.Labels) {
+			terminating++
+			continue
+		}
+		visit(p)
+	}
+	for _, p := range orphans {
+		visit(p)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, 0, err
+	}
+	return claimed, counts, terminating, nil
 }

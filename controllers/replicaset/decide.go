@@ -58,18 +58,11 @@ func manage(replicas int, active []*api.Pod, related func() []*api.Pod, burst in
 	return 0, nil
 }
 
-// terminating counts the pods controlled by the owner with uid that its
-// selector picks and that are being deleted but not yet terminal.
-func terminating(uid api.UID, sel api.Selector, pods []*api.Pod) int32 {
-	var n int32
-	for _, p := range pods {
-		ref := p.ControllerRef()
-		if p.DeletionTimestamp != nil && p.Status.Phase != api.PodSucceeded && p.Status.Phase != api.PodFailed &&
-			ref != nil && ref.UID == uid && sel.Matches(p.Labels) {
-			n++
-		}
-	}
-	return n
+// isTerminating reports whether p is being deleted but not yet terminal:
+// it counts toward status.terminatingReplicas (FilterTerminatingPods)
+// when its owner's selector picks it.
+func isTerminating(p *api.Pod) bool {
+	return p.DeletionTimestamp != nil && p.Status.Phase != api.PodSucceeded && p.Status.Phase != api.PodFailed
 }
 
 // isActive reports whether p counts toward the replicas: not Succeeded,
@@ -110,55 +103,87 @@ func availableAt(p *api.Pod, minReadySeconds int32) (at time.Time, ok bool) {
 // recheck is how long until the next ready pod becomes available (0 if
 // none is waiting): the sync requeues then so that availableReplicas
 // does not wait for an unrelated event.
+//
+// The sync counts its pods with a statusCounter as it claims them;
+// calculateStatus is the same count over a slice.
 func calculateStatus(prev api.ReplicaSetStatus, sp spec, active []*api.Pod, manageErr error, now time.Time) (st api.ReplicaSetStatus, recheck time.Duration) {
-	st = prev
-	st.Conditions = append([]api.ReplicaSetCondition(nil), prev.Conditions...)
-	st.Replicas = int32(len(active))
-	st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
-	st.ObservedGeneration = sp.generation
-	st.TerminatingReplicas = nil
-	var tmplLabels map[string]string
+	c := newStatusCounter(sp, now)
+	for _, p := range active {
+		c.add(p)
+	}
+	return c.status(prev, manageErr)
+}
+
+// statusCounter counts active pods into a status as calculateStatus
+// does, one pod at a time.
+type statusCounter struct {
+	sp         spec
+	now        time.Time
+	tmplLabels map[string]string
+	allLabeled bool // the selector implies every template label
+
+	replicas, fullyLabeled, ready, available int32
+	recheck                                  time.Duration // until the next ready pod is available; 0: none waits
+}
+
+func newStatusCounter(sp spec, now time.Time) *statusCounter {
+	c := &statusCounter{sp: sp, now: now}
 	if sp.template != nil {
-		tmplLabels = sp.template.Labels
+		c.tmplLabels = sp.template.Labels
 	}
 	// A selector that requires every template label (a Deployment's
 	// ReplicaSet: app=…,pod-template-hash=…) leaves no pod to check.
-	allLabeled := sp.selector.ImpliesLabels(tmplLabels)
-	for _, p := range active {
-		if allLabeled || hasLabels(p.Labels, tmplLabels) {
-			st.FullyLabeledReplicas++
-		}
-		if !api.IsPodReady(p) {
-			continue
-		}
-		st.ReadyReplicas++
-		at, ok := availableAt(p, sp.minReadySeconds)
-		switch {
-		case !ok:
-		case at.IsZero() || now.After(at):
-			st.AvailableReplicas++
-		default:
-			// Available from the first instant after at.
-			if d := at.Sub(now) + time.Nanosecond; recheck == 0 || d < recheck {
-				recheck = d
-			}
+	c.allLabeled = sp.selector.ImpliesLabels(c.tmplLabels)
+	return c
+}
+
+// add counts the active pod p, which the owner's selector picks.
+func (c *statusCounter) add(p *api.Pod) {
+	c.replicas++
+	if c.allLabeled || hasLabels(p.Labels, c.tmplLabels) {
+		c.fullyLabeled++
+	}
+	if !api.IsPodReady(p) {
+		return
+	}
+	c.ready++
+	at, ok := availableAt(p, c.sp.minReadySeconds)
+	switch {
+	case !ok:
+	case at.IsZero() || c.now.After(at):
+		c.available++
+	default:
+		// Available from the first instant after at.
+		if d := at.Sub(c.now) + time.Nanosecond; c.recheck == 0 || d < c.recheck {
+			c.recheck = d
 		}
 	}
+}
+
+// status returns prev updated with the counts and the ReplicaFailure
+// condition, and the recheck delay: see calculateStatus.
+func (c *statusCounter) status(prev api.ReplicaSetStatus, manageErr error) (st api.ReplicaSetStatus, recheck time.Duration) {
+	st = prev
+	st.Conditions = append([]api.ReplicaSetCondition(nil), prev.Conditions...)
+	st.Replicas = c.replicas
+	st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas = c.fullyLabeled, c.ready, c.available
+	st.ObservedGeneration = c.sp.generation
+	st.TerminatingReplicas = nil
 
 	i := conditionIndex(st.Conditions, ReplicaFailure)
 	switch {
 	case manageErr != nil && i < 0:
 		var reason string
 		switch {
-		case len(active) < sp.replicas:
+		case int(c.replicas) < c.sp.replicas:
 			reason = ReasonFailedCreate
-		case len(active) > sp.replicas:
+		case int(c.replicas) > c.sp.replicas:
 			reason = ReasonFailedDelete
 		}
 		st.Conditions = append(st.Conditions, api.ReplicaSetCondition{
 			Type:               ReplicaFailure,
 			Status:             api.ConditionTrue,
-			LastTransitionTime: api.NewTime(now),
+			LastTransitionTime: api.NewTime(c.now),
 			Reason:             reason,
 			Message:            manageErr.Error(),
 		})
@@ -168,7 +193,7 @@ func calculateStatus(prev api.ReplicaSetStatus, sp spec, active []*api.Pod, mana
 	if len(st.Conditions) == 0 {
 		st.Conditions = nil
 	}
-	return st, recheck
+	return st, c.recheck
 }
 
 // statusEqual reports whether writing b over a would change nothing the

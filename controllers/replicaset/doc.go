@@ -32,6 +32,11 @@
 //     controls and still selects, release those it no longer selects,
 //     adopt orphans it selects — after a live read of the owner from the
 //     server confirms its UID and that it is not being deleted.
+//     Unlike kube, which filters the pods in a pass per step, the sync
+//     walks them once (Claimer.ClaimOne per pod), counting the status of
+//     step 6 and the terminating pods on the way, and keeps the claimed
+//     pods in the slice the index lookup returned: a sync of a settled
+//     set allocates that slice and nothing per pod.
 //  4. Decide (a pure function of the claimed pods and now): with fewer
 //     pods than replicas, create the difference, at most burstReplicas
 //     (500); with more, delete the difference, at most 500, choosing the
