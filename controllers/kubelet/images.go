@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unique"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -101,7 +102,14 @@ func (st *imageStore) use(p imagePull, now time.Time) {
 		im.lastUsed = now
 		return
 	}
-	*st = append(*st, &image{key: key, names: ImageNames(p.ref), size: p.size, lastUsed: now})
+	// Every node that pulls an image names it alike: the nodes share
+	// one copy of each name (unique.Make) rather than hold their own.
+	names := ImageNames(p.ref)
+	for i, n := range names {
+		names[i] = unique.Make(n).Value()
+	}
+	key = unique.Make(key).Value()
+	*st = append(*st, &image{key: key, names: names, size: p.size, lastUsed: now})
 	for len(*st) > maxImagesKept {
 		oldest := 0
 		for i, im := range *st {
