@@ -101,7 +101,7 @@ type container struct {
 	term        *api.ContainerStateTerminated
 	last        *api.ContainerStateTerminated
 	// probes are the container's probe workers; nil when it declares
-	// none, as most containers, which so do not carry three idle ones.
+	// none (most containers), so that those carry no idle workers.
 	probes      *probes
 	back        backOff
 	runs        int32
