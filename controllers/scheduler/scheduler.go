@@ -166,8 +166,8 @@ type Options struct {
 	// (a byte per feasible node and scorer), its message and a fixed
 	// overhead (see decisionBytes): about 6 KB for a pod scheduled among
 	// 5,000 nodes, 20 KB for an unschedulable one. Default 1 MiB, which
-	// at 5,000 nodes keeps about 170 scheduled pods' attempts and below
-	// about 500 nodes all 1,024; negative: no byte bound.
+	// at 5,000 nodes keeps about 170 scheduled pods' attempts, and all
+	// 1,024 up to about 50 nodes; negative: no byte bound.
 	ExplainBytes int
 	// Recorder, if set, receives the scheduler's events about pods:
 	// Scheduled and FailedScheduling, as kube-scheduler records them
