@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/fnv"
-	"maps"
 	"slices"
 	"strings"
 	"time"
+	"unique"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -71,32 +71,53 @@ type imagePull struct {
 
 // image is one image present on the simulated node.
 type image struct {
+	key      string // the normalized ref
 	names    []string
 	size     int64
 	lastUsed time.Time
 }
 
-// imageStore is the node's images, by normalized ref. The loop owns it.
-type imageStore map[string]*image
+// imageStore is the node's images, in no order. A slice rather than a map
+// by ref: a node holds few images (at most maxImagesKept), and a map's
+// smallest table costs hundreds of bytes on each of thousands of nodes.
+// The loop owns it.
+type imageStore []*image
+
+// find returns the image of normalized ref key, nil if absent.
+func (st imageStore) find(key string) *image {
+	for _, im := range st {
+		if im.key == key {
+			return im
+		}
+	}
+	return nil
+}
 
 // use records that a container started with the image at now (pulling it
 // if absent), forgetting the least recently used image beyond
 // maxImagesKept.
-func (st imageStore) use(p imagePull, now time.Time) {
+func (st *imageStore) use(p imagePull, now time.Time) {
 	key := normalizedImage(p.ref)
-	if im, ok := st[key]; ok {
+	if im := st.find(key); im != nil {
 		im.lastUsed = now
 		return
 	}
-	st[key] = &image{names: ImageNames(p.ref), size: p.size, lastUsed: now}
-	for len(st) > maxImagesKept {
-		oldest := ""
-		for k, im := range st {
-			if o := st[oldest]; oldest == "" || im.lastUsed.Before(o.lastUsed) || im.lastUsed.Equal(o.lastUsed) && k < oldest {
-				oldest = k
+	// Every node that pulls an image names it alike: the nodes share
+	// one copy of each name (unique.Make) rather than hold their own.
+	names := ImageNames(p.ref)
+	for i, n := range names {
+		names[i] = unique.Make(n).Value()
+	}
+	key = unique.Make(key).Value()
+	*st = append(*st, &image{key: key, names: names, size: p.size, lastUsed: now})
+	for len(*st) > maxImagesKept {
+		oldest := 0
+		for i, im := range *st {
+			if o := (*st)[oldest]; im.lastUsed.Before(o.lastUsed) || im.lastUsed.Equal(o.lastUsed) && im.key < o.key {
+				oldest = i
 			}
 		}
-		delete(st, oldest)
+		*st = slices.Delete(*st, oldest, oldest+1)
 	}
 }
 
@@ -107,16 +128,16 @@ func (st imageStore) list() []api.ContainerImage {
 	if len(st) == 0 {
 		return nil
 	}
-	keys := slices.SortedFunc(maps.Keys(st), func(a, b string) int {
-		if c := cmp.Compare(st[b].size, st[a].size); c != 0 {
+	sorted := slices.SortedFunc(slices.Values(st), func(a, b *image) int {
+		if c := cmp.Compare(b.size, a.size); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.key, b.key)
 	})
-	keys = keys[:min(len(keys), NodeStatusMaxImages)]
-	out := make([]api.ContainerImage, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, api.ContainerImage{Names: slices.Clone(st[k].names), SizeBytes: st[k].size})
+	sorted = sorted[:min(len(sorted), NodeStatusMaxImages)]
+	out := make([]api.ContainerImage, 0, len(sorted))
+	for _, im := range sorted {
+		out = append(out, api.ContainerImage{Names: slices.Clone(im.names), SizeBytes: im.size})
 	}
 	return out
 }

@@ -43,10 +43,10 @@ func TestImageStoreBounded(t *testing.T) {
 	if len(st) != maxImagesKept {
 		t.Fatalf("store holds %d", len(st))
 	}
-	if _, ok := st["img1:latest"]; ok {
+	if st.find("img1:latest") != nil {
 		t.Error("the least recently used image is kept")
 	}
-	if _, ok := st["img0:latest"]; !ok {
+	if st.find("img0:latest") == nil {
 		t.Error("an image used again was forgotten")
 	}
 }

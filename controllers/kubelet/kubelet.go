@@ -364,7 +364,13 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 	if s.unmounted && !s.terminating && !s.terminal() && due(s.mountAt, now) {
 		k.mountVolumes(cs, pod, s, now)
 	}
-	s.configError = func(c *container) string { return cs.envError(c.env, c.envFrom) }
+	s.configError = func(c *container) string {
+		spec := containerSpec(pod, c)
+		if spec == nil {
+			return ""
+		}
+		return cs.envError(spec.Env, spec.EnvFrom)
+	}
 	s.advance(now)
 	s.configError = nil
 	s.syncEphemeral(pod, now)
@@ -380,6 +386,22 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 			return err
 		}
 		k.deleted[key] = true
+	}
+	return nil
+}
+
+// containerSpec returns the spec of pod's container c (a container's env
+// cannot change after creation, so the cached pod's is the one c was
+// admitted with), nil if pod has none of c's name.
+func containerSpec(pod *api.Pod, c *container) *api.Container {
+	specs := pod.Spec.Containers
+	if c.init {
+		specs = pod.Spec.InitContainers
+	}
+	for i := range specs {
+		if specs[i].Name == c.name {
+			return &specs[i]
+		}
 	}
 	return nil
 }

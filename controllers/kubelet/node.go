@@ -100,7 +100,7 @@ func (k *Kubelet) register(ctx context.Context, now time.Time) error {
 		return fmt.Errorf("kubelet: register node %s: %w", k.opts.NodeName, err)
 	}
 	k.nodeUID = n.UID
-	if cidr := n.Spec.PodCIDR; cidr != "" && cidr != k.ips.prefix.String() && len(k.ips.used) == 0 {
+	if cidr := n.Spec.PodCIDR; cidr != "" && cidr != k.ips.prefix.String() && k.ips.empty() {
 		if a, err := newIPAM(cidr); err == nil {
 			k.ips = a
 		}

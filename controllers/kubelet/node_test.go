@@ -67,6 +67,33 @@ func TestIPAM(t *testing.T) {
 	}
 }
 
+// Past the first word of the bitmap, and releases of addresses it never
+// handed out.
+func TestIPAMWide(t *testing.T) {
+	a, err := newIPAM("10.1.0.0/23")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 300 { // .2 to 1.45
+		if _, ok := a.allocate(); !ok {
+			t.Fatal("exhausted")
+		}
+	}
+	a.release("10.1.1.40")
+	a.release("10.1.1.200") // never handed out
+	a.release("10.2.0.5")   // outside
+	a.release("nonsense")
+	if ip, _ := a.allocate(); ip != "10.1.1.40" {
+		t.Errorf("after release: %s", ip)
+	}
+	if ip, _ := a.allocate(); ip != "10.1.1.46" {
+		t.Errorf("next: %s", ip)
+	}
+	if a.empty() {
+		t.Error("empty with 301 taken")
+	}
+}
+
 func TestOptionsDefaults(t *testing.T) {
 	o := Options{NodeName: "n1"}
 	if err := o.validate(); err != nil {

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -142,10 +143,14 @@ func (o *Options) validate() error {
 }
 
 // ipam hands out pod IPs from one prefix, lowest free first, from .2 on
-// (.1 is the bridge's, as with the bridge CNI plugin).
+// (.1 is the bridge's, as with the bridge CNI plugin). It keeps a bit per
+// address up to the highest it handed out, offset from the prefix's
+// first: a node's few pods take a word, where a map took hundreds of
+// bytes.
 type ipam struct {
 	prefix netip.Prefix
-	used   map[netip.Addr]bool
+	used   []uint64 // bit i: the address i after the prefix's first is taken
+	n      int      // addresses taken
 }
 
 func newIPAM(cidr string) (*ipam, error) {
@@ -153,14 +158,21 @@ func newIPAM(cidr string) (*ipam, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubelet: pod CIDR: %w", err)
 	}
-	return &ipam{prefix: p.Masked(), used: map[netip.Addr]bool{}}, nil
+	return &ipam{prefix: p.Masked()}, nil
 }
+
+func (a *ipam) taken(i int) bool { return i/64 < len(a.used) && a.used[i/64]&(1<<(i%64)) != 0 }
 
 func (a *ipam) allocate() (string, bool) {
 	ip := a.prefix.Addr().Next()
-	for ip = ip.Next(); a.prefix.Contains(ip); ip = ip.Next() {
-		if !a.used[ip] && a.prefix.Contains(ip.Next()) { // skip the broadcast address
-			a.used[ip] = true
+	i := 1
+	for ip, i = ip.Next(), i+1; a.prefix.Contains(ip); ip, i = ip.Next(), i+1 {
+		if !a.taken(i) && a.prefix.Contains(ip.Next()) { // skip the broadcast address
+			for i/64 >= len(a.used) {
+				a.used = append(a.used, 0)
+			}
+			a.used[i/64] |= 1 << (i % 64)
+			a.n++
 			return ip.String(), true
 		}
 	}
@@ -168,7 +180,20 @@ func (a *ipam) allocate() (string, bool) {
 }
 
 func (a *ipam) release(ip string) {
-	if addr, err := netip.ParseAddr(ip); err == nil {
-		delete(a.used, addr)
+	addr, err := netip.ParseAddr(ip)
+	if err != nil || !a.prefix.Contains(addr) {
+		return
+	}
+	// The offset of addr from the prefix's first address: the low 64
+	// bits of their difference, as the prefix has fewer addresses than
+	// ipam ever hands out beyond them.
+	x, base := addr.As16(), a.prefix.Addr().As16()
+	i := int(binary.BigEndian.Uint64(x[8:]) - binary.BigEndian.Uint64(base[8:]))
+	if a.taken(i) {
+		a.used[i/64] &^= 1 << (i % 64)
+		a.n--
 	}
 }
+
+// empty reports whether no address is taken.
+func (a *ipam) empty() bool { return a.n == 0 }

@@ -87,13 +87,12 @@ func (p *probe) record(pass bool, t time.Time) {
 	p.next = t.Add(p.period())
 }
 
-// container is one simulated container of a pod.
+// container is one simulated container of a pod. It keeps what the
+// runtime and the prober would, not the container's spec: what creating
+// it needs (its env) the shell reads from the pod (configError).
 type container struct {
 	name, image string
-	init        bool
-	sidecar     bool // an init container with restartPolicy Always
 	b           behaviour
-	phase       ctrPhase
 	reason, msg string    // while waiting
 	startAt     time.Time // while waiting: when it starts; zero: not scheduled
 	startedAt   time.Time // while running
@@ -101,16 +100,29 @@ type container struct {
 	stopAt      time.Time // while running: when it exits after being asked to stop
 	term        *api.ContainerStateTerminated
 	last        *api.ContainerStateTerminated
+	// probes are the container's probe workers; nil when it declares
+	// none (most containers), so that those carry no idle workers.
+	probes      *probes
+	back        backOff
 	runs        int32
+	phase       ctrPhase
+	init        bool
+	sidecar     bool // an init container with restartPolicy Always
 	ready       bool
 	started     bool
 	everStarted bool // a sidecar's started once: the next init container may run
-	readiness   probe
-	liveness    probe
-	startup     probe
-	back        backOff
-	env         []api.EnvVar // what creating the container needs (configError)
-	envFrom     []api.EnvFromSource
+}
+
+// probes are the probe workers of a container that declares a probe.
+type probes struct {
+	readiness, liveness, startup probe
+}
+
+// disarm stops the probe workers of p, which may be nil.
+func (p *probes) disarm() {
+	if p != nil {
+		p.readiness.next, p.liveness.next, p.startup.next = time.Time{}, time.Time{}, time.Time{}
+	}
 }
 
 func (c *container) restarts() int32 { return max(c.runs-1, 0) }
@@ -121,9 +133,10 @@ func (c *container) succeeded() bool {
 
 // cond is one pod condition the kubelet owns, with its transition time.
 type cond struct {
-	status          api.ConditionStatus
 	reason, message string
 	since           time.Time
+	set             bool // false before the first setCond
+	isTrue          bool // the status is True, else False (the kubelet sets no other)
 }
 
 // ownConds are the pod conditions the kubelet's status manager sets
@@ -147,32 +160,33 @@ type podState struct {
 	podName, namespace string
 	uid                api.UID
 	policy             api.RestartPolicy
-	hostNetwork        bool
 	init, app          []*container
 	ephemeral          []*ephemeral // ephemeral.go
 	admitted           time.Time
 	deadline           time.Time // activeDeadlineSeconds; zero: none
 	podIP              string
-	ipReleased         bool // the shell gave podIP back; the status keeps it
 	hostIP             string
 	phase              api.PodPhase // Succeeded and Failed are final
 	reason, msg        string
-	terminating        bool
 	graceUntil         time.Time
-	done               bool                // terminating and every container has stopped
 	conds              [len(ownConds)]cond // by the index of their type in ownConds
 	notes              []note              // events not yet recorded; the shell drains them
 	pulls              []imagePull         // images containers started with; the shell drains them
-	// unmounted: a volume needs a ConfigMap or Secret and is not set up
-	// yet; no container is created until it is (the shell retries the
-	// mount at mountAt).
-	unmounted  bool
-	mountAt    time.Time
-	mountTries int
+	mountAt            time.Time
+	mountTries         int
 	// configError, set by the shell for the span of one sync, says why
 	// a container cannot be created now (CreateContainerConfigError), ""
 	// if it can; nil: always can.
 	configError func(c *container) string
+	// The flags, together at the end, where they take no padding each.
+	hostNetwork bool
+	ipReleased  bool // the shell gave podIP back; the status keeps it
+	terminating bool
+	done        bool // terminating and every container has stopped
+	// unmounted: a volume needs a ConfigMap or Secret and is not set up
+	// yet; no container is created until it is (the shell retries the
+	// mount at mountAt).
+	unmounted bool
 }
 
 // formatPod names the pod in messages as the kubelet's format.Pod does:
@@ -227,10 +241,12 @@ func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, po
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		c := &container{name: spec.Name, image: spec.Image, init: init, sidecar: isSidecar(spec, init), b: b, reason: reasonPodInit,
-			env: spec.Env, envFrom: spec.EnvFrom}
+		c := &container{name: spec.Name, image: spec.Image, init: init, sidecar: isSidecar(spec, init), b: b, reason: reasonPodInit}
 		if !init || c.sidecar {
-			c.readiness.spec, c.liveness.spec, c.startup.spec = spec.ReadinessProbe, spec.LivenessProbe, spec.StartupProbe
+			if spec.ReadinessProbe != nil || spec.LivenessProbe != nil || spec.StartupProbe != nil {
+				c.probes = &probes{}
+				c.probes.readiness.spec, c.probes.liveness.spec, c.probes.startup.spec = spec.ReadinessProbe, spec.LivenessProbe, spec.StartupProbe
+			}
 			if len(pod.Spec.InitContainers) == 0 {
 				c.reason = reasonCreating
 			}
@@ -280,9 +296,11 @@ func (s *podState) next() time.Time {
 		case running:
 			consider(c.exitAt)
 			consider(c.stopAt)
-			consider(c.startup.next)
-			consider(c.liveness.next)
-			consider(c.readiness.next)
+			if p := c.probes; p != nil {
+				consider(p.startup.next)
+				consider(p.liveness.next)
+				consider(p.readiness.next)
+			}
 		}
 	}
 	if !s.terminal() && !s.terminating {
@@ -410,15 +428,15 @@ func (s *podState) start(c *container, t time.Time) {
 	if !c.b.exit.Never {
 		c.exitAt = t.Add(c.b.exit.After.Duration)
 	}
-	c.ready, c.started = false, c.startup.spec == nil
-	c.readiness.next, c.liveness.next, c.startup.next = time.Time{}, time.Time{}, time.Time{}
+	c.ready, c.started = false, c.probes == nil || c.probes.startup.spec == nil
+	c.probes.disarm()
 	if c.init && !c.sidecar {
 		return
 	}
 	if c.started {
 		s.armProbes(c, t)
 	} else {
-		c.startup.arm(t, t)
+		c.probes.startup.arm(t, t)
 	}
 }
 
@@ -426,9 +444,14 @@ func (s *podState) start(c *container, t time.Time) {
 // container; one without a readiness probe is ready at once.
 func (s *podState) armProbes(c *container, t time.Time) {
 	c.everStarted = true
-	c.readiness.arm(c.startedAt, t)
-	c.liveness.arm(c.startedAt, t)
-	if c.readiness.spec == nil {
+	p := c.probes
+	if p == nil {
+		c.ready = true
+		return
+	}
+	p.readiness.arm(c.startedAt, t)
+	p.liveness.arm(c.startedAt, t)
+	if p.readiness.spec == nil {
 		c.ready = true
 	}
 }
@@ -436,14 +459,18 @@ func (s *podState) armProbes(c *container, t time.Time) {
 // probe runs the container's probes due at t: startup first (it holds
 // the others back), then liveness, then readiness.
 func (s *podState) probe(c *container, t time.Time) {
+	p := c.probes
+	if p == nil {
+		return
+	}
 	elapsed := t.Sub(c.startedAt)
-	if !c.started && due(c.startup.next, t) {
-		c.startup.record(s.answer(c, "Startup", c.b.startup, elapsed), t)
+	if !c.started && due(p.startup.next, t) {
+		p.startup.record(s.answer(c, "Startup", c.b.startup, elapsed), t)
 		switch {
-		case c.startup.succ >= 1:
-			c.started, c.startup.next = true, time.Time{}
+		case p.startup.succ >= 1:
+			c.started, p.startup.next = true, time.Time{}
 			s.armProbes(c, t)
-		case c.startup.fail >= c.startup.failureThreshold():
+		case p.startup.fail >= p.startup.failureThreshold():
 			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed startup probe, will be restarted", c.name))
 			return
 		}
@@ -451,19 +478,19 @@ func (s *podState) probe(c *container, t time.Time) {
 	if !c.started {
 		return
 	}
-	if due(c.liveness.next, t) {
-		c.liveness.record(s.answer(c, "Liveness", c.b.liveness, elapsed), t)
-		if c.liveness.fail >= c.liveness.failureThreshold() {
+	if due(p.liveness.next, t) {
+		p.liveness.record(s.answer(c, "Liveness", c.b.liveness, elapsed), t)
+		if p.liveness.fail >= p.liveness.failureThreshold() {
 			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed liveness probe, will be restarted", c.name))
 			return
 		}
 	}
-	if due(c.readiness.next, t) {
-		c.readiness.record(s.answer(c, "Readiness", c.b.readiness, elapsed), t)
+	if due(p.readiness.next, t) {
+		p.readiness.record(s.answer(c, "Readiness", c.b.readiness, elapsed), t)
 		switch {
-		case !c.ready && c.readiness.succ >= c.readiness.successThreshold():
+		case !c.ready && p.readiness.succ >= p.readiness.successThreshold():
 			c.ready = true
-		case c.ready && c.readiness.fail >= c.readiness.failureThreshold():
+		case c.ready && p.readiness.fail >= p.readiness.failureThreshold():
 			c.ready = false
 		}
 	}
@@ -494,7 +521,7 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 		s.note(false, c, "Killing", "%s", msg)
 	}
 	c.ready, c.exitAt, c.stopAt = false, time.Time{}, time.Time{}
-	c.readiness.next, c.liveness.next, c.startup.next = time.Time{}, time.Time{}, time.Time{}
+	c.probes.disarm()
 	if s.terminating || s.terminal() || !s.restarts(c, code) {
 		return
 	}

@@ -100,7 +100,7 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 		c := &s.conds[i]
 		st.Conditions = append(st.Conditions, api.PodCondition{
 			Type:               t,
-			Status:             c.status,
+			Status:             c.status(),
 			LastTransitionTime: apiTime(c.since),
 			Reason:             c.reason,
 			Message:            c.message,
@@ -113,10 +113,19 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 // only when its status changes.
 func (s *podState) setCond(i condIndex, status api.ConditionStatus, reason, msg string, now time.Time) {
 	c := &s.conds[i]
-	if c.status != status { // "" before the first
-		*c = cond{since: now}
+	isTrue := status == api.ConditionTrue
+	if !c.set || c.isTrue != isTrue {
+		*c = cond{since: now, set: true, isTrue: isTrue}
 	}
-	c.status, c.reason, c.message = status, reason, msg
+	c.reason, c.message = reason, msg
+}
+
+// status is c's status as the API has it.
+func (c *cond) status() api.ConditionStatus {
+	if c.isTrue {
+		return api.ConditionTrue
+	}
+	return api.ConditionFalse
 }
 
 // unreadyGates explains the first readiness gate whose condition is not

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -134,4 +135,67 @@ func TestServeHTTP(t *testing.T) {
 			t.Fatalf("unknown pod: %d", code)
 		}
 	})
+}
+
+// The history is bounded in bytes as well as in count: beyond
+// ExplainBytes the oldest attempts go, and the latest always stays.
+func TestExplainBytesBounded(t *testing.T) {
+	// attempt schedules pods a, b, c (4 nodes, so that each attempt has
+	// buffers) and returns the history's bytes after the first and at the
+	// end.
+	attempt := func(t *testing.T, opts Options) (*cluster, int, int) {
+		c := newCluster(t, opts)
+		for _, n := range []string{"n1", "n2", "n3", "n4"} {
+			c.addNode(mkNode(n, "4", "4Gi", 110))
+		}
+		c.start()
+		var first int
+		for i, n := range []string{"a", "b", "c"} {
+			c.addPod(mkPod(n, "", ""))
+			c.settle(time.Millisecond)
+			c.s.mu.Lock()
+			if i == 0 {
+				first = c.s.historyBytes
+			}
+			last := c.s.historyBytes
+			c.s.mu.Unlock()
+			if i == 2 {
+				return c, first, last
+			}
+		}
+		panic("unreachable")
+	}
+	var one int
+	synctest.Test(t, func(t *testing.T) {
+		c, first, last := attempt(t, Options{ExplainBytes: -1})
+		if first <= decisionOverhead || last != 3*first {
+			t.Fatalf("unbounded history: %d bytes after one attempt, %d after three", first, last)
+		}
+		for _, n := range []string{"a", "b", "c"} {
+			if _, ok := c.s.Explain("default/" + n); !ok {
+				t.Fatalf("%s dropped without a byte bound", n)
+			}
+		}
+		one = first
+	})
+	for _, tc := range []struct {
+		bound int
+		kept  []string
+	}{
+		{bound: 2*one + one/2, kept: []string{"b", "c"}},
+		{bound: 1, kept: []string{"c"}},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			c, _, last := attempt(t, Options{ExplainBytes: tc.bound})
+			if want := len(tc.kept) * one; last != want {
+				t.Errorf("bound %d: history holds %d bytes, want %d", tc.bound, last, want)
+			}
+			for _, n := range []string{"a", "b", "c"} {
+				_, ok := c.s.Explain("default/" + n)
+				if want := slices.Contains(tc.kept, n); ok != want {
+					t.Errorf("bound %d: Explain(%s) kept %v, want %v", tc.bound, n, ok, want)
+				}
+			}
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unique"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -68,6 +69,16 @@ func SpreadGroup(pod *api.Pod) string {
 	return pod.Namespace + "/" + ref.Kind + "/" + string(ref.UID)
 }
 
+// sharedGroup returns the one copy of spread group g the process keeps
+// while it is in use (unique.Make), so that the thousands of pods of a
+// ReplicaSet share their group's name rather than hold a copy each.
+func sharedGroup(g string) string {
+	if g == "" {
+		return ""
+	}
+	return unique.Make(g).Value()
+}
+
 // NewPodInfo precomputes what the scheduler reads of pod.
 func NewPodInfo(pod *api.Pod) *PodInfo {
 	all := api.PodRequests(pod)
@@ -75,7 +86,7 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 		Pod:      pod,
 		Key:      api.Key(pod),
 		Requests: ResourcesFromList(all),
-		Owner:    SpreadGroup(pod),
+		Owner:    sharedGroup(SpreadGroup(pod)),
 		affinity: newPodAffinity(pod),
 		Scalars:  scalarsFrom(all),
 	}

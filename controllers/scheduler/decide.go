@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -258,6 +259,23 @@ type decision struct {
 	// volumes is what VolumeBinding's PreBind writes for the chosen
 	// node; nil when the pod has no claim of delayed binding.
 	volumes *volumePlan
+	// bytes is decisionBytes(d) when the scheduler recorded d.
+	bytes int
+}
+
+// DefaultExplainBytes is the default of Options.ExplainBytes.
+const DefaultExplainBytes = 1 << 20
+
+// decisionOverhead is what a kept decision costs besides its buffers and
+// message: the struct, its history element and its Explain map entry.
+const decisionOverhead = int(unsafe.Sizeof(decision{})) + 48 + 64
+
+// decisionBytes is what d costs the history (Options.ExplainBytes): its
+// buffers by capacity (a recycled buffer may be larger than needed), its
+// message, its victims' pointers and decisionOverhead. The node names and
+// reason lists it shares are not counted.
+func decisionBytes(d *decision) int {
+	return decisionOverhead + 4*cap(d.verdict) + cap(d.scores) + len(d.message) + 8*len(d.victims)
 }
 
 // feasibleBit marks the verdict of a feasible node; unresolvableBit

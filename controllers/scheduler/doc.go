@@ -539,14 +539,17 @@
 // Unschedulable lists the pods whose last attempt found no node, and
 // ServeHTTP renders both as plain text for a debug server; Explain
 // returns the last attempt of a pod among the
-// Options.ExplainHistory (1,024) most recently attempted pods. An attempt
+// Options.ExplainHistory (1,024) most recently attempted pods whose
+// attempts fit in Options.ExplainBytes (1 MiB; the latest attempt is
+// always kept). An attempt
 // is kept compact — a 4-byte verdict per node it evaluated (an attempt
 // that found a node keeps the window of nodes it evaluated, the rest
 // being Skipped; an unschedulable one every node) and a byte per score
 // of a feasible node, node names shared with the cache — at most about
 // 45 KB at 5,000 nodes, about 6 KB for a scheduled pod under the
 // adaptive percentage, and is expanded into an Explanation only when
-// asked for.
+// asked for. The byte bound keeps the history from growing with the
+// cluster: 1,024 attempts at 5,000 nodes would hold 6 MB or more.
 // The condition is written by a goroutine of its own per attempt, so that
 // a slow store does not hold up scheduling.
 //

@@ -159,6 +159,16 @@ type Options struct {
 	// recently attempted first; each costs O(nodes) memory. Default 1024;
 	// negative keeps none.
 	ExplainHistory int
+	// ExplainBytes bounds the memory of the attempts Explain keeps, as
+	// well as ExplainHistory bounds their number: past it the oldest are
+	// dropped, the latest attempt being always kept. An attempt counts
+	// its per-node verdicts (4 bytes per node it evaluated), its scores
+	// (a byte per feasible node and scorer), its message and a fixed
+	// overhead (see decisionBytes): about 6 KB for a pod scheduled among
+	// 5,000 nodes, 20 KB for an unschedulable one. Default 1 MiB, which
+	// at 5,000 nodes keeps about 170 scheduled pods' attempts, and all
+	// 1,024 up to about 50 nodes; negative: no byte bound.
+	ExplainBytes int
 	// Recorder, if set, receives the scheduler's events about pods:
 	// Scheduled and FailedScheduling, as kube-scheduler records them
 	// (see the package doc, "Events"). Default: none.
@@ -202,6 +212,9 @@ func (o Options) validate() (Options, error) {
 	}
 	if o.ExplainHistory == 0 {
 		o.ExplainHistory = 1024
+	}
+	if o.ExplainBytes == 0 {
+		o.ExplainBytes = DefaultExplainBytes
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -254,9 +267,12 @@ type Scheduler struct {
 	rng        *rand.Rand // guarded by mu
 	explain    map[string]*list.Element
 	history    *list.List // of *decision, most recent first; with explain, guarded by mu
-	scorers    []scorer
-	scratch    scratch // Decide's buffers; guarded by mu
-	next       int     // the node index the next attempt starts at; guarded by mu
+	// historyBytes is the sum of the decisionBytes of history; guarded
+	// by mu.
+	historyBytes int
+	scorers      []scorer
+	scratch      scratch // Decide's buffers; guarded by mu
+	next         int     // the node index the next attempt starts at; guarded by mu
 	// nominated are the pending pods nominated to each node; guarded
 	// by mu.
 	nominated map[string][]*PodInfo
@@ -596,20 +612,31 @@ func (s *Scheduler) backoff(n int) time.Duration {
 	return min(d, s.opts.MaxBackoff)
 }
 
-// recordLocked stores d as the last attempt of its pod.
+// recordLocked stores d as the last attempt of its pod, and drops the
+// oldest attempts beyond ExplainHistory or ExplainBytes (never d).
 func (s *Scheduler) recordLocked(d *decision) {
 	if s.opts.ExplainHistory < 0 {
 		return
 	}
 	if el, ok := s.explain[d.pod]; ok {
-		s.scratch.recycle(s.history.Remove(el).(*decision))
+		s.forgetLocked(s.history.Remove(el).(*decision))
 	}
+	d.bytes = decisionBytes(d)
+	s.historyBytes += d.bytes
 	s.explain[d.pod] = s.history.PushFront(d)
-	for s.history.Len() > s.opts.ExplainHistory {
+	for s.history.Len() > s.opts.ExplainHistory ||
+		s.opts.ExplainBytes > 0 && s.historyBytes > s.opts.ExplainBytes && s.history.Len() > 1 {
 		old := s.history.Remove(s.history.Back()).(*decision)
 		delete(s.explain, old.pod)
-		s.scratch.recycle(old)
+		s.forgetLocked(old)
 	}
+}
+
+// forgetLocked accounts for d, removed from the history, and recycles its
+// buffers.
+func (s *Scheduler) forgetLocked(d *decision) {
+	s.historyBytes -= d.bytes
+	s.scratch.recycle(d)
 }
 
 // scheduleOne is one scheduling cycle: decide under the lock (so no event
