@@ -28,7 +28,11 @@ status=0
 # than failing with "no space left on device"; it costs rebuilding the
 # dependencies modules share, so it happens only when room is short.
 cache=$(go env GOCACHE)
-free_mb() { df -Pm "$cache" 2>/dev/null | awk 'NR==2 {print $4}'; }
+# A fresh machine has no build cache yet: create it, so that df can
+# measure the disk it is on (and a df that still fails reports nothing
+# rather than stopping the run).
+mkdir -p "$cache"
+free_mb() { { df -Pm "$cache" 2>/dev/null || true; } | awk 'NR==2 {print $4}'; }
 roomy() {
   local free; free=$(free_mb)
   echo "=== disk: ${free:-?} MB free for the build cache ($cache)"
