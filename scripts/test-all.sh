@@ -2,9 +2,8 @@
 # Runs every test of every module in this repository with the race detector
 # and in a shuffled order: the core module and each nested module (etcd/,
 # bench/, ...), after checking that each module's go.mod and go.sum are tidy.
-# Then every benchmark of the module runs once (-benchtime 1x) at a small
-# size (-short, and each benchmark's small default), so that none of them
-# rots: a benchmark that fails fails the run.
+# Every benchmark of every module runs once (-benchtime 1x) at a small
+# size, so that none of them rots: a benchmark that fails fails the run.
 #
 # The shuffle seed is printed first; CTRLKIT_SHUFFLE=SEED replays an order.
 # Extra arguments are passed to every `go test` (for example -count=1).
@@ -70,12 +69,25 @@ for mod in $(find . -name go.mod -not -path '*/testdata/*' | sort); do
   # runs under -race in the kube module's tests against ctrlkit's API.
   race=-race
   [ "$dir" = ./realkube ] && race=
-  (cd "$dir" && tidy "$dir" && go vet $race ./... && go test $race -shuffle="$seed" -timeout 25m "$@" ./...) || status=1
-  # Every benchmark once, small, only in the packages that have
+  # Every benchmark runs once (-benchtime 1x) at a small size, so that
+  # none of them rots: a benchmark that fails fails the run. In the
+  # nested modules they run in the same `go test` as the tests, so the
+  # test binaries are built once (a second, race-free build of etcd, the
+  # CEL libraries or client-go costs minutes on a cold cache): they are
+  # small there by default, and the bench module's shrink themselves
+  # under the race detector.
+  bench=(-bench . -benchtime 1x)
+  [ "$dir" = . ] && bench=()
+  (cd "$dir" && tidy "$dir" && go vet $race ./... &&
+    go test $race -shuffle="$seed" -timeout 25m "${bench[@]}" "$@" ./...) || status=1
+  [ "$dir" = . ] || continue
+  # The core module's benchmarks run apart, without the race detector
+  # (under it the scheduler's and the scale benchmarks take many minutes,
+  # and the tests above ran the same code under it) and with -short,
+  # which shrinks the scheduler's shapes; only in the packages that have
   # benchmarks (a run of the others would link their test binaries for
-  # nothing), without the race detector: under it the scheduler's and the
-  # scale benchmarks take many minutes, and the tests above ran the same
-  # code under it.
+  # nothing). The core module's dependencies are few: its race-free
+  # build is short.
   echo "=== benchmarks of module $dir, once each (at ${SECONDS}s)"
   (cd "$dir" && pkgs=$(benchpkgs) && { [ -z "$pkgs" ] ||
     go test -run '^$' -bench . -benchtime 1x -short -timeout 10m $pkgs; }) || status=1
