@@ -169,7 +169,9 @@ func spreadScorePod(r *rand.Rand, k int) *api.Pod {
 // pods were placed) and random subsets of feasible nodes against
 // refSpreadScores: walking the nodes (no cache) and reading the cache's
 // zone ids and per-group zone counts, with one scratch reused across the
-// attempts.
+// attempts (a constraint's state must not leak into the next attempt's:
+// a hostname constraint once made the same index of a later pod's
+// constraints score per node, whatever its key).
 func TestSpreadScoreMatchesReference(t *testing.T) {
 	varied := 0
 	for seed := range uint64(40) {

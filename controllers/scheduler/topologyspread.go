@@ -398,7 +398,8 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 		if sd.kind[i] == domainHost {
 			continue
 		}
-		sd.counts[i] = slices.Grow(sd.counts[i][:0], sd.size(pc, i))[:sd.size(pc, i)]
+		size := sd.size(pc, i)
+		sd.counts[i] = slices.Grow(sd.counts[i][:0], size)[:size]
 		for d := range sd.counts[i] {
 			sd.counts[i][d] = -1
 		}
@@ -465,8 +466,9 @@ const (
 	// domainHost: the hostname key, whose domain is the node itself
 	// (only whether the node carries the label is resolved).
 	domainHost
-	// domainZone: the zone key over a cache's nodes, the cache's id of
-	// the value (NodeInfo.zoneLabel).
+	// domainZone: the zone key over the nodes of pc.cache (as every
+	// attempt with a cache has them), the cache's id of the value
+	// (NodeInfo.zoneLabel).
 	domainZone
 )
 
