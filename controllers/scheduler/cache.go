@@ -162,6 +162,12 @@ type NodeInfo struct {
 	labels        map[string]string // Node.Labels
 	ports         []HostPort        // the pods' host ports, one entry per pod port
 	taintReasons  [][]string        // per taints entry, the TaintToleration reason
+	// zoneLabel is the cache's id (see Cache.zoneLabels) of the node's
+	// topology.kubernetes.io/zone value; ^id of "" when it has none.
+	// hostLabel: the node carries kubernetes.io/hostname. Both spare
+	// PodTopologySpread's score a label lookup per node.
+	zoneLabel int32
+	hostLabel bool
 	// scalarAlloc and scalarRequested are the node's allocatable and
 	// its pods' requests of scalar resources; nil when none.
 	scalarAlloc, scalarRequested map[api.ResourceName]int64
@@ -205,6 +211,7 @@ func (n *NodeInfo) setNode(node *api.Node, intern map[string][]string) {
 	n.scalarAlloc = scalarAdd(nil, scalarsFrom(node.Status.Allocatable), 1)
 	n.taints = node.Spec.Taints
 	n.labels = node.Labels
+	_, n.hostLabel = node.Labels[api.LabelHostname]
 	n.images = imageNames(node)
 	n.taintReasons = make([][]string, len(node.Spec.Taints))
 	for i, t := range node.Spec.Taints {
@@ -296,6 +303,11 @@ type Cache struct {
 	names   []string    // the names of list, shared by the attempts made on it
 	zones   map[string]int32
 	claims  map[string]int // claim key → bound and assumed pods using it
+	// zoneLabels interns the values of the topology.kubernetes.io/zone
+	// label the nodes have carried ("" standing for none), and
+	// zoneLabelNames are those values by id (NodeInfo.zoneLabel).
+	zoneLabels     map[string]int32
+	zoneLabelNames []string
 	// taintReasons are the nodes' TaintToleration reason lists by
 	// reason, shared between nodes (see NodeInfo.setNode).
 	taintReasons map[string][]string
@@ -352,7 +364,7 @@ func (c *Cache) addNodeGroupZones(n *NodeInfo, sign int64) {
 // NewCache returns an empty cache whose assumptions expire ttl after
 // their binding finished.
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), claims: make(map[string]int), taintReasons: make(map[string][]string), namespaces: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64), index: newPodIndex()}
+	return &Cache{ttl: ttl, nodes: make(map[string]*NodeInfo), pods: make(map[string]*podState), assumed: make(map[string]*podState), zones: make(map[string]int32), zoneLabels: make(map[string]int32), claims: make(map[string]int), taintReasons: make(map[string][]string), namespaces: make(map[string]int), images: make(map[string]*imageState), groupZones: make(map[groupZone]int64), index: newPodIndex()}
 }
 
 // SetNode adds or updates node.
@@ -390,6 +402,7 @@ func (c *Cache) SetNode(node *api.Node) {
 	if relabel {
 		c.index.indexNode(n, 1)
 	}
+	n.zoneLabel = c.zoneLabelID(node.Labels)
 	n.zoneID = -1
 	if n.Zone != "" {
 		id, ok := c.zones[n.Zone]
@@ -399,6 +412,22 @@ func (c *Cache) SetNode(node *api.Node) {
 		}
 		n.zoneID = id
 	}
+}
+
+// zoneLabelID returns the id of the zone label's value in labels,
+// interning it ("" when absent, then as ^id).
+func (c *Cache) zoneLabelID(labels map[string]string) int32 {
+	v, ok := labels[api.LabelTopologyZone]
+	id, known := c.zoneLabels[v]
+	if !known {
+		id = int32(len(c.zoneLabelNames))
+		c.zoneLabels[v] = id
+		c.zoneLabelNames = append(c.zoneLabelNames, v)
+	}
+	if !ok {
+		return ^id
+	}
+	return id
 }
 
 // RemoveNode removes the node called name. Pods still bound to it keep

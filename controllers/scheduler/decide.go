@@ -326,10 +326,10 @@ type scratch struct {
 	win   []uint32  // the verdicts of the nodes evaluated, in evaluation order
 	skip  []bool    // per scorer, its PreScore Skip
 	// PodTopologySpread's score: per feasible node whether it is
-	// ignored, per constraint its weight and its domains' counts.
+	// ignored, per constraint its weight, and the nodes' domains.
 	ignored []bool
 	weights []float64
-	domains []map[string]int64
+	spread  spreadDomains
 	// spareVerdict and spareScores are the buffers of a decision the
 	// scheduler dropped from its history (see recycle), reused by the
 	// next decision that finds a node.

@@ -355,6 +355,10 @@ func scorePodTopologySpread(*podCtx, *NodeInfo) int64 { return 0 }
 // node's raw score is the sum over its keys of count × weight + maxSkew
 // − 1, rounded; then MaxNodeScore × (max + min − score) / max (all
 // MaxNodeScore when max is 0). No constraint: every node scores 0.
+//
+// Each feasible node's domain per constraint is resolved once (see
+// spreadDomains), and the domains are counted in slices indexed by
+// domain id.
 func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 	cs := spreadConstraints(pc.info, ScheduleAnyway)
 	if len(cs) == 0 {
@@ -370,56 +374,73 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 	clear(ignored)
 	sc.ignored = ignored
 	nIgnored := 0
-	for len(sc.domains) < len(cs) {
-		sc.domains = append(sc.domains, map[string]int64{})
-	}
-	domains := sc.domains[:len(cs)]
-	for i := range cs {
-		clear(domains[i])
-		if cs[i].key == api.LabelHostname {
-			domains[i] = nil
-		}
-	}
+	sd := &sc.spread
+	sd.reset(pc, cs)
+	C := len(cs)
+	ids := slices.Grow(sd.ids[:0], len(scores)*C)[:len(scores)*C]
+	sd.ids = ids
 	for j := range scores {
 		n := fs.node(j)
-		if requireAll && !hasKeys(n, cs) {
+		row := ids[j*C : (j+1)*C : (j+1)*C]
+		missing := false
+		for i := range cs {
+			row[i], _ = sd.resolve(i, n, true)
+			missing = missing || row[i] < 0
+		}
+		if requireAll && missing {
 			ignored[j] = true
 			nIgnored++
-			continue
-		}
-		for i := range cs {
-			if domains[i] != nil {
-				domains[i][n.labels[cs[i].key]] += 0
-			}
 		}
 	}
-	weights := slices.Grow(sc.weights[:0], len(cs))[:len(cs)]
+	// The domains of the feasible nodes not ignored: count 0, the others
+	// −1 (not a domain).
+	for i := range cs {
+		if sd.kind[i] == domainHost {
+			continue
+		}
+		size := sd.size(pc, i)
+		sd.counts[i] = slices.Grow(sd.counts[i][:0], size)[:size]
+		for d := range sd.counts[i] {
+			sd.counts[i][d] = -1
+		}
+	}
+	weights := slices.Grow(sc.weights[:0], C)[:C]
 	sc.weights = weights
 	for i := range cs {
 		size := len(scores) - nIgnored
-		if domains[i] != nil {
-			size = len(domains[i])
+		if sd.kind[i] != domainHost {
+			counts := sd.counts[i]
+			size = 0
+			for j := range scores {
+				if ignored[j] {
+					continue
+				}
+				if d := domainOf(ids[j*C+i]); counts[d] < 0 {
+					counts[d] = 0
+					size++
+				}
+			}
 		}
 		weights[i] = math.Log(float64(size + 2))
 	}
-	countDomains(pc, fs, cs, domains, requireAll)
+	countDomains(pc, fs, cs, sd, requireAll)
 	lo, hi := int64(math.MaxInt64), int64(0)
 	for j := range scores {
 		if ignored[j] {
 			continue
 		}
-		n := fs.node(j)
+		row := ids[j*C : (j+1)*C : (j+1)*C]
 		var f float64
 		for i := range cs {
-			v, ok := n.labels[cs[i].key]
-			if !ok {
-				continue
+			id := row[i]
+			if id < 0 {
+				continue // the node lacks the key
 			}
 			var cnt int64
-			if domains[i] == nil {
-				cnt = cs[i].countOn(pc, n)
+			if sd.kind[i] == domainHost {
+				cnt = cs[i].countOn(pc, fs.node(j))
 			} else {
-				cnt = domains[i][v]
+				cnt = sd.counts[i][id]
 			}
 			f += float64(cnt)*weights[i] + float64(cs[i].maxSkew-1)
 		}
@@ -438,20 +459,134 @@ func normalizePodTopologySpread(pc *podCtx, fs feasibleNodes, scores []int64) {
 	}
 }
 
-// countDomains fills domains (the feasible nodes' domains per
-// constraint, nil for hostname) with the matching pods over every node
-// passing the inclusion policies. The system default zone constraint of a
-// pod that every node admits reads the cache's per-group zone counts
+// The kinds of domain of a ScheduleAnyway constraint (spreadDomains.kind).
+const (
+	// domainLabel: the value of the key's label, interned per attempt.
+	domainLabel = iota
+	// domainHost: the hostname key, whose domain is the node itself
+	// (only whether the node carries the label is resolved).
+	domainHost
+	// domainZone: the zone key over the nodes of pc.cache (as every
+	// attempt with a cache has them), the cache's id of the value
+	// (NodeInfo.zoneLabel).
+	domainZone
+)
+
+// spreadDomains is PodTopologySpread's score state of one attempt, in
+// the decider's scratch (reused, so that an attempt allocates nothing
+// per node once the buffers have grown). A node's domain for constraint
+// i is an id: the domain's index when the node carries the key, ^ the
+// index of the "" domain when it lacks it (kube counts such a node's
+// pods in the domain of the empty value but scores it without the key).
+type spreadDomains struct {
+	kind []uint8
+	keys []string
+	// intern and names are, per domainLabel constraint, the values seen
+	// by id.
+	intern []map[string]int32
+	names  [][]string
+	// counts are per constraint (not domainHost) the matching pods per
+	// domain id; −1 for a value that is no feasible node's domain.
+	counts [][]int64
+	// ids are the feasible nodes' domain ids, one row of a constraint
+	// each per node.
+	ids []int32
+}
+
+// reset prepares sd for the constraints cs of pc's attempt.
+func (sd *spreadDomains) reset(pc *podCtx, cs []spreadConstraint) {
+	C := len(cs)
+	sd.kind = slices.Grow(sd.kind[:0], C)[:C]
+	sd.keys = slices.Grow(sd.keys[:0], C)[:C]
+	for len(sd.intern) < C {
+		sd.intern = append(sd.intern, map[string]int32{})
+		sd.names = append(sd.names, nil)
+		sd.counts = append(sd.counts, nil)
+	}
+	for i := range cs {
+		sd.keys[i] = cs[i].key
+		switch {
+		case cs[i].key == api.LabelHostname:
+			sd.kind[i] = domainHost
+		case cs[i].key == api.LabelTopologyZone && pc.cache != nil:
+			sd.kind[i] = domainZone
+		default:
+			sd.kind[i] = domainLabel
+			clear(sd.intern[i])
+			sd.names[i] = sd.names[i][:0]
+		}
+	}
+}
+
+// size returns how many domain ids constraint i has.
+func (sd *spreadDomains) size(pc *podCtx, i int) int {
+	if sd.kind[i] == domainZone {
+		return len(pc.cache.zoneLabelNames)
+	}
+	return len(sd.names[i])
+}
+
+// name returns the value of constraint i's domain d.
+func (sd *spreadDomains) name(pc *podCtx, i int, d int32) string {
+	if sd.kind[i] == domainZone {
+		return pc.cache.zoneLabelNames[d]
+	}
+	return sd.names[i][d]
+}
+
+// resolve returns node n's domain id for constraint i (see
+// spreadDomains); for a domainLabel constraint a value not seen yet is
+// interned when add is set, else reported by false.
+func (sd *spreadDomains) resolve(i int, n *NodeInfo, add bool) (int32, bool) {
+	switch sd.kind[i] {
+	case domainHost:
+		if n.hostLabel {
+			return 0, true
+		}
+		return -1, true
+	case domainZone:
+		return n.zoneLabel, true
+	}
+	v, has := n.labels[sd.keys[i]]
+	id, ok := sd.intern[i][v]
+	if !ok {
+		if !add {
+			return 0, false
+		}
+		id = int32(len(sd.names[i]))
+		sd.intern[i][v] = id
+		sd.names[i] = append(sd.names[i], v)
+	}
+	if !has {
+		return ^id, true
+	}
+	return id, true
+}
+
+// domainOf returns the domain of a domain id (see spreadDomains).
+func domainOf(id int32) int32 {
+	if id < 0 {
+		return ^id
+	}
+	return id
+}
+
+// countDomains fills sd.counts (the feasible nodes' domains per
+// constraint, none for hostname) with the matching pods over every node
+// passing the inclusion policies. The system default zone constraint of
+// a pod that every node admits reads the cache's per-group zone counts
 // (pc.groupZones), O(domains); any other walks every node.
-func countDomains(pc *podCtx, fs feasibleNodes, cs []spreadConstraint, domains []map[string]int64, requireAll bool) {
+func countDomains(pc *podCtx, fs feasibleNodes, cs []spreadConstraint, sd *spreadDomains, requireAll bool) {
 	walk := false
 	for i := range cs {
-		if domains[i] == nil {
+		if sd.kind[i] == domainHost {
 			continue
 		}
 		if fromGroupZones(pc, &cs[i], requireAll) {
-			for v := range domains[i] {
-				domains[i][v] = pc.groupZones[groupZone{cs[i].owner, v}]
+			for d, k := range sd.counts[i] {
+				if k >= 0 {
+					sd.counts[i][d] = pc.groupZones[groupZone{cs[i].owner, sd.name(pc, i, int32(d))}]
+				}
 			}
 			continue
 		}
@@ -461,22 +596,43 @@ func countDomains(pc *podCtx, fs feasibleNodes, cs []spreadConstraint, domains [
 		return
 	}
 	for _, n := range fs.all {
-		if requireAll && !hasKeys(n, cs) {
+		if requireAll && !sd.hasKeys(n, cs) {
 			continue
 		}
 		for i := range cs {
-			if domains[i] == nil || !cs[i].includes(pc, n) {
+			if sd.kind[i] == domainHost || fromGroupZones(pc, &cs[i], requireAll) || !cs[i].includes(pc, n) {
 				continue
 			}
-			if fromGroupZones(pc, &cs[i], requireAll) {
-				continue // counted from the cache
+			id, ok := sd.resolve(i, n, false)
+			if !ok {
+				continue // a value no feasible node has
 			}
-			v := n.labels[cs[i].key]
-			if k, ok := domains[i][v]; ok {
-				domains[i][v] = k + cs[i].countOn(pc, n)
+			if d := domainOf(id); sd.counts[i][d] >= 0 {
+				sd.counts[i][d] += cs[i].countOn(pc, n)
 			}
 		}
 	}
+}
+
+// hasKeys reports whether n carries every constraint's topology key.
+func (sd *spreadDomains) hasKeys(n *NodeInfo, cs []spreadConstraint) bool {
+	for i := range cs {
+		switch sd.kind[i] {
+		case domainHost:
+			if !n.hostLabel {
+				return false
+			}
+		case domainZone:
+			if n.zoneLabel < 0 {
+				return false
+			}
+		default:
+			if _, ok := n.labels[cs[i].key]; !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // fromGroupZones reports whether constraint c's counts are the cache's
