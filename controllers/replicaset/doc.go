@@ -96,12 +96,7 @@
 // error; status written only on change; the events SuccessfulCreate,
 // FailedCreate, SuccessfulDelete and FailedDelete.
 //
-// Deliberately different or left out: an update of an owned pod that
-// changes none of what the sync reads of it (labels, controller
-// reference, deletion timestamp, phase, the Ready condition and its
-// transition time) does not wake the owner — a bind or a container's
-// start would make the sync walk every pod of the set to reach the
-// state it has; deletions are tracked by pod UID
+// Deliberately different or left out: deletions are tracked by pod UID
 // rather than by "namespace/name" (a pod re-created under the same name
 // cannot satisfy the old one's deletion); a pod not yet available is
 // rechecked at the exact instant it becomes available rather than

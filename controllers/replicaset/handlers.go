@@ -69,40 +69,12 @@ func (m *manager[T]) updatePod(old, cur *api.Pod) []string {
 		keys = m.controllerOf(old)
 	}
 	if curRef != nil {
-		if !refChanged && !labelsChanged && !syncedFieldsChanged(old, cur) {
-			// Binding, a container's start, a condition other than
-			// Ready: nothing the owner's sync reads of its pods
-			// changed, so the sync would reach the state it has.
-			return keys
-		}
 		return append(keys, m.controllerOf(cur)...)
 	}
 	if labelsChanged || refChanged {
 		keys = append(keys, m.matching(cur)...)
 	}
 	return keys
-}
-
-// syncedFieldsChanged reports whether an update of a pod changed, besides
-// its labels, controller reference and deletion timestamp (updatePod
-// checks those), what its owner's sync reads of it: the phase (active
-// pods count as replicas) and the Ready condition with its transition
-// time (ready and available replicas). kube-controller-manager wakes
-// the owner on every update of its pods; at 5,000 pods a set that
-// makes every sync a walk of 5,000 pods for each bind and each
-// container start, which change neither the counts nor what the sync
-// does. Which pods a scale-down deletes is ranked by fields this does
-// not compare (node, restarts), read afresh by that sync.
-func syncedFieldsChanged(old, cur *api.Pod) bool {
-	if old.Status.Phase != cur.Status.Phase {
-		return true
-	}
-	oc, _ := old.Status.GetCondition(api.PodReady)
-	cc, _ := cur.Status.GetCondition(api.PodReady)
-	if oc == nil || cc == nil {
-		return oc != cc
-	}
-	return oc.Status != cc.Status || !oc.LastTransitionTime.Equal(cc.LastTransitionTime.Time)
 }
 
 // controllerOf maps p to the owner its controller reference resolves to.
