@@ -100,6 +100,9 @@ func verify(t *testing.T, r reader, m *model) {
 			if ks, err := r.IndexKeys(name, v); err != nil || !slices.Equal(ks, want) {
 				t.Fatalf("IndexKeys(%q, %q) = %q, %v; want %q", name, v, ks, err, want)
 			}
+			if n, err := r.IndexLen(name, v); err != nil || n != len(want) {
+				t.Fatalf("IndexLen(%q, %q) = %d, %v; want %d", name, v, n, err, len(want))
+			}
 			objs, err := r.ByIndex(name, v)
 			if err != nil || len(objs) != len(want) {
 				t.Fatalf("ByIndex(%q, %q) = %d objects, %v; want %d", name, v, len(objs), err, len(want))

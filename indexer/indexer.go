@@ -604,6 +604,16 @@ func (x *Indexer[T]) ByIndex(name, value string) (out []T, err error) {
 	return out, err
 }
 
+// IndexLen returns how many objects ByIndex(name, value) would return,
+// without collecting them: a caller that needs only the size of a bucket
+// (a controller checking what it counted) reads it in time proportional
+// to the bucket's leaves, allocating nothing. An unknown index yields an
+// error wrapping ErrUnknownIndex.
+func (x *Indexer[T]) IndexLen(name, value string) (n int, err error) {
+	x.ordered(func(v *view[T]) { n, err = v.indexLen(name, value) })
+	return n, err
+}
+
 // IndexKeys returns the keys of the objects whose index name includes
 // value, in order. An unknown index yields an error wrapping
 // ErrUnknownIndex.

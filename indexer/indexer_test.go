@@ -83,6 +83,7 @@ type reader interface {
 	ListKeys() []string
 	Len() int
 	ByIndex(name, value string) ([]*obj, error)
+	IndexLen(name, value string) (int, error)
 	IndexKeys(name, value string) ([]string, error)
 	IndexValues(name string) ([]string, error)
 	Index(name string, obj *obj) ([]*obj, error)
@@ -341,6 +342,8 @@ func TestUnknownIndex(t *testing.T) {
 			require.ErrorIs(t, err, ErrUnknownIndex)
 			require.EqualError(t, err, `indexer: unknown index "nope"`)
 			_, err = r.IndexKeys("nope", "a")
+			require.ErrorIs(t, err, ErrUnknownIndex)
+			_, err = r.IndexLen("nope", "a")
 			require.ErrorIs(t, err, ErrUnknownIndex)
 			_, err = r.IndexValues("nope")
 			require.ErrorIs(t, err, ErrUnknownIndex)

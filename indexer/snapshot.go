@@ -105,6 +105,14 @@ func (v *view[T]) byIndex(name, value string) ([]T, error) {
 	return out, nil
 }
 
+func (v *view[T]) indexLen(name, value string) (int, error) {
+	ix, err := v.index(name)
+	if err != nil {
+		return 0, err
+	}
+	return ix.tree.count(value), nil
+}
+
 func (v *view[T]) indexKeys(name, value string) ([]string, error) {
 	ix, err := v.index(name)
 	if err != nil {
@@ -222,6 +230,10 @@ func (s *Snapshot[T]) Range(prefix string) iter.Seq2[string, T] { return s.v.ran
 // ByIndex returns the objects whose index name includes value, ordered
 // by key. An unknown index yields an error wrapping ErrUnknownIndex.
 func (s *Snapshot[T]) ByIndex(name, value string) ([]T, error) { return s.v.byIndex(name, value) }
+
+// IndexLen returns how many objects ByIndex(name, value) would return
+// (Indexer.IndexLen).
+func (s *Snapshot[T]) IndexLen(name, value string) (int, error) { return s.v.indexLen(name, value) }
 
 // IndexKeys returns the keys of the objects whose index name includes
 // value, in order. An unknown index yields an error wrapping

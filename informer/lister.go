@@ -43,6 +43,10 @@ func (l Lister[T]) ByIndex(name, value string) ([]T, error) { return l.idx.ByInd
 // one namespace.
 func (l Lister[T]) Range(prefix string) iter.Seq2[string, T] { return l.idx.Range(prefix) }
 
+// IndexLen returns how many objects ByIndex(name, value) would return,
+// without collecting them; an error if no index is called name.
+func (l Lister[T]) IndexLen(name, value string) (int, error) { return l.idx.IndexLen(name, value) }
+
 // IndexKeys returns the keys of the objects whose index name contains
 // value, ordered; an error if no index is called name.
 func (l Lister[T]) IndexKeys(name, value string) ([]string, error) {

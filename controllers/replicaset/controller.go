@@ -128,6 +128,7 @@ type manager[T api.Object] struct {
 	podGate   *reconcile.Consistency[string]
 	ownerGate *reconcile.Consistency[string]
 	exp       *expectations.UIDTracking
+	tally     *tally // the counts of each owner's pods, kept by the pod events
 	ctl       *reconcile.Controller[string]
 	log       *slog.Logger
 }
@@ -148,7 +149,7 @@ func newManager[T api.Object](c client.Client, f *informer.Factory, k kind[T], c
 	if err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
-	m := &manager[T]{kind: k, opts: opts, log: opts.Logger.With("controller", component)}
+	m := &manager[T]{kind: k, opts: opts, log: opts.Logger.With("controller", component), tally: newTally(k.name)}
 	if m.owners, err = informer.Shared(f, k.store.Resource(), source.ListWatcher[T](k.store), api.Key[T], informer.Options[T]{Logger: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("replicaset: %w", err)
 	}
@@ -211,13 +212,13 @@ func (m *manager[T]) sync(ctx context.Context, key string) (reconcile.Result, er
 	needsSync := !waiting && meta.DeletionTimestamp == nil
 
 	now := time.Now()
-	claimed, counts, terminating, err := m.claim(ctx, key, owner, sp, now)
+	claimed, counts, terminating, counted, err := m.claim(ctx, key, owner, sp, now, needsSync)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 
 	var manageErr error
-	if needsSync {
+	if needsSync && !counted {
 		related := func() []*api.Pod {
 			return m.relatedPods(owner, m.pods.Lister().Namespace(meta.Namespace).List(nil))
 		}
@@ -372,16 +373,49 @@ func podControllerValues(p *api.Pod) ([]string, error) {
 // terminating. The pods it returns reuse the slice the index lookup
 // allocated, so a sync allocates one slice of pods and nothing per pod
 // it keeps.
-func (m *manager[T]) claim(ctx context.Context, key string, owner T, sp spec, now time.Time) (claimed []*api.Pod, counts *statusCounter, terminating int32, err error) {
+//
+// When the owner's tally is current, no orphan can be adopted, no pod
+// is to be released, availability does not depend on time
+// (minReadySeconds 0) and — if the sync may create or delete (manage) —
+// the owner has as many claimed pods as it wants, the walk would adopt,
+// release, create and delete nothing: claim then returns the tally's
+// counts without walking the pods, claimed nil and counted true (the
+// sync has nothing to manage).
+func (m *manager[T]) claim(ctx context.Context, key string, owner T, sp spec, now time.Time, manage bool) (claimed []*api.Pod, counts *statusCounter, terminating int32, counted bool, err error) {
+	return m.claimWith(ctx, m.tally, key, owner, sp, now, manage)
+}
+
+// claimWith is claim with tally t.
+func (m *manager[T]) claimWith(ctx context.Context, t *tally, key string, owner T, sp spec, now time.Time, manage bool) (claimed []*api.Pod, counts *statusCounter, terminating int32, counted bool, err error) {
 	meta := owner.GetObjectMeta()
 	lister := m.pods.Lister()
-	owned, err := lister.ByIndex(podControllerIndex, string(meta.UID))
-	if err != nil {
-		return nil, nil, 0, err
-	}
 	orphans, err := lister.ByIndex(podControllerIndex, meta.Namespace+"/")
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, false, err
+	}
+	n, err := lister.IndexLen(podControllerIndex, string(meta.UID))
+	if err != nil {
+		return nil, nil, 0, false, err
+	}
+	tc, state := t.current(owner, sp, n)
+	if state == tallyCurrent && tc.release == 0 && sp.minReadySeconds == 0 &&
+		(!manage || int(tc.claimed) == sp.replicas) && !m.anyAdoptable(owner, sp, orphans) {
+		counts = newStatusCounter(sp, now)
+		counts.replicas, counts.fullyLabeled, counts.ready, counts.available = tc.claimed, tc.labeled, tc.ready, tc.ready
+		return nil, counts, tc.terminating, true, nil
+	}
+	var b *ownerTally
+	if state == tallyStale {
+		// Installed before the pods are read, so that no event handled
+		// meanwhile is lost (tally.begin).
+		b = t.begin(owner, sp)
+	}
+	owned, err := lister.ByIndex(podControllerIndex, string(meta.UID))
+	if err != nil {
+		return nil, nil, 0, false, err
+	}
+	if b != nil {
+		t.finish(b, owned)
 	}
 	live := func(ctx context.Context) (api.Object, error) {
 		o, _, err := m.kind.store.Get(ctx, key)
@@ -422,7 +456,23 @@ func (m *manager[T]) claim(ctx context.Context, key string, owner T, sp spec, no
 		visit(p)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, false, err
 	}
-	return claimed, counts, terminating, nil
+	return claimed, counts, terminating, false, nil
+}
+
+// anyAdoptable reports whether the walk would try to adopt one of the
+// orphans (ctrlutil.Claimer.ClaimOne's rules for a pod without a
+// controller, after the walk's own check that it is active).
+func (m *manager[T]) anyAdoptable(owner T, sp spec, orphans []*api.Pod) bool {
+	meta := owner.GetObjectMeta()
+	if meta.DeletionTimestamp != nil {
+		return false
+	}
+	for _, p := range orphans {
+		if isActive(p) && p.ControllerRef() == nil && p.Namespace == meta.Namespace && sp.selector.Matches(p.Labels) {
+			return true
+		}
+	}
+	return false
 }

@@ -35,8 +35,20 @@
 //     Unlike kube, which filters the pods in a pass per step, the sync
 //     walks them once (Claimer.ClaimOne per pod), counting the status of
 //     step 6 and the terminating pods on the way, and keeps the claimed
-//     pods in the slice the index lookup returned: a sync of a settled
-//     set allocates that slice and nothing per pod.
+//     pods in the slice the index lookup returned.
+//     A sync with nothing to adopt, release, create or delete does not
+//     walk at all: the pod events keep, per owner, each of its pods'
+//     classification and the totals (claimed, fully labeled, ready,
+//     terminating, to release), and when the tally holds as many pods as
+//     the owner's index bucket, was classified with the owner's current
+//     selector and template labels, and availability does not depend on
+//     time (minReadySeconds 0), the sync takes its counts from it — O(1)
+//     instead of O(pods) for each of the back-to-back syncs a burst of
+//     pod updates causes in a large set (3.7 µs instead of 2–2.6 ms for a
+//     settled set of 5,000: BenchmarkSyncSettled). The tally lags the
+//     cache only by the events not yet handled, each of which enqueues
+//     the owner again; a lag that changes the bucket's size makes the
+//     sync walk. kube-controller-manager walks on every sync.
 //  4. Decide (a pure function of the claimed pods and now): with fewer
 //     pods than replicas, create the difference, at most burstReplicas
 //     (500); with more, delete the difference, at most 500, choosing the

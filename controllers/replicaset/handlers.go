@@ -21,6 +21,7 @@ func (m *manager[T]) register() error {
 		Map: reconcile.ByKey(api.Key[T]),
 		Delete: func(o T) []string {
 			m.exp.Delete(api.Key(o))
+			m.tally.forget(o.GetObjectMeta().UID)
 			return []string{api.Key(o)}
 		},
 	}, opts); err != nil {
@@ -28,9 +29,21 @@ func (m *manager[T]) register() error {
 	}
 	podExp := ctrlutil.NewPodExpectations(m.exp, m.controllerKey, ctrlutil.PodExpectationsOptions{})
 	_, err := reconcile.WatchEvents(m.ctl, reconcile.Observe(m.pods, informer.Handler[*api.Pod](podExp)), reconcile.Events[*api.Pod, string]{
-		Create: m.addPod,
-		Update: m.updatePod,
-		Delete: m.controllerOf,
+		// The tally is kept before the owner is enqueued (tally).
+		Create: func(p *api.Pod) []string {
+			m.tally.observe(nil, p)
+			return m.addPod(p)
+		},
+		Update: func(old, cur *api.Pod) []string {
+			if old.ResourceVersion != cur.ResourceVersion {
+				m.tally.observe(old, cur)
+			}
+			return m.updatePod(old, cur)
+		},
+		Delete: func(p *api.Pod) []string {
+			m.tally.observe(p, nil)
+			return m.controllerOf(p)
+		},
 	}, opts)
 	return err
 }
