@@ -195,11 +195,12 @@ func processCPU() time.Duration {
 //
 // The pct dimension is Options.PercentageOfNodesToScore: 0 is kube-
 // scheduler's adaptive default (what scheduler_perf runs), 100 evaluates
-// every node for every pod. Under -short (the test command's one run of
-// every benchmark) only the first, smallest case runs.
+// every node for every pod. Under -short or the race detector (the test
+// command's one run of every benchmark) only the first, smallest case
+// runs.
 func BenchmarkSchedulingBasic(b *testing.B) {
 	cases := basicCases
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		cases = cases[:1]
 	}
 	for _, tc := range cases {
@@ -216,11 +217,12 @@ func BenchmarkSchedulingBasic(b *testing.B) {
 }
 
 // perfShape is a scheduler_perf workload's size: the performance-labelled
-// one at 5,000 nodes, and a small one for -short (CI's -benchtime=1x).
+// one at 5,000 nodes, and a small one for -short and the race detector
+// (the test command's -benchtime=1x).
 type perfShape struct{ nodes, initPods, measurePods int }
 
 func perfShapeFor(full, short perfShape) perfShape {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		return short
 	}
 	return full
@@ -331,7 +333,7 @@ func BenchmarkSchedulingPodAffinity(b *testing.B) {
 // pods/s; 1.5× is 405. -short: 400 + 100 nodes, 400 pods.
 func BenchmarkSchedulingWithNodeInclusionPolicy(b *testing.B) {
 	normal, tainted := 4000, 1000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		normal, tainted = 400, 100
 	}
 	node := func(i int) *api.Node {
