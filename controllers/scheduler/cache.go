@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 	"maps"
@@ -299,10 +300,17 @@ type Cache struct {
 	pods  map[string]*podState
 	// assumed holds the entries of pods whose Assumed is true.
 	assumed map[string]*podState
-	list    []*NodeInfo // nodes with Node != nil sorted by name; nil when stale
-	names   []string    // the names of list, shared by the attempts made on it
-	zones   map[string]int32
-	claims  map[string]int // claim key → bound and assumed pods using it
+	// expiries orders the deadlines FinishBinding set, earliest first,
+	// so that Expire and NextExpiry cost the assumptions that expire,
+	// not all of them (the scheduler calls both after every bind). An
+	// entry whose pod is no longer assumed, or whose deadline was set
+	// again, is stale: dropped when it comes to the top, and all of them
+	// when they outnumber the assumptions (compactExpiries).
+	expiries expiryHeap
+	list     []*NodeInfo // nodes with Node != nil sorted by name; nil when stale
+	names    []string    // the names of list, shared by the attempts made on it
+	zones    map[string]int32
+	claims   map[string]int // claim key → bound and assumed pods using it
 	// zoneLabels interns the values of the topology.kubernetes.io/zone
 	// label the nodes have carried ("" standing for none), and
 	// zoneLabelNames are those values by id (NodeInfo.zoneLabel).
@@ -592,7 +600,54 @@ func (c *Cache) assume(pi *PodInfo, node string) error {
 func (c *Cache) FinishBinding(key string, now time.Time) {
 	if st, ok := c.assumed[key]; ok && c.ttl > 0 {
 		st.deadline = now.Add(c.ttl)
+		heap.Push(&c.expiries, expiry{deadline: st.deadline, key: key, st: st})
+		c.compactExpiries()
 	}
+}
+
+// expiry is one deadline FinishBinding set.
+type expiry struct {
+	deadline time.Time
+	key      string
+	st       *podState
+}
+
+// expiryHeap is a min-heap of expiries by deadline (container/heap).
+type expiryHeap []expiry
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
+func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(expiry)) }
+func (h *expiryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = expiry{}
+	*h = old[:len(old)-1]
+	return e
+}
+
+// live reports whether e is the current deadline of an assumed pod.
+func (c *Cache) live(e expiry) bool {
+	st, ok := c.assumed[e.key]
+	return ok && st == e.st && st.deadline.Equal(e.deadline)
+}
+
+// compactExpiries drops the stale entries once they outnumber the
+// assumptions, so that the heap stays within twice the assumed pods.
+func (c *Cache) compactExpiries() {
+	if len(c.expiries) <= 2*len(c.assumed)+64 {
+		return
+	}
+	live := c.expiries[:0]
+	for _, e := range c.expiries {
+		if c.live(e) {
+			live = append(live, e)
+		}
+	}
+	clear(c.expiries[len(live):])
+	c.expiries = live
+	heap.Init(&c.expiries)
 }
 
 // Forget drops the assumption for key (the bind failed). A pod whose
@@ -625,12 +680,13 @@ func (c *Cache) PodNode(key string) (string, bool) {
 // returns their keys.
 func (c *Cache) Expire(now time.Time) []string {
 	var keys []string
-	for key, st := range c.assumed {
-		if !st.deadline.IsZero() && !st.deadline.After(now) {
-			keys = append(keys, key)
+	for len(c.expiries) > 0 && !c.expiries[0].deadline.After(now) {
+		if e := heap.Pop(&c.expiries).(expiry); c.live(e) {
+			keys = append(keys, e.key)
 		}
 	}
 	slices.Sort(keys)
+	keys = slices.Compact(keys)
 	for _, key := range keys {
 		c.Forget(key)
 	}
@@ -639,11 +695,11 @@ func (c *Cache) Expire(now time.Time) []string {
 
 // NextExpiry returns the earliest deadline of an assumption, if any.
 func (c *Cache) NextExpiry() (time.Time, bool) {
-	var next time.Time
-	for _, st := range c.assumed {
-		if !st.deadline.IsZero() && (next.IsZero() || st.deadline.Before(next)) {
-			next = st.deadline
+	for len(c.expiries) > 0 {
+		if e := c.expiries[0]; c.live(e) {
+			return e.deadline, true
 		}
+		heap.Pop(&c.expiries)
 	}
-	return next, !next.IsZero()
+	return time.Time{}, false
 }

@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -122,5 +124,57 @@ func TestCacheNodes(t *testing.T) {
 	}
 	if node, ok := c.PodNode("default/ghost"); !ok || node != "gone" {
 		t.Fatalf("PodNode = %q %v", node, ok)
+	}
+}
+
+// TestCacheExpiryOrder drives assumptions, FinishBinding (deadlines set
+// out of order and set again), confirmations, forgets and removals at
+// random, and checks NextExpiry and Expire against the assumptions
+// themselves: the earliest deadline, and exactly the assumed pods whose
+// deadline is not after now. It also bounds the expiry heap.
+func TestCacheExpiryOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	c := NewCache(30 * time.Second)
+	c.SetNode(mkNode("n", "1000", "1000Gi", 100000))
+	key := func(i int) string { return fmt.Sprintf("default/p%d", i) }
+	for step := range 20000 {
+		i := r.IntN(200)
+		switch r.IntN(6) {
+		case 0, 1:
+			_ = c.Assume(mkPod(fmt.Sprintf("p%d", i), "1m", ""), "n")
+		case 2:
+			c.FinishBinding(key(i), t0.Add(time.Duration(r.IntN(600))*time.Second))
+		case 3:
+			c.Forget(key(i))
+		case 4:
+			c.AddPod(bound(mkPod(fmt.Sprintf("p%d", i), "1m", ""), "n"))
+			if r.IntN(2) == 0 {
+				c.RemovePod(key(i))
+			}
+		case 5:
+			now := t0.Add(time.Duration(r.IntN(700)) * time.Second)
+			var want []string
+			for k, st := range c.assumed {
+				if !st.deadline.IsZero() && !st.deadline.After(now) {
+					want = append(want, k)
+				}
+			}
+			slices.Sort(want)
+			if got := c.Expire(now); !slices.Equal(got, want) {
+				t.Fatalf("step %d: Expire(%v) = %v, want %v", step, now, got, want)
+			}
+		}
+		var next time.Time
+		for _, st := range c.assumed {
+			if !st.deadline.IsZero() && (next.IsZero() || st.deadline.Before(next)) {
+				next = st.deadline
+			}
+		}
+		if got, ok := c.NextExpiry(); ok != !next.IsZero() || !got.Equal(next) {
+			t.Fatalf("step %d: NextExpiry = %v, %v; want %v", step, got, ok, next)
+		}
+		if len(c.expiries) > 2*len(c.assumed)+65 {
+			t.Fatalf("step %d: %d expiries for %d assumptions", step, len(c.expiries), len(c.assumed))
+		}
 	}
 }
