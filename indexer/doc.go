@@ -27,6 +27,8 @@
 //     ListKeys, All, Range, and the results of ByIndex, IndexKeys and
 //     Index. IndexValues is ordered by value and lists only values that at
 //     least one object has: a value whose last object leaves is forgotten.
+//     IndexLen is the length of ByIndex's result, counted over the
+//     index's leaves without collecting the objects.
 //   - Index funcs compute every value of the new object before anything
 //     changes. If one returns an error or panics, the write is rejected
 //     with an error wrapping ErrIndexFunc (and the func's own error) that
@@ -70,7 +72,7 @@
 // the cell and logs nothing. The logs are folded into the ordered
 // structures, sorted in one batch (a radix sort of the keys and one pass
 // over the leaves), by the first ordered read (List, ListKeys, ByIndex,
-// IndexKeys, IndexValues, Index), by Snapshot, All and Range, and by a
+// IndexLen, IndexKeys, IndexValues, Index), by Snapshot, All and Range, and by a
 // write that finds a log longer than twice the number of objects. So a
 // burst of writes costs little each, and the first ordered read after it
 // pays for ordering the burst, once: O(k log k) for k changes, with k
