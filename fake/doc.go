@@ -49,7 +49,9 @@
 // read-only, as in an informer cache.
 // Options.Share lets an update's object take the unchanged parts of the
 // version it replaces, so that the versions the history keeps hold
-// those parts once.
+// those parts once; Options.ShareCreated lets a created object take the
+// parts it has in common with objects stored before it (a pod and its
+// siblings of one template).
 //
 // # History and expiry
 //

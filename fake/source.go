@@ -130,6 +130,18 @@ type Options[T any] struct {
 	// Default (nil): nothing is shared.
 	Share func(prev, next T)
 
+	// ShareCreated, when set, is called by Create with the object about
+	// to be stored (after Copy), so that it can take, instead of its own,
+	// the parts equal to its own of objects stored before it — a pod
+	// created from the same template as the last one holds the same
+	// containers, tolerations, labels and owner references, and they are
+	// then held once for all of them. As with Share, every stored object
+	// is read-only: ShareCreated must only point next's fields at parts
+	// of objects already handed to the source (stored or about to be),
+	// never change them. It is called outside the source's lock, before
+	// the create may still fail. Default (nil): nothing is shared.
+	ShareCreated func(next T)
+
 	// Equal decides whether an Update changes nothing, comparing the
 	// stored object with the new one (given the stored one's
 	// resourceVersion first); such an update is not written and sends

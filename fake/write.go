@@ -20,6 +20,9 @@ func (s *Source[T]) Create(ctx context.Context, obj T) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := s.shareCreated(stored); err != nil {
+		return "", err
+	}
 	s.dispatchMu.Lock()
 	defer s.dispatchMu.Unlock()
 	defer s.dispatch()
@@ -167,6 +170,22 @@ func (s *Source[T]) share(key string, next T) (err error) {
 		}
 	}()
 	s.opts.Share(cur.obj, next)
+	return nil
+}
+
+// shareCreated lets next, the object a create is about to store, take
+// equal parts of objects stored before it (Options.ShareCreated),
+// turning a panic of the user's function into an error.
+func (s *Source[T]) shareCreated(next T) (err error) {
+	if s.opts.ShareCreated == nil {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("fake: create: share function panicked: %v", p)
+		}
+	}()
+	s.opts.ShareCreated(next)
 	return nil
 }
 

@@ -204,3 +204,40 @@ func TestShareOption(t *testing.T) {
 	require.ErrorContains(t, err, "share function panicked")
 	assert.Equal(t, rv, s.ResourceVersion(), "nothing written")
 }
+
+// ShareCreated is given the copy a create is about to store, never on an
+// update; what it sets is stored, and a panic of it fails the create,
+// which writes nothing.
+func TestShareCreatedOption(t *testing.T) {
+	ctx := t.Context()
+	var got []*pod
+	boom := false
+	s := newSource(t, fake.Options[*pod]{
+		Copy: func(p *pod) *pod { c := *p; return &c },
+		ShareCreated: func(next *pod) {
+			if boom {
+				panic("boom")
+			}
+			got = append(got, next)
+			next.Phase += " (shared)"
+		},
+	})
+	mine := &pod{Name: "a", Phase: "Pending"}
+	rv := must(t)(s.Create(ctx, mine))
+	require.Len(t, got, 1)
+	assert.NotSame(t, mine, got[0], "next is the copy, not the caller's object")
+	assert.Equal(t, "Pending", mine.Phase, "the caller's object is not changed")
+	stored := maps.Collect(s.Items())["a"]
+	assert.Same(t, got[0], stored, "the object given is the one stored")
+	assert.Equal(t, &pod{Name: "a", Phase: "Pending (shared)", RV: rv}, stored)
+
+	rv = must(t)(s.Update(ctx, &pod{Name: "a", Phase: "Running"}, ""))
+	assert.Len(t, got, 1, "an update does not call it")
+
+	boom = true
+	_, err := s.Create(ctx, &pod{Name: "b"})
+	require.ErrorContains(t, err, "share function panicked")
+	assert.Equal(t, rv, s.ResourceVersion(), "nothing written")
+	_, _, err = s.Get(ctx, "b")
+	require.ErrorIs(t, err, source.ErrNotFound)
+}

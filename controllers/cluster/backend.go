@@ -97,6 +97,9 @@ func memoryStorage[T api.Object](opts Options) (storage[T], error) {
 		// A past version the history keeps shares what did not change
 		// with the version that replaced it.
 		Share: shareUnchanged[T],
+		// A created object shares what it has in common with its
+		// siblings: the pods of one ReplicaSet, one template.
+		ShareCreated: new(siblings[T]).share,
 		// The store drops no-op updates itself, comparing encodings.
 		Equal: fake.NeverEqual[T],
 		// The watchers are this process's informers, slow only when

@@ -1,6 +1,11 @@
 package cluster
 
-import "reflect"
+import (
+	"reflect"
+	"sync"
+
+	"github.com/ctrlkit/ctrlkit/controllers/api"
+)
 
 // shareUnchanged is the in-memory backend's fake.Options.Share: next, the
 // copy an update is about to store, takes instead of its own the maps,
@@ -44,5 +49,65 @@ func shareFields(p, n reflect.Value, depth int) {
 				nf.Set(pf)
 			}
 		}
+	}
+}
+
+// siblingsMax bounds the families a kind's siblings remembers: past it,
+// it forgets them all and starts over. Each entry keeps one object alive
+// (deleted or not), so a kind holds at most this many objects the store
+// no longer does; a burst of creates spans far fewer families (a
+// controller creates its objects one owner after another).
+const siblingsMax = 64
+
+// siblings is the in-memory backend's fake.Options.ShareCreated: an
+// object created into a family — the objects of one controller (its
+// controller owner reference) or, without one, of one generateName in a
+// namespace — takes, as shareUnchanged does for an update, the maps,
+// slices and pointers equal to its own of the family's last created
+// object. The pods of a ReplicaSet then hold one copy of their template's
+// containers, tolerations, labels and owner references between them
+// (about a kilobyte per pod), as the versions of one pod hold one between
+// them. Objects outside any family are left as they are.
+type siblings[T api.Object] struct {
+	mu   sync.Mutex
+	last map[siblingKey]T
+}
+
+// siblingKey names a family: a controller's UID, or a namespace and a
+// generateName.
+type siblingKey struct {
+	owner                   api.UID
+	namespace, generateName string
+}
+
+// share lets next take its family's last object's equal parts, and makes
+// next the family's last object.
+func (s *siblings[T]) share(next T) {
+	m := next.GetObjectMeta()
+	var k siblingKey
+	for i := range m.OwnerReferences {
+		if r := &m.OwnerReferences[i]; r.Controller != nil && *r.Controller {
+			k.owner = r.UID
+			break
+		}
+	}
+	if k.owner == "" {
+		if m.GenerateName == "" {
+			return
+		}
+		k.namespace, k.generateName = m.Namespace, m.GenerateName
+	}
+	s.mu.Lock()
+	prev, ok := s.last[k]
+	if !ok && len(s.last) >= siblingsMax {
+		clear(s.last)
+	}
+	if s.last == nil {
+		s.last = make(map[siblingKey]T)
+	}
+	s.last[k] = next
+	s.mu.Unlock()
+	if ok {
+		shareUnchanged(prev, next)
 	}
 }

@@ -93,3 +93,70 @@ func TestShareUnchangedOnlyEqualParts(t *testing.T) {
 	var nilPod *api.Pod
 	shareUnchanged(nilPod, next) // no panic
 }
+
+// Pods created by one controller hold one copy of what they have in
+// common — their template's containers and tolerations, their labels and
+// owner references — while what differs stays their own; a pod of
+// another controller, or of none, shares nothing with them.
+func TestCreateSharesWithSiblings(t *testing.T) {
+	ctx := t.Context()
+	c, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	pod := func(name, owner string, image string) *api.Pod {
+		p := &api.Pod{
+			ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": "web"}},
+			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: image}},
+				Tolerations: []api.Toleration{{Key: "k", Operator: api.TolerationOpExists}}},
+		}
+		if owner != "" {
+			p.OwnerReferences = []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: owner, UID: api.UID("uid-" + owner), Controller: &yes}}
+		}
+		return p
+	}
+	for _, p := range []*api.Pod{pod("a1", "a", "nginx"), pod("a2", "a", "nginx"), pod("a3", "a", "redis"), pod("b1", "b", "nginx"), pod("o1", "", "nginx"), pod("o2", "", "nginx")} {
+		if _, err := c.Pods().Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := c.Pods().List(ctx, source.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*api.Pod{}
+	for _, p := range l.Items {
+		got[p.Name] = p
+	}
+	same := func(a, b any) bool { return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() }
+	a1, a2, a3, b1, o1, o2 := got["a1"], got["a2"], got["a3"], got["b1"], got["o1"], got["o2"]
+	if !same(a1.Spec.Containers, a2.Spec.Containers) || !same(a1.Spec.Tolerations, a2.Spec.Tolerations) ||
+		!same(a1.Labels, a2.Labels) || !same(a1.OwnerReferences, a2.OwnerReferences) {
+		t.Errorf("siblings of one template hold their common parts twice")
+	}
+	if same(a2.Spec.Containers, a3.Spec.Containers) || a3.Spec.Containers[0].Image != "redis" || a2.Spec.Containers[0].Image != "nginx" {
+		t.Errorf("a sibling's different containers were shared: %v %v", a2.Spec.Containers, a3.Spec.Containers)
+	}
+	if !same(a2.Spec.Tolerations, a3.Spec.Tolerations) || !same(a2.Labels, a3.Labels) {
+		t.Errorf("a sibling with other containers does not share its equal parts")
+	}
+	for _, p := range []*api.Pod{b1, o1, o2} {
+		if same(a1.Spec.Containers, p.Spec.Containers) || same(a1.Labels, p.Labels) {
+			t.Errorf("%s shares with the pods of another owner", p.Name)
+		}
+	}
+	if same(o1.Spec.Containers, o2.Spec.Containers) {
+		t.Errorf("pods of no family (no controller, no generateName) shared parts")
+	}
+	// A copy read back shares nothing, and changing it changes no sibling.
+	cp, _, err := c.Pods().Get(ctx, "default/a2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp.Labels["app"] = "changed"
+	cp.Spec.Containers[0].Image = "changed"
+	if a1.Labels["app"] != "web" || a1.Spec.Containers[0].Image != "nginx" {
+		t.Errorf("changing a copy changed a stored sibling")
+	}
+}
