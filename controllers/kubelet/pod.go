@@ -131,12 +131,13 @@ func (c *container) succeeded() bool {
 	return c.phase == terminated && c.term.ExitCode == 0
 }
 
-// cond is one pod condition the kubelet owns, with its transition time.
+// cond is one pod condition the kubelet owns: its status and transition
+// time. Its reason and message are not kept: status computes them anew
+// from the pod's state each time it reports the condition.
 type cond struct {
-	reason, message string
-	since           time.Time
-	set             bool // false before the first setCond
-	isTrue          bool // the status is True, else False (the kubelet sets no other)
+	since  time.Time
+	set    bool // false before the first setCond
+	isTrue bool // the status is True, else False (the kubelet sets no other)
 }
 
 // ownConds are the pod conditions the kubelet's status manager sets

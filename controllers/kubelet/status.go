@@ -66,34 +66,41 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 	for _, e := range s.ephemeral {
 		st.EphemeralContainerStatuses = append(st.EphemeralContainerStatuses, e.status(s))
 	}
+	// The conditions' reasons and messages, by the index of their type
+	// in ownConds.
+	var reasons, msgs [len(ownConds)]string
+	setCond := func(i condIndex, status api.ConditionStatus, reason, msg string) {
+		s.setCond(i, status, now)
+		reasons[i], msgs[i] = reason, msg
+	}
 	completed := s.phase == api.PodSucceeded
 	switch {
 	case completed:
-		s.setCond(condInitialized, api.ConditionTrue, reasonPodDone, "", now)
+		setCond(condInitialized, api.ConditionTrue, reasonPodDone, "")
 	case len(notInit) > 0:
-		s.setCond(condInitialized, api.ConditionFalse, reasonNotInit, fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(notInit, " ")), now)
+		setCond(condInitialized, api.ConditionFalse, reasonNotInit, fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(notInit, " ")))
 	default:
-		s.setCond(condInitialized, api.ConditionTrue, "", "", now)
+		setCond(condInitialized, api.ConditionTrue, "", "")
 	}
 	switch {
 	case completed:
-		s.setCond(condContainersReady, api.ConditionFalse, reasonPodDone, "", now)
-		s.setCond(condReady, api.ConditionFalse, reasonPodDone, "", now)
+		setCond(condContainersReady, api.ConditionFalse, reasonPodDone, "")
+		setCond(condReady, api.ConditionFalse, reasonPodDone, "")
 	case s.phase == api.PodFailed:
 		// pkg/kubelet/status: a Failed pod's containers are not ready,
 		// whatever they report, since they may still be terminating.
-		s.setCond(condContainersReady, api.ConditionFalse, reasonPodFailed, "", now)
-		s.setCond(condReady, api.ConditionFalse, reasonPodFailed, "", now)
+		setCond(condContainersReady, api.ConditionFalse, reasonPodFailed, "")
+		setCond(condReady, api.ConditionFalse, reasonPodFailed, "")
 	case len(notReady) > 0:
 		msg := fmt.Sprintf("containers with unready status: [%s]", strings.Join(notReady, " "))
-		s.setCond(condContainersReady, api.ConditionFalse, reasonNotReady, msg, now)
-		s.setCond(condReady, api.ConditionFalse, reasonNotReady, msg, now)
+		setCond(condContainersReady, api.ConditionFalse, reasonNotReady, msg)
+		setCond(condReady, api.ConditionFalse, reasonNotReady, msg)
 	default:
-		s.setCond(condContainersReady, api.ConditionTrue, "", "", now)
+		setCond(condContainersReady, api.ConditionTrue, "", "")
 		if msg := unreadyGates(pod); msg != "" {
-			s.setCond(condReady, api.ConditionFalse, reasonGatesReady, msg, now)
+			setCond(condReady, api.ConditionFalse, reasonGatesReady, msg)
 		} else {
-			s.setCond(condReady, api.ConditionTrue, "", "", now)
+			setCond(condReady, api.ConditionTrue, "", "")
 		}
 	}
 	for i, t := range ownConds {
@@ -102,22 +109,21 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 			Type:               t,
 			Status:             c.status(),
 			LastTransitionTime: apiTime(c.since),
-			Reason:             c.reason,
-			Message:            c.message,
+			Reason:             reasons[i],
+			Message:            msgs[i],
 		})
 	}
 	return st
 }
 
-// setCond records a kubelet-owned condition; its transition time moves
-// only when its status changes.
-func (s *podState) setCond(i condIndex, status api.ConditionStatus, reason, msg string, now time.Time) {
+// setCond records the status of a kubelet-owned condition; its
+// transition time moves only when its status changes.
+func (s *podState) setCond(i condIndex, status api.ConditionStatus, now time.Time) {
 	c := &s.conds[i]
 	isTrue := status == api.ConditionTrue
 	if !c.set || c.isTrue != isTrue {
 		*c = cond{since: now, set: true, isTrue: isTrue}
 	}
-	c.reason, c.message = reason, msg
 }
 
 // status is c's status as the API has it.
