@@ -57,10 +57,10 @@ func (e *ephemeral) status(s *podState) api.ContainerStatus {
 	case e.startedAt.IsZero():
 		cs.State.Waiting = &api.ContainerStateWaiting{Reason: reasonCreating}
 	case e.finishedAt.IsZero():
-		cs.ContainerID = (&container{name: e.name, runs: 1}).id(s)
+		cs.ContainerID = containerID(s, e.name, 1)
 		cs.State.Running = &api.ContainerStateRunning{StartedAt: apiTime(e.startedAt)}
 	default:
-		cs.ContainerID = (&container{name: e.name, runs: 1}).id(s)
+		cs.ContainerID = containerID(s, e.name, 1)
 		cs.State.Terminated = &api.ContainerStateTerminated{ExitCode: 137, Reason: "Error", ContainerID: cs.ContainerID,
 			StartedAt: apiTime(e.startedAt), FinishedAt: apiTime(e.finishedAt)}
 	}

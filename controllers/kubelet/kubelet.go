@@ -394,12 +394,12 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 // cannot change after creation, so the cached pod's is the one c was
 // admitted with), nil if pod has none of c's name.
 func containerSpec(pod *api.Pod, c *container) *api.Container {
-	specs := pod.Spec.Containers
+	specs, name := pod.Spec.Containers, c.name()
 	if c.init {
 		specs = pod.Spec.InitContainers
 	}
 	for i := range specs {
-		if specs[i].Name == c.name {
+		if specs[i].Name == name {
 			return &specs[i]
 		}
 	}

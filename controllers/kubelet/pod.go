@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+	"unique"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -91,8 +92,8 @@ func (p *probe) record(pass bool, t time.Time) {
 // runtime and the prober would, not the container's spec: what creating
 // it needs (its env) the shell reads from the pod (configError).
 type container struct {
-	name, image string
-	b           behaviour
+	// spec is what the container is and does, fixed at admission.
+	spec        unique.Handle[ctrSpec]
 	reason, msg string    // while waiting
 	startAt     time.Time // while waiting: when it starts; zero: not scheduled
 	startedAt   time.Time // while running
@@ -112,6 +113,40 @@ type container struct {
 	started     bool
 	everStarted bool // a sidecar's started once: the next init container may run
 }
+
+// ctrSpec is what a container is and does, fixed when its pod is
+// admitted: its name, image and simulated behaviour, and the field path
+// its events name. Containers alike (every replica's of a workload, on
+// every node) share one copy (unique.Make): a pod's state keeps only
+// what changes.
+type ctrSpec struct {
+	name string
+	// fieldPath is the container's in the events about it, as the
+	// kubelet's GenerateContainerRef: spec.containers{name}, or
+	// spec.initContainers{name} for an init container.
+	fieldPath string
+	image     imageInfo
+	b         behaviour
+}
+
+// newCtrSpec returns the shared ctrSpec of container name running image
+// with b.
+func newCtrSpec(name, image string, init bool, b behaviour) unique.Handle[ctrSpec] {
+	path := "spec.containers{" + name + "}"
+	if init {
+		path = "spec.initContainers{" + name + "}"
+	}
+	return unique.Make(ctrSpec{name: name, fieldPath: path, image: newImageInfo(image), b: b})
+}
+
+// name is the container's name.
+func (c *container) name() string { return c.spec.Value().name }
+
+// b is the container's simulated behaviour.
+func (c *container) b() behaviour { return c.spec.Value().b }
+
+// image is what the kubelet says of the container's image.
+func (c *container) image() imageInfo { return c.spec.Value().image }
 
 // probes are the probe workers of a container that declares a probe.
 type probes struct {
@@ -207,11 +242,12 @@ type note struct {
 // kubelet's GenerateContainerRef: the pod with fieldPath
 // spec.containers{name} (spec.initContainers{name} for an init container).
 func (s *podState) note(warning bool, c *container, reason, format string, args ...any) {
-	path := "spec.containers{" + c.name + "}"
-	if c.init {
-		path = "spec.initContainers{" + c.name + "}"
-	}
-	s.notes = append(s.notes, note{warning, path, reason, fmt.Sprintf(format, args...)})
+	s.noteMsg(warning, c, reason, fmt.Sprintf(format, args...))
+}
+
+// noteMsg is note with the message made.
+func (s *podState) noteMsg(warning bool, c *container, reason, message string) {
+	s.notes = append(s.notes, note{warning, c.spec.Value().fieldPath, reason, message})
 }
 
 // newPodState admits pod at now: it resolves each container's behaviour
@@ -242,7 +278,7 @@ func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, po
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		c := &container{name: spec.Name, image: spec.Image, init: init, sidecar: isSidecar(spec, init), b: b, reason: reasonPodInit}
+		c := &container{spec: newCtrSpec(spec.Name, spec.Image, init, b), init: init, sidecar: isSidecar(spec, init), reason: reasonPodInit}
 		if !init || c.sidecar {
 			if spec.ReadinessProbe != nil || spec.LivenessProbe != nil || spec.StartupProbe != nil {
 				c.probes = &probes{}
@@ -351,10 +387,10 @@ func (s *podState) step(t time.Time) {
 			s.kill(c, t, 0, reasonCompleted, "")
 		case due(c.exitAt, t):
 			reason := reasonCompleted
-			if c.b.exit.Code != 0 {
+			if c.b().exit.Code != 0 {
 				reason = reasonError
 			}
-			s.kill(c, t, c.b.exit.Code, reason, "")
+			s.kill(c, t, c.b().exit.Code, reason, "")
 		default:
 			s.probe(c, t)
 		}
@@ -377,7 +413,7 @@ func (s *podState) tryStart(c *container, t time.Time) {
 	if s.configError != nil {
 		if msg := s.configError(c); msg != "" {
 			c.reason, c.msg, c.startAt = reasonConfigError, msg, t.Add(configRetry)
-			s.note(false, c, "Pulled", "Container image %q already present on machine and can be accessed by the pod", c.image)
+			s.noteMsg(false, c, "Pulled", c.image().pulled)
 			s.note(true, c, "Failed", "Error: %s", msg)
 			return
 		}
@@ -416,18 +452,19 @@ func (s *podState) wakeAt() time.Time {
 func (s *podState) start(c *container, t time.Time) {
 	c.phase, c.reason, c.msg, c.startAt = running, "", "", time.Time{}
 	c.runs++
-	s.note(false, c, "Pulled", "Container image %q already present on machine and can be accessed by the pod", c.image)
-	s.note(false, c, "Created", "Container created")
-	s.note(false, c, "Started", "Container started")
-	size := c.b.imageSize
+	img, b := c.image(), c.b()
+	s.noteMsg(false, c, "Pulled", img.pulled)
+	s.noteMsg(false, c, "Created", "Container created")
+	s.noteMsg(false, c, "Started", "Container started")
+	size := b.imageSize
 	if size == 0 {
-		size = ImageSize(c.image)
+		size = img.size
 	}
-	s.pulls = append(s.pulls, imagePull{c.image, size})
+	s.pulls = append(s.pulls, imagePull{img.ref, size})
 	c.startedAt = t
 	c.exitAt = time.Time{}
-	if !c.b.exit.Never {
-		c.exitAt = t.Add(c.b.exit.After.Duration)
+	if !b.exit.Never {
+		c.exitAt = t.Add(b.exit.After.Duration)
 	}
 	c.ready, c.started = false, c.probes == nil || c.probes.startup.spec == nil
 	c.probes.disarm()
@@ -466,13 +503,13 @@ func (s *podState) probe(c *container, t time.Time) {
 	}
 	elapsed := t.Sub(c.startedAt)
 	if !c.started && due(p.startup.next, t) {
-		p.startup.record(s.answer(c, "Startup", c.b.startup, elapsed), t)
+		p.startup.record(s.answer(c, "Startup", c.b().startup, elapsed), t)
 		switch {
 		case p.startup.succ >= 1:
 			c.started, p.startup.next = true, time.Time{}
 			s.armProbes(c, t)
 		case p.startup.fail >= p.startup.failureThreshold():
-			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed startup probe, will be restarted", c.name))
+			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed startup probe, will be restarted", c.name()))
 			return
 		}
 	}
@@ -480,14 +517,14 @@ func (s *podState) probe(c *container, t time.Time) {
 		return
 	}
 	if due(p.liveness.next, t) {
-		p.liveness.record(s.answer(c, "Liveness", c.b.liveness, elapsed), t)
+		p.liveness.record(s.answer(c, "Liveness", c.b().liveness, elapsed), t)
 		if p.liveness.fail >= p.liveness.failureThreshold() {
-			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed liveness probe, will be restarted", c.name))
+			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed liveness probe, will be restarted", c.name()))
 			return
 		}
 	}
 	if due(p.readiness.next, t) {
-		p.readiness.record(s.answer(c, "Readiness", c.b.readiness, elapsed), t)
+		p.readiness.record(s.answer(c, "Readiness", c.b().readiness, elapsed), t)
 		switch {
 		case !c.ready && p.readiness.succ >= p.readiness.successThreshold():
 			c.ready = true
@@ -502,7 +539,7 @@ func (s *podState) probe(c *container, t time.Time) {
 func (s *podState) answer(c *container, kind string, o ProbeOutcome, elapsed time.Duration) bool {
 	pass := o.passes(elapsed)
 	if !pass {
-		s.note(true, c, "Unhealthy", "%s probe failed: simulated failure of container %s", kind, c.name)
+		s.note(true, c, "Unhealthy", "%s probe failed: simulated failure of container %s", kind, c.name())
 	}
 	return pass
 }
@@ -532,8 +569,8 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 	c.reason, c.msg = "", ""
 	if wait > 0 {
 		c.reason = reasonCrashLoop
-		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name, s.formatPod())
-		s.note(true, c, "BackOff", "Back-off restarting failed container %s in pod %s", c.name, s.formatPod())
+		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name(), s.formatPod())
+		s.note(true, c, "BackOff", "Back-off restarting failed container %s in pod %s", c.name(), s.formatPod())
 	} else {
 		s.tryStart(c, t)
 	}
@@ -592,14 +629,14 @@ func (s *podState) progress(t time.Time) {
 		}
 		initDone = false
 		if c.phase == waiting && c.startAt.IsZero() && c.runs == 0 {
-			c.startAt = t.Add(c.b.start)
+			c.startAt = t.Add(c.b().start)
 		}
 		break
 	}
 	if initDone {
 		for _, c := range s.app {
 			if c.phase == waiting && c.startAt.IsZero() && c.runs == 0 {
-				c.startAt, c.reason = t.Add(c.b.start), reasonCreating
+				c.startAt, c.reason = t.Add(c.b().start), reasonCreating
 			}
 		}
 	}
@@ -680,10 +717,10 @@ func (s *podState) terminate(t time.Time, grace time.Duration) {
 		case waiting:
 			c.startAt = time.Time{}
 		case running:
-			s.note(false, c, "Killing", "Stopping container %s", c.name)
+			s.note(false, c, "Killing", "Stopping container %s", c.name())
 			c.stopAt = s.graceUntil // stop-after "grace": it drains until the end
-			if !c.b.drain {
-				c.stopAt = t.Add(c.b.stop)
+			if !c.b().drain {
+				c.stopAt = t.Add(c.b().stop)
 				if c.stopAt.After(s.graceUntil) {
 					c.stopAt = time.Time{} // killed at graceUntil
 				}

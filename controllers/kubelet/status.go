@@ -50,16 +50,16 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 	var notInit, notReady []string
 	for _, c := range s.init {
 		if !c.succeeded() && !(c.sidecar && c.everStarted) {
-			notInit = append(notInit, c.name)
+			notInit = append(notInit, c.name())
 		}
 		if c.sidecar && !c.ready {
-			notReady = append(notReady, c.name) // a sidecar's readiness counts
+			notReady = append(notReady, c.name()) // a sidecar's readiness counts
 		}
 		st.InitContainerStatuses = append(st.InitContainerStatuses, c.status(s))
 	}
 	for _, c := range s.app {
 		if !c.ready {
-			notReady = append(notReady, c.name)
+			notReady = append(notReady, c.name())
 		}
 		st.ContainerStatuses = append(st.ContainerStatuses, c.status(s))
 	}
@@ -157,15 +157,16 @@ func unreadyGates(pod *api.Pod) string {
 
 // status reports container c as the kubelet does.
 func (c *container) status(s *podState) api.ContainerStatus {
+	spec := c.spec.Value()
 	cs := api.ContainerStatus{
-		Name:         c.name,
-		Image:        c.image,
-		ImageID:      imageDigestName(c.image),
+		Name:         spec.name,
+		Image:        spec.image.ref,
+		ImageID:      spec.image.id,
 		Ready:        c.ready,
 		RestartCount: c.restarts(),
 	}
 	if c.runs > 0 {
-		cs.ContainerID = c.id(s)
+		cs.ContainerID = containerID(s, spec.name, c.runs)
 	}
 	switch c.phase {
 	case waiting:
@@ -188,11 +189,12 @@ func (c *container) status(s *podState) api.ContainerStatus {
 	return cs
 }
 
-// id is the simulated runtime's id of the container's current run.
-func (c *container) id(s *podState) string {
+// containerID is the simulated runtime's id of run runs of s's
+// container name.
+func containerID(s *podState, name string, runs int32) string {
 	uid := string(s.uid)
 	if len(uid) > 8 {
 		uid = uid[:8]
 	}
-	return fmt.Sprintf("sim://%s-%s-%d", uid, c.name, c.runs)
+	return fmt.Sprintf("sim://%s-%s-%d", uid, name, runs)
 }
