@@ -63,6 +63,7 @@ type Kubelet struct {
 	deleted    map[string]bool // terminated pods whose final delete succeeded
 	static     map[string]*staticPod
 	images     imageStore // the images containers started with
+	out        syncOut    // lent to the pod being synced (podState.out)
 	nextStatus time.Time
 	lastReport time.Time // the last node status posted; zero: none since (re)start
 	nextLease  time.Time
@@ -357,14 +358,17 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 		}
 		k.states[key] = s
 	}
+	if s.out == nil {
+		s.out = &k.out // until record drains it
+	}
 	if pod.DeletionTimestamp != nil {
 		s.terminate(now, gracePeriod(pod))
 	}
 	cs := k.configSource(ctx, pod.Namespace)
-	if s.unmounted && !s.terminating && !s.terminal() && due(s.mountAt, now) {
+	if s.unmounted && !s.terminating && !s.terminal() && due(s.ext().mountAt, now) {
 		k.mountVolumes(cs, pod, s, now)
 	}
-	s.configError = func(c *container) string {
+	s.out.configError = func(c *container) string {
 		spec := containerSpec(pod, c)
 		if spec == nil {
 			return ""
@@ -372,7 +376,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 		return cs.envError(spec.Env, spec.EnvFrom)
 	}
 	s.advance(now)
-	s.configError = nil
+	s.out.configError = nil
 	s.syncEphemeral(pod, now)
 	k.record(pod, s)
 	if s.terminal() {
@@ -420,18 +424,22 @@ func (k *Kubelet) admit(pod *api.Pod, now time.Time) (*podState, error) {
 
 // record hands the events of s to the recorder, about pod, and its
 // containers' images to the node's image store.
+// It takes s.out back: a pod in its steady state holds none.
 func (k *Kubelet) record(pod *api.Pod, s *podState) {
+	out := s.out
+	if out == nil {
+		return
+	}
+	s.out = nil
+	defer func() { *out = syncOut{} }()
 	now := time.Now()
-	for _, p := range s.pulls {
+	for _, p := range out.pulls {
 		k.images.use(p, now)
 	}
-	s.pulls = nil
-	notes := s.notes
-	s.notes = nil
 	if k.opts.Recorder == nil {
 		return
 	}
-	for _, n := range notes {
+	for _, n := range out.notes {
 		typ := events.Normal
 		if n.warning {
 			typ = events.Warning

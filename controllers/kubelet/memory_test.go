@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -33,11 +34,11 @@ func TestCtrSpecShared(t *testing.T) {
 	}
 	sa.advance(at(1))
 	sb.advance(at(1))
-	if len(sa.notes) != 3 || len(sb.notes) != 3 {
-		t.Fatalf("notes %v %v", sa.notes, sb.notes)
+	if len(sa.out.notes) != 3 || len(sb.out.notes) != 3 {
+		t.Fatalf("notes %v %v", sa.out.notes, sb.out.notes)
 	}
-	for i := range sa.notes {
-		na, nb := sa.notes[i], sb.notes[i]
+	for i := range sa.out.notes {
+		na, nb := sa.out.notes[i], sb.out.notes[i]
 		if na != nb || unsafe.StringData(na.fieldPath) != unsafe.StringData(nb.fieldPath) ||
 			unsafe.StringData(na.message) != unsafe.StringData(nb.message) {
 			t.Errorf("note %d: %+v, %+v: not shared", i, na, nb)
@@ -60,5 +61,39 @@ func TestCtrSpecShared(t *testing.T) {
 	s := admit(t, init)
 	if s.init[0].spec == s.app[0].spec || s.init[0].spec.Value().fieldPath != "spec.initContainers{web}" {
 		t.Errorf("init container's spec %+v", s.init[0].spec.Value())
+	}
+}
+
+// A pod in its steady state holds no events or pulls (the shell drained
+// them, and took its lent buffer back) and no extras; a pod's extras
+// are made when it needs them, here for its termination.
+func TestSteadyStateHoldsNoScratch(t *testing.T) {
+	p := testPod(api.RestartPolicyAlways, nil)
+	s := admit(t, p)
+	if s.out != nil || s.extra != nil {
+		t.Fatalf("admitted: out %+v, extra %+v", s.out, s.extra)
+	}
+	s.advance(at(1))
+	if s.out == nil || len(s.out.notes) != 3 || len(s.out.pulls) != 1 {
+		t.Fatalf("started: out %+v", s.out)
+	}
+	k := &Kubelet{}
+	k.record(p, s)
+	if s.out != nil || len(k.images) != 1 || k.images[0].key != "nginx:latest" {
+		t.Fatalf("recorded: out %+v, images %+v", s.out, k.images)
+	}
+	if st := s.status(p, at(1)); st.Phase != api.PodRunning || !st.ContainerStatuses[0].Ready || s.extra != nil {
+		t.Fatalf("running: phase %s, ready %v, extra %+v", st.Phase, st.ContainerStatuses[0].Ready, s.extra)
+	}
+
+	// The shell lends its buffer for a sync and takes it back empty.
+	s.out = &k.out
+	s.terminate(at(2), 30*time.Second)
+	if len(k.out.notes) != 1 || k.out.notes[0].reason != "Killing" || s.extra == nil || !s.extra.graceUntil.Equal(at(32)) {
+		t.Fatalf("terminating: notes %+v, extra %+v", k.out.notes, s.extra)
+	}
+	k.record(p, s)
+	if s.out != nil || k.out.notes != nil || k.out.pulls != nil {
+		t.Fatalf("recorded: out %+v, lent %+v", s.out, k.out)
 	}
 }

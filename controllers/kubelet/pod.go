@@ -32,6 +32,7 @@ const (
 	reasonCreating   = "ContainerCreating"
 	reasonPodInit    = "PodInitializing"
 	reasonDeadline   = "DeadlineExceeded"
+	msgDeadline      = "Pod was active on the node longer than the specified deadline"
 	reasonPodDone    = "PodCompleted"
 	reasonPodFailed  = "PodFailed"
 	reasonNotInit    = "ContainersNotInitialized"
@@ -189,31 +190,24 @@ const (
 	condReady
 )
 
-// podState is what the kubelet knows of one pod it runs.
+// podState is what the kubelet knows of one pod it runs. It is kept for
+// as long as the pod runs on the node, so it holds only what a pod in
+// its steady state needs: what few pods need is in extra, what one sync
+// produces in out, what containers alike share in their ctrSpec.
 type podState struct {
 	// podName and namespace are the pod's, shared with the object;
 	// formatPod joins them for messages.
 	podName, namespace string
 	uid                api.UID
-	policy             api.RestartPolicy
 	init, app          []*container
-	ephemeral          []*ephemeral // ephemeral.go
 	admitted           time.Time
-	deadline           time.Time // activeDeadlineSeconds; zero: none
 	podIP              string
 	hostIP             string
-	phase              api.PodPhase // Succeeded and Failed are final
-	reason, msg        string
-	graceUntil         time.Time
+	phase              api.PodPhase        // Succeeded and Failed are final
 	conds              [len(ownConds)]cond // by the index of their type in ownConds
-	notes              []note              // events not yet recorded; the shell drains them
-	pulls              []imagePull         // images containers started with; the shell drains them
-	mountAt            time.Time
-	mountTries         int
-	// configError, set by the shell for the span of one sync, says why
-	// a container cannot be created now (CreateContainerConfigError), ""
-	// if it can; nil: always can.
-	configError func(c *container) string
+	extra              *podExtras          // nil: none of it
+	out                *syncOut            // nil: nothing produced since the shell drained it
+	policy             restartPolicy
 	// The flags, together at the end, where they take no padding each.
 	hostNetwork bool
 	ipReleased  bool // the shell gave podIP back; the status keeps it
@@ -221,8 +215,82 @@ type podState struct {
 	done        bool // terminating and every container has stopped
 	// unmounted: a volume needs a ConfigMap or Secret and is not set up
 	// yet; no container is created until it is (the shell retries the
-	// mount at mountAt).
+	// mount at extra.mountAt).
 	unmounted bool
+	// overdue: the pod failed for running past its active deadline.
+	overdue bool
+}
+
+// podExtras is the part of a podState that few pods need: an active
+// deadline, a termination, volumes to mount, ephemeral containers.
+type podExtras struct {
+	deadline   time.Time // activeDeadlineSeconds; zero: none
+	graceUntil time.Time // while terminating: when its containers are killed
+	mountAt    time.Time // while unmounted: the next attempt
+	mountTries int
+	ephemeral  []*ephemeral // ephemeral.go
+}
+
+// noExtras is what ext returns for a pod without extras: read only.
+var noExtras podExtras
+
+// ext returns s's extras to read.
+func (s *podState) ext() *podExtras {
+	if s.extra == nil {
+		return &noExtras
+	}
+	return s.extra
+}
+
+// extras returns s's extras to write, made on first use.
+func (s *podState) extras() *podExtras {
+	if s.extra == nil {
+		s.extra = &podExtras{}
+	}
+	return s.extra
+}
+
+// syncOut is what the core produces for the shell, which drains it
+// (Kubelet.record), and what the shell lends the core for one sync.
+type syncOut struct {
+	notes []note      // events not yet recorded
+	pulls []imagePull // images containers started with
+	// configError, set by the shell for the span of one sync, says why
+	// a container cannot be created now (CreateContainerConfigError), ""
+	// if it can; nil: always can.
+	configError func(c *container) string
+}
+
+// output returns where s's events and pulls go: the shell's buffer while
+// it syncs the pod, else one of s's own until the shell drains it.
+func (s *podState) output() *syncOut {
+	if s.out == nil {
+		s.out = &syncOut{}
+	}
+	return s.out
+}
+
+// restartPolicy is a pod's spec.restartPolicy.
+type restartPolicy uint8
+
+const (
+	policyAlways restartPolicy = iota // also the policy of a pod that sets none
+	policyOnFailure
+	policyNever
+	policyOther // one the API does not know: neither of the above
+)
+
+// policyOf returns the restartPolicy of p.
+func policyOf(p api.RestartPolicy) restartPolicy {
+	switch p {
+	case api.RestartPolicyAlways, "":
+		return policyAlways
+	case api.RestartPolicyOnFailure:
+		return policyOnFailure
+	case api.RestartPolicyNever:
+		return policyNever
+	}
+	return policyOther
 }
 
 // formatPod names the pod in messages as the kubelet's format.Pod does:
@@ -247,7 +315,8 @@ func (s *podState) note(warning bool, c *container, reason, format string, args 
 
 // noteMsg is note with the message made.
 func (s *podState) noteMsg(warning bool, c *container, reason, message string) {
-	s.notes = append(s.notes, note{warning, c.spec.Value().fieldPath, reason, message})
+	out := s.output()
+	out.notes = append(out.notes, note{warning, c.spec.Value().fieldPath, reason, message})
 }
 
 // newPodState admits pod at now: it resolves each container's behaviour
@@ -259,18 +328,15 @@ func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, po
 		podName:     pod.Name,
 		namespace:   pod.Namespace,
 		uid:         pod.UID,
-		policy:      pod.Spec.RestartPolicy,
+		policy:      policyOf(pod.Spec.RestartPolicy),
 		hostNetwork: pod.Spec.HostNetwork,
 		admitted:    now,
 		podIP:       podIP,
 		hostIP:      hostIP,
 		phase:       api.PodPending,
 	}
-	if s.policy == "" {
-		s.policy = api.RestartPolicyAlways
-	}
 	if d := pod.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
-		s.deadline = now.Add(time.Duration(*d) * time.Second)
+		s.extras().deadline = now.Add(time.Duration(*d) * time.Second)
 	}
 	var firstErr error
 	add := func(spec *api.Container, init bool) *container {
@@ -341,10 +407,10 @@ func (s *podState) next() time.Time {
 		}
 	}
 	if !s.terminal() && !s.terminating {
-		consider(s.deadline)
+		consider(s.ext().deadline)
 	}
 	if s.terminating {
-		consider(s.graceUntil)
+		consider(s.ext().graceUntil)
 	}
 	return t
 }
@@ -364,8 +430,8 @@ func due(at, t time.Time) bool { return !at.IsZero() && !at.After(t) }
 
 // step applies the events due at t.
 func (s *podState) step(t time.Time) {
-	if !s.terminating && !s.terminal() && due(s.deadline, t) {
-		s.phase, s.reason, s.msg = api.PodFailed, reasonDeadline, "Pod was active on the node longer than the specified deadline"
+	if !s.terminating && !s.terminal() && due(s.ext().deadline, t) {
+		s.phase, s.overdue = api.PodFailed, true
 		for c := range s.containers {
 			switch c.phase {
 			case running:
@@ -395,7 +461,7 @@ func (s *podState) step(t time.Time) {
 			s.probe(c, t)
 		}
 	}
-	if s.terminating && due(s.graceUntil, t) {
+	if s.terminating && due(s.ext().graceUntil, t) {
 		for c := range s.containers {
 			if c.phase == running {
 				s.kill(c, t, exitKilled, reasonError, "")
@@ -410,8 +476,8 @@ func (s *podState) step(t time.Time) {
 // event as kuberuntime's startContainer records, and is tried again
 // after configRetry.
 func (s *podState) tryStart(c *container, t time.Time) {
-	if s.configError != nil {
-		if msg := s.configError(c); msg != "" {
+	if s.out != nil && s.out.configError != nil {
+		if msg := s.out.configError(c); msg != "" {
 			c.reason, c.msg, c.startAt = reasonConfigError, msg, t.Add(configRetry)
 			s.noteMsg(false, c, "Pulled", c.image().pulled)
 			s.note(true, c, "Failed", "Error: %s", msg)
@@ -424,7 +490,7 @@ func (s *podState) tryStart(c *container, t time.Time) {
 // holdMount keeps the pod's containers from being created until mounted
 // is called: a volume of the pod is to be set up first, at t.
 func (s *podState) holdMount(t time.Time) {
-	s.unmounted, s.mountAt = true, t
+	s.unmounted, s.extras().mountAt = true, t
 	for c := range s.containers {
 		if c.phase == waiting && c.runs == 0 {
 			c.startAt = time.Time{}
@@ -434,7 +500,10 @@ func (s *podState) holdMount(t time.Time) {
 
 // mounted ends holdMount at t: the containers are scheduled.
 func (s *podState) mounted(t time.Time) {
-	s.unmounted, s.mountAt = false, time.Time{}
+	s.unmounted = false
+	if s.extra != nil {
+		s.extra.mountAt = time.Time{}
+	}
 	s.progress(t)
 }
 
@@ -442,8 +511,8 @@ func (s *podState) mounted(t time.Time) {
 // or its next mount attempt.
 func (s *podState) wakeAt() time.Time {
 	t := s.next()
-	if s.unmounted && !s.terminating && !s.terminal() && (t.IsZero() || s.mountAt.Before(t)) {
-		t = s.mountAt
+	if s.unmounted && !s.terminating && !s.terminal() && (t.IsZero() || s.ext().mountAt.Before(t)) {
+		t = s.ext().mountAt
 	}
 	return t
 }
@@ -460,7 +529,8 @@ func (s *podState) start(c *container, t time.Time) {
 	if size == 0 {
 		size = img.size
 	}
-	s.pulls = append(s.pulls, imagePull{img.ref, size})
+	out := s.output()
+	out.pulls = append(out.pulls, imagePull{img.ref, size})
 	c.startedAt = t
 	c.exitAt = time.Time{}
 	if !b.exit.Never {
@@ -584,9 +654,9 @@ func (s *podState) restarts(c *container, code int32) bool {
 	switch {
 	case c.sidecar:
 		return true
-	case s.policy == api.RestartPolicyNever:
+	case s.policy == policyNever:
 		return false
-	case c.init || s.policy == api.RestartPolicyOnFailure:
+	case c.init || s.policy == policyOnFailure:
 		return code != 0
 	}
 	return true
@@ -660,7 +730,7 @@ func (s *podState) computePhase() api.PodPhase {
 		switch {
 		case c.succeeded(), c.sidecar && c.everStarted:
 			continue
-		case c.phase == terminated && s.policy == api.RestartPolicyNever:
+		case c.phase == terminated && s.policy == policyNever:
 			return api.PodFailed
 		}
 		return api.PodPending
@@ -688,11 +758,11 @@ func (s *podState) computePhase() api.PodPhase {
 		return api.PodRunning
 	case stopped > 0:
 		switch {
-		case s.policy == api.RestartPolicyAlways:
+		case s.policy == policyAlways:
 			return api.PodRunning
 		case stopped == succeeded:
 			return api.PodSucceeded
-		case s.policy == api.RestartPolicyNever:
+		case s.policy == policyNever:
 			return api.PodFailed
 		}
 		return api.PodRunning
@@ -706,22 +776,23 @@ func (s *podState) computePhase() api.PodPhase {
 // more.
 func (s *podState) terminate(t time.Time, grace time.Duration) {
 	if s.terminating {
-		if until := t.Add(grace); until.Before(s.graceUntil) {
-			s.graceUntil = until // a second delete may shorten the grace period
+		if until := t.Add(grace); until.Before(s.extra.graceUntil) {
+			s.extra.graceUntil = until // a second delete may shorten the grace period
 		}
 		return
 	}
-	s.terminating, s.graceUntil = true, t.Add(grace)
+	x := s.extras()
+	s.terminating, x.graceUntil = true, t.Add(grace)
 	for c := range s.containers {
 		switch c.phase {
 		case waiting:
 			c.startAt = time.Time{}
 		case running:
 			s.note(false, c, "Killing", "Stopping container %s", c.name())
-			c.stopAt = s.graceUntil // stop-after "grace": it drains until the end
+			c.stopAt = x.graceUntil // stop-after "grace": it drains until the end
 			if !c.b().drain {
 				c.stopAt = t.Add(c.b().stop)
-				if c.stopAt.After(s.graceUntil) {
+				if c.stopAt.After(x.graceUntil) {
 					c.stopAt = time.Time{} // killed at graceUntil
 				}
 			}

@@ -410,8 +410,9 @@ func TestActiveDeadline(t *testing.T) {
 	p.Spec.ActiveDeadlineSeconds = new(int64(30))
 	s := admit(t, p)
 	s.advance(at(30))
-	if s.phase != api.PodFailed || s.reason != reasonDeadline || s.app[0].phase != terminated {
-		t.Fatalf("phase %s reason %s", s.phase, s.reason)
+	st := s.status(p, at(30))
+	if st.Phase != api.PodFailed || st.Reason != reasonDeadline || st.Message != "Pod was active on the node longer than the specified deadline" || s.app[0].phase != terminated {
+		t.Fatalf("phase %s reason %s message %q", st.Phase, st.Reason, st.Message)
 	}
 }
 
@@ -445,7 +446,7 @@ func TestComputePhase(t *testing.T) {
 		{"all succeeded, onfailure", api.RestartPolicyOnFailure, []*container{succeededC(), succeededC()}, api.PodSucceeded},
 		{"restarting, onfailure", api.RestartPolicyOnFailure, []*container{succeededC(), restartingC()}, api.PodRunning},
 	} {
-		s := &podState{policy: tc.policy, app: tc.app}
+		s := &podState{policy: policyOf(tc.policy), app: tc.app}
 		if got := s.computePhase(); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}

@@ -15,12 +15,13 @@ import (
 func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 	st := api.PodStatus{
 		Phase:             s.phase,
-		Reason:            s.reason,
-		Message:           s.msg,
 		NominatedNodeName: pod.Status.NominatedNodeName,
 		QOSClass:          pod.Status.QOSClass,
 		HostIP:            s.hostIP,
 		PodIP:             s.podIP,
+	}
+	if s.overdue {
+		st.Reason, st.Message = reasonDeadline, msgDeadline
 	}
 	if s.hostNetwork {
 		st.PodIP = s.hostIP
@@ -63,7 +64,7 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 		}
 		st.ContainerStatuses = append(st.ContainerStatuses, c.status(s))
 	}
-	for _, e := range s.ephemeral {
+	for _, e := range s.ext().ephemeral {
 		st.EphemeralContainerStatuses = append(st.EphemeralContainerStatuses, e.status(s))
 	}
 	// The conditions' reasons and messages, by the index of their type
