@@ -17,7 +17,7 @@ func TestCtrSpecShared(t *testing.T) {
 	b.Name, b.UID = "q", "uid-other"
 	b.Spec.Containers = []api.Container{{Name: "web", Image: "nginx"}} // equal, not the same strings
 	sa, sb := admit(t, a), admit(t, b)
-	ca, cb := sa.app[0], sb.app[0]
+	ca, cb := sa.appCtrs()[0], sb.appCtrs()[0]
 	if ca.spec != cb.spec {
 		t.Fatal("two alike containers do not share their spec")
 	}
@@ -52,15 +52,15 @@ func TestCtrSpecShared(t *testing.T) {
 		"behaviour": testPod(api.RestartPolicyAlways, map[string]string{AnnotationRunFor: "10s"}, web),
 	}
 	for what, p := range others {
-		if s := admit(t, p); s.app[0].spec == ca.spec {
+		if s := admit(t, p); s.appCtrs()[0].spec == ca.spec {
 			t.Errorf("another %s: the same spec", what)
 		}
 	}
 	init := testPod(api.RestartPolicyAlways, nil, web)
 	init.Spec.InitContainers = []api.Container{web}
 	s := admit(t, init)
-	if s.init[0].spec == s.app[0].spec || s.init[0].spec.Value().fieldPath != "spec.initContainers{web}" {
-		t.Errorf("init container's spec %+v", s.init[0].spec.Value())
+	if s.initCtrs()[0].spec == s.appCtrs()[0].spec || s.initCtrs()[0].spec.Value().fieldPath != "spec.initContainers{web}" {
+		t.Errorf("init container's spec %+v", s.initCtrs()[0].spec.Value())
 	}
 }
 

@@ -94,20 +94,21 @@ func (p *probe) record(pass bool, t time.Time) {
 // it needs (its env) the shell reads from the pod (configError).
 type container struct {
 	// spec is what the container is and does, fixed at admission.
-	spec        unique.Handle[ctrSpec]
-	reason, msg string    // while waiting
-	startAt     time.Time // while waiting: when it starts; zero: not scheduled
-	startedAt   time.Time // while running
-	exitAt      time.Time // while running: when it exits on its own; zero: never
-	stopAt      time.Time // while running: when it exits after being asked to stop
-	term        *api.ContainerStateTerminated
-	last        *api.ContainerStateTerminated
+	spec      unique.Handle[ctrSpec]
+	msg       string    // while waiting: the message of its reason
+	startAt   time.Time // while waiting: when it starts; zero: not scheduled
+	startedAt time.Time // while running
+	exitAt    time.Time // while running: when it exits on its own; zero: never
+	stopAt    time.Time // while running: when it exits after being asked to stop
+	term      *api.ContainerStateTerminated
+	last      *api.ContainerStateTerminated
 	// probes are the container's probe workers; nil when it declares
 	// none (most containers), so that those carry no idle workers.
 	probes      *probes
 	back        backOff
 	runs        int32
 	phase       ctrPhase
+	reason      waitReason // while waiting
 	init        bool
 	sidecar     bool // an init container with restartPolicy Always
 	ready       bool
@@ -149,6 +150,32 @@ func (c *container) b() behaviour { return c.spec.Value().b }
 // image is what the kubelet says of the container's image.
 func (c *container) image() imageInfo { return c.spec.Value().image }
 
+// waitReason is why a container waits, as its status says.
+type waitReason uint8
+
+const (
+	waitNone waitReason = iota
+	waitPodInit
+	waitCreating
+	waitCrashLoop
+	waitConfigError
+)
+
+// String is the reason as the container's status has it.
+func (r waitReason) String() string {
+	switch r {
+	case waitPodInit:
+		return reasonPodInit
+	case waitCreating:
+		return reasonCreating
+	case waitCrashLoop:
+		return reasonCrashLoop
+	case waitConfigError:
+		return reasonConfigError
+	}
+	return ""
+}
+
 // probes are the probe workers of a container that declares a probe.
 type probes struct {
 	readiness, liveness, startup probe
@@ -165,15 +192,6 @@ func (c *container) restarts() int32 { return max(c.runs-1, 0) }
 
 func (c *container) succeeded() bool {
 	return c.phase == terminated && c.term.ExitCode == 0
-}
-
-// cond is one pod condition the kubelet owns: its status and transition
-// time. Its reason and message are not kept: status computes them anew
-// from the pod's state each time it reports the condition.
-type cond struct {
-	since  time.Time
-	set    bool // false before the first setCond
-	isTrue bool // the status is True, else False (the kubelet sets no other)
 }
 
 // ownConds are the pod conditions the kubelet's status manager sets
@@ -199,15 +217,23 @@ type podState struct {
 	// formatPod joins them for messages.
 	podName, namespace string
 	uid                api.UID
-	init, app          []*container
-	admitted           time.Time
-	podIP              string
-	hostIP             string
-	phase              api.PodPhase        // Succeeded and Failed are final
-	conds              [len(ownConds)]cond // by the index of their type in ownConds
-	extra              *podExtras          // nil: none of it
-	out                *syncOut            // nil: nothing produced since the shell drained it
-	policy             restartPolicy
+	// ctrs are the pod's containers: its nInit init containers, then its
+	// app containers (initCtrs, appCtrs).
+	ctrs     []*container
+	nInit    uint32
+	admitted time.Time
+	podIP    string
+	hostIP   string
+	phase    api.PodPhase // Succeeded and Failed are final
+	// condSince are the transition times of the pod's own conditions,
+	// by the index of their type in ownConds (zero: not set yet), and
+	// condTrue their statuses (else False: the kubelet sets no other).
+	// Their reasons and messages are not kept: status computes them anew
+	// from the pod's state each time it reports them.
+	condSince [len(ownConds)]time.Time
+	extra     *podExtras // nil: none of it
+	out       *syncOut   // nil: nothing produced since the shell drained it
+	policy    restartPolicy
 	// The flags, together at the end, where they take no padding each.
 	hostNetwork bool
 	ipReleased  bool // the shell gave podIP back; the status keeps it
@@ -218,7 +244,8 @@ type podState struct {
 	// mount at extra.mountAt).
 	unmounted bool
 	// overdue: the pod failed for running past its active deadline.
-	overdue bool
+	overdue  bool
+	condTrue [len(ownConds)]bool
 }
 
 // podExtras is the part of a podState that few pods need: an active
@@ -344,40 +371,43 @@ func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, po
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		c := &container{spec: newCtrSpec(spec.Name, spec.Image, init, b), init: init, sidecar: isSidecar(spec, init), reason: reasonPodInit}
+		c := &container{spec: newCtrSpec(spec.Name, spec.Image, init, b), init: init, sidecar: isSidecar(spec, init), reason: waitPodInit}
 		if !init || c.sidecar {
 			if spec.ReadinessProbe != nil || spec.LivenessProbe != nil || spec.StartupProbe != nil {
 				c.probes = &probes{}
 				c.probes.readiness.spec, c.probes.liveness.spec, c.probes.startup.spec = spec.ReadinessProbe, spec.LivenessProbe, spec.StartupProbe
 			}
 			if len(pod.Spec.InitContainers) == 0 {
-				c.reason = reasonCreating
+				c.reason = waitCreating
 			}
 		}
 		return c
 	}
+	s.ctrs = make([]*container, 0, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
 	for i := range pod.Spec.InitContainers {
-		s.init = append(s.init, add(&pod.Spec.InitContainers[i], true))
+		s.ctrs = append(s.ctrs, add(&pod.Spec.InitContainers[i], true))
 	}
+	s.nInit = uint32(len(s.ctrs))
 	for i := range pod.Spec.Containers {
-		s.app = append(s.app, add(&pod.Spec.Containers[i], false))
+		s.ctrs = append(s.ctrs, add(&pod.Spec.Containers[i], false))
 	}
 	s.progress(now)
 	return s, firstErr
 }
 
 func (s *podState) containers(yield func(*container) bool) {
-	for _, c := range s.init {
-		if !yield(c) {
-			return
-		}
-	}
-	for _, c := range s.app {
+	for _, c := range s.ctrs {
 		if !yield(c) {
 			return
 		}
 	}
 }
+
+// initCtrs are the pod's init containers, in order.
+func (s *podState) initCtrs() []*container { return s.ctrs[:s.nInit] }
+
+// appCtrs are the pod's app containers, in order.
+func (s *podState) appCtrs() []*container { return s.ctrs[s.nInit:] }
 
 func (s *podState) terminal() bool { return s.phase == api.PodSucceeded || s.phase == api.PodFailed }
 
@@ -478,7 +508,7 @@ func (s *podState) step(t time.Time) {
 func (s *podState) tryStart(c *container, t time.Time) {
 	if s.out != nil && s.out.configError != nil {
 		if msg := s.out.configError(c); msg != "" {
-			c.reason, c.msg, c.startAt = reasonConfigError, msg, t.Add(configRetry)
+			c.reason, c.msg, c.startAt = waitConfigError, msg, t.Add(configRetry)
 			s.noteMsg(false, c, "Pulled", c.image().pulled)
 			s.note(true, c, "Failed", "Error: %s", msg)
 			return
@@ -519,7 +549,7 @@ func (s *podState) wakeAt() time.Time {
 
 // start runs container c at t.
 func (s *podState) start(c *container, t time.Time) {
-	c.phase, c.reason, c.msg, c.startAt = running, "", "", time.Time{}
+	c.phase, c.reason, c.msg, c.startAt = running, waitNone, "", time.Time{}
 	c.runs++
 	img, b := c.image(), c.b()
 	s.noteMsg(false, c, "Pulled", img.pulled)
@@ -636,9 +666,9 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 	wait := c.back.delay(t)
 	c.last, c.term = c.term, nil
 	c.phase, c.startAt = waiting, t.Add(wait)
-	c.reason, c.msg = "", ""
+	c.reason, c.msg = waitNone, ""
 	if wait > 0 {
-		c.reason = reasonCrashLoop
+		c.reason = waitCrashLoop
 		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name(), s.formatPod())
 		s.note(true, c, "BackOff", "Back-off restarting failed container %s in pod %s", c.name(), s.formatPod())
 	} else {
@@ -678,7 +708,7 @@ func (s *podState) progress(t time.Time) {
 		s.done = true
 		if !s.terminal() {
 			s.phase = api.PodSucceeded
-			for _, c := range s.app {
+			for _, c := range s.appCtrs() {
 				if !c.succeeded() {
 					s.phase = api.PodFailed
 				}
@@ -693,7 +723,7 @@ func (s *podState) progress(t time.Time) {
 		return // nothing is created before the volumes are set up
 	}
 	initDone := true
-	for _, c := range s.init {
+	for _, c := range s.initCtrs() {
 		if c.succeeded() || c.sidecar && c.everStarted {
 			continue
 		}
@@ -704,15 +734,15 @@ func (s *podState) progress(t time.Time) {
 		break
 	}
 	if initDone {
-		for _, c := range s.app {
+		for _, c := range s.appCtrs() {
 			if c.phase == waiting && c.startAt.IsZero() && c.runs == 0 {
-				c.startAt, c.reason = t.Add(c.b().start), reasonCreating
+				c.startAt, c.reason = t.Add(c.b().start), waitCreating
 			}
 		}
 	}
 	s.phase = s.computePhase()
 	if s.terminal() { // the app containers are done: the sidecars are stopped
-		for _, c := range s.init {
+		for _, c := range s.initCtrs() {
 			switch {
 			case c.phase == running:
 				s.kill(c, t, 0, reasonCompleted, "")
@@ -726,7 +756,7 @@ func (s *podState) progress(t time.Time) {
 // computePhase is the kubelet's getPhase (pkg/kubelet/kubelet_pods.go)
 // over the simulated containers.
 func (s *podState) computePhase() api.PodPhase {
-	for _, c := range s.init {
+	for _, c := range s.initCtrs() {
 		switch {
 		case c.succeeded(), c.sidecar && c.everStarted:
 			continue
@@ -736,7 +766,7 @@ func (s *podState) computePhase() api.PodPhase {
 		return api.PodPending
 	}
 	var run, wait, stopped, succeeded int
-	for _, c := range s.app {
+	for _, c := range s.appCtrs() {
 		switch {
 		case c.phase == running:
 			run++

@@ -49,7 +49,7 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 		}
 	}
 	var notInit, notReady []string
-	for _, c := range s.init {
+	for _, c := range s.initCtrs() {
 		if !c.succeeded() && !(c.sidecar && c.everStarted) {
 			notInit = append(notInit, c.name())
 		}
@@ -58,7 +58,7 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 		}
 		st.InitContainerStatuses = append(st.InitContainerStatuses, c.status(s))
 	}
-	for _, c := range s.app {
+	for _, c := range s.appCtrs() {
 		if !c.ready {
 			notReady = append(notReady, c.name())
 		}
@@ -105,11 +105,14 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 		}
 	}
 	for i, t := range ownConds {
-		c := &s.conds[i]
+		status := api.ConditionFalse
+		if s.condTrue[i] {
+			status = api.ConditionTrue
+		}
 		st.Conditions = append(st.Conditions, api.PodCondition{
 			Type:               t,
-			Status:             c.status(),
-			LastTransitionTime: apiTime(c.since),
+			Status:             status,
+			LastTransitionTime: apiTime(s.condSince[i]),
 			Reason:             reasons[i],
 			Message:            msgs[i],
 		})
@@ -120,19 +123,10 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 // setCond records the status of a kubelet-owned condition; its
 // transition time moves only when its status changes.
 func (s *podState) setCond(i condIndex, status api.ConditionStatus, now time.Time) {
-	c := &s.conds[i]
 	isTrue := status == api.ConditionTrue
-	if !c.set || c.isTrue != isTrue {
-		*c = cond{since: now, set: true, isTrue: isTrue}
+	if s.condSince[i].IsZero() || s.condTrue[i] != isTrue {
+		s.condSince[i], s.condTrue[i] = now, isTrue
 	}
-}
-
-// status is c's status as the API has it.
-func (c *cond) status() api.ConditionStatus {
-	if c.isTrue {
-		return api.ConditionTrue
-	}
-	return api.ConditionFalse
 }
 
 // unreadyGates explains the first readiness gate whose condition is not
@@ -171,7 +165,7 @@ func (c *container) status(s *podState) api.ContainerStatus {
 	}
 	switch c.phase {
 	case waiting:
-		cs.State.Waiting = &api.ContainerStateWaiting{Reason: c.reason, Message: c.msg}
+		cs.State.Waiting = &api.ContainerStateWaiting{Reason: c.reason.String(), Message: c.msg}
 	case running:
 		cs.State.Running = &api.ContainerStateRunning{StartedAt: apiTime(c.startedAt)}
 	case terminated:
