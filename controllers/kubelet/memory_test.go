@@ -32,6 +32,10 @@ func TestCtrSpecShared(t *testing.T) {
 	if ida != spec.image.id || unsafe.StringData(ida) != unsafe.StringData(idb) {
 		t.Errorf("imageIDs %q %q: not one shared string", ida, idb)
 	}
+	ma, mb := sta.Conditions[len(sta.Conditions)-1].Message, stb.Conditions[len(stb.Conditions)-1].Message
+	if ma != "containers with unready status: [web]" || unsafe.StringData(ma) != unsafe.StringData(mb) {
+		t.Errorf("Ready messages %q %q: not one shared string", ma, mb)
+	}
 	sa.advance(at(1))
 	sb.advance(at(1))
 	if len(sa.out.notes) != 3 || len(sb.out.notes) != 3 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unique"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -79,7 +80,7 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 	case completed:
 		setCond(condInitialized, api.ConditionTrue, reasonPodDone, "")
 	case len(notInit) > 0:
-		setCond(condInitialized, api.ConditionFalse, reasonNotInit, fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(notInit, " ")))
+		setCond(condInitialized, api.ConditionFalse, reasonNotInit, containersMsg("containers with incomplete status: [", notInit))
 	default:
 		setCond(condInitialized, api.ConditionTrue, "", "")
 	}
@@ -93,7 +94,7 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 		setCond(condContainersReady, api.ConditionFalse, reasonPodFailed, "")
 		setCond(condReady, api.ConditionFalse, reasonPodFailed, "")
 	case len(notReady) > 0:
-		msg := fmt.Sprintf("containers with unready status: [%s]", strings.Join(notReady, " "))
+		msg := containersMsg("containers with unready status: [", notReady)
 		setCond(condContainersReady, api.ConditionFalse, reasonNotReady, msg)
 		setCond(condReady, api.ConditionFalse, reasonNotReady, msg)
 	default:
@@ -127,6 +128,13 @@ func (s *podState) setCond(i condIndex, status api.ConditionStatus, now time.Tim
 	if s.condSince[i].IsZero() || s.condTrue[i] != isTrue {
 		s.condSince[i], s.condTrue[i] = now, isTrue
 	}
+}
+
+// containersMsg is a condition's message naming containers: prefix,
+// their names, "]". Pods alike have alike messages, which the stored
+// statuses share (unique.Make) rather than hold one each.
+func containersMsg(prefix string, names []string) string {
+	return unique.Make(prefix + strings.Join(names, " ") + "]").Value()
 }
 
 // unreadyGates explains the first readiness gate whose condition is not
