@@ -59,7 +59,7 @@ type Kubelet struct {
 	bootID     string
 	registered bool
 	nodeUID    api.UID
-	states     map[string]*podState
+	states     podStates
 	deleted    map[string]bool // terminated pods whose final delete succeeded
 	static     map[string]*staticPod
 	images     imageStore // the images containers started with
@@ -129,7 +129,6 @@ func New(c client.Client, opts Options) (*Kubelet, error) {
 		ips:       ips,
 		rng:       rand.New(rand.NewPCG(opts.Seed, 0x6b75626c)),
 		machineID: fmt.Sprintf("%032x", fnvHash(opts.NodeName)),
-		states:    map[string]*podState{},
 		deleted:   map[string]bool{},
 		static:    map[string]*staticPod{},
 		images:    imageStore{},
@@ -280,9 +279,9 @@ func (k *Kubelet) tick(ctx context.Context, now time.Time, dirty map[string]stru
 		}
 		k.nextStatic = now.Add(k.opts.FileCheckFrequency)
 	}
-	for key, s := range k.states {
+	for _, s := range k.states {
 		if due(s.wakeAt(), now) {
-			dirty[key] = struct{}{}
+			dirty[api.NamespacedKey(s.namespace, s.podName)] = struct{}{}
 		}
 	}
 	// In key order, so that pods admitted together get their addresses
@@ -328,11 +327,11 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 	if _, static := k.static[key]; static || ok && isMirror(pod) {
 		return k.syncStatic(ctx, key, now)
 	}
-	s := k.states[key]
+	s := k.states.get(key)
 	if !ok || (s != nil && s.uid != pod.UID) {
 		if s != nil { // gone from the API (or replaced): its containers are gone too
 			k.releaseIP(s)
-			delete(k.states, key)
+			k.states.remove(s)
 			delete(k.deleted, key)
 			s = nil
 		}
@@ -356,7 +355,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 		if hasConfigVolumes(pod) {
 			s.holdMount(now)
 		}
-		k.states[key] = s
+		k.states.add(s)
 	}
 	if s.out == nil {
 		s.out = &k.out // until record drains it
