@@ -270,9 +270,11 @@ func (k *Kubelet) mountVolumes(cs *configSource, pod *api.Pod, s *podState, now 
 		s.mounted(now)
 		return
 	}
+	out := s.output()
 	for _, m := range errs {
-		s.notes = append(s.notes, note{warning: true, reason: "FailedMount", message: m})
+		out.notes = append(out.notes, note{warning: true, reason: "FailedMount", message: m})
 	}
-	s.mountTries++
-	s.mountAt = now.Add(mountRetry(s.mountTries))
+	x := s.extras()
+	x.mountTries++
+	x.mountAt = now.Add(mountRetry(x.mountTries))
 }

@@ -24,18 +24,22 @@ type ephemeral struct {
 // spec.ephemeralContainers{name}, as kube's GenerateContainerRef names
 // an ephemeral container.
 func (s *podState) syncEphemeral(pod *api.Pod, now time.Time) {
-	for _, ec := range pod.Spec.EphemeralContainers[min(len(s.ephemeral), len(pod.Spec.EphemeralContainers)):] {
-		s.ephemeral = append(s.ephemeral, &ephemeral{name: ec.Name, image: ec.Image})
+	if len(pod.Spec.EphemeralContainers) > len(s.ext().ephemeral) {
+		x := s.extras()
+		for _, ec := range pod.Spec.EphemeralContainers[len(x.ephemeral):] {
+			x.ephemeral = append(x.ephemeral, &ephemeral{name: ec.Name, image: ec.Image})
+		}
 	}
 	stopped := s.terminating || s.terminal()
-	for _, e := range s.ephemeral {
+	for _, e := range s.ext().ephemeral {
 		switch {
 		case e.startedAt.IsZero() && !stopped && s.phase == api.PodRunning:
 			e.startedAt = now
 			s.noteEphemeral(e, "Pulled", fmt.Sprintf("Container image %q already present on machine and can be accessed by the pod", e.image))
 			s.noteEphemeral(e, "Created", "Container created")
 			s.noteEphemeral(e, "Started", "Container started")
-			s.pulls = append(s.pulls, imagePull{e.image, ImageSize(e.image)})
+			out := s.output()
+			out.pulls = append(out.pulls, imagePull{e.image, ImageSize(e.image)})
 		case !e.startedAt.IsZero() && e.finishedAt.IsZero() && stopped:
 			e.finishedAt = now
 			s.noteEphemeral(e, "Killing", "Stopping container "+e.name)
@@ -45,7 +49,8 @@ func (s *podState) syncEphemeral(pod *api.Pod, now time.Time) {
 
 // noteEphemeral records a Normal event about ephemeral container e.
 func (s *podState) noteEphemeral(e *ephemeral, reason, message string) {
-	s.notes = append(s.notes, note{fieldPath: "spec.ephemeralContainers{" + e.name + "}", reason: reason, message: message})
+	out := s.output()
+	out.notes = append(out.notes, note{fieldPath: "spec.ephemeralContainers{" + e.name + "}", reason: reason, message: message})
 }
 
 // status is the ephemeral container's status, as the kubelet reports
@@ -57,10 +62,10 @@ func (e *ephemeral) status(s *podState) api.ContainerStatus {
 	case e.startedAt.IsZero():
 		cs.State.Waiting = &api.ContainerStateWaiting{Reason: reasonCreating}
 	case e.finishedAt.IsZero():
-		cs.ContainerID = (&container{name: e.name, runs: 1}).id(s)
+		cs.ContainerID = containerID(s, e.name, 1)
 		cs.State.Running = &api.ContainerStateRunning{StartedAt: apiTime(e.startedAt)}
 	default:
-		cs.ContainerID = (&container{name: e.name, runs: 1}).id(s)
+		cs.ContainerID = containerID(s, e.name, 1)
 		cs.State.Terminated = &api.ContainerStateTerminated{ExitCode: 137, Reason: "Error", ContainerID: cs.ContainerID,
 			StartedAt: apiTime(e.startedAt), FinishedAt: apiTime(e.finishedAt)}
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"hash/fnv"
 	"slices"
 	"strings"
@@ -61,6 +62,24 @@ func imageDigestName(ref string) string {
 	n := normalizedImage(ref)
 	sum := sha256.Sum256([]byte(n))
 	return n[:strings.LastIndex(n, ":")] + "@sha256:" + hex.EncodeToString(sum[:])
+}
+
+// imageInfo is what the kubelet says of an image ref, made once for all
+// the containers of a ctrSpec.
+type imageInfo struct {
+	ref    string // as the container's spec has it
+	id     string // imageDigestName(ref): the imageID its containers report
+	pulled string // the message of the Pulled event of a container's start
+	size   int64  // ImageSize(ref)
+}
+
+func newImageInfo(ref string) imageInfo {
+	return imageInfo{
+		ref:    ref,
+		id:     imageDigestName(ref),
+		pulled: fmt.Sprintf("Container image %q already present on machine and can be accessed by the pod", ref),
+		size:   ImageSize(ref),
+	}
 }
 
 // imagePull is an image a container of a pod started with.

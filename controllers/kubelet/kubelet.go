@@ -59,10 +59,11 @@ type Kubelet struct {
 	bootID     string
 	registered bool
 	nodeUID    api.UID
-	states     map[string]*podState
+	states     podStates
 	deleted    map[string]bool // terminated pods whose final delete succeeded
 	static     map[string]*staticPod
 	images     imageStore // the images containers started with
+	out        syncOut    // lent to the pod being synced (podState.out)
 	nextStatus time.Time
 	lastReport time.Time // the last node status posted; zero: none since (re)start
 	nextLease  time.Time
@@ -128,7 +129,6 @@ func New(c client.Client, opts Options) (*Kubelet, error) {
 		ips:       ips,
 		rng:       rand.New(rand.NewPCG(opts.Seed, 0x6b75626c)),
 		machineID: fmt.Sprintf("%032x", fnvHash(opts.NodeName)),
-		states:    map[string]*podState{},
 		deleted:   map[string]bool{},
 		static:    map[string]*staticPod{},
 		images:    imageStore{},
@@ -279,9 +279,9 @@ func (k *Kubelet) tick(ctx context.Context, now time.Time, dirty map[string]stru
 		}
 		k.nextStatic = now.Add(k.opts.FileCheckFrequency)
 	}
-	for key, s := range k.states {
+	for _, s := range k.states {
 		if due(s.wakeAt(), now) {
-			dirty[key] = struct{}{}
+			dirty[api.NamespacedKey(s.namespace, s.podName)] = struct{}{}
 		}
 	}
 	// In key order, so that pods admitted together get their addresses
@@ -327,11 +327,11 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 	if _, static := k.static[key]; static || ok && isMirror(pod) {
 		return k.syncStatic(ctx, key, now)
 	}
-	s := k.states[key]
+	s := k.states.get(key)
 	if !ok || (s != nil && s.uid != pod.UID) {
 		if s != nil { // gone from the API (or replaced): its containers are gone too
 			k.releaseIP(s)
-			delete(k.states, key)
+			k.states.remove(s)
 			delete(k.deleted, key)
 			s = nil
 		}
@@ -355,16 +355,19 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 		if hasConfigVolumes(pod) {
 			s.holdMount(now)
 		}
-		k.states[key] = s
+		k.states.add(s)
+	}
+	if s.out == nil {
+		s.out = &k.out // until record drains it
 	}
 	if pod.DeletionTimestamp != nil {
 		s.terminate(now, gracePeriod(pod))
 	}
 	cs := k.configSource(ctx, pod.Namespace)
-	if s.unmounted && !s.terminating && !s.terminal() && due(s.mountAt, now) {
+	if s.unmounted && !s.terminating && !s.terminal() && due(s.ext().mountAt, now) {
 		k.mountVolumes(cs, pod, s, now)
 	}
-	s.configError = func(c *container) string {
+	s.out.configError = func(c *container) string {
 		spec := containerSpec(pod, c)
 		if spec == nil {
 			return ""
@@ -372,7 +375,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 		return cs.envError(spec.Env, spec.EnvFrom)
 	}
 	s.advance(now)
-	s.configError = nil
+	s.out.configError = nil
 	s.syncEphemeral(pod, now)
 	k.record(pod, s)
 	if s.terminal() {
@@ -394,12 +397,12 @@ func (k *Kubelet) syncPod(ctx context.Context, key string, now time.Time) error 
 // cannot change after creation, so the cached pod's is the one c was
 // admitted with), nil if pod has none of c's name.
 func containerSpec(pod *api.Pod, c *container) *api.Container {
-	specs := pod.Spec.Containers
+	specs, name := pod.Spec.Containers, c.name()
 	if c.init {
 		specs = pod.Spec.InitContainers
 	}
 	for i := range specs {
-		if specs[i].Name == c.name {
+		if specs[i].Name == name {
 			return &specs[i]
 		}
 	}
@@ -420,18 +423,22 @@ func (k *Kubelet) admit(pod *api.Pod, now time.Time) (*podState, error) {
 
 // record hands the events of s to the recorder, about pod, and its
 // containers' images to the node's image store.
+// It takes s.out back: a pod in its steady state holds none.
 func (k *Kubelet) record(pod *api.Pod, s *podState) {
+	out := s.out
+	if out == nil {
+		return
+	}
+	s.out = nil
+	defer func() { *out = syncOut{} }()
 	now := time.Now()
-	for _, p := range s.pulls {
+	for _, p := range out.pulls {
 		k.images.use(p, now)
 	}
-	s.pulls = nil
-	notes := s.notes
-	s.notes = nil
 	if k.opts.Recorder == nil {
 		return
 	}
-	for _, n := range notes {
+	for _, n := range out.notes {
 		typ := events.Normal
 		if n.warning {
 			typ = events.Warning

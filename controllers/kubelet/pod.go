@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+	"unique"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -31,6 +32,7 @@ const (
 	reasonCreating   = "ContainerCreating"
 	reasonPodInit    = "PodInitializing"
 	reasonDeadline   = "DeadlineExceeded"
+	msgDeadline      = "Pod was active on the node longer than the specified deadline"
 	reasonPodDone    = "PodCompleted"
 	reasonPodFailed  = "PodFailed"
 	reasonNotInit    = "ContainersNotInitialized"
@@ -91,26 +93,87 @@ func (p *probe) record(pass bool, t time.Time) {
 // runtime and the prober would, not the container's spec: what creating
 // it needs (its env) the shell reads from the pod (configError).
 type container struct {
-	name, image string
-	b           behaviour
-	reason, msg string    // while waiting
-	startAt     time.Time // while waiting: when it starts; zero: not scheduled
-	startedAt   time.Time // while running
-	exitAt      time.Time // while running: when it exits on its own; zero: never
-	stopAt      time.Time // while running: when it exits after being asked to stop
-	term        *api.ContainerStateTerminated
-	last        *api.ContainerStateTerminated
+	// spec is what the container is and does, fixed at admission.
+	spec      unique.Handle[ctrSpec]
+	msg       string    // while waiting: the message of its reason
+	startAt   time.Time // while waiting: when it starts; zero: not scheduled
+	startedAt time.Time // while running
+	exitAt    time.Time // while running: when it exits on its own; zero: never
+	stopAt    time.Time // while running: when it exits after being asked to stop
+	term      *api.ContainerStateTerminated
+	last      *api.ContainerStateTerminated
 	// probes are the container's probe workers; nil when it declares
 	// none (most containers), so that those carry no idle workers.
 	probes      *probes
 	back        backOff
 	runs        int32
 	phase       ctrPhase
+	reason      waitReason // while waiting
 	init        bool
 	sidecar     bool // an init container with restartPolicy Always
 	ready       bool
 	started     bool
 	everStarted bool // a sidecar's started once: the next init container may run
+}
+
+// ctrSpec is what a container is and does, fixed when its pod is
+// admitted: its name, image and simulated behaviour, and the field path
+// its events name. Containers alike (every replica's of a workload, on
+// every node) share one copy (unique.Make): a pod's state keeps only
+// what changes.
+type ctrSpec struct {
+	name string
+	// fieldPath is the container's in the events about it, as the
+	// kubelet's GenerateContainerRef: spec.containers{name}, or
+	// spec.initContainers{name} for an init container.
+	fieldPath string
+	image     imageInfo
+	b         behaviour
+}
+
+// newCtrSpec returns the shared ctrSpec of container name running image
+// with b.
+func newCtrSpec(name, image string, init bool, b behaviour) unique.Handle[ctrSpec] {
+	path := "spec.containers{" + name + "}"
+	if init {
+		path = "spec.initContainers{" + name + "}"
+	}
+	return unique.Make(ctrSpec{name: name, fieldPath: path, image: newImageInfo(image), b: b})
+}
+
+// name is the container's name.
+func (c *container) name() string { return c.spec.Value().name }
+
+// b is the container's simulated behaviour.
+func (c *container) b() behaviour { return c.spec.Value().b }
+
+// image is what the kubelet says of the container's image.
+func (c *container) image() imageInfo { return c.spec.Value().image }
+
+// waitReason is why a container waits, as its status says.
+type waitReason uint8
+
+const (
+	waitNone waitReason = iota
+	waitPodInit
+	waitCreating
+	waitCrashLoop
+	waitConfigError
+)
+
+// String is the reason as the container's status has it.
+func (r waitReason) String() string {
+	switch r {
+	case waitPodInit:
+		return reasonPodInit
+	case waitCreating:
+		return reasonCreating
+	case waitCrashLoop:
+		return reasonCrashLoop
+	case waitConfigError:
+		return reasonConfigError
+	}
+	return ""
 }
 
 // probes are the probe workers of a container that declares a probe.
@@ -131,14 +194,6 @@ func (c *container) succeeded() bool {
 	return c.phase == terminated && c.term.ExitCode == 0
 }
 
-// cond is one pod condition the kubelet owns, with its transition time.
-type cond struct {
-	reason, message string
-	since           time.Time
-	set             bool // false before the first setCond
-	isTrue          bool // the status is True, else False (the kubelet sets no other)
-}
-
 // ownConds are the pod conditions the kubelet's status manager sets
 // besides PodScheduled, in the order they are posted; a condIndex
 // indexes them.
@@ -153,31 +208,32 @@ const (
 	condReady
 )
 
-// podState is what the kubelet knows of one pod it runs.
+// podState is what the kubelet knows of one pod it runs. It is kept for
+// as long as the pod runs on the node, so it holds only what a pod in
+// its steady state needs: what few pods need is in extra, what one sync
+// produces in out, what containers alike share in their ctrSpec.
 type podState struct {
 	// podName and namespace are the pod's, shared with the object;
 	// formatPod joins them for messages.
 	podName, namespace string
 	uid                api.UID
-	policy             api.RestartPolicy
-	init, app          []*container
-	ephemeral          []*ephemeral // ephemeral.go
-	admitted           time.Time
-	deadline           time.Time // activeDeadlineSeconds; zero: none
-	podIP              string
-	hostIP             string
-	phase              api.PodPhase // Succeeded and Failed are final
-	reason, msg        string
-	graceUntil         time.Time
-	conds              [len(ownConds)]cond // by the index of their type in ownConds
-	notes              []note              // events not yet recorded; the shell drains them
-	pulls              []imagePull         // images containers started with; the shell drains them
-	mountAt            time.Time
-	mountTries         int
-	// configError, set by the shell for the span of one sync, says why
-	// a container cannot be created now (CreateContainerConfigError), ""
-	// if it can; nil: always can.
-	configError func(c *container) string
+	// ctrs are the pod's containers: its nInit init containers, then its
+	// app containers (initCtrs, appCtrs).
+	ctrs     []*container
+	nInit    uint32
+	admitted time.Time
+	podIP    string
+	hostIP   string
+	phase    api.PodPhase // Succeeded and Failed are final
+	// condSince are the transition times of the pod's own conditions,
+	// by the index of their type in ownConds (zero: not set yet), and
+	// condTrue their statuses (else False: the kubelet sets no other).
+	// Their reasons and messages are not kept: status computes them anew
+	// from the pod's state each time it reports them.
+	condSince [len(ownConds)]time.Time
+	extra     *podExtras // nil: none of it
+	out       *syncOut   // nil: nothing produced since the shell drained it
+	policy    restartPolicy
 	// The flags, together at the end, where they take no padding each.
 	hostNetwork bool
 	ipReleased  bool // the shell gave podIP back; the status keeps it
@@ -185,8 +241,83 @@ type podState struct {
 	done        bool // terminating and every container has stopped
 	// unmounted: a volume needs a ConfigMap or Secret and is not set up
 	// yet; no container is created until it is (the shell retries the
-	// mount at mountAt).
+	// mount at extra.mountAt).
 	unmounted bool
+	// overdue: the pod failed for running past its active deadline.
+	overdue  bool
+	condTrue [len(ownConds)]bool
+}
+
+// podExtras is the part of a podState that few pods need: an active
+// deadline, a termination, volumes to mount, ephemeral containers.
+type podExtras struct {
+	deadline   time.Time // activeDeadlineSeconds; zero: none
+	graceUntil time.Time // while terminating: when its containers are killed
+	mountAt    time.Time // while unmounted: the next attempt
+	mountTries int
+	ephemeral  []*ephemeral // ephemeral.go
+}
+
+// noExtras is what ext returns for a pod without extras: read only.
+var noExtras podExtras
+
+// ext returns s's extras to read.
+func (s *podState) ext() *podExtras {
+	if s.extra == nil {
+		return &noExtras
+	}
+	return s.extra
+}
+
+// extras returns s's extras to write, made on first use.
+func (s *podState) extras() *podExtras {
+	if s.extra == nil {
+		s.extra = &podExtras{}
+	}
+	return s.extra
+}
+
+// syncOut is what the core produces for the shell, which drains it
+// (Kubelet.record), and what the shell lends the core for one sync.
+type syncOut struct {
+	notes []note      // events not yet recorded
+	pulls []imagePull // images containers started with
+	// configError, set by the shell for the span of one sync, says why
+	// a container cannot be created now (CreateContainerConfigError), ""
+	// if it can; nil: always can.
+	configError func(c *container) string
+}
+
+// output returns where s's events and pulls go: the shell's buffer while
+// it syncs the pod, else one of s's own until the shell drains it.
+func (s *podState) output() *syncOut {
+	if s.out == nil {
+		s.out = &syncOut{}
+	}
+	return s.out
+}
+
+// restartPolicy is a pod's spec.restartPolicy.
+type restartPolicy uint8
+
+const (
+	policyAlways restartPolicy = iota // also the policy of a pod that sets none
+	policyOnFailure
+	policyNever
+	policyOther // one the API does not know: neither of the above
+)
+
+// policyOf returns the restartPolicy of p.
+func policyOf(p api.RestartPolicy) restartPolicy {
+	switch p {
+	case api.RestartPolicyAlways, "":
+		return policyAlways
+	case api.RestartPolicyOnFailure:
+		return policyOnFailure
+	case api.RestartPolicyNever:
+		return policyNever
+	}
+	return policyOther
 }
 
 // formatPod names the pod in messages as the kubelet's format.Pod does:
@@ -206,11 +337,13 @@ type note struct {
 // kubelet's GenerateContainerRef: the pod with fieldPath
 // spec.containers{name} (spec.initContainers{name} for an init container).
 func (s *podState) note(warning bool, c *container, reason, format string, args ...any) {
-	path := "spec.containers{" + c.name + "}"
-	if c.init {
-		path = "spec.initContainers{" + c.name + "}"
-	}
-	s.notes = append(s.notes, note{warning, path, reason, fmt.Sprintf(format, args...)})
+	s.noteMsg(warning, c, reason, fmt.Sprintf(format, args...))
+}
+
+// noteMsg is note with the message made.
+func (s *podState) noteMsg(warning bool, c *container, reason, message string) {
+	out := s.output()
+	out.notes = append(out.notes, note{warning, c.spec.Value().fieldPath, reason, message})
 }
 
 // newPodState admits pod at now: it resolves each container's behaviour
@@ -222,18 +355,15 @@ func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, po
 		podName:     pod.Name,
 		namespace:   pod.Namespace,
 		uid:         pod.UID,
-		policy:      pod.Spec.RestartPolicy,
+		policy:      policyOf(pod.Spec.RestartPolicy),
 		hostNetwork: pod.Spec.HostNetwork,
 		admitted:    now,
 		podIP:       podIP,
 		hostIP:      hostIP,
 		phase:       api.PodPending,
 	}
-	if s.policy == "" {
-		s.policy = api.RestartPolicyAlways
-	}
 	if d := pod.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
-		s.deadline = now.Add(time.Duration(*d) * time.Second)
+		s.extras().deadline = now.Add(time.Duration(*d) * time.Second)
 	}
 	var firstErr error
 	add := func(spec *api.Container, init bool) *container {
@@ -241,40 +371,43 @@ func newPodState(pod *api.Pod, now time.Time, stages []Stage, rng *rand.Rand, po
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		c := &container{name: spec.Name, image: spec.Image, init: init, sidecar: isSidecar(spec, init), b: b, reason: reasonPodInit}
+		c := &container{spec: newCtrSpec(spec.Name, spec.Image, init, b), init: init, sidecar: isSidecar(spec, init), reason: waitPodInit}
 		if !init || c.sidecar {
 			if spec.ReadinessProbe != nil || spec.LivenessProbe != nil || spec.StartupProbe != nil {
 				c.probes = &probes{}
 				c.probes.readiness.spec, c.probes.liveness.spec, c.probes.startup.spec = spec.ReadinessProbe, spec.LivenessProbe, spec.StartupProbe
 			}
 			if len(pod.Spec.InitContainers) == 0 {
-				c.reason = reasonCreating
+				c.reason = waitCreating
 			}
 		}
 		return c
 	}
+	s.ctrs = make([]*container, 0, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
 	for i := range pod.Spec.InitContainers {
-		s.init = append(s.init, add(&pod.Spec.InitContainers[i], true))
+		s.ctrs = append(s.ctrs, add(&pod.Spec.InitContainers[i], true))
 	}
+	s.nInit = uint32(len(s.ctrs))
 	for i := range pod.Spec.Containers {
-		s.app = append(s.app, add(&pod.Spec.Containers[i], false))
+		s.ctrs = append(s.ctrs, add(&pod.Spec.Containers[i], false))
 	}
 	s.progress(now)
 	return s, firstErr
 }
 
 func (s *podState) containers(yield func(*container) bool) {
-	for _, c := range s.init {
-		if !yield(c) {
-			return
-		}
-	}
-	for _, c := range s.app {
+	for _, c := range s.ctrs {
 		if !yield(c) {
 			return
 		}
 	}
 }
+
+// initCtrs are the pod's init containers, in order.
+func (s *podState) initCtrs() []*container { return s.ctrs[:s.nInit] }
+
+// appCtrs are the pod's app containers, in order.
+func (s *podState) appCtrs() []*container { return s.ctrs[s.nInit:] }
 
 func (s *podState) terminal() bool { return s.phase == api.PodSucceeded || s.phase == api.PodFailed }
 
@@ -304,10 +437,10 @@ func (s *podState) next() time.Time {
 		}
 	}
 	if !s.terminal() && !s.terminating {
-		consider(s.deadline)
+		consider(s.ext().deadline)
 	}
 	if s.terminating {
-		consider(s.graceUntil)
+		consider(s.ext().graceUntil)
 	}
 	return t
 }
@@ -327,8 +460,8 @@ func due(at, t time.Time) bool { return !at.IsZero() && !at.After(t) }
 
 // step applies the events due at t.
 func (s *podState) step(t time.Time) {
-	if !s.terminating && !s.terminal() && due(s.deadline, t) {
-		s.phase, s.reason, s.msg = api.PodFailed, reasonDeadline, "Pod was active on the node longer than the specified deadline"
+	if !s.terminating && !s.terminal() && due(s.ext().deadline, t) {
+		s.phase, s.overdue = api.PodFailed, true
 		for c := range s.containers {
 			switch c.phase {
 			case running:
@@ -350,15 +483,15 @@ func (s *podState) step(t time.Time) {
 			s.kill(c, t, 0, reasonCompleted, "")
 		case due(c.exitAt, t):
 			reason := reasonCompleted
-			if c.b.exit.Code != 0 {
+			if c.b().exit.Code != 0 {
 				reason = reasonError
 			}
-			s.kill(c, t, c.b.exit.Code, reason, "")
+			s.kill(c, t, c.b().exit.Code, reason, "")
 		default:
 			s.probe(c, t)
 		}
 	}
-	if s.terminating && due(s.graceUntil, t) {
+	if s.terminating && due(s.ext().graceUntil, t) {
 		for c := range s.containers {
 			if c.phase == running {
 				s.kill(c, t, exitKilled, reasonError, "")
@@ -373,10 +506,10 @@ func (s *podState) step(t time.Time) {
 // event as kuberuntime's startContainer records, and is tried again
 // after configRetry.
 func (s *podState) tryStart(c *container, t time.Time) {
-	if s.configError != nil {
-		if msg := s.configError(c); msg != "" {
-			c.reason, c.msg, c.startAt = reasonConfigError, msg, t.Add(configRetry)
-			s.note(false, c, "Pulled", "Container image %q already present on machine and can be accessed by the pod", c.image)
+	if s.out != nil && s.out.configError != nil {
+		if msg := s.out.configError(c); msg != "" {
+			c.reason, c.msg, c.startAt = waitConfigError, msg, t.Add(configRetry)
+			s.noteMsg(false, c, "Pulled", c.image().pulled)
 			s.note(true, c, "Failed", "Error: %s", msg)
 			return
 		}
@@ -387,7 +520,7 @@ func (s *podState) tryStart(c *container, t time.Time) {
 // holdMount keeps the pod's containers from being created until mounted
 // is called: a volume of the pod is to be set up first, at t.
 func (s *podState) holdMount(t time.Time) {
-	s.unmounted, s.mountAt = true, t
+	s.unmounted, s.extras().mountAt = true, t
 	for c := range s.containers {
 		if c.phase == waiting && c.runs == 0 {
 			c.startAt = time.Time{}
@@ -397,7 +530,10 @@ func (s *podState) holdMount(t time.Time) {
 
 // mounted ends holdMount at t: the containers are scheduled.
 func (s *podState) mounted(t time.Time) {
-	s.unmounted, s.mountAt = false, time.Time{}
+	s.unmounted = false
+	if s.extra != nil {
+		s.extra.mountAt = time.Time{}
+	}
 	s.progress(t)
 }
 
@@ -405,28 +541,30 @@ func (s *podState) mounted(t time.Time) {
 // or its next mount attempt.
 func (s *podState) wakeAt() time.Time {
 	t := s.next()
-	if s.unmounted && !s.terminating && !s.terminal() && (t.IsZero() || s.mountAt.Before(t)) {
-		t = s.mountAt
+	if s.unmounted && !s.terminating && !s.terminal() && (t.IsZero() || s.ext().mountAt.Before(t)) {
+		t = s.ext().mountAt
 	}
 	return t
 }
 
 // start runs container c at t.
 func (s *podState) start(c *container, t time.Time) {
-	c.phase, c.reason, c.msg, c.startAt = running, "", "", time.Time{}
+	c.phase, c.reason, c.msg, c.startAt = running, waitNone, "", time.Time{}
 	c.runs++
-	s.note(false, c, "Pulled", "Container image %q already present on machine and can be accessed by the pod", c.image)
-	s.note(false, c, "Created", "Container created")
-	s.note(false, c, "Started", "Container started")
-	size := c.b.imageSize
+	img, b := c.image(), c.b()
+	s.noteMsg(false, c, "Pulled", img.pulled)
+	s.noteMsg(false, c, "Created", "Container created")
+	s.noteMsg(false, c, "Started", "Container started")
+	size := b.imageSize
 	if size == 0 {
-		size = ImageSize(c.image)
+		size = img.size
 	}
-	s.pulls = append(s.pulls, imagePull{c.image, size})
+	out := s.output()
+	out.pulls = append(out.pulls, imagePull{img.ref, size})
 	c.startedAt = t
 	c.exitAt = time.Time{}
-	if !c.b.exit.Never {
-		c.exitAt = t.Add(c.b.exit.After.Duration)
+	if !b.exit.Never {
+		c.exitAt = t.Add(b.exit.After.Duration)
 	}
 	c.ready, c.started = false, c.probes == nil || c.probes.startup.spec == nil
 	c.probes.disarm()
@@ -465,13 +603,13 @@ func (s *podState) probe(c *container, t time.Time) {
 	}
 	elapsed := t.Sub(c.startedAt)
 	if !c.started && due(p.startup.next, t) {
-		p.startup.record(s.answer(c, "Startup", c.b.startup, elapsed), t)
+		p.startup.record(s.answer(c, "Startup", c.b().startup, elapsed), t)
 		switch {
 		case p.startup.succ >= 1:
 			c.started, p.startup.next = true, time.Time{}
 			s.armProbes(c, t)
 		case p.startup.fail >= p.startup.failureThreshold():
-			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed startup probe, will be restarted", c.name))
+			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed startup probe, will be restarted", c.name()))
 			return
 		}
 	}
@@ -479,14 +617,14 @@ func (s *podState) probe(c *container, t time.Time) {
 		return
 	}
 	if due(p.liveness.next, t) {
-		p.liveness.record(s.answer(c, "Liveness", c.b.liveness, elapsed), t)
+		p.liveness.record(s.answer(c, "Liveness", c.b().liveness, elapsed), t)
 		if p.liveness.fail >= p.liveness.failureThreshold() {
-			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed liveness probe, will be restarted", c.name))
+			s.kill(c, t, exitKilled, reasonError, fmt.Sprintf("Container %s failed liveness probe, will be restarted", c.name()))
 			return
 		}
 	}
 	if due(p.readiness.next, t) {
-		p.readiness.record(s.answer(c, "Readiness", c.b.readiness, elapsed), t)
+		p.readiness.record(s.answer(c, "Readiness", c.b().readiness, elapsed), t)
 		switch {
 		case !c.ready && p.readiness.succ >= p.readiness.successThreshold():
 			c.ready = true
@@ -501,7 +639,7 @@ func (s *podState) probe(c *container, t time.Time) {
 func (s *podState) answer(c *container, kind string, o ProbeOutcome, elapsed time.Duration) bool {
 	pass := o.passes(elapsed)
 	if !pass {
-		s.note(true, c, "Unhealthy", "%s probe failed: simulated failure of container %s", kind, c.name)
+		s.note(true, c, "Unhealthy", "%s probe failed: simulated failure of container %s", kind, c.name())
 	}
 	return pass
 }
@@ -528,11 +666,11 @@ func (s *podState) kill(c *container, t time.Time, code int32, reason, msg strin
 	wait := c.back.delay(t)
 	c.last, c.term = c.term, nil
 	c.phase, c.startAt = waiting, t.Add(wait)
-	c.reason, c.msg = "", ""
+	c.reason, c.msg = waitNone, ""
 	if wait > 0 {
-		c.reason = reasonCrashLoop
-		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name, s.formatPod())
-		s.note(true, c, "BackOff", "Back-off restarting failed container %s in pod %s", c.name, s.formatPod())
+		c.reason = waitCrashLoop
+		c.msg = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name(), s.formatPod())
+		s.note(true, c, "BackOff", "Back-off restarting failed container %s in pod %s", c.name(), s.formatPod())
 	} else {
 		s.tryStart(c, t)
 	}
@@ -546,9 +684,9 @@ func (s *podState) restarts(c *container, code int32) bool {
 	switch {
 	case c.sidecar:
 		return true
-	case s.policy == api.RestartPolicyNever:
+	case s.policy == policyNever:
 		return false
-	case c.init || s.policy == api.RestartPolicyOnFailure:
+	case c.init || s.policy == policyOnFailure:
 		return code != 0
 	}
 	return true
@@ -570,7 +708,7 @@ func (s *podState) progress(t time.Time) {
 		s.done = true
 		if !s.terminal() {
 			s.phase = api.PodSucceeded
-			for _, c := range s.app {
+			for _, c := range s.appCtrs() {
 				if !c.succeeded() {
 					s.phase = api.PodFailed
 				}
@@ -585,26 +723,26 @@ func (s *podState) progress(t time.Time) {
 		return // nothing is created before the volumes are set up
 	}
 	initDone := true
-	for _, c := range s.init {
+	for _, c := range s.initCtrs() {
 		if c.succeeded() || c.sidecar && c.everStarted {
 			continue
 		}
 		initDone = false
 		if c.phase == waiting && c.startAt.IsZero() && c.runs == 0 {
-			c.startAt = t.Add(c.b.start)
+			c.startAt = t.Add(c.b().start)
 		}
 		break
 	}
 	if initDone {
-		for _, c := range s.app {
+		for _, c := range s.appCtrs() {
 			if c.phase == waiting && c.startAt.IsZero() && c.runs == 0 {
-				c.startAt, c.reason = t.Add(c.b.start), reasonCreating
+				c.startAt, c.reason = t.Add(c.b().start), waitCreating
 			}
 		}
 	}
 	s.phase = s.computePhase()
 	if s.terminal() { // the app containers are done: the sidecars are stopped
-		for _, c := range s.init {
+		for _, c := range s.initCtrs() {
 			switch {
 			case c.phase == running:
 				s.kill(c, t, 0, reasonCompleted, "")
@@ -618,17 +756,17 @@ func (s *podState) progress(t time.Time) {
 // computePhase is the kubelet's getPhase (pkg/kubelet/kubelet_pods.go)
 // over the simulated containers.
 func (s *podState) computePhase() api.PodPhase {
-	for _, c := range s.init {
+	for _, c := range s.initCtrs() {
 		switch {
 		case c.succeeded(), c.sidecar && c.everStarted:
 			continue
-		case c.phase == terminated && s.policy == api.RestartPolicyNever:
+		case c.phase == terminated && s.policy == policyNever:
 			return api.PodFailed
 		}
 		return api.PodPending
 	}
 	var run, wait, stopped, succeeded int
-	for _, c := range s.app {
+	for _, c := range s.appCtrs() {
 		switch {
 		case c.phase == running:
 			run++
@@ -650,11 +788,11 @@ func (s *podState) computePhase() api.PodPhase {
 		return api.PodRunning
 	case stopped > 0:
 		switch {
-		case s.policy == api.RestartPolicyAlways:
+		case s.policy == policyAlways:
 			return api.PodRunning
 		case stopped == succeeded:
 			return api.PodSucceeded
-		case s.policy == api.RestartPolicyNever:
+		case s.policy == policyNever:
 			return api.PodFailed
 		}
 		return api.PodRunning
@@ -668,22 +806,23 @@ func (s *podState) computePhase() api.PodPhase {
 // more.
 func (s *podState) terminate(t time.Time, grace time.Duration) {
 	if s.terminating {
-		if until := t.Add(grace); until.Before(s.graceUntil) {
-			s.graceUntil = until // a second delete may shorten the grace period
+		if until := t.Add(grace); until.Before(s.extra.graceUntil) {
+			s.extra.graceUntil = until // a second delete may shorten the grace period
 		}
 		return
 	}
-	s.terminating, s.graceUntil = true, t.Add(grace)
+	x := s.extras()
+	s.terminating, x.graceUntil = true, t.Add(grace)
 	for c := range s.containers {
 		switch c.phase {
 		case waiting:
 			c.startAt = time.Time{}
 		case running:
-			s.note(false, c, "Killing", "Stopping container %s", c.name)
-			c.stopAt = s.graceUntil // stop-after "grace": it drains until the end
-			if !c.b.drain {
-				c.stopAt = t.Add(c.b.stop)
-				if c.stopAt.After(s.graceUntil) {
+			s.note(false, c, "Killing", "Stopping container %s", c.name())
+			c.stopAt = x.graceUntil // stop-after "grace": it drains until the end
+			if !c.b().drain {
+				c.stopAt = t.Add(c.b().stop)
+				if c.stopAt.After(x.graceUntil) {
 					c.stopAt = time.Time{} // killed at graceUntil
 				}
 			}

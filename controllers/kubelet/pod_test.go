@@ -209,8 +209,8 @@ func TestInitContainers(t *testing.T) {
 	for _, step := range steps {
 		s.advance(at(step.at))
 		st := s.status(p, at(step.at))
-		if s.init[0].phase != step.i1 || s.init[1].phase != step.i2 || s.app[0].phase != step.c || st.Phase != step.phase || condStatus(st, api.PodInitialized) != step.initialized {
-			t.Fatalf("at %ds: i1 %d i2 %d c %d phase %s initialized %s", step.at, s.init[0].phase, s.init[1].phase, s.app[0].phase, st.Phase, condStatus(st, api.PodInitialized))
+		if s.initCtrs()[0].phase != step.i1 || s.initCtrs()[1].phase != step.i2 || s.appCtrs()[0].phase != step.c || st.Phase != step.phase || condStatus(st, api.PodInitialized) != step.initialized {
+			t.Fatalf("at %ds: i1 %d i2 %d c %d phase %s initialized %s", step.at, s.initCtrs()[0].phase, s.initCtrs()[1].phase, s.appCtrs()[0].phase, st.Phase, condStatus(st, api.PodInitialized))
 		}
 		if step.wantNextSecs >= 0 && !s.next().Equal(at(step.wantNextSecs)) {
 			t.Fatalf("at %ds: next %v", step.at, s.next())
@@ -229,8 +229,8 @@ func TestInitContainerFails(t *testing.T) {
 		p.Spec.InitContainers = []api.Container{{Name: "i", Image: "busybox"}}
 		s := admit(t, p)
 		s.advance(at(60))
-		if s.phase != tc.phase || s.app[0].phase != waiting || s.app[0].runs != 0 {
-			t.Errorf("%s: phase %s, app %d runs %d", tc.policy, s.phase, s.app[0].phase, s.app[0].runs)
+		if s.phase != tc.phase || s.appCtrs()[0].phase != waiting || s.appCtrs()[0].runs != 0 {
+			t.Errorf("%s: phase %s, app %d runs %d", tc.policy, s.phase, s.appCtrs()[0].phase, s.appCtrs()[0].runs)
 		}
 	}
 }
@@ -331,7 +331,7 @@ func TestLiveness(t *testing.T) {
 	wantStarts := []int{1, 21, 51, 91, 151}
 	for i, w := range wantStarts {
 		s.advance(at(w))
-		c := s.app[0]
+		c := s.appCtrs()[0]
 		if c.phase != running || !c.startedAt.Equal(at(w)) || c.restarts() != int32(i) {
 			t.Fatalf("run %d: phase %d started %v restarts %d, want start %ds", i+1, c.phase, c.startedAt.Sub(t0), c.restarts(), w)
 		}
@@ -348,11 +348,11 @@ func TestStartupProbe(t *testing.T) {
 		api.Container{Name: "c", Image: "nginx", StartupProbe: probeSpec(0, 10, 1, 5), LivenessProbe: probeSpec(0, 10, 1, 1)})
 	s := admit(t, p)
 	s.advance(at(21)) // startup probes at 1, 11, 21 fail; liveness held back
-	if c := s.app[0]; c.started || c.phase != running || c.runs != 1 {
+	if c := s.appCtrs()[0]; c.started || c.phase != running || c.runs != 1 {
 		t.Fatalf("at 21s: started %v phase %d runs %d", c.started, c.phase, c.runs)
 	}
 	s.advance(at(31)) // passes at 31 (elapsed 30 ≥ 25); liveness fails at once: killed
-	if c := s.app[0]; c.runs != 2 {
+	if c := s.appCtrs()[0]; c.runs != 2 {
 		t.Fatalf("at 31s: runs %d, want a restart after liveness", c.runs)
 	}
 
@@ -360,7 +360,7 @@ func TestStartupProbe(t *testing.T) {
 		api.Container{Name: "c", Image: "nginx", StartupProbe: probeSpec(0, 10, 1, 3)})
 	s = admit(t, p)
 	s.advance(at(21))
-	if c := s.app[0]; c.runs != 2 || c.last == nil || c.ready {
+	if c := s.appCtrs()[0]; c.runs != 2 || c.last == nil || c.ready {
 		t.Fatalf("startup never passes: runs %d last %+v", c.runs, c.last)
 	}
 }
@@ -410,8 +410,9 @@ func TestActiveDeadline(t *testing.T) {
 	p.Spec.ActiveDeadlineSeconds = new(int64(30))
 	s := admit(t, p)
 	s.advance(at(30))
-	if s.phase != api.PodFailed || s.reason != reasonDeadline || s.app[0].phase != terminated {
-		t.Fatalf("phase %s reason %s", s.phase, s.reason)
+	st := s.status(p, at(30))
+	if st.Phase != api.PodFailed || st.Reason != reasonDeadline || st.Message != "Pod was active on the node longer than the specified deadline" || s.appCtrs()[0].phase != terminated {
+		t.Fatalf("phase %s reason %s message %q", st.Phase, st.Reason, st.Message)
 	}
 }
 
@@ -445,7 +446,7 @@ func TestComputePhase(t *testing.T) {
 		{"all succeeded, onfailure", api.RestartPolicyOnFailure, []*container{succeededC(), succeededC()}, api.PodSucceeded},
 		{"restarting, onfailure", api.RestartPolicyOnFailure, []*container{succeededC(), restartingC()}, api.PodRunning},
 	} {
-		s := &podState{policy: tc.policy, app: tc.app}
+		s := &podState{policy: policyOf(tc.policy), ctrs: tc.app}
 		if got := s.computePhase(); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
@@ -467,8 +468,8 @@ func TestSidecar(t *testing.T) {
 	// proxy: created 0-1, runs from 1, ready at 3; migrate: 1-2, runs 2-3;
 	// c: 3-4, runs 4-24; proxy exits 31 with 1 and restarts at once.
 	s.advance(at(2))
-	if s.init[0].phase != running || s.init[1].phase != running || s.app[0].phase != waiting {
-		t.Fatalf("at 2s: proxy %d migrate %d c %d", s.init[0].phase, s.init[1].phase, s.app[0].phase)
+	if s.initCtrs()[0].phase != running || s.initCtrs()[1].phase != running || s.appCtrs()[0].phase != waiting {
+		t.Fatalf("at 2s: proxy %d migrate %d c %d", s.initCtrs()[0].phase, s.initCtrs()[1].phase, s.appCtrs()[0].phase)
 	}
 	st := s.status(p, at(2))
 	if condStatus(st, api.PodInitialized) != api.ConditionFalse || st.InitContainerStatuses[0].Started == nil || !*st.InitContainerStatuses[0].Started {
@@ -480,8 +481,8 @@ func TestSidecar(t *testing.T) {
 		t.Fatalf("at 4s: %+v", st)
 	}
 	s.advance(at(24))
-	if s.phase != api.PodSucceeded || s.init[0].phase != terminated || s.init[0].term.ExitCode != 0 {
-		t.Fatalf("at 24s: phase %s proxy %d %+v", s.phase, s.init[0].phase, s.init[0].term)
+	if s.phase != api.PodSucceeded || s.initCtrs()[0].phase != terminated || s.initCtrs()[0].term.ExitCode != 0 {
+		t.Fatalf("at 24s: phase %s proxy %d %+v", s.phase, s.initCtrs()[0].phase, s.initCtrs()[0].term)
 	}
 
 	// A crashing sidecar under Never restarts.
@@ -489,8 +490,8 @@ func TestSidecar(t *testing.T) {
 	p.Spec.InitContainers = []api.Container{{Name: "proxy", Image: "envoy", RestartPolicy: &always}}
 	s = admit(t, p)
 	s.advance(at(60))
-	if s.phase != api.PodRunning || s.init[0].restarts() < 2 || s.app[0].phase != running {
-		t.Fatalf("crashing sidecar: phase %s restarts %d", s.phase, s.init[0].restarts())
+	if s.phase != api.PodRunning || s.initCtrs()[0].restarts() < 2 || s.appCtrs()[0].phase != running {
+		t.Fatalf("crashing sidecar: phase %s restarts %d", s.phase, s.initCtrs()[0].restarts())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unique"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
 )
@@ -15,12 +16,13 @@ import (
 func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 	st := api.PodStatus{
 		Phase:             s.phase,
-		Reason:            s.reason,
-		Message:           s.msg,
 		NominatedNodeName: pod.Status.NominatedNodeName,
 		QOSClass:          pod.Status.QOSClass,
 		HostIP:            s.hostIP,
 		PodIP:             s.podIP,
+	}
+	if s.overdue {
+		st.Reason, st.Message = reasonDeadline, msgDeadline
 	}
 	if s.hostNetwork {
 		st.PodIP = s.hostIP
@@ -48,84 +50,91 @@ func (s *podState) status(pod *api.Pod, now time.Time) api.PodStatus {
 		}
 	}
 	var notInit, notReady []string
-	for _, c := range s.init {
+	for _, c := range s.initCtrs() {
 		if !c.succeeded() && !(c.sidecar && c.everStarted) {
-			notInit = append(notInit, c.name)
+			notInit = append(notInit, c.name())
 		}
 		if c.sidecar && !c.ready {
-			notReady = append(notReady, c.name) // a sidecar's readiness counts
+			notReady = append(notReady, c.name()) // a sidecar's readiness counts
 		}
 		st.InitContainerStatuses = append(st.InitContainerStatuses, c.status(s))
 	}
-	for _, c := range s.app {
+	for _, c := range s.appCtrs() {
 		if !c.ready {
-			notReady = append(notReady, c.name)
+			notReady = append(notReady, c.name())
 		}
 		st.ContainerStatuses = append(st.ContainerStatuses, c.status(s))
 	}
-	for _, e := range s.ephemeral {
+	for _, e := range s.ext().ephemeral {
 		st.EphemeralContainerStatuses = append(st.EphemeralContainerStatuses, e.status(s))
+	}
+	// The conditions' reasons and messages, by the index of their type
+	// in ownConds.
+	var reasons, msgs [len(ownConds)]string
+	setCond := func(i condIndex, status api.ConditionStatus, reason, msg string) {
+		s.setCond(i, status, now)
+		reasons[i], msgs[i] = reason, msg
 	}
 	completed := s.phase == api.PodSucceeded
 	switch {
 	case completed:
-		s.setCond(condInitialized, api.ConditionTrue, reasonPodDone, "", now)
+		setCond(condInitialized, api.ConditionTrue, reasonPodDone, "")
 	case len(notInit) > 0:
-		s.setCond(condInitialized, api.ConditionFalse, reasonNotInit, fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(notInit, " ")), now)
+		setCond(condInitialized, api.ConditionFalse, reasonNotInit, containersMsg("containers with incomplete status: [", notInit))
 	default:
-		s.setCond(condInitialized, api.ConditionTrue, "", "", now)
+		setCond(condInitialized, api.ConditionTrue, "", "")
 	}
 	switch {
 	case completed:
-		s.setCond(condContainersReady, api.ConditionFalse, reasonPodDone, "", now)
-		s.setCond(condReady, api.ConditionFalse, reasonPodDone, "", now)
+		setCond(condContainersReady, api.ConditionFalse, reasonPodDone, "")
+		setCond(condReady, api.ConditionFalse, reasonPodDone, "")
 	case s.phase == api.PodFailed:
 		// pkg/kubelet/status: a Failed pod's containers are not ready,
 		// whatever they report, since they may still be terminating.
-		s.setCond(condContainersReady, api.ConditionFalse, reasonPodFailed, "", now)
-		s.setCond(condReady, api.ConditionFalse, reasonPodFailed, "", now)
+		setCond(condContainersReady, api.ConditionFalse, reasonPodFailed, "")
+		setCond(condReady, api.ConditionFalse, reasonPodFailed, "")
 	case len(notReady) > 0:
-		msg := fmt.Sprintf("containers with unready status: [%s]", strings.Join(notReady, " "))
-		s.setCond(condContainersReady, api.ConditionFalse, reasonNotReady, msg, now)
-		s.setCond(condReady, api.ConditionFalse, reasonNotReady, msg, now)
+		msg := containersMsg("containers with unready status: [", notReady)
+		setCond(condContainersReady, api.ConditionFalse, reasonNotReady, msg)
+		setCond(condReady, api.ConditionFalse, reasonNotReady, msg)
 	default:
-		s.setCond(condContainersReady, api.ConditionTrue, "", "", now)
+		setCond(condContainersReady, api.ConditionTrue, "", "")
 		if msg := unreadyGates(pod); msg != "" {
-			s.setCond(condReady, api.ConditionFalse, reasonGatesReady, msg, now)
+			setCond(condReady, api.ConditionFalse, reasonGatesReady, msg)
 		} else {
-			s.setCond(condReady, api.ConditionTrue, "", "", now)
+			setCond(condReady, api.ConditionTrue, "", "")
 		}
 	}
 	for i, t := range ownConds {
-		c := &s.conds[i]
+		status := api.ConditionFalse
+		if s.condTrue[i] {
+			status = api.ConditionTrue
+		}
 		st.Conditions = append(st.Conditions, api.PodCondition{
 			Type:               t,
-			Status:             c.status(),
-			LastTransitionTime: apiTime(c.since),
-			Reason:             c.reason,
-			Message:            c.message,
+			Status:             status,
+			LastTransitionTime: apiTime(s.condSince[i]),
+			Reason:             reasons[i],
+			Message:            msgs[i],
 		})
 	}
 	return st
 }
 
-// setCond records a kubelet-owned condition; its transition time moves
-// only when its status changes.
-func (s *podState) setCond(i condIndex, status api.ConditionStatus, reason, msg string, now time.Time) {
-	c := &s.conds[i]
+// setCond records the status of a kubelet-owned condition; its
+// transition time moves only when its status changes.
+func (s *podState) setCond(i condIndex, status api.ConditionStatus, now time.Time) {
 	isTrue := status == api.ConditionTrue
-	if !c.set || c.isTrue != isTrue {
-		*c = cond{since: now, set: true, isTrue: isTrue}
+	if s.condSince[i].IsZero() || s.condTrue[i] != isTrue {
+		s.condSince[i], s.condTrue[i] = now, isTrue
 	}
-	c.reason, c.message = reason, msg
 }
 
-// status is c's status as the API has it.
-func (c *cond) status() api.ConditionStatus {
-	if c.isTrue {
-		return api.ConditionTrue
-	}
-	return api.ConditionFalse
+// containersMsg is a condition's message naming containers: prefix,
+// their names, "]". Pods alike have alike messages, which the stored
+// statuses share (unique.Make) rather than hold one each.
+func containersMsg(prefix string, names []string) string {
+	return unique.Make(prefix + strings.Join(names, " ") + "]").Value()
 }
 
 // unreadyGates explains the first readiness gate whose condition is not
@@ -151,19 +160,20 @@ func unreadyGates(pod *api.Pod) string {
 
 // status reports container c as the kubelet does.
 func (c *container) status(s *podState) api.ContainerStatus {
+	spec := c.spec.Value()
 	cs := api.ContainerStatus{
-		Name:         c.name,
-		Image:        c.image,
-		ImageID:      imageDigestName(c.image),
+		Name:         spec.name,
+		Image:        spec.image.ref,
+		ImageID:      spec.image.id,
 		Ready:        c.ready,
 		RestartCount: c.restarts(),
 	}
 	if c.runs > 0 {
-		cs.ContainerID = c.id(s)
+		cs.ContainerID = containerID(s, spec.name, c.runs)
 	}
 	switch c.phase {
 	case waiting:
-		cs.State.Waiting = &api.ContainerStateWaiting{Reason: c.reason, Message: c.msg}
+		cs.State.Waiting = &api.ContainerStateWaiting{Reason: c.reason.String(), Message: c.msg}
 	case running:
 		cs.State.Running = &api.ContainerStateRunning{StartedAt: apiTime(c.startedAt)}
 	case terminated:
@@ -182,11 +192,12 @@ func (c *container) status(s *podState) api.ContainerStatus {
 	return cs
 }
 
-// id is the simulated runtime's id of the container's current run.
-func (c *container) id(s *podState) string {
+// containerID is the simulated runtime's id of run runs of s's
+// container name.
+func containerID(s *podState, name string, runs int32) string {
 	uid := string(s.uid)
 	if len(uid) > 8 {
 		uid = uid[:8]
 	}
-	return fmt.Sprintf("sim://%s-%s-%d", uid, c.name, c.runs)
+	return fmt.Sprintf("sim://%s-%s-%d", uid, name, runs)
 }
