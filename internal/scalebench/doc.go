@@ -32,7 +32,8 @@
 //     to Settle's return (so including its quiet period, when the
 //     kubelets' heartbeats still run). An embedded etcd runs in the
 //     process, so its CPU counts.
-//   - heapB/node, heapB/pod: live heap after two forced collections,
+//   - heapB/node, heapB/pod: the heap the second of two forced
+//     collections found live (LiveHeap),
 //     settled, minus the same before (before Start for nodes, before the
 //     Deployment for pods), per node or pod.
 //   - writes/node, writes/pod: ControlPlane.Writes over the span (every
