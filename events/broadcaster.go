@@ -46,9 +46,12 @@ type Options struct {
 	// written once its burst is spent. Default 5 minutes, as client-go;
 	// negative is an error.
 	Refill time.Duration
-	// CacheSize bounds the events remembered for correlation (the
-	// oldest is forgotten first). Default 4096, as client-go; negative
-	// is an error.
+	// CacheSize bounds the events remembered for correlation, and the
+	// objects whose token buckets are remembered: the least recently
+	// used is forgotten first (a forgotten event is written anew, a
+	// forgotten object's bucket is full again). An event remembered
+	// with its object's bucket costs about 240 bytes. Default 4096, as
+	// client-go; negative is an error.
 	CacheSize int
 	// Logger receives sink errors. Default slog.Default().
 	Logger *slog.Logger
@@ -91,6 +94,7 @@ type Broadcaster struct {
 	// of their object, type, reason and message, and the token buckets
 	// of the objects, by the digest of the object.
 	digests *hasher
+	texts   interner
 	seen    *lru[digest, seenEvent]
 	buckets *lru[digest, bucket]
 }
@@ -216,6 +220,9 @@ func (b *Broadcaster) write(ctx context.Context, ev Event) {
 		b.m.Dropped.Inc()
 		return
 	}
+	// The sink keeps these: one copy of a text many events share.
+	ev.Message = b.texts.intern(ev.Message)
+	ev.Regarding.FieldPath = b.texts.intern(ev.Regarding.FieldPath)
 	var err error
 	if prev, ok := b.seen.get(key); ok {
 		// The same event as before: only its name, count and first

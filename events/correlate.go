@@ -108,3 +108,41 @@ type seenEvent struct {
 	count int
 	first time.Time
 }
+
+// internSlots is the size of a Broadcaster's interner; internMax is the
+// longest string it keeps.
+const (
+	internSlots = 512
+	internMax   = 256
+)
+
+// interner keeps one copy of each recent string, so that the events
+// about many objects that share a text — "Container started", the
+// field path "spec.containers{web}", each made anew by the recorder for
+// every pod — share its bytes in the sink (the cluster store keeps
+// them) instead of each holding its own. It is a direct-mapped table
+// of internSlots strings: a string takes the slot its hash names, so a
+// frequent text keeps its slot while rare ones pass through. A string
+// longer than internMax is not kept. Its zero value is ready to use;
+// not safe for concurrent use.
+type interner struct {
+	seed  maphash.Seed
+	slots []string // len internSlots once used
+}
+
+// intern returns the kept copy of s if there is one, or s, kept.
+func (in *interner) intern(s string) string {
+	if s == "" || len(s) > internMax {
+		return s
+	}
+	if in.slots == nil {
+		in.seed = maphash.MakeSeed()
+		in.slots = make([]string, internSlots)
+	}
+	slot := &in.slots[maphash.String(in.seed, s)%internSlots]
+	if *slot == s {
+		return *slot
+	}
+	*slot = s
+	return s
+}

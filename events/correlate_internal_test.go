@@ -2,11 +2,14 @@ package events
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
@@ -208,4 +211,49 @@ func BenchmarkWrite(b *testing.B) {
 		br.write(ctx, evs[i/2%len(evs)])
 		i++
 	}
+}
+
+// The interner hands back the first copy of a text for later equal ones,
+// keeps no text longer than internMax, and always returns what it was
+// given, whatever took the slot meanwhile.
+func TestInternerSharesTexts(t *testing.T) {
+	var in interner
+	a := strings.Clone("Container started")
+	b := strings.Clone(a)
+	require.NotSame(t, unsafe.StringData(a), unsafe.StringData(b))
+	require.Same(t, unsafe.StringData(a), unsafe.StringData(in.intern(a)))
+	require.Same(t, unsafe.StringData(a), unsafe.StringData(in.intern(b)), "an equal text is the first copy")
+	long := strings.Repeat("x", internMax+1)
+	in.intern(long)
+	require.NotSame(t, unsafe.StringData(long), unsafe.StringData(in.intern(strings.Clone(long))), "a long text is not kept")
+	require.Empty(t, in.intern(""))
+	for i := range 4 * internSlots {
+		s := fmt.Sprintf("text %d", i)
+		require.Equal(t, s, in.intern(s))
+		require.Equal(t, s, in.intern(strings.Clone(s)))
+	}
+}
+
+// textSink keeps the events it is given.
+type textSink struct{ got []Event }
+
+func (s *textSink) Create(_ context.Context, ev Event) error { s.got = append(s.got, ev); return nil }
+func (s *textSink) Update(_ context.Context, ev Event) error { s.got = append(s.got, ev); return nil }
+
+// Events about two pods, their messages and field paths made apart,
+// reach the sink sharing one copy of each.
+func TestBroadcasterSharesTexts(t *testing.T) {
+	s := &textSink{}
+	b, err := NewBroadcaster(s, Options{Component: "kubelet", Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	now := time.Now()
+	for i := range 2 {
+		ref := Ref{Kind: "Pod", Namespace: "ns", Name: fmt.Sprintf("web-%d", i), FieldPath: "spec.containers{" + fmt.Sprint("web") + "}"}
+		b.write(context.Background(), newEvent(ref, Normal, "Started", fmt.Sprintf("Container %s", "started"), "kubelet", now, int64(i)))
+	}
+	require.Len(t, s.got, 2)
+	require.Equal(t, "Container started", s.got[1].Message)
+	require.Same(t, unsafe.StringData(s.got[0].Message), unsafe.StringData(s.got[1].Message))
+	require.Equal(t, "spec.containers{web}", s.got[1].Regarding.FieldPath)
+	require.Same(t, unsafe.StringData(s.got[0].Regarding.FieldPath), unsafe.StringData(s.got[1].Regarding.FieldPath))
 }
