@@ -122,6 +122,17 @@ func TestBucketMatchesLimiter(t *testing.T) {
 	}
 	require.Positive(t, allowed)
 	require.Positive(t, refused)
+
+	// At 3ns a token, one refill brings 0.9999999999999999 tokens: the
+	// Limiter lets the event through (its wait rounds to 0ns), and so
+	// does the bucket.
+	k := bucket{tokens: 1}
+	t0 := time.Now()
+	refill := 3 * time.Nanosecond
+	require.Less(t, refill.Seconds()*(1/refill.Seconds()), 1.0)
+	require.True(t, k.allow(t0, 1/refill.Seconds(), 1))
+	require.True(t, k.allow(t0.Add(refill), 1/refill.Seconds(), 1))
+	require.False(t, k.allow(t0.Add(refill), 1/refill.Seconds(), 1))
 }
 
 // Digests tell apart events whose parts join into the same string, and
