@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/ctrlkit/ctrlkit/metrics"
 	"github.com/ctrlkit/ctrlkit/source"
 )
@@ -48,9 +46,12 @@ type Options struct {
 	// written once its burst is spent. Default 5 minutes, as client-go;
 	// negative is an error.
 	Refill time.Duration
-	// CacheSize bounds the events remembered for correlation (the
-	// oldest is forgotten first). Default 4096, as client-go; negative
-	// is an error.
+	// CacheSize bounds the events remembered for correlation, and the
+	// objects whose token buckets are remembered: the least recently
+	// used is forgotten first (a forgotten event is written anew, a
+	// forgotten object's bucket is full again). An event remembered
+	// with its object's bucket costs about 240 bytes. Default 4096, as
+	// client-go; negative is an error.
 	CacheSize int
 	// Logger receives sink errors. Default slog.Default().
 	Logger *slog.Logger
@@ -87,9 +88,15 @@ type Broadcaster struct {
 	m     Metrics
 	queue chan Event
 	names namer
-	// Run's goroutine owns the rest.
-	seen    *lru[string, Event]
-	buckets *lru[string, *rate.Limiter]
+	// limit is Options.Refill as tokens a second.
+	limit float64
+	// Run's goroutine owns the rest: the events written, by the digest
+	// of their object, type, reason and message, and the token buckets
+	// of the objects, by the digest of the object.
+	digests *hasher
+	texts   interner
+	seen    *lru[digest, seenEvent]
+	buckets *lru[digest, bucket]
 }
 
 // NewBroadcaster returns a Broadcaster writing to sink. It starts
@@ -129,8 +136,10 @@ func NewBroadcaster(sink Sink, opts Options) (*Broadcaster, error) {
 	b := &Broadcaster{
 		sink: sink, opts: opts,
 		queue:   make(chan Event, opts.QueueSize),
-		seen:    newLRU[string, Event](opts.CacheSize),
-		buckets: newLRU[string, *rate.Limiter](opts.CacheSize),
+		limit:   1 / opts.Refill.Seconds(),
+		digests: newHasher(),
+		seen:    newLRU[digest, seenEvent](opts.CacheSize),
+		buckets: newLRU[digest, bucket](opts.CacheSize),
 	}
 	if opts.Metrics != nil {
 		b.m = opts.Metrics.EventsMetrics(opts.Component)
@@ -202,23 +211,23 @@ func (b *Broadcaster) Run(ctx context.Context) error {
 
 // write correlates ev with what was written before and writes it.
 func (b *Broadcaster) write(ctx context.Context, ev Event) {
-	r := ev.Regarding
-	object := ev.Host + "\x00" + r.APIVersion + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name + "\x00" + r.UID + "\x00" + r.FieldPath
+	object, key := b.digests.event(&ev)
 	lim, ok := b.buckets.get(object)
 	if !ok {
-		lim = rate.NewLimiter(rate.Every(b.opts.Refill), b.opts.Burst)
-		b.buckets.put(object, lim)
+		lim = b.buckets.put(object, bucket{tokens: float64(b.opts.Burst)})
 	}
-	if !lim.AllowN(ev.Last, 1) {
+	if !lim.allow(ev.Last, b.limit, b.opts.Burst) {
 		b.m.Dropped.Inc()
 		return
 	}
-	key := object + "\x00" + string(ev.Type) + "\x00" + ev.Reason + "\x00" + ev.Message
+	// The sink keeps these: one copy of a text many events share.
+	ev.Message = b.texts.intern(ev.Message)
+	ev.Regarding.FieldPath = b.texts.intern(ev.Regarding.FieldPath)
 	var err error
 	if prev, ok := b.seen.get(key); ok {
-		prev.Count++
-		prev.Last = ev.Last
-		ev = prev
+		// The same event as before: only its name, count and first
+		// time are its own.
+		ev.Name, ev.Count, ev.First = prev.name, prev.count+1, prev.first
 		err = b.sink.Update(ctx, ev)
 	} else {
 		err = b.sink.Create(ctx, ev)
@@ -226,7 +235,7 @@ func (b *Broadcaster) write(ctx context.Context, ev Event) {
 	// A name another recorder took: the next suffix of this one's, a
 	// few times (each try is past every name this recorder made).
 	for try := 1; ev.Count == 1 && errors.Is(err, source.ErrAlreadyExists) && try < nameAttempts; try++ {
-		ev.Name = eventName(r.Name, b.names.suffix(ev.First))
+		ev.Name = eventName(ev.Regarding.Name, b.names.suffix(ev.First))
 		err = b.sink.Create(ctx, ev)
 	}
 	if err != nil {
@@ -234,6 +243,6 @@ func (b *Broadcaster) write(ctx context.Context, ev Event) {
 		b.opts.Logger.Warn("events: the sink refused an event", "name", ev.Name, "reason", ev.Reason, "err", err)
 		return
 	}
-	b.seen.put(key, ev)
+	b.seen.put(key, seenEvent{name: ev.Name, count: ev.Count, first: ev.First})
 	b.m.Written.Inc()
 }

@@ -22,8 +22,10 @@
 // one component are rate-limited by a token bucket (Options.Burst tokens,
 // one more every Options.Refill: 25 and 5 minutes by default, as in
 // client-go), so a burst cannot flood the store; events over the limit
-// are dropped and counted. Recording never blocks: events wait in a
-// bounded queue (Options.QueueSize) for Run's goroutine, and an event
+// are dropped and counted. Events about many objects that share a text
+// (a message, a field path) reach the Sink sharing one copy of it, so
+// that the store keeps the bytes once. Recording never blocks: events
+// wait in a bounded queue (Options.QueueSize) for Run's goroutine, and an event
 // that finds the queue full is dropped and counted. Events carry the
 // component's Host when it has one (Options.Host, or per instance through
 // ForHost, so that the kubelets of many simulated nodes share one

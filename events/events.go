@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -187,7 +188,9 @@ func newEvent(regarding Ref, typ Type, reason, message, component string, now ti
 	}
 }
 
-// eventName is client-go's name of an event: "<object>.<hex suffix>".
+// eventName is client-go's name of an event: "<object>.<hex suffix>",
+// built in one allocation.
 func eventName(object string, suffix int64) string {
-	return fmt.Sprintf("%s.%x", object, suffix)
+	var buf [17]byte // a sign and 16 hex digits
+	return object + "." + string(strconv.AppendInt(buf[:0], suffix, 16))
 }

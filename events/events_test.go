@@ -288,3 +288,49 @@ func TestForHost(t *testing.T) {
 		require.Equal(t, 2, s.updated[0].Count)
 	})
 }
+
+// The Broadcaster remembers Options.CacheSize events and as many objects'
+// buckets, forgetting the least recently used: a forgotten event is
+// written anew when it comes back, a remembered one counted; a forgotten
+// object's bucket is full again.
+func TestCacheForgetsTheOldest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sink{}
+		b, m := start(t, s, events.Options{CacheSize: 2, Burst: 1, Refill: time.Hour})
+		web := func(i int) events.Ref {
+			r := pod
+			r.Name = fmt.Sprintf("web-%d", i)
+			return r
+		}
+		// Events a, b, c about three objects: a's event and bucket are
+		// forgotten, c's are remembered.
+		for i := range 3 {
+			b.Event(web(i), events.Normal, "Pulled", "pulled")
+		}
+		synctest.Wait()
+		require.Len(t, s.created, 3)
+		b.Event(web(2), events.Normal, "Pulled", "pulled") // its bucket is spent
+		b.Event(web(0), events.Normal, "Pulled", "pulled") // a new bucket, a new event
+		synctest.Wait()
+		require.EqualValues(t, 1, m.dropped.Load())
+		require.Len(t, s.created, 4)
+		require.Empty(t, s.updated)
+		require.Equal(t, "web-0", s.created[3].Regarding.Name)
+		require.NotEqual(t, s.created[0].Name, s.created[3].Name)
+
+		// Counting: one object, bucket refilled an hour later.
+		time.Sleep(time.Hour)
+		b.Event(web(0), events.Warning, "BackOff", "back-off") // created; remembers web-0's Pulled and BackOff
+		synctest.Wait()
+		time.Sleep(time.Hour)
+		b.Event(web(0), events.Normal, "Pulled", "pulled") // counted
+		synctest.Wait()
+		require.Len(t, s.created, 5)
+		require.Len(t, s.updated, 1)
+		up, first := s.updated[0], s.created[3]
+		require.Equal(t, 2, up.Count)
+		require.Equal(t, first.First.Add(2*time.Hour), up.Last)
+		up.Count, up.Last = first.Count, first.Last
+		require.Equal(t, first, up, "an update carries the event as created but for its count and last time")
+	})
+}
