@@ -99,7 +99,15 @@ func (s *siblings[T]) share(next T) {
 	}
 	s.mu.Lock()
 	prev, ok := s.last[k]
-	if !ok && len(s.last) >= siblingsMax {
+	s.mu.Unlock()
+	if ok {
+		shareUnchanged(prev, next)
+	}
+	// next is published only now that it is complete: a concurrent
+	// create of the family reads it as its prev (the mutex orders the
+	// writes above before that read).
+	s.mu.Lock()
+	if _, ok := s.last[k]; !ok && len(s.last) >= siblingsMax {
 		clear(s.last)
 	}
 	if s.last == nil {
@@ -107,7 +115,4 @@ func (s *siblings[T]) share(next T) {
 	}
 	s.last[k] = next
 	s.mu.Unlock()
-	if ok {
-		shareUnchanged(prev, next)
-	}
 }

@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/controllers/api"
@@ -158,5 +160,45 @@ func TestCreateSharesWithSiblings(t *testing.T) {
 	cp.Spec.Containers[0].Image = "changed"
 	if a1.Labels["app"] != "web" || a1.Spec.Containers[0].Image != "nginx" {
 		t.Errorf("changing a copy changed a stored sibling")
+	}
+}
+
+// Siblings created concurrently (a ReplicaSet's slow-start batch) each
+// read a complete earlier sibling: under -race, sharing with an object
+// still being built is reported.
+func TestCreateSharesWithSiblingsConcurrently(t *testing.T) {
+	ctx := t.Context()
+	c, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				p := &api.Pod{
+					ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("p-%d-%d", g, i), Namespace: "default", Labels: map[string]string{"app": "web"},
+						OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "uid-rs", Controller: &yes}}},
+					Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}},
+				}
+				if _, err := c.Pods().Create(ctx, p); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	l, err := c.Pods().List(ctx, source.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 160 {
+		t.Fatalf("%d pods, want 160", len(l.Items))
+	}
+	for _, p := range l.Items {
+		if p.Labels["app"] != "web" || len(p.Spec.Containers) != 1 || p.Spec.Containers[0].Image != "nginx" || p.OwnerReferences[0].UID != "uid-rs" {
+			t.Errorf("%s: %+v", p.Name, p)
+		}
 	}
 }
