@@ -85,11 +85,8 @@ type siblingKey struct {
 func (s *siblings[T]) share(next T) {
 	m := next.GetObjectMeta()
 	var k siblingKey
-	for i := range m.OwnerReferences {
-		if r := &m.OwnerReferences[i]; r.Controller != nil && *r.Controller {
-			k.owner = r.UID
-			break
-		}
+	if r := m.ControllerRef(); r != nil {
+		k.owner = r.UID
 	}
 	if k.owner == "" {
 		if m.GenerateName == "" {
